@@ -1,0 +1,201 @@
+"""Canvasweb settings.
+
+Everything has an embedded default so `scripts/run.sh` works on a fresh machine:
+SQLite, the in-process channel layer, no model endpoint. Environment variables
+switch to Postgres (DATABASE_URL), Redis (REDIS_URL) and a model (LLM_*).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+SECRET_KEY = os.environ.get(
+    "DJANGO_SECRET_KEY", "dev-insecure-canvasweb-key-change-me-in-production-0123456789"
+)
+DEBUG = env_bool("DJANGO_DEBUG", True)
+ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h.strip()
+]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "django_vite",
+    "canvasweb.canvases",
+    "canvasweb.history",
+    "canvasweb.chat",
+    "canvasweb.agent",
+    "canvasweb.web",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "canvasweb.config.urls"
+ASGI_APPLICATION = "canvasweb.config.asgi.application"
+WSGI_APPLICATION = "canvasweb.config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASES = {
+    "default": dj_database_url.config(
+        default=f"sqlite:///{os.environ.get('CANVASWEB_SQLITE_PATH', BASE_DIR / 'var' / 'canvasweb.sqlite3')}",
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL + a busy timeout let several Daphne workers share the file without
+    # "database is locked"; IMMEDIATE transactions serialise writers up front.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
+STATICFILES_DIRS = [p for p in (BASE_DIR / "static", FRONTEND_DIST) if p.exists()]
+WHITENOISE_USE_FINDERS = True
+DJANGO_VITE = {
+    "default": {
+        "dev_mode": env_bool("VITE_DEV_MODE", False),
+        "manifest_path": FRONTEND_DIST / "manifest.json",
+        "static_url_prefix": "",
+    }
+}
+
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "canvasweb.common.api_errors.api_exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Canvasweb API",
+    "DESCRIPTION": "Shared canvas working memory for LLM conversations. See docs/api.md.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Real-time: in-process layer by default, Redis when REDIS_URL is set.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                # See docs/reliability.md: a slow socket loses messages rather than
+                # growing memory; clients detect the revision gap and catch up.
+                "capacity": env_int("CHANNEL_CAPACITY", 500),
+                "expiry": 30,
+                "group_expiry": 86400,
+            },
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 500}}}
+
+CANVASWEB = {
+    # WebSocket frame limit in bytes; larger frames are closed with code 1009.
+    "WS_MAX_FRAME_BYTES": env_int("CANVASWEB_WS_MAX_FRAME_BYTES", 64 * 1024),
+    # A client further behind than this many revisions gets a snapshot instead of changes.
+    "CATCH_UP_MAX_REVISIONS": env_int("CANVASWEB_CATCH_UP_MAX_REVISIONS", 500),
+    # Ops per connection per second before the server throttles.
+    "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
+    "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
+    "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
+}
+
+# The model: any OpenAI-compatible endpoint. Empty LLM_BASE_URL + LLM_API_KEY = no model.
+LLM = {
+    "BASE_URL": os.environ.get("LLM_BASE_URL", ""),
+    "API_KEY": os.environ.get("LLM_API_KEY", ""),
+    "MODEL": os.environ.get("LLM_MODEL", "gpt-4o-mini"),
+    "CONTEXT_WINDOW": env_int("LLM_CONTEXT_WINDOW", 16000),
+    "MAX_OUTPUT_TOKENS": env_int("LLM_MAX_OUTPUT_TOKENS", 1024),
+    "TIMEOUT_SECONDS": float(os.environ.get("LLM_TIMEOUT_SECONDS", "60")),
+    "MAX_RETRIES": env_int("LLM_MAX_RETRIES", 2),
+    "ENCODING": os.environ.get("LLM_TOKEN_ENCODING", ""),
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.channels.server": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
+}
+
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
