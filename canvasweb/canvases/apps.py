@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CanvasesConfig(AppConfig):
+    name = "canvasweb.canvases"
+    label = "canvases"

@@ -1,0 +1,164 @@
+"""Reads: what a member may see of a canvas, and what changed since a revision."""
+from __future__ import annotations
+
+from itertools import groupby
+
+from django.db.models import Count, Q
+
+from canvasweb.common.errors import InvalidOperation, NotFound
+from canvasweb.history.models import ChangeLogEntry
+
+from . import permissions
+from .models import Canvas, Edge, Membership, Node
+from .serialization import edge_to_dict, iso, membership_to_dict, node_to_dict, user_ref
+from .visibility import filter_changes
+
+MAX_CHANGES_PAGE = 1000
+
+
+def canvas_for_member(*, user, canvas_id: int) -> tuple[Canvas, str]:
+    """The canvas and the user's role; NOT_FOUND for non-members (no existence leak)."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotFound("no such canvas", field="canvas_id")
+    membership = (
+        Membership.objects.select_related("canvas")
+        .filter(canvas_id=canvas_id, user=user, canvas__deleted_at__isnull=True)
+        .first()
+    )
+    if membership is None:
+        raise NotFound("no such canvas", field="canvas_id")
+    return membership.canvas, membership.role
+
+
+def canvas_list_for_user(*, user) -> list[tuple[Canvas, str, int]]:
+    memberships = (
+        Membership.objects.filter(user=user, canvas__deleted_at__isnull=True)
+        .select_related("canvas")
+        .annotate(member_count=Count("canvas__memberships"))
+        .order_by("-canvas__updated_at")
+    )
+    return [(m.canvas, m.role, m.member_count) for m in memberships]
+
+
+def visible_nodes(*, canvas: Canvas, role: str):
+    allowed = [s for s in ("public", "internal", "secret") if permissions.can_see(role, s)]
+    return Node.objects.filter(canvas=canvas, sensitivity__in=allowed)
+
+
+def visible_edges(*, canvas: Canvas, role: str):
+    allowed = [s for s in ("public", "internal", "secret") if permissions.can_see(role, s)]
+    return Edge.objects.filter(canvas=canvas, source__sensitivity__in=allowed, target__sensitivity__in=allowed)
+
+
+def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
+    # Read the revision first: rows can only be newer, and newer changes are
+    # re-applied idempotently by revision on the client.
+    revision = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
+    nodes = [node_to_dict(n) for n in visible_nodes(canvas=canvas, role=role).select_related("created_by")
+             .order_by("created_at", "id")]
+    edges = [edge_to_dict(e) for e in visible_edges(canvas=canvas, role=role).select_related("created_by")
+             .order_by("created_at", "id")]
+    return {"revision": revision, "nodes": nodes, "edges": edges}
+
+
+def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE) -> dict:
+    """Committed change events after `since`, filtered for `role`.
+
+    Returns {"from", "to", "events", "needs_resync", "has_more"}.
+    """
+    if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+        raise InvalidOperation("since must be a non-negative integer", field="since")
+    limit = max(1, min(int(limit), MAX_CHANGES_PAGE))
+    entries = list(
+        ChangeLogEntry.objects.filter(canvas=canvas, revision__gt=since, revision__lte=since + limit)
+        .select_related("actor_user", "approved_by")
+        .order_by("revision", "seq")
+    )
+    level = permissions.role_level(role)
+    events = []
+    needs_resync = False
+    for revision, group in groupby(entries, key=lambda e: e.revision):
+        group = list(group)
+        changes, resync = filter_changes((_entry_as_change(e) for e in group), level=level)
+        needs_resync = needs_resync or resync
+        events.append(_event_from_entries(revision, group, changes))
+    to = events[-1]["revision"] if events else since
+    current = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
+    return {"from": since, "to": to, "events": events, "needs_resync": needs_resync, "has_more": to < current}
+
+
+def _entry_as_change(entry: ChangeLogEntry) -> dict:
+    return {
+        "entity": entry.entity, "action": entry.action, "id": entry.target_id, "fields": entry.fields,
+        "data": entry.after, "_vb": entry.visibility_before, "_va": entry.visibility_after,
+    }
+
+
+def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: list[dict]) -> dict:
+    first = entries[0]
+    return {
+        "type": "change",
+        "revision": revision,
+        "client_op_id": first.client_op_id or None,
+        "actor": entry_actor(first),
+        "at": iso(first.created_at),
+        "changes": changes,
+    }
+
+
+def entry_actor(entry: ChangeLogEntry) -> dict:
+    user = user_ref(entry.actor_user) or ({"id": None, "username": entry.actor_username}
+                                          if entry.actor_username else None)
+    return {
+        "kind": entry.actor_kind,
+        "user": user,
+        "on_behalf_of": user if entry.actor_kind == "agent" else None,
+        "approved_by": user_ref(entry.approved_by),
+        "conversation_id": entry.conversation_id,
+        "reason": entry.reason or None,
+    }
+
+
+def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict]:
+    """Every change log entry for one node (and edges touching it), oldest first."""
+    level = permissions.role_level(role)
+    node = Node.objects.filter(canvas=canvas, pk=node_id).first()
+    entries = ChangeLogEntry.objects.filter(canvas=canvas, target_id=str(node_id), entity="node")
+    if node is None and not entries.exists():
+        raise NotFound("no such node", field="node_id")
+    if node is not None and not permissions.can_see(role, node.sensitivity):
+        raise NotFound("no such node", field="node_id")
+    history = []
+    for entry in entries.select_related("actor_user", "approved_by").order_by("revision", "seq"):
+        if not (_level_ok(entry.visibility_before, level) or _level_ok(entry.visibility_after, level)):
+            continue
+        history.append({
+            "revision": entry.revision,
+            "seq": entry.seq,
+            "at": iso(entry.created_at),
+            "actor": entry_actor(entry),
+            "op_type": entry.op_type,
+            "action": entry.action,
+            "fields": entry.fields,
+            "before": entry.before if _level_ok(entry.visibility_before, level) else None,
+            "after": entry.after if _level_ok(entry.visibility_after, level) else None,
+        })
+    return history
+
+
+def _level_ok(needed: int | None, level: int) -> bool:
+    return needed is not None and needed <= level
+
+
+def canvas_members(*, canvas: Canvas) -> list[dict]:
+    return [membership_to_dict(m) for m in
+            Membership.objects.filter(canvas=canvas).select_related("user").order_by("user__username")]
+
+
+def user_role(*, user, canvas_id: int) -> str | None:
+    return Membership.objects.filter(canvas_id=canvas_id, user=user, canvas__deleted_at__isnull=True
+                                     ).values_list("role", flat=True).first()
+
+
+__all__ = ["canvas_for_member", "canvas_list_for_user", "canvas_snapshot", "changes_since", "node_history",
+           "canvas_members", "user_role", "visible_nodes", "visible_edges", "Q"]

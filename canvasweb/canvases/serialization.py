@@ -1,0 +1,81 @@
+"""Plain-dict shapes of canvas entities, shared by REST, WebSocket and the change log."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from .models import Canvas, Edge, Membership, Node
+
+
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    text = value.isoformat()
+    return text.replace("+00:00", "Z")
+
+
+def user_ref(user) -> dict | None:
+    if user is None:
+        return None
+    return {"id": user.pk, "username": user.get_username()}
+
+
+def node_to_dict(node: Node) -> dict:
+    return {
+        "id": str(node.id),
+        "content": node.content,
+        "kind": node.kind,
+        "x": node.x,
+        "y": node.y,
+        "weight": node.weight,
+        "tags": list(node.tags or []),
+        "pinned": node.pinned,
+        "sensitivity": node.sensitivity,
+        "superseded_by": str(node.superseded_by_id) if node.superseded_by_id else None,
+        "archived": node.archived,
+        "created_by": user_ref(node.created_by) if node.created_by_id else None,
+        "author_kind": node.author_kind,
+        "provenance": node.provenance,
+        "version": node.version,
+        "created_at": iso(node.created_at),
+        "updated_at": iso(node.updated_at),
+    }
+
+
+def edge_to_dict(edge: Edge) -> dict:
+    return {
+        "id": str(edge.id),
+        "source": str(edge.source_id),
+        "target": str(edge.target_id),
+        "relation": edge.relation,
+        "label": edge.label,
+        "created_by": user_ref(edge.created_by) if edge.created_by_id else None,
+        "author_kind": edge.author_kind,
+        "version": edge.version,
+        "created_at": iso(edge.created_at),
+        "updated_at": iso(edge.updated_at),
+    }
+
+
+def agent_policy_to_dict(canvas: Canvas) -> dict:
+    return {
+        "mode": canvas.agent_mode,
+        "scope": canvas.agent_scope,
+        "protect_pinned": canvas.agent_protect_pinned,
+        "allow_archive": canvas.agent_may_archive,
+    }
+
+
+def canvas_to_dict(canvas: Canvas) -> dict:
+    return {
+        "id": canvas.pk,
+        "name": canvas.name,
+        "description": canvas.description,
+        "revision": canvas.revision,
+        "agent_policy": agent_policy_to_dict(canvas),
+        "created_at": iso(canvas.created_at),
+        "updated_at": iso(canvas.updated_at),
+    }
+
+
+def membership_to_dict(membership: Membership) -> dict:
+    return {"user": user_ref(membership.user), "role": membership.role}

@@ -1,0 +1,563 @@
+"""The one write path for canvases.
+
+Every change — REST, WebSocket, agent, import, revert, undo — goes through
+`apply_operation` (node and edge operations) or the canvas/member services
+below, which all share `_commit`:
+
+    lock canvas → check permission → validate → write → revision + 1
+    → change log entries (hash-chained) → broadcast after commit
+
+Refusals change nothing and are written to the security log.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from canvasweb.common.errors import CanvasError, Conflict, Forbidden, InvalidOperation, NotFound
+from canvasweb.history.chain import entry_digest
+from canvasweb.history.models import ChangeLogEntry, SecurityEvent
+
+from . import permissions
+from .actors import Actor
+from .models import AuthorKind, Canvas, Edge, Membership, Node, OpReceipt, Relation, Role
+from .operations import EDGE_FIELDS, NODE_FIELDS, Operation, parse_operation
+from .serialization import agent_policy_to_dict, canvas_to_dict, edge_to_dict, iso, node_to_dict, user_ref
+
+logger = logging.getLogger(__name__)
+
+# Fields that do not change a node's identity for versioning purposes are none:
+# every accepted change bumps `version`, which keys the token cache.
+POLICY_FIELDS = {"mode": "agent_mode", "scope": "agent_scope", "protect_pinned": "agent_protect_pinned",
+                 "allow_archive": "agent_may_archive"}
+
+
+@dataclass
+class ApplyResult:
+    revision: int
+    duplicate: bool
+    # Unfiltered change records (with `_vb`/`_va` visibility keys); filter with
+    # canvases.visibility before showing them to anyone.
+    changes: list[dict]
+    event: dict | None = None
+
+
+@dataclass
+class _Write:
+    canvas: Canvas
+    actor: Actor
+    role: str
+    op_type: str
+    records: list[dict] = field(default_factory=list)
+
+    def record(self, *, entity: str, action: str, target_id: str, fields: list[str], before: dict | None,
+               after: dict | None, vb: int | None, va: int | None) -> None:
+        self.records.append({
+            "entity": entity, "action": action, "id": target_id, "fields": fields, "data": after,
+            "_before": before, "_vb": vb, "_va": va, "_op": self.op_type,
+        })
+
+
+# --- public services -------------------------------------------------------------
+
+
+def apply_operation(*, actor: Actor, canvas_id: int, op: dict | Operation, client_op_id: str | None = None
+                    ) -> ApplyResult:
+    """Apply one node/edge operation or a batch atomically, as `actor`."""
+    raw_type = op.type if isinstance(op, Operation) else (op.get("type") if isinstance(op, dict) else None)
+
+    def handler(write: _Write) -> None:
+        parsed = op if isinstance(op, Operation) else parse_operation(op)
+        for single in parsed.flat():
+            write.op_type = single.type
+            permissions.require_role(actor=actor, role=write.role, operation=single.type)
+            permissions.require_agent_may_write(actor=actor, canvas=write.canvas)
+            _OP_HANDLERS[single.type](write, single)
+        write.op_type = parsed.type
+
+    return _commit(actor=actor, canvas_id=canvas_id, op_type=str(raw_type or "invalid"), handler=handler,
+                   client_op_id=client_op_id)
+
+
+def canvas_create(*, user, name: str, description: str = "") -> Canvas:
+    """Create a canvas owned by `user` (revision 1 records its creation)."""
+    name = _clean_name(name)
+    description = _clean_description(description)
+    actor = Actor(user=user, kind="user", channel="rest")
+    # One transaction: the canvas, its first owner and the log entries, or nothing.
+    with transaction.atomic():
+        canvas = Canvas.objects.create(name=name, description=description, created_by=user)
+        Membership.objects.create(canvas=canvas, user=user, role=Role.OWNER)
+
+        def handler(write: _Write) -> None:
+            write.record(entity="canvas", action="created", target_id=str(canvas.pk), fields=[], before=None,
+                         after=canvas_to_dict(canvas), vb=0, va=0)
+            write.record(entity="member", action="created", target_id=str(user.pk), fields=[], before=None,
+                         after={"user": user_ref(user), "role": Role.OWNER}, vb=0, va=0)
+
+        _commit(actor=actor, canvas_id=canvas.pk, op_type="canvas.create", handler=handler)
+    canvas.refresh_from_db()
+    return canvas
+
+
+def canvas_update(*, actor: Actor, canvas_id: int, name: str | None = None, description: str | None = None,
+                  agent_policy: dict | None = None) -> ApplyResult:
+    def handler(write: _Write) -> None:
+        permissions.require_role(actor=actor, role=write.role, operation="canvas.update")
+        canvas = write.canvas
+        before = canvas_to_dict(canvas)
+        changed: list[str] = []
+        if name is not None and _clean_name(name) != canvas.name:
+            canvas.name = _clean_name(name)
+            changed.append("name")
+        if description is not None and _clean_description(description) != canvas.description:
+            canvas.description = _clean_description(description)
+            changed.append("description")
+        if agent_policy is not None:
+            for key, value in _clean_policy(agent_policy).items():
+                if getattr(canvas, POLICY_FIELDS[key]) != value:
+                    setattr(canvas, POLICY_FIELDS[key], value)
+                    changed.append(f"agent_policy.{key}")
+        if changed:
+            canvas.save()
+            write.record(entity="canvas", action="updated", target_id=str(canvas.pk), fields=changed,
+                         before=before, after=canvas_to_dict(canvas), vb=0, va=0)
+
+    return _commit(actor=actor, canvas_id=canvas_id, op_type="canvas.update", handler=handler)
+
+
+def canvas_delete(*, actor: Actor, canvas_id: int) -> ApplyResult:
+    """Hide the canvas; its change log stays (append-only)."""
+    def handler(write: _Write) -> None:
+        permissions.require_role(actor=actor, role=write.role, operation="canvas.delete")
+        before = canvas_to_dict(write.canvas)
+        write.canvas.deleted_at = timezone.now()
+        write.canvas.save()
+        write.record(entity="canvas", action="deleted", target_id=str(write.canvas.pk), fields=[],
+                     before=before, after=None, vb=0, va=None)
+
+    return _commit(actor=actor, canvas_id=canvas_id, op_type="canvas.delete", handler=handler)
+
+
+def member_set(*, actor: Actor, canvas_id: int, role: str, username: str | None = None,
+               user_id: int | None = None) -> ApplyResult:
+    """Add a member or change a member's role (owners only)."""
+    if role not in Role.values:
+        raise InvalidOperation(f"role must be one of {', '.join(Role.values)}", field="role")
+
+    def handler(write: _Write) -> None:
+        permissions.require_role(actor=actor, role=write.role, operation="member.manage")
+        user = _find_user(username=username, user_id=user_id)
+        membership = Membership.objects.filter(canvas=write.canvas, user=user).first()
+        if membership is None:
+            Membership.objects.create(canvas=write.canvas, user=user, role=role)
+            write.record(entity="member", action="created", target_id=str(user.pk), fields=[], before=None,
+                         after={"user": user_ref(user), "role": role}, vb=0, va=0)
+        elif membership.role != role:
+            if membership.role == Role.OWNER:
+                _require_another_owner(write.canvas, user)
+            before = {"user": user_ref(user), "role": membership.role}
+            membership.role = role
+            membership.save(update_fields=["role"])
+            write.record(entity="member", action="updated", target_id=str(user.pk), fields=["role"],
+                         before=before, after={"user": user_ref(user), "role": role}, vb=0, va=0)
+
+    return _commit(actor=actor, canvas_id=canvas_id, op_type="member.set", handler=handler)
+
+
+def member_remove(*, actor: Actor, canvas_id: int, user_id: int) -> ApplyResult:
+    def handler(write: _Write) -> None:
+        permissions.require_role(actor=actor, role=write.role, operation="member.manage")
+        membership = Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
+        if membership is None:
+            raise NotFound("no such member", field="user_id")
+        if membership.role == Role.OWNER:
+            _require_another_owner(write.canvas, membership.user)
+        before = {"user": user_ref(membership.user), "role": membership.role}
+        membership.delete()
+        write.record(entity="member", action="deleted", target_id=str(user_id), fields=[], before=before,
+                     after=None, vb=0, va=None)
+
+    return _commit(actor=actor, canvas_id=canvas_id, op_type="member.remove", handler=handler)
+
+
+# --- the shared commit ------------------------------------------------------------
+
+
+def _commit(*, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_Write], None],
+            client_op_id: str | None = None) -> ApplyResult:
+    try:
+        return _commit_or_raise(actor=actor, canvas_id=canvas_id, op_type=op_type, handler=handler,
+                                client_op_id=client_op_id)
+    except CanvasError as exc:
+        _record_refusal(actor=actor, canvas_id=canvas_id, op_type=op_type, error=exc, client_op_id=client_op_id)
+        raise
+
+
+def _commit_or_raise(*, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_Write], None],
+                     client_op_id: str | None) -> ApplyResult:
+    if client_op_id is not None and (not isinstance(client_op_id, str) or not 1 <= len(client_op_id) <= 64):
+        raise InvalidOperation("client_op_id must be a string of 1-64 characters", field="client_op_id")
+    with transaction.atomic():
+        canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
+        if canvas is None:
+            raise NotFound("no such canvas", field="canvas_id")
+        role = Membership.objects.filter(canvas=canvas, user=actor.user).values_list("role", flat=True).first()
+        if role is None:
+            # Same answer as for a missing canvas: non-members learn nothing.
+            raise NotFound("no such canvas", field="canvas_id")
+        if client_op_id:
+            receipt = OpReceipt.objects.filter(canvas=canvas, user=actor.user, client_op_id=client_op_id).first()
+            if receipt is not None:
+                return ApplyResult(revision=receipt.revision, duplicate=True, changes=receipt.changes)
+
+        write = _Write(canvas=canvas, actor=actor, role=role, op_type=op_type)
+        handler(write)
+        if not write.records:
+            # Nothing changed (e.g. a field set to its current value): no revision.
+            result = ApplyResult(revision=canvas.revision, duplicate=False, changes=[])
+        else:
+            result = _log_and_bump(write, client_op_id=client_op_id)
+        if client_op_id:
+            try:
+                with transaction.atomic():
+                    OpReceipt.objects.create(canvas=canvas, user=actor.user, client_op_id=client_op_id,
+                                             revision=result.revision, changes=result.changes)
+            except IntegrityError:  # pragma: no cover - guarded by the canvas lock
+                raise Conflict("this client_op_id is being applied concurrently", field="client_op_id")
+        if result.event is not None:
+            event = result.event
+            transaction.on_commit(lambda: _broadcast(canvas.pk, event))
+        return result
+
+
+def _log_and_bump(write: _Write, *, client_op_id: str | None) -> ApplyResult:
+    canvas = write.canvas
+    canvas.revision += 1
+    Canvas.objects.filter(pk=canvas.pk).update(revision=canvas.revision, updated_at=timezone.now())
+    now = timezone.now()
+    last = ChangeLogEntry.objects.filter(canvas=canvas).order_by("-revision", "-seq").values_list(
+        "hash", flat=True).first()
+    prev_hash = last or ""
+    actor = write.actor
+    entries = []
+    for seq, record in enumerate(write.records):
+        entry = ChangeLogEntry(
+            canvas=canvas, revision=canvas.revision, seq=seq, op_type=record["_op"], entity=record["entity"],
+            action=record["action"], target_id=record["id"], fields=record["fields"], before=record["_before"],
+            after=record["data"], visibility_before=record["_vb"], visibility_after=record["_va"],
+            actor_kind=actor.kind, actor_user=actor.user, actor_username=actor.user.get_username(),
+            approved_by=actor.approved_by, conversation_id=actor.conversation_id, message_id=actor.message_id,
+            agent_run_id=actor.agent_run_id, reason=actor.reason, client_op_id=client_op_id or "", created_at=now,
+            prev_hash=prev_hash,
+        )
+        entry.hash = entry_digest(entry, prev_hash)
+        prev_hash = entry.hash
+        entries.append(entry)
+    ChangeLogEntry.objects.bulk_create(entries)
+    changes = [_public_record(r) for r in write.records]
+    event = {
+        "type": "change",
+        "revision": canvas.revision,
+        "client_op_id": client_op_id,
+        "actor": actor_to_dict(actor),
+        "at": iso(now),
+        "changes": changes,
+    }
+    return ApplyResult(revision=canvas.revision, duplicate=False, changes=changes, event=event)
+
+
+def _public_record(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k not in ("_before", "_op")}
+
+
+def actor_to_dict(actor: Actor) -> dict:
+    return {
+        "kind": actor.kind,
+        "user": user_ref(actor.user),
+        "on_behalf_of": user_ref(actor.user) if actor.is_agent else None,
+        "approved_by": user_ref(actor.approved_by),
+        "conversation_id": actor.conversation_id,
+        "reason": actor.reason or None,
+    }
+
+
+def _broadcast(canvas_id: int, event: dict) -> None:
+    # Imported here: the realtime package imports services for its consumers.
+    from .realtime.broadcast import broadcast_change
+
+    broadcast_change(canvas_id=canvas_id, event=event)
+
+
+def _record_refusal(*, actor: Actor, canvas_id: int, op_type: str, error: CanvasError,
+                    client_op_id: str | None) -> None:
+    try:
+        SecurityEvent.objects.create(
+            canvas_id_ref=canvas_id if isinstance(canvas_id, int) else None,
+            user=actor.user, actor_kind=actor.kind, channel=actor.channel, op_type=op_type[:40], code=error.code,
+            reason=error.message, detail={"field": error.field, "client_op_id": client_op_id},
+            conversation_id=actor.conversation_id,
+        )
+    except Exception:  # the refusal itself must still reach the caller
+        logger.exception("could not record a security event")
+
+
+# --- node and edge handlers ---------------------------------------------------------
+
+
+def _node_level(node: Node) -> int:
+    return permissions.sensitivity_level(node.sensitivity)
+
+
+def _edge_level(source: Node, target: Node) -> int:
+    return max(_node_level(source), _node_level(target))
+
+
+def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> Node:
+    node = Node.objects.filter(pk=node_id, canvas=write.canvas).select_related("created_by").first()
+    if node is None or not permissions.can_see(write.role, node.sensitivity):
+        if node is None and Node.objects.filter(pk=node_id).exists() and field_name != "id":
+            raise InvalidOperation(f"{field_name} belongs to another canvas", field=field_name)
+        raise NotFound(f"no node {node_id} on this canvas", field=field_name)
+    return node
+
+
+def _get_edge(write: _Write, edge_id: uuid.UUID) -> Edge:
+    edge = Edge.objects.filter(pk=edge_id, canvas=write.canvas).select_related("source", "target", "created_by"
+                                                                                ).first()
+    if edge is None or _edge_level(edge.source, edge.target) > permissions.role_level(write.role):
+        raise NotFound(f"no edge {edge_id} on this canvas", field="id")
+    return edge
+
+
+def _create_node(write: _Write, body: dict, *, field_prefix: str = "node.") -> Node:
+    permissions.require_sensitivity_allowed(role=write.role, sensitivity=body["sensitivity"],
+                                            field=f"{field_prefix}sensitivity")
+    permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=body)
+    if Node.objects.filter(pk=body["id"]).exists() or Edge.objects.filter(pk=body["id"]).exists():
+        raise Conflict(f"id {body['id']} already exists", field=f"{field_prefix}id")
+    actor = write.actor
+    node = Node.objects.create(
+        id=body["id"], canvas=write.canvas, content=body["content"], kind=body["kind"], x=body["x"], y=body["y"],
+        weight=body["weight"], tags=body["tags"], pinned=body["pinned"], sensitivity=body["sensitivity"],
+        created_by=actor.user, author_kind=AuthorKind.AGENT if actor.is_agent else AuthorKind.USER,
+        provenance=_agent_provenance(actor),
+    )
+    write.record(entity="node", action="created", target_id=str(node.id), fields=[], before=None,
+                 after=node_to_dict(node), vb=None, va=_node_level(node))
+    return node
+
+
+def _agent_provenance(actor: Actor) -> dict | None:
+    if not actor.is_agent:
+        return None
+    return {
+        "on_behalf_of": user_ref(actor.user),
+        "conversation_id": actor.conversation_id,
+        "message_id": actor.message_id,
+        "agent_run_id": actor.agent_run_id or None,
+        "approved_by": user_ref(actor.approved_by),
+    }
+
+
+def _update_node_fields(write: _Write, node: Node, fields: dict[str, Any]) -> None:
+    if "sensitivity" in fields:
+        permissions.require_sensitivity_allowed(role=write.role, sensitivity=fields["sensitivity"],
+                                                field="fields.sensitivity")
+    permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=fields)
+    before = node_to_dict(node)
+    before_level = _node_level(node)
+    changed = [name for name in NODE_FIELDS if name in fields and getattr(node, name) != fields[name]]
+    changed += [name for name in ("archived", "superseded_by") if name in fields
+                and getattr(node, name if name != "superseded_by" else "superseded_by_id") != fields[name]]
+    if not changed:
+        return
+    for name in changed:
+        setattr(node, name if name != "superseded_by" else "superseded_by_id", fields[name])
+    node.version += 1
+    node.save()
+    write.record(entity="node", action="updated", target_id=str(node.id), fields=changed, before=before,
+                 after=node_to_dict(node), vb=before_level, va=_node_level(node))
+
+
+def _op_node_create(write: _Write, op: Operation) -> None:
+    _create_node(write, op.body)
+
+
+def _op_node_update(write: _Write, op: Operation) -> None:
+    node = _get_node(write, op.target_id)
+    permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=node, operation=op.type)
+    _update_node_fields(write, node, op.fields)
+
+
+def _op_node_delete(write: _Write, op: Operation) -> None:
+    node = _get_node(write, op.target_id)
+    node_level = _node_level(node)
+    # Edges first (each logged), then successors' back-references, then the node.
+    for edge in Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
+                                                                                     "created_by"):
+        before = edge_to_dict(edge)
+        level = _edge_level(edge.source, edge.target)
+        edge.delete()
+        write.record(entity="edge", action="deleted", target_id=before["id"], fields=[], before=before,
+                     after=None, vb=level, va=None)
+    for predecessor in Node.objects.filter(superseded_by=node).select_related("created_by"):
+        _update_node_fields(write, predecessor, {"superseded_by": None})
+    before = node_to_dict(node)
+    node.delete()
+    write.record(entity="node", action="deleted", target_id=before["id"], fields=[], before=before, after=None,
+                 vb=node_level, va=None)
+
+
+def _op_node_supersede(write: _Write, op: Operation) -> None:
+    old = _get_node(write, op.target_id)
+    permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=old, operation=op.type)
+    if old.superseded_by_id is not None:
+        raise InvalidOperation(f"node {old.id} is already superseded by {old.superseded_by_id}", field="id")
+    new = _create_node(write, op.body)
+    _update_node_fields(write, old, {"superseded_by": new.id})
+    edge = Edge.objects.create(canvas=write.canvas, source=new, target=old, relation=Relation.SUPERSEDES,
+                               created_by=write.actor.user,
+                               author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER)
+    write.record(entity="edge", action="created", target_id=str(edge.id), fields=[], before=None,
+                 after=edge_to_dict(edge), vb=None, va=_edge_level(new, old))
+
+
+def _op_node_archive(write: _Write, op: Operation) -> None:
+    node = _get_node(write, op.target_id)
+    permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=node, operation=op.type)
+    _update_node_fields(write, node, {"archived": op.fields["archived"]})
+
+
+def _op_edge_create(write: _Write, op: Operation) -> None:
+    body = op.body
+    source = _get_node(write, body["source"], field_name="edge.source")
+    target = _get_node(write, body["target"], field_name="edge.target")
+    if write.actor.is_agent:
+        # In a restricted scope the agent may link only from nodes it may change.
+        permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=source, operation=op.type)
+    if Edge.objects.filter(pk=body["id"]).exists() or Node.objects.filter(pk=body["id"]).exists():
+        raise Conflict(f"id {body['id']} already exists", field="edge.id")
+    edge = Edge.objects.create(
+        id=body["id"], canvas=write.canvas, source=source, target=target, relation=body["relation"],
+        label=body["label"], created_by=write.actor.user,
+        author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER,
+    )
+    write.record(entity="edge", action="created", target_id=str(edge.id), fields=[], before=None,
+                 after=edge_to_dict(edge), vb=None, va=_edge_level(source, target))
+
+
+def _op_edge_update(write: _Write, op: Operation) -> None:
+    edge = _get_edge(write, op.target_id)
+    if write.actor.is_agent:
+        permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=edge.source,
+                                            operation=op.type)
+    changed = [name for name in EDGE_FIELDS if name in op.fields and getattr(edge, name) != op.fields[name]]
+    if not changed:
+        return
+    before = edge_to_dict(edge)
+    for name in changed:
+        setattr(edge, name, op.fields[name])
+    edge.version += 1
+    edge.save()
+    level = _edge_level(edge.source, edge.target)
+    write.record(entity="edge", action="updated", target_id=str(edge.id), fields=changed, before=before,
+                 after=edge_to_dict(edge), vb=level, va=level)
+
+
+def _op_edge_delete(write: _Write, op: Operation) -> None:
+    edge = _get_edge(write, op.target_id)
+    before = edge_to_dict(edge)
+    level = _edge_level(edge.source, edge.target)
+    edge.delete()
+    write.record(entity="edge", action="deleted", target_id=before["id"], fields=[], before=before, after=None,
+                 vb=level, va=None)
+
+
+_OP_HANDLERS: dict[str, Callable[[_Write, Operation], None]] = {
+    "node.create": _op_node_create,
+    "node.update": _op_node_update,
+    "node.move": _op_node_update,
+    "node.delete": _op_node_delete,
+    "node.supersede": _op_node_supersede,
+    "node.archive": _op_node_archive,
+    "edge.create": _op_edge_create,
+    "edge.update": _op_edge_update,
+    "edge.delete": _op_edge_delete,
+}
+
+
+# --- small validators for canvas and member services ---------------------------------
+
+
+def _clean_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidOperation("name must be a non-empty string", field="name")
+    if len(name.strip()) > 200:
+        raise InvalidOperation("name must be at most 200 characters", field="name")
+    return name.strip()
+
+
+def _clean_description(description: Any) -> str:
+    if not isinstance(description, str) or len(description) > 2000:
+        raise InvalidOperation("description must be a string of at most 2000 characters", field="description")
+    return description
+
+
+def _clean_policy(policy: Any) -> dict:
+    from .models import AgentMode, AgentScope
+
+    if not isinstance(policy, dict):
+        raise InvalidOperation("agent_policy must be an object", field="agent_policy")
+    unknown = set(policy) - set(POLICY_FIELDS)
+    if unknown:
+        raise InvalidOperation(f"unknown field agent_policy.{sorted(unknown)[0]}", field="agent_policy")
+    clean = {}
+    if "mode" in policy:
+        if policy["mode"] not in AgentMode.values:
+            raise InvalidOperation(f"mode must be one of {', '.join(AgentMode.values)}", field="agent_policy.mode")
+        clean["mode"] = policy["mode"]
+    if "scope" in policy:
+        if policy["scope"] not in AgentScope.values:
+            raise InvalidOperation(f"scope must be one of {', '.join(AgentScope.values)}",
+                                   field="agent_policy.scope")
+        clean["scope"] = policy["scope"]
+    for flag in ("protect_pinned", "allow_archive"):
+        if flag in policy:
+            if not isinstance(policy[flag], bool):
+                raise InvalidOperation(f"{flag} must be true or false", field=f"agent_policy.{flag}")
+            clean[flag] = policy[flag]
+    return clean
+
+
+def _find_user(*, username: str | None, user_id: int | None):
+    User = get_user_model()
+    if username is not None:
+        if not isinstance(username, str):
+            raise InvalidOperation("username must be a string", field="username")
+        user = User.objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise NotFound(f"no user named {username!r}", field="username")
+        return user
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        raise NotFound("no such user", field="user_id")
+    return user
+
+
+def _require_another_owner(canvas: Canvas, leaving) -> None:
+    if not Membership.objects.filter(canvas=canvas, role=Role.OWNER).exclude(user=leaving).exists():
+        raise InvalidOperation("a canvas must keep at least one owner", field="role")
+
+
+__all__ = [
+    "ApplyResult", "apply_operation", "canvas_create", "canvas_update", "canvas_delete", "member_set",
+    "member_remove", "actor_to_dict", "agent_policy_to_dict", "Forbidden",
+]

@@ -1,0 +1,43 @@
+"""Filter change records for one receiver's role (live broadcast and catch-up alike).
+
+Each record carries `_vb`/`_va`: the sensitivity level of the entity before and
+after the change (edges take the higher level of their two ends). A receiver
+at level L sees a record as-is when it could see the entity after the change;
+as `removed` when it could see it before but not after; not at all otherwise.
+An entity that becomes visible needs its edges too, so that asks for a resync.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+
+def _visible(level_needed: int | None, level: int) -> bool:
+    return level_needed is not None and level_needed <= level
+
+
+def filter_changes(changes: Iterable[dict], *, level: int) -> tuple[list[dict], bool]:
+    """Returns (changes the receiver may see, whether it must resync)."""
+    visible: list[dict] = []
+    needs_resync = False
+    for change in changes:
+        before_ok = _visible(change.get("_vb"), level)
+        after_ok = _visible(change.get("_va"), level)
+        public = {k: v for k, v in change.items() if not k.startswith("_")}
+        if change["action"] == "deleted":
+            if before_ok:
+                visible.append(public)
+        elif after_ok:
+            if change["action"] == "updated" and not before_ok and change["entity"] == "node":
+                needs_resync = True
+            elif change["action"] == "updated" and not before_ok:
+                visible.append({**public, "action": "created", "fields": []})
+            else:
+                visible.append(public)
+        elif before_ok:
+            visible.append({**public, "action": "removed", "fields": [], "data": None})
+    return visible, needs_resync
+
+
+def filter_event(event: dict, *, level: int) -> tuple[dict, bool]:
+    changes, needs_resync = filter_changes(event["changes"], level=level)
+    return {**event, "changes": changes}, needs_resync

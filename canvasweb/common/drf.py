@@ -1,0 +1,131 @@
+"""Shared DRF building blocks for Canvasweb's JSON APIs.
+
+`JSONAPIView` is the base of every API view: JSON in and out only, a size cap
+on request bodies, token auth before session auth (so anonymous requests get
+401 with `WWW-Authenticate: Token` rather than DRF's 403), and CSRF failures
+reported with their own error code so browser clients can refetch the token.
+"""
+from __future__ import annotations
+
+import codecs
+import json
+from typing import Any, Iterable
+
+from django.conf import settings
+from drf_spectacular.authentication import SessionScheme
+from rest_framework import exceptions, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from .errors import CanvasError, InvalidOperation
+
+
+def max_body_bytes() -> int:
+    """Largest accepted request body (Django's DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB by default)."""
+    limit = getattr(settings, "DATA_UPLOAD_MAX_MEMORY_SIZE", None)
+    return int(limit) if limit else 2_621_440
+
+
+class CsrfFailed(CanvasError):
+    code = "CSRF_FAILED"
+    http_status = 403
+
+
+class PayloadTooLarge(exceptions.APIException):
+    # The API exception handler maps 413 to code TOO_LARGE.
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "request body too large"
+    default_code = "too_large"
+
+
+class _CsrfRejected(exceptions.PermissionDenied):
+    """Raised inside authentication (an APIException so DRF resets request.user); mapped to CsrfFailed."""
+
+
+class CsrfSessionAuthentication(SessionAuthentication):
+    """Session auth whose CSRF refusal is recognisable (code CSRF_FAILED)."""
+
+    def enforce_csrf(self, request):
+        try:
+            super().enforce_csrf(request)
+        except exceptions.PermissionDenied as exc:
+            raise _CsrfRejected(str(exc.detail)) from None
+
+
+class CsrfSessionScheme(SessionScheme):
+    """drf-spectacular: document the subclass like DRF's SessionAuthentication (cookieAuth)."""
+
+    target_class = "canvasweb.common.drf.CsrfSessionAuthentication"
+
+
+def enforce_csrf(request) -> None:
+    """Check the CSRF token even for anonymous requests (DRF only checks authenticated sessions)."""
+    CsrfSessionAuthentication().enforce_csrf(request)
+
+
+class LimitedJSONParser(JSONParser):
+    """DRF's strict JSON parser (NaN/Infinity refused) with a body size cap and no 500 on deep nesting."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = max_body_bytes()
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise PayloadTooLarge(f"request body is larger than {limit} bytes")
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            text = codecs.decode(raw, encoding)
+            return json.loads(text, parse_constant=json.strict_constant if api_settings.STRICT_JSON else None)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+        except RecursionError:
+            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
+
+
+class JSONAPIView(APIView):
+    """Base for API views: authenticated by default, JSON only, structured errors."""
+
+    authentication_classes = [TokenAuthentication, CsrfSessionAuthentication]
+    permission_classes = [IsAuthenticated]
+    parser_classes = [LimitedJSONParser]
+    renderer_classes = [JSONRenderer]
+
+    def initial(self, request, *args, **kwargs):
+        # Refuse oversized bodies before anything reads them (the CSRF check may read a form body).
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except (TypeError, ValueError):
+            length = 0
+        if length > max_body_bytes():
+            raise PayloadTooLarge(f"request body is larger than {max_body_bytes()} bytes")
+        super().initial(request, *args, **kwargs)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, _CsrfRejected):
+            exc = CsrfFailed(f"{exc.detail} Fetch GET /api/auth/csrf/ and send the token in X-CSRFToken.")
+        return super().handle_exception(exc)
+
+
+def json_object(data: Any, *, allowed: Iterable[str], required: Iterable[str] = (),
+                nullable: Iterable[str] = ()) -> dict:
+    """The request body as a dict with only `allowed` keys, `required` ones present, no nulls except `nullable`.
+
+    Value checks (types, lengths, ranges) belong to the services, the one place that validates writes.
+    """
+    if not isinstance(data, dict):
+        raise InvalidOperation("the request body must be a JSON object", field=None)
+    allowed = set(allowed)
+    unknown = sorted(str(key) for key in data.keys() - allowed)
+    if unknown:
+        raise InvalidOperation(f"unknown field {unknown[0]}", field=unknown[0])
+    for name in required:
+        if name not in data:
+            raise InvalidOperation(f"{name} is required", field=name)
+    nullable = set(nullable)
+    for name, value in data.items():
+        if value is None and name not in nullable:
+            raise InvalidOperation(f"{name} must not be null", field=name)
+    return data

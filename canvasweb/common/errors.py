@@ -1,0 +1,45 @@
+"""Domain errors with the structured shape every channel reports: {code, message, field}."""
+from __future__ import annotations
+
+
+class CanvasError(Exception):
+    code = "INVALID"
+    http_status = 400
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, "field": self.field}
+
+
+class InvalidOperation(CanvasError):
+    code = "INVALID"
+    http_status = 400
+
+
+class BadMessage(CanvasError):
+    code = "BAD_MESSAGE"
+    http_status = 400
+
+
+class NotFound(CanvasError):
+    code = "NOT_FOUND"
+    http_status = 404
+
+
+class Forbidden(CanvasError):
+    code = "FORBIDDEN"
+    http_status = 403
+
+
+class Conflict(CanvasError):
+    code = "CONFLICT"
+    http_status = 409
+
+
+class RateLimited(CanvasError):
+    code = "RATE_LIMITED"
+    http_status = 429

@@ -1,0 +1,107 @@
+"""The audit trail: an append-only, hash-chained change log and a security log.
+
+ChangeLogEntry rows are written only by the canvas write path, one or more per
+revision (a node delete also logs each edge it removed). Nothing updates or
+deletes them: the model and its queryset refuse, and the admin is read-only.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class AppendOnlyError(Exception):
+    pass
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs):  # noqa: D401
+        raise AppendOnlyError("change log entries cannot be updated")
+
+    def delete(self):
+        raise AppendOnlyError("change log entries cannot be deleted")
+
+    def bulk_update(self, *args, **kwargs):
+        raise AppendOnlyError("change log entries cannot be updated")
+
+
+class ActorKind(models.TextChoices):
+    USER = "user"
+    AGENT = "agent"
+    SYSTEM = "system"
+
+
+class ChangeLogEntry(models.Model):
+    canvas = models.ForeignKey("canvases.Canvas", on_delete=models.PROTECT, related_name="change_log")
+    revision = models.BigIntegerField()
+    seq = models.PositiveIntegerField(default=0, help_text="order within the revision")
+    op_type = models.CharField(max_length=40, help_text="the operation asked for, e.g. node.delete")
+    entity = models.CharField(max_length=10, help_text="node, edge, canvas or member")
+    action = models.CharField(max_length=10, help_text="created, updated or deleted")
+    target_id = models.CharField(max_length=64, db_index=True)
+    fields = models.JSONField(default=list)
+    before = models.JSONField(null=True)
+    after = models.JSONField(null=True)
+    # Sensitivity level (0 public, 1 internal, 2 secret) of the entity before and
+    # after, so catch-up can filter old entries exactly as the live broadcast did.
+    visibility_before = models.PositiveSmallIntegerField(null=True)
+    visibility_after = models.PositiveSmallIntegerField(null=True)
+
+    actor_kind = models.CharField(max_length=10, choices=ActorKind.choices)
+    actor_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="the person who made the change; for agent writes, the person it acted for",
+    )
+    actor_username = models.CharField(max_length=150, blank=True, default="")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    conversation_id = models.BigIntegerField(null=True, blank=True)
+    message_id = models.BigIntegerField(null=True, blank=True)
+    agent_run_id = models.CharField(max_length=64, blank=True, default="")
+    reason = models.CharField(max_length=40, blank=True, default="", help_text="e.g. revert, undo, import")
+    client_op_id = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    prev_hash = models.CharField(max_length=64, blank=True, default="")
+    hash = models.CharField(max_length=64, blank=True, default="")
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["canvas_id", "revision", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["canvas", "revision", "seq"], name="unique_change_position")
+        ]
+        indexes = [models.Index(fields=["canvas", "revision"])]
+        verbose_name_plural = "change log entries"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise AppendOnlyError("change log entries cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("change log entries cannot be deleted")
+
+    def __str__(self) -> str:
+        return f"r{self.revision}.{self.seq} {self.op_type} {self.entity} {self.action} {self.target_id}"
+
+
+class SecurityEvent(models.Model):
+    """A refused request: who tried what, through which channel, and why."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    canvas_id_ref = models.BigIntegerField(null=True, blank=True, help_text="canvas id as asked (may not exist)")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor_kind = models.CharField(max_length=10, choices=ActorKind.choices, default=ActorKind.USER)
+    channel = models.CharField(max_length=20, help_text="rest, websocket, agent, import")
+    op_type = models.CharField(max_length=40, blank=True, default="")
+    code = models.CharField(max_length=20)
+    reason = models.TextField()
+    detail = models.JSONField(null=True, blank=True)
+    conversation_id = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.op_type} by {self.user_id} via {self.channel}"
