@@ -13,6 +13,19 @@ _counter = itertools.count()
 
 
 @pytest.fixture(autouse=True)
+def _single_write_path_guard(request):
+    """Every test doubles as a check that canvas rows are written only by the services."""
+    if request.node.get_closest_marker("allow_direct_writes"):
+        yield
+        return
+    from tests import write_guard
+
+    models = write_guard.install()
+    yield
+    write_guard.uninstall(models)
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     # PBKDF2's cost is for production; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
