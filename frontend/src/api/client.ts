@@ -1,0 +1,164 @@
+// Small fetch wrapper for the Django REST API: JSON, session cookie, CSRF.
+
+import type {
+  ApiErrorBody,
+  CanvasSummary,
+  HistoryEntry,
+  Member,
+  Op,
+  Role,
+  Snapshot,
+  UserRef,
+} from './types';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | null;
+  constructor(status: number, body: Partial<ApiErrorBody>) {
+    super(body.message || `Request failed (${status})`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = body.code || (status === 0 ? 'NETWORK' : 'ERROR');
+    this.field = body.field ?? null;
+  }
+  get isAuth(): boolean {
+    return this.status === 401 || this.code === 'UNAUTHENTICATED' || (this.status === 403 && this.code === 'NOT_AUTHENTICATED');
+  }
+}
+
+let memoryToken: string | null = null;
+
+function readCookie(name: string): string | null {
+  if (typeof document === 'undefined') return null;
+  for (const part of document.cookie ? document.cookie.split(';') : []) {
+    const [k, ...rest] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(rest.join('='));
+  }
+  return null;
+}
+
+export function csrfToken(): string | null {
+  const cookie = readCookie('csrftoken');
+  if (cookie) return cookie;
+  if (memoryToken) return memoryToken;
+  const meta = typeof document !== 'undefined' ? document.querySelector('meta[name="csrf-token"]') : null;
+  const value = meta?.getAttribute('content');
+  return value && value !== 'NOTPROVIDED' && !value.includes('{{') ? value : null;
+}
+
+export async function refreshCsrf(): Promise<string | null> {
+  try {
+    const res = await fetch('/api/auth/csrf/', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    if (res.ok) {
+      const data = (await res.json()) as { csrf_token?: string };
+      if (data.csrf_token) memoryToken = data.csrf_token;
+    }
+  } catch {
+    /* offline: the request itself will report the error */
+  }
+  return csrfToken();
+}
+
+function parseError(status: number, data: unknown): ApiError {
+  const d = data as { error?: Partial<ApiErrorBody>; detail?: string } | null;
+  if (d && d.error && typeof d.error === 'object') return new ApiError(status, d.error);
+  if (d && typeof d.detail === 'string') {
+    const code = status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : 'ERROR';
+    return new ApiError(status, { code, message: d.detail });
+  }
+  const fallback: Record<number, string> = {
+    400: 'The request was not valid.',
+    401: 'Please sign in.',
+    403: 'You do not have permission to do that.',
+    404: 'Not found.',
+    409: 'That conflicts with a change someone else made.',
+    429: 'Too many requests — please slow down.',
+  };
+  return new ApiError(status, { code: status === 401 ? 'UNAUTHENTICATED' : 'ERROR', message: fallback[status] ?? `Server error (${status}).` });
+}
+
+export async function request<T>(method: string, url: string, body?: unknown, retried = false): Promise<T> {
+  const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(method);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (unsafe) {
+    const token = csrfToken() ?? (await refreshCsrf());
+    if (token) headers['X-CSRFToken'] = token;
+  }
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, { code: 'NETWORK', message: 'Cannot reach the server. Check your connection.' });
+  }
+  const text = await res.text();
+  let data: unknown = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!res.ok) {
+    const err = parseError(res.status, data);
+    if (unsafe && !retried && res.status === 403 && /csrf/i.test(err.message)) {
+      memoryToken = null;
+      await refreshCsrf();
+      return request<T>(method, url, body, true);
+    }
+    throw err;
+  }
+  return data as T;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  csrf: () => refreshCsrf(),
+  me: () => request<UserRef>('GET', '/api/auth/me/'),
+  login: async (username: string, password: string) => {
+    await refreshCsrf();
+    const res = await request<{ user: UserRef }>('POST', '/api/auth/login/', { username, password });
+    memoryToken = null; // Django rotates the token on login
+    await refreshCsrf();
+    return res.user;
+  },
+  logout: () => request<unknown>('POST', '/api/auth/logout/', {}),
+
+  listCanvases: () => request<CanvasSummary[]>('GET', '/api/canvases/'),
+  getCanvas: (id: number | string) => request<CanvasSummary>('GET', `/api/canvases/${enc(String(id))}/`),
+  createCanvas: (name: string, description = '') => request<CanvasSummary>('POST', '/api/canvases/', { name, description }),
+  updateCanvas: (id: number | string, fields: { name?: string; description?: string }) =>
+    request<CanvasSummary>('PATCH', `/api/canvases/${enc(String(id))}/`, fields),
+  deleteCanvas: (id: number | string) => request<unknown>('DELETE', `/api/canvases/${enc(String(id))}/`),
+
+  listMembers: (id: number | string) => request<Member[]>('GET', `/api/canvases/${enc(String(id))}/members/`),
+  addMember: (id: number | string, username: string, role: Role) =>
+    request<Member>('POST', `/api/canvases/${enc(String(id))}/members/`, { username, role }),
+  updateMember: (id: number | string, userId: number, role: Role) =>
+    request<Member>('PATCH', `/api/canvases/${enc(String(id))}/members/${userId}/`, { role }),
+  removeMember: (id: number | string, userId: number) =>
+    request<unknown>('DELETE', `/api/canvases/${enc(String(id))}/members/${userId}/`),
+
+  snapshot: (id: number | string) => request<Snapshot>('GET', `/api/canvases/${enc(String(id))}/snapshot/`),
+  postOp: (id: number | string, op: Op, clientOpId?: string) =>
+    request<{ revision: number; duplicate: boolean; changes: unknown[] }>('POST', `/api/canvases/${enc(String(id))}/ops/`, {
+      client_op_id: clientOpId,
+      op,
+    }),
+  nodeHistory: (id: number | string, nodeId: string) =>
+    request<HistoryEntry[]>('GET', `/api/canvases/${enc(String(id))}/nodes/${enc(nodeId)}/history/`),
+};
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

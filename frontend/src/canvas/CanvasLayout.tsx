@@ -1,0 +1,51 @@
+import type { ReactNode } from 'react';
+import { ChatIcon, ChevronLeftIcon, ChevronRightIcon } from '../components/Icons';
+
+interface Props {
+  header: ReactNode;
+  banner?: ReactNode;
+  canvas: ReactNode;
+  inspector: ReactNode;
+  inspectorOpen: boolean;
+  onToggleInspector(): void;
+  /**
+   * Slot for the chat panel (added later). When given, it is rendered in a
+   * collapsible region on the left of the canvas.
+   */
+  chat?: ReactNode;
+  chatOpen?: boolean;
+  onToggleChat?(): void;
+}
+
+/** Canvas page layout: header on top; [chat] | canvas | inspector below. */
+export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen, onToggleInspector, chat, chatOpen, onToggleChat }: Props) {
+  return (
+    <div className="canvas-page">
+      {header}
+      {banner}
+      <div className="workspace">
+        {chat && (
+          <aside className={`side-region chat-region${chatOpen ? ' open' : ' collapsed'}`} data-testid="chat-region">
+            <button className="region-toggle" onClick={onToggleChat} aria-label={chatOpen ? 'Hide chat' : 'Show chat'} title={chatOpen ? 'Hide chat' : 'Show chat'}>
+              {chatOpen ? <ChevronLeftIcon size={14} /> : <ChatIcon size={14} />}
+            </button>
+            {chatOpen && <div className="region-body">{chat}</div>}
+          </aside>
+        )}
+        <main className="canvas-area">{canvas}</main>
+        <div className={`side-region inspector-region${inspectorOpen ? ' open' : ' collapsed'}`}>
+          <button
+            className="region-toggle"
+            onClick={onToggleInspector}
+            aria-label={inspectorOpen ? 'Hide inspector' : 'Show inspector'}
+            title={inspectorOpen ? 'Hide inspector' : 'Show inspector'}
+            data-testid="inspector-toggle"
+          >
+            {inspectorOpen ? <ChevronRightIcon size={14} /> : <ChevronLeftIcon size={14} />}
+          </button>
+          {inspectorOpen && <div className="region-body">{inspector}</div>}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,392 @@
+import {
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type Dispatch,
+  type MouseEvent as ReactMouseEvent,
+  type SetStateAction,
+} from 'react';
+import {
+  applyNodeChanges,
+  Background,
+  BackgroundVariant,
+  ConnectionMode,
+  Controls,
+  MarkerType,
+  MiniMap,
+  ReactFlow,
+  useNodesInitialized,
+  useReactFlow,
+  type Connection,
+  type EdgeChange,
+  type NodeChange,
+} from '@xyflow/react';
+import type { Op, Relation } from '../api/types';
+import type { Doc } from '../sync/apply';
+import { newEntityId, type EngineState } from '../sync/engine';
+import { clamp, snippet } from '../lib/format';
+import { LIMITS } from '../api/types';
+import { useCanvasActions, useEditingId, type Selection } from './context';
+import { NodeCard, type CardNode } from './NodeCard';
+import { FloatingEdge, type RelEdge } from './FloatingEdge';
+import { kindMeta, relationColor } from './kinds';
+import { RelationPicker } from './RelationPicker';
+import { EdgeEditor } from './EdgeEditor';
+import { RemoteCursors } from './RemoteCursors';
+
+const nodeTypes = { card: NodeCard };
+const edgeTypes = { floating: FloatingEdge };
+
+const round2 = (v: number) => Math.round(v * 100) / 100;
+const coord = (v: number) => round2(clamp(v, -LIMITS.coordAbsMax, LIMITS.coordAbsMax));
+
+function isEditableTarget(t: EventTarget | null): boolean {
+  const el = t as HTMLElement | null;
+  if (!el || !el.tagName) return false;
+  return el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable;
+}
+
+/** Rebuild React Flow nodes from the document, keeping identity, measurements and drag positions. */
+function buildNodes(prev: CardNode[], doc: Doc, pendingIds: ReadonlySet<string>, selected: ReadonlySet<string>, readOnly: boolean): CardNode[] {
+  const prevById = new Map(prev.map((n) => [n.id, n]));
+  const out: CardNode[] = [];
+  for (const node of doc.nodes.values()) {
+    const p = prevById.get(node.id);
+    const pending = pendingIds.has(node.id);
+    const succ = node.superseded_by ? doc.nodes.get(node.superseded_by) : undefined;
+    const successor = node.superseded_by ? (succ ? snippet(succ.content, 36) : null) : null;
+    const isSelected = selected.has(node.id);
+    const draggable = !readOnly;
+    if (
+      p &&
+      p.data.node === node &&
+      p.data.pending === pending &&
+      p.data.successor === successor &&
+      !!p.selected === isSelected &&
+      p.draggable === draggable &&
+      (p.dragging || (p.position.x === node.x && p.position.y === node.y))
+    ) {
+      out.push(p);
+      continue;
+    }
+    out.push({
+      id: node.id,
+      type: 'card',
+      position: p?.dragging ? p.position : { x: node.x, y: node.y },
+      data: { node, pending, successor },
+      selected: isSelected,
+      dragging: p?.dragging,
+      measured: p?.measured,
+      draggable,
+      zIndex: node.archived || node.superseded_by ? 0 : 1,
+      ariaLabel: `${kindMeta(node.kind).label}: ${snippet(node.content, 60) || 'empty'}`,
+    });
+  }
+  return out;
+}
+
+interface Props {
+  state: EngineState;
+  selection: Selection;
+  setSelection: Dispatch<SetStateAction<Selection>>;
+  onDeleteSelection(): void;
+}
+
+export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
+  const { engine, readOnly, submit, startEditing } = useCanvasActions();
+  const editingId = useEditingId();
+  const rf = useReactFlow<CardNode, RelEdge>();
+  const wrapperRef = useRef<HTMLDivElement>(null);
+  const [rfNodes, setRfNodes] = useState<CardNode[]>([]);
+  const [connectDraft, setConnectDraft] = useState<{ source: string; target: string; x: number; y: number } | null>(null);
+  const [edgeEdit, setEdgeEdit] = useState<{ id: string; x: number; y: number } | null>(null);
+  const pointer = useRef<{ x: number; y: number } | null>(null);
+  const { doc, pendingIds } = state;
+
+  useLayoutEffect(() => {
+    setRfNodes((prev) => buildNodes(prev, doc, pendingIds, selection.nodes, readOnly));
+  }, [doc, pendingIds, selection.nodes, readOnly]);
+
+  const toLocal = useCallback((clientX: number, clientY: number) => {
+    const rect = wrapperRef.current?.getBoundingClientRect();
+    return { x: clientX - (rect?.left ?? 0), y: clientY - (rect?.top ?? 0) };
+  }, []);
+
+  const onLabelClick = useCallback(
+    (id: string, clientX: number, clientY: number) => {
+      setSelection({ nodes: new Set(), edges: new Set([id]) });
+      setEdgeEdit({ id, ...toLocal(clientX, clientY) });
+    },
+    [setSelection, toLocal],
+  );
+
+  const rfEdges = useMemo<RelEdge[]>(() => {
+    const out: RelEdge[] = [];
+    for (const e of doc.edges.values()) {
+      if (!doc.nodes.has(e.source) || !doc.nodes.has(e.target)) continue;
+      const color = relationColor(e.relation);
+      out.push({
+        id: e.id,
+        source: e.source,
+        target: e.target,
+        type: 'floating',
+        data: { edge: e, pending: pendingIds.has(e.id), onLabelClick },
+        selected: selection.edges.has(e.id),
+        markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
+      });
+    }
+    return out;
+  }, [doc, pendingIds, selection.edges, onLabelClick]);
+
+  // ------------------------------------------------------------ React Flow callbacks
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<CardNode>[]) => {
+      const sel = changes.filter((c) => c.type === 'select');
+      if (sel.length) {
+        setSelection((prev) => {
+          const nodes = new Set(prev.nodes);
+          for (const c of sel) if (c.type === 'select') (c.selected ? nodes.add(c.id) : nodes.delete(c.id));
+          return { nodes, edges: prev.edges };
+        });
+      }
+      const rest = changes.filter((c) => c.type !== 'select' && c.type !== 'remove' && c.type !== 'add' && c.type !== 'replace');
+      if (rest.length) setRfNodes((nds) => applyNodeChanges(rest, nds));
+    },
+    [setSelection],
+  );
+
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange<RelEdge>[]) => {
+      const sel = changes.filter((c) => c.type === 'select');
+      if (!sel.length) return;
+      setSelection((prev) => {
+        const edges = new Set(prev.edges);
+        for (const c of sel) if (c.type === 'select') (c.selected ? edges.add(c.id) : edges.delete(c.id));
+        return { nodes: prev.nodes, edges };
+      });
+    },
+    [setSelection],
+  );
+
+  const onNodeDragStop = useCallback(
+    (_e: unknown, _node: CardNode, nodes: CardNode[]) => {
+      if (readOnly) return;
+      const ops: Op[] = [];
+      for (const n of nodes) {
+        const cur = engine.getNode(n.id);
+        if (!cur) continue;
+        const x = coord(n.position.x);
+        const y = coord(n.position.y);
+        if (cur.x !== x || cur.y !== y) ops.push({ type: 'node.move', id: n.id, x, y });
+      }
+      if (ops.length === 1) submit(ops[0]);
+      else if (ops.length > 1) submit({ type: 'batch', ops });
+    },
+    [engine, readOnly, submit],
+  );
+
+  const onConnect = useCallback(
+    (c: Connection) => {
+      if (readOnly || !c.source || !c.target || c.source === c.target) return;
+      const p = pointer.current ?? { x: 0, y: 0 };
+      setConnectDraft({ source: c.source, target: c.target, ...toLocal(p.x, p.y) });
+    },
+    [readOnly, toLocal],
+  );
+
+  const pickRelation = useCallback(
+    (relation: Relation) => {
+      if (!connectDraft) return;
+      const id = newEntityId();
+      submit({ type: 'edge.create', edge: { id, source: connectDraft.source, target: connectDraft.target, relation } });
+      setConnectDraft(null);
+    },
+    [connectDraft, submit],
+  );
+
+  const onNodeDoubleClick = useCallback(
+    (_e: ReactMouseEvent, node: CardNode) => {
+      if (readOnly) return;
+      startEditing(node.id);
+    },
+    [readOnly, startEditing],
+  );
+
+  const onEdgeClick = useCallback(
+    (e: ReactMouseEvent, edge: RelEdge) => {
+      setEdgeEdit({ id: edge.id, ...toLocal(e.clientX, e.clientY) });
+    },
+    [toLocal],
+  );
+
+  const onPaneClick = useCallback(() => {
+    setEdgeEdit(null);
+    setConnectDraft(null);
+  }, []);
+
+  // Double-click on the empty pane creates a note there and starts editing it.
+  const onDoubleClick = useCallback(
+    (e: ReactMouseEvent) => {
+      if (readOnly) return;
+      const target = e.target as HTMLElement;
+      if (!target.classList?.contains('react-flow__pane')) return;
+      const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      const id = newEntityId();
+      submit({ type: 'node.create', node: { id, content: '', kind: 'note', x: coord(p.x - 100), y: coord(p.y - 24) } });
+      setSelection({ nodes: new Set([id]), edges: new Set() });
+      startEditing(id);
+    },
+    [readOnly, rf, submit, setSelection, startEditing],
+  );
+
+  // ------------------------------------------------------------ presence
+
+  const sendPresence = useCallback(() => {
+    const el = wrapperRef.current;
+    if (!el) return;
+    const rect = el.getBoundingClientRect();
+    const { x, y, zoom } = rf.getViewport();
+    const z = zoom || 1;
+    const viewport = {
+      x: round2((rect.width / 2 - x) / z),
+      y: round2((rect.height / 2 - y) / z),
+      zoom: Math.round(z * 1000) / 1000,
+      width: Math.round(rect.width),
+      height: Math.round(rect.height),
+    };
+    let cursor = null;
+    if (pointer.current) {
+      const fp = rf.screenToFlowPosition(pointer.current);
+      cursor = { x: round2(fp.x), y: round2(fp.y) };
+    }
+    engine.setPresence(viewport, cursor);
+  }, [engine, rf]);
+
+  useEffect(() => {
+    if (state.status === 'online') sendPresence();
+  }, [state.status, sendPresence]);
+
+  // ------------------------------------------------------------ keyboard
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isEditableTarget(e.target) || (e.target as HTMLElement | null)?.closest?.('.dialog, .popover')) return;
+      if (e.key === 'Delete' || e.key === 'Backspace') {
+        if (readOnly) return;
+        e.preventDefault();
+        onDeleteSelection();
+      } else if (e.key === 'Enter' && !readOnly && selection.nodes.size === 1 && !editingId) {
+        e.preventDefault();
+        startEditing([...selection.nodes][0]);
+      } else if (e.key === 'Escape' && !editingId) {
+        setSelection({ nodes: new Set(), edges: new Set() });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [readOnly, selection, editingId, onDeleteSelection, startEditing, setSelection]);
+
+  // ------------------------------------------------------------ first fit
+
+  const nodesInitialized = useNodesInitialized();
+  const fitted = useRef(false);
+  useEffect(() => {
+    if (fitted.current || !state.synced) return;
+    if (doc.nodes.size === 0) {
+      fitted.current = true;
+      return;
+    }
+    if (nodesInitialized) {
+      fitted.current = true;
+      void rf.fitView({ padding: 0.2, maxZoom: 1 });
+    }
+  }, [state.synced, nodesInitialized, doc.nodes.size, rf]);
+
+  const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
+  const empty = state.synced && doc.nodes.size === 0;
+
+  return (
+    <div
+      className={`canvas-wrapper${readOnly ? ' readonly' : ''}`}
+      ref={wrapperRef}
+      data-testid="canvas"
+      onDoubleClick={onDoubleClick}
+      onPointerMove={(e) => {
+        pointer.current = { x: e.clientX, y: e.clientY };
+        sendPresence();
+      }}
+      onPointerLeave={() => {
+        pointer.current = null;
+        sendPresence();
+      }}
+    >
+      <ReactFlow<CardNode, RelEdge>
+        nodes={rfNodes}
+        edges={rfEdges}
+        nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        onNodesChange={onNodesChange}
+        onEdgesChange={onEdgesChange}
+        onConnect={onConnect}
+        onNodeDragStop={onNodeDragStop}
+        onNodeDoubleClick={onNodeDoubleClick}
+        onEdgeClick={onEdgeClick}
+        onPaneClick={onPaneClick}
+        onMove={sendPresence}
+        connectionMode={ConnectionMode.Loose}
+        connectionLineStyle={{ stroke: '#6366f1', strokeWidth: 2 }}
+        nodesDraggable={!readOnly}
+        nodesConnectable={!readOnly}
+        elementsSelectable
+        deleteKeyCode={null}
+        zoomOnDoubleClick={false}
+        minZoom={0.1}
+        maxZoom={2.5}
+        onlyRenderVisibleElements={doc.nodes.size > 400}
+        attributionPosition="top-right"
+        fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
+      >
+        <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} color="#cbd5e1" />
+        <Controls showInteractive={false} position="bottom-left" />
+        <MiniMap
+          pannable
+          zoomable
+          position="bottom-right"
+          nodeColor={(n) => kindMeta((n as CardNode).data?.node?.kind ?? 'note').color}
+          nodeStrokeWidth={0}
+          nodeBorderRadius={4}
+          maskColor="rgba(241, 245, 249, 0.7)"
+          ariaLabel="Mini map"
+        />
+        <RemoteCursors peers={state.peers} />
+      </ReactFlow>
+
+      {!state.synced && (
+        <div className="canvas-overlay" data-testid="canvas-loading">
+          <span className="spinner" /> {state.status === 'offline' ? 'Offline' : 'Loading canvas…'}
+        </div>
+      )}
+      {empty && (
+        <div className="canvas-empty-hint" data-testid="canvas-empty">
+          {readOnly ? 'This canvas is empty.' : 'Double-click anywhere to add your first note.'}
+        </div>
+      )}
+      {connectDraft && <RelationPicker x={connectDraft.x} y={connectDraft.y} onPick={pickRelation} onCancel={() => setConnectDraft(null)} />}
+      {edgeEdit && editingEdge && (
+        <EdgeEditor
+          key={edgeEdit.id}
+          edge={editingEdge}
+          sourceText={snippet(doc.nodes.get(editingEdge.source)?.content ?? '', 28)}
+          targetText={snippet(doc.nodes.get(editingEdge.target)?.content ?? '', 28)}
+          x={edgeEdit.x}
+          y={edgeEdit.y}
+          onClose={() => setEdgeEdit(null)}
+        />
+      )}
+    </div>
+  );
+}

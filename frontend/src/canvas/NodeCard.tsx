@@ -1,0 +1,141 @@
+import { memo, type CSSProperties } from 'react';
+import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import type { CanvasNode } from '../api/types';
+import { AnchorIcon, ArchiveIcon, ArrowRightIcon, BotIcon, LockIcon } from '../components/Icons';
+import { kindMeta, weightStyle } from './kinds';
+import { useCanvasActions, useEditingId } from './context';
+import { NodeEditor } from './NodeEditor';
+
+export interface CardData extends Record<string, unknown> {
+  node: CanvasNode;
+  pending: boolean;
+  /** snippet of the successor's content, when the successor is visible */
+  successor: string | null;
+}
+export type CardNode = Node<CardData, 'card'>;
+
+const MAX_TAGS = 4;
+
+export function SensitivityBadge({ value }: { value: string }) {
+  if (value === 'secret')
+    return (
+      <span className="badge badge-secret" title="Secret: owners only, never sent to the model" data-testid="badge-sensitivity">
+        <LockIcon size={11} /> Secret
+      </span>
+    );
+  if (value === 'internal')
+    return (
+      <span className="badge badge-internal" title="Internal: hidden from viewers" data-testid="badge-sensitivity">
+        Internal
+      </span>
+    );
+  return null;
+}
+
+function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
+  const { node, pending, successor } = data;
+  const actions = useCanvasActions();
+  const editing = useEditingId() === id;
+  const meta = kindMeta(node.kind);
+  const ws = weightStyle(node.weight);
+  const superseded = !!node.superseded_by;
+
+  const cls = [
+    'node-card',
+    `kind-${node.kind}`,
+    selected && 'selected',
+    node.archived && 'archived',
+    superseded && 'superseded',
+    pending && 'pending',
+    node.pinned && 'pinned',
+    editing && 'editing',
+    `sens-${node.sensitivity}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+
+  const style = { width: ws.width, borderWidth: ws.border, '--kind': meta.color, '--kind-bg': meta.bg } as CSSProperties;
+
+  const commit = (value: string) => {
+    actions.startEditing(null);
+    if (value !== node.content) actions.submit({ type: 'node.update', id, fields: { content: value } });
+  };
+
+  return (
+    <div className={cls} style={style} data-testid={`node-${id}`} data-kind={node.kind} data-weight={node.weight}>
+      {(['top', 'right', 'bottom', 'left'] as const).map((side) => (
+        <Handle
+          key={side}
+          id={side}
+          type="source"
+          position={side === 'top' ? Position.Top : side === 'right' ? Position.Right : side === 'bottom' ? Position.Bottom : Position.Left}
+          className="node-handle"
+          isConnectable={!actions.readOnly}
+        />
+      ))}
+      <div className="node-head">
+        <span className="kind-pill" data-testid="node-kind">
+          {meta.label}
+        </span>
+        <span className="node-badges">
+          {node.author_kind === 'agent' && (
+            <span className="badge badge-agent" title="Written by the agent" data-testid="badge-agent">
+              <BotIcon size={11} /> agent
+            </span>
+          )}
+          <SensitivityBadge value={node.sensitivity} />
+          {node.archived && (
+            <span className="badge badge-archived" title="Archived" data-testid="badge-archived">
+              <ArchiveIcon size={11} /> archived
+            </span>
+          )}
+          {node.pinned && (
+            <span className="pin-mark" title="Pinned anchor: always in the model's context" data-testid="badge-pinned">
+              <AnchorIcon size={13} />
+            </span>
+          )}
+        </span>
+      </div>
+      {editing ? (
+        <NodeEditor initial={node.content} placeholder="Write a fact, requirement, decision…" onCommit={commit} onCancel={() => actions.startEditing(null)} />
+      ) : (
+        <div className={`node-content${node.content ? '' : ' empty'}`} data-testid="node-content">
+          {node.content || (actions.readOnly ? 'Empty note' : 'Empty note — double-click to write')}
+        </div>
+      )}
+      {node.tags.length > 0 && (
+        <div className="node-tags">
+          {node.tags.slice(0, MAX_TAGS).map((t) => (
+            <span key={t} className="tag-chip">
+              #{t}
+            </span>
+          ))}
+          {node.tags.length > MAX_TAGS && <span className="tag-chip more">+{node.tags.length - MAX_TAGS}</span>}
+        </div>
+      )}
+      {superseded && (
+        <button
+          type="button"
+          className="superseded-link nodrag"
+          data-testid="superseded-link"
+          disabled={successor === null}
+          title={successor === null ? 'The newer version is not visible to you' : 'Show the newer version'}
+          onClick={(e) => {
+            e.stopPropagation();
+            if (node.superseded_by) actions.focusNode(node.superseded_by);
+          }}
+        >
+          <span>Superseded</span>
+          {successor !== null && (
+            <>
+              <ArrowRightIcon size={12} />
+              <span className="superseded-target">{successor || 'newer version'}</span>
+            </>
+          )}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export const NodeCard = memo(NodeCardImpl);

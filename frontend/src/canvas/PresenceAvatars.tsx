@@ -1,0 +1,39 @@
+import type { PresencePeer } from '../sync/engine';
+import type { UserRef } from '../api/types';
+import { Avatar } from '../components/Avatar';
+
+interface Props {
+  me: UserRef | null;
+  peers: readonly PresencePeer[];
+  onFollow(peer: PresencePeer): void;
+}
+
+/** Who is here: one avatar per user (several tabs collapse), me first. */
+export function PresenceAvatars({ me, peers, onFollow }: Props) {
+  const byUser = new Map<number, PresencePeer>();
+  for (const p of peers) {
+    const prev = byUser.get(p.user.id);
+    if (!prev || p.updatedAt > prev.updatedAt) byUser.set(p.user.id, p);
+  }
+  if (me) byUser.delete(me.id);
+  const others = [...byUser.values()].sort((a, b) => a.user.username.localeCompare(b.user.username));
+  const shown = others.slice(0, 5);
+  return (
+    <div className="presence" data-testid="presence-avatars" aria-label="People on this canvas">
+      {shown.map((p) => (
+        <Avatar
+          key={p.user.id}
+          name={p.user.username}
+          color={p.color}
+          size={28}
+          ring
+          title={`${p.user.username} — click to jump to their view`}
+          onClick={() => onFollow(p)}
+          testId={`presence-avatar-${p.user.username}`}
+        />
+      ))}
+      {others.length > shown.length && <span className="avatar avatar-more">+{others.length - shown.length}</span>}
+      {me && <Avatar name={me.username} size={28} ring title={`${me.username} (you)`} testId="presence-me" />}
+    </div>
+  );
+}

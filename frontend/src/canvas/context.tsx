@@ -1,0 +1,39 @@
+// Contexts shared by the canvas components. Actions are stable; the editing id
+// changes rarely, so node cards do not re-render on every sync update.
+import { createContext, useContext, useSyncExternalStore } from 'react';
+import type { SyncEngine, EngineState } from '../sync/engine';
+import type { Op } from '../api/types';
+
+export interface CanvasActions {
+  engine: SyncEngine;
+  canvasId: string;
+  readOnly: boolean;
+  submit(op: Op): string | null;
+  startEditing(id: string | null): void;
+  focusNode(id: string): void;
+  selectOnly(nodeIds: string[], edgeIds?: string[]): void;
+}
+
+export const CanvasActionsContext = createContext<CanvasActions | null>(null);
+export const EditingContext = createContext<string | null>(null);
+
+export function useCanvasActions(): CanvasActions {
+  const ctx = useContext(CanvasActionsContext);
+  if (!ctx) throw new Error('useCanvasActions outside a canvas');
+  return ctx;
+}
+
+export function useEditingId(): string | null {
+  return useContext(EditingContext);
+}
+
+export function useEngineState(engine: SyncEngine): EngineState {
+  return useSyncExternalStore(engine.subscribe, engine.getSnapshot, engine.getSnapshot);
+}
+
+export interface Selection {
+  nodes: ReadonlySet<string>;
+  edges: ReadonlySet<string>;
+}
+
+export const EMPTY_SELECTION: Selection = { nodes: new Set(), edges: new Set() };

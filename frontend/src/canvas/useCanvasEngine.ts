@@ -1,0 +1,58 @@
+import { useEffect, useState } from 'react';
+import { SyncEngine, type Notice } from '../sync/engine';
+import { toast } from '../lib/toast';
+
+export function canvasSocketUrl(canvasId: string, loc: Location = window.location): string {
+  const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${loc.host}/ws/canvases/${encodeURIComponent(canvasId)}/`;
+}
+
+const REJECT_HINT: Record<string, string> = {
+  FORBIDDEN: 'You do not have permission to do that.',
+  NOT_FOUND: 'That item no longer exists — someone may have deleted it.',
+  CONFLICT: 'That conflicts with an existing item.',
+  RATE_LIMITED: 'Too many edits at once. Slow down a little.',
+};
+
+export function noticeToToast(n: Notice) {
+  switch (n.kind) {
+    case 'reject': {
+      const hint = n.code ? REJECT_HINT[n.code] : undefined;
+      const msg = n.message && n.message !== hint ? (hint && n.code !== 'INVALID' ? `${hint} (${n.message})` : n.message) : hint ?? 'The server rejected an edit.';
+      toast.error(msg, 'Edit rejected');
+      return;
+    }
+    case 'too-large':
+      toast.error(n.message, 'Edit not sent');
+      return;
+    case 'revoked':
+      toast.error(n.message, 'Access revoked');
+      return;
+    case 'error':
+      toast.error(n.message, 'Server error');
+      return;
+  }
+}
+
+/** One sync engine per open canvas, started on mount and stopped on unmount. */
+export function useCanvasEngine(canvasId: string | null): SyncEngine | null {
+  const [engine, setEngine] = useState<SyncEngine | null>(null);
+  useEffect(() => {
+    if (!canvasId) {
+      setEngine(null);
+      return;
+    }
+    const e = new SyncEngine({ url: canvasSocketUrl(canvasId) });
+    const off = e.onNotice(noticeToToast);
+    const onOnline = () => e.reconnectNow();
+    window.addEventListener('online', onOnline);
+    e.start();
+    setEngine(e);
+    return () => {
+      window.removeEventListener('online', onOnline);
+      off();
+      e.stop();
+    };
+  }, [canvasId]);
+  return engine;
+}

@@ -1,0 +1,20 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import '@xyflow/react/dist/style.css';
+import './styles.css';
+import { App } from './App';
+import { ErrorBoundary } from './components/ErrorBoundary';
+import { installTestHooks } from './lib/testHooks';
+
+installTestHooks();
+
+const el = document.getElementById('root');
+if (el) {
+  createRoot(el).render(
+    <StrictMode>
+      <ErrorBoundary label="app">
+        <App />
+      </ErrorBoundary>
+    </StrictMode>,
+  );
+}

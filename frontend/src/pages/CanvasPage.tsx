@@ -1,0 +1,201 @@
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { ReactFlowProvider, useReactFlow } from '@xyflow/react';
+import { api, ApiError } from '../api/client';
+import type { CanvasSummary, Op } from '../api/types';
+import { AppHeader } from '../components/AppHeader';
+import { EyeIcon, UsersIcon } from '../components/Icons';
+import { Spinner } from '../components/Spinner';
+import { setCurrentUser, useAuth } from '../lib/auth';
+import { linkHandler } from '../lib/router';
+import { registerCanvas } from '../lib/testHooks';
+import { toast } from '../lib/toast';
+import type { SyncEngine } from '../sync/engine';
+import { CanvasActionsContext, EditingContext, EMPTY_SELECTION, useEngineState, type CanvasActions, type Selection } from '../canvas/context';
+import { CanvasLayout } from '../canvas/CanvasLayout';
+import { CanvasView } from '../canvas/CanvasView';
+import { ConnectionIndicator } from '../canvas/ConnectionIndicator';
+import { Inspector } from '../canvas/Inspector';
+import { MembersDialog } from '../canvas/MembersDialog';
+import { PresenceAvatars } from '../canvas/PresenceAvatars';
+import { useCanvasEngine } from '../canvas/useCanvasEngine';
+import { NotFoundPage } from './NotFoundPage';
+
+interface Props {
+  canvasId: string;
+  /** chat panel slot (see CanvasLayout) */
+  chat?: ReactNode;
+}
+
+export function CanvasPage({ canvasId, chat }: Props) {
+  const [meta, setMeta] = useState<CanvasSummary | null>(null);
+  const [missing, setMissing] = useState(false);
+
+  useEffect(() => {
+    let alive = true;
+    api
+      .getCanvas(canvasId)
+      .then((c) => alive && setMeta(c))
+      .catch((err) => {
+        if (!alive) return;
+        if (err instanceof ApiError && err.isAuth) setCurrentUser(null);
+        else if (err instanceof ApiError && (err.status === 404 || err.status === 403)) setMissing(true);
+        else toast.error(err instanceof Error ? err.message : String(err), 'Could not load canvas details');
+      });
+    return () => {
+      alive = false;
+    };
+  }, [canvasId]);
+
+  const engine = useCanvasEngine(missing ? null : canvasId);
+
+  if (missing) return <NotFoundPage message="This canvas does not exist, or you are not a member of it." />;
+  if (!engine) return <Spinner label="Opening canvas…" />;
+  return (
+    <ReactFlowProvider>
+      <Workspace engine={engine} canvasId={canvasId} meta={meta} chat={chat} />
+    </ReactFlowProvider>
+  );
+}
+
+function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canvasId: string; meta: CanvasSummary | null; chat?: ReactNode }) {
+  const state = useEngineState(engine);
+  const auth = useAuth();
+  const rf = useReactFlow();
+  const role = state.role ?? meta?.role ?? null;
+  const readOnly = role === null || role === 'viewer' || state.revoked;
+  const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const [membersOpen, setMembersOpen] = useState(false);
+  const [inspectorOpen, setInspectorOpen] = useState(true);
+  const [chatOpen, setChatOpen] = useState(true);
+
+  const focusNode = useCallback(
+    (id: string) => {
+      const n = engine.getNode(id);
+      if (!n) return;
+      const internal = rf.getInternalNode(id);
+      const w = internal?.measured?.width ?? 200;
+      const h = internal?.measured?.height ?? 80;
+      void rf.setCenter(n.x + w / 2, n.y + h / 2, { zoom: Math.max(rf.getZoom(), 0.9), duration: 350 });
+      setSelection({ nodes: new Set([id]), edges: new Set() });
+    },
+    [engine, rf],
+  );
+
+  const startEditing = useCallback((id: string | null) => setEditingId(readOnly ? null : id), [readOnly]);
+
+  const actions = useMemo<CanvasActions>(
+    () => ({
+      engine,
+      canvasId,
+      readOnly,
+      submit: (op: Op) => (readOnly ? null : engine.submit(op)),
+      startEditing,
+      focusNode,
+      selectOnly: (nodes: string[], edges: string[] = []) => setSelection({ nodes: new Set(nodes), edges: new Set(edges) }),
+    }),
+    [engine, canvasId, readOnly, startEditing, focusNode],
+  );
+
+  useEffect(() => registerCanvas(engine, canvasId, focusNode), [engine, canvasId, focusNode]);
+
+  // Leave edit mode if the node disappears (deleted remotely) or we lose edit rights.
+  useEffect(() => {
+    if (editingId && (readOnly || !state.doc.nodes.has(editingId))) setEditingId(null);
+  }, [editingId, readOnly, state.doc]);
+
+  const deleteSelection = useCallback(() => {
+    if (readOnly) return;
+    const doc = engine.getSnapshot().doc;
+    const nodeIds = [...selection.nodes].filter((id) => doc.nodes.has(id));
+    const gone = new Set(nodeIds);
+    const edgeIds = [...selection.edges].filter((id) => {
+      const e = doc.edges.get(id);
+      return e && !gone.has(e.source) && !gone.has(e.target);
+    });
+    const ops: Op[] = [
+      ...nodeIds.map((id): Op => ({ type: 'node.delete', id })),
+      ...edgeIds.map((id): Op => ({ type: 'edge.delete', id })),
+    ];
+    if (ops.length === 0) return;
+    engine.submit(ops.length === 1 ? ops[0] : { type: 'batch', ops });
+    setSelection(EMPTY_SELECTION);
+  }, [engine, readOnly, selection]);
+
+  const name = (state.canvas?.name as string | undefined) || meta?.name || 'Canvas';
+  useEffect(() => {
+    document.title = `${name} · Canvasweb`;
+    return () => {
+      document.title = 'Canvasweb';
+    };
+  }, [name]);
+
+  const selectedNodeIds = useMemo(() => [...selection.nodes], [selection.nodes]);
+  const selectedEdgeIds = useMemo(() => [...selection.edges], [selection.edges]);
+
+  const header = (
+    <AppHeader
+      right={
+        <>
+          <PresenceAvatars
+            me={state.user ?? auth.user}
+            peers={state.peers}
+            onFollow={(p) => p.viewport && void rf.setCenter(p.viewport.x, p.viewport.y, { zoom: p.viewport.zoom, duration: 400 })}
+          />
+          <ConnectionIndicator state={state} engine={engine} />
+          <button className="btn btn-small" onClick={() => setMembersOpen(true)} data-testid="members-button">
+            <UsersIcon size={14} /> {role === 'owner' ? 'Share' : 'Members'}
+          </button>
+        </>
+      }
+    >
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <a href="/" onClick={linkHandler('/')} className="crumb-link">
+          Canvases
+        </a>
+        <span className="crumb-sep">/</span>
+        <span className="crumb" data-testid="canvas-name" title={name}>
+          {name}
+        </span>
+        {role && (
+          <span className={`role-badge role-${role}`} data-testid="role-badge">
+            {role}
+          </span>
+        )}
+        {role === 'viewer' && (
+          <span className="readonly-badge" data-testid="readonly-badge" title="You can view this canvas but not change it">
+            <EyeIcon size={12} /> read-only
+          </span>
+        )}
+      </nav>
+    </AppHeader>
+  );
+
+  const banner = state.revoked ? (
+    <div className="banner banner-error" role="alert" data-testid="revoked-banner">
+      Your access to this canvas was removed.{' '}
+      <a href="/" onClick={linkHandler('/')}>
+        Back to canvases
+      </a>
+    </div>
+  ) : null;
+
+  return (
+    <CanvasActionsContext.Provider value={actions}>
+      <EditingContext.Provider value={editingId}>
+        <CanvasLayout
+          header={header}
+          banner={banner}
+          canvas={<CanvasView state={state} selection={selection} setSelection={setSelection} onDeleteSelection={deleteSelection} />}
+          inspector={<Inspector doc={state.doc} selectedNodeIds={selectedNodeIds} selectedEdgeIds={selectedEdgeIds} onDeleteSelection={deleteSelection} />}
+          inspectorOpen={inspectorOpen}
+          onToggleInspector={() => setInspectorOpen((v) => !v)}
+          chat={chat}
+          chatOpen={chatOpen}
+          onToggleChat={() => setChatOpen((v) => !v)}
+        />
+        {membersOpen && <MembersDialog canvasId={canvasId} me={state.user ?? auth.user} isOwner={role === 'owner'} onClose={() => setMembersOpen(false)} />}
+      </EditingContext.Provider>
+    </CanvasActionsContext.Provider>
+  );
+}

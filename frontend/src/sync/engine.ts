@@ -1,0 +1,720 @@
+// The real-time sync engine for one canvas (docs/protocol.md).
+//
+// It keeps the confirmed server document at revision R plus a queue of
+// pending ops. What the UI shows is the server document with every pending op
+// applied on top, recomputed after each server change (a rebase). Ops are
+// idempotent on the server by client_op_id, so after a reconnect every
+// unacknowledged op is simply sent again in order.
+
+import type {
+  CanvasNode,
+  ChangeEvent,
+  EntityChange,
+  Op,
+  PresenceCursor,
+  PresenceViewport,
+  Role,
+  Snapshot,
+  UserRef,
+} from '../api/types';
+import { applyChanges, applyOp, docFromLists, EMPTY_DOC, touchedIds, type ChangeSideEffects, type Doc } from './apply';
+
+export type ConnectionStatus = 'connecting' | 'online' | 'reconnecting' | 'offline';
+
+/** The subset of the browser WebSocket the engine uses (so tests can fake it). */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code: number; reason?: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+
+export type SocketFactory = (url: string) => SocketLike;
+
+export interface PendingOp {
+  clientOpId: string;
+  op: Op;
+  /** revision the server committed it at (ack arrived before we could apply it) */
+  ackedRevision: number | null;
+  /** rate-limit retries so far */
+  retries: number;
+}
+
+export interface PresencePeer {
+  connectionId: string;
+  user: UserRef;
+  color: string;
+  viewport: PresenceViewport | null;
+  cursor: PresenceCursor | null;
+  updatedAt: number;
+}
+
+export interface CanvasInfo {
+  id: number | string;
+  name: string;
+  revision?: number;
+  [key: string]: unknown;
+}
+
+export type NoticeKind = 'reject' | 'error' | 'revoked' | 'too-large';
+
+export interface Notice {
+  kind: NoticeKind;
+  message: string;
+  code?: string;
+  field?: string | null;
+  clientOpId?: string;
+  op?: Op;
+}
+
+export interface EngineState {
+  status: ConnectionStatus;
+  /** confirmed server revision R (null before the first snapshot / after resync) */
+  revision: number | null;
+  /** a snapshot has been received at least once */
+  synced: boolean;
+  /** displayed document: server state + pending ops */
+  doc: Doc;
+  /** confirmed server document */
+  server: Doc;
+  pending: readonly PendingOp[];
+  /** node/edge ids with unconfirmed local changes */
+  pendingIds: ReadonlySet<string>;
+  role: Role | null;
+  user: UserRef | null;
+  canvas: CanvasInfo | null;
+  connectionId: string | null;
+  peers: readonly PresencePeer[];
+  /** membership revoked (close 4403): no reconnects */
+  revoked: boolean;
+  /** goOffline() was called */
+  forcedOffline: boolean;
+  /** when the next reconnect attempt is due (epoch ms) */
+  nextRetryAt: number | null;
+}
+
+export interface EngineOptions {
+  url: string;
+  socketFactory?: SocketFactory;
+  sessionId?: string;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  presenceIntervalMs?: number;
+  pingIntervalMs?: number;
+  idleTimeoutMs?: number;
+  catchUpTimeoutMs?: number;
+  maxFrameBytes?: number;
+  maxRateLimitRetries?: number;
+  random?: () => number;
+  now?: () => number;
+}
+
+const WS_OPEN = 1;
+
+function randomId(): string {
+  const c = (globalThis as { crypto?: Crypto }).crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  return 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, (ch) => {
+    const r = (Math.random() * 16) | 0;
+    return (ch === 'x' ? r : (r & 0x3) | 0x8).toString(16);
+  });
+}
+
+/** A fresh UUID for client-created nodes and edges. */
+export function newEntityId(): string {
+  return randomId();
+}
+
+const byteLength = (s: string) => new TextEncoder().encode(s).length;
+
+export class SyncEngine {
+  readonly sessionId: string;
+  private readonly opts: Required<Omit<EngineOptions, 'socketFactory' | 'sessionId'>> & { socketFactory: SocketFactory };
+
+  // connection
+  private socket: SocketLike | null = null;
+  private generation = 0;
+  private helloSent = false;
+  private attempt = 0;
+  private everConnected = false;
+  private started = false;
+  private stopped = false;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
+  private lastMessageAt = 0;
+
+  // sync
+  private server: Doc = EMPTY_DOC;
+  private revision: number | null = null;
+  private synced = false;
+  private awaitingSync = false;
+  private buffered = new Map<number, ChangeEvent>();
+  private catchUpSentAt: number | null = null;
+  private catchUpTimer: ReturnType<typeof setTimeout> | null = null;
+  private pending: PendingOp[] = [];
+  private counter = 0;
+
+  // presence
+  private peers = new Map<string, PresencePeer>();
+  private presenceLatest: { viewport: PresenceViewport; cursor: PresenceCursor | null } | null = null;
+  private presenceLastSentAt = -Infinity;
+  private presenceLastPayload = '';
+  private presenceTimer: ReturnType<typeof setTimeout> | null = null;
+
+  // session info
+  private role: Role | null = null;
+  private user: UserRef | null = null;
+  private canvas: CanvasInfo | null = null;
+  private connectionId: string | null = null;
+  private status: ConnectionStatus = 'connecting';
+  private revoked = false;
+  private forcedOffline = false;
+  private nextRetryAt: number | null = null;
+
+  private state: EngineState;
+  private listeners = new Set<() => void>();
+  private noticeListeners = new Set<(n: Notice) => void>();
+
+  constructor(options: EngineOptions) {
+    this.sessionId = options.sessionId ?? randomId().slice(0, 8);
+    this.opts = {
+      url: options.url,
+      socketFactory: options.socketFactory ?? ((url: string) => new WebSocket(url) as unknown as SocketLike),
+      initialBackoffMs: options.initialBackoffMs ?? 500,
+      maxBackoffMs: options.maxBackoffMs ?? 10_000,
+      presenceIntervalMs: options.presenceIntervalMs ?? 80,
+      pingIntervalMs: options.pingIntervalMs ?? 25_000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 70_000,
+      catchUpTimeoutMs: options.catchUpTimeoutMs ?? 5_000,
+      maxFrameBytes: options.maxFrameBytes ?? 65_000,
+      maxRateLimitRetries: options.maxRateLimitRetries ?? 5,
+      random: options.random ?? Math.random,
+      now: options.now ?? (() => Date.now()),
+    };
+    this.state = this.buildState();
+  }
+
+  // ------------------------------------------------------------ store API
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): EngineState => this.state;
+
+  onNotice(listener: (n: Notice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
+  private emit() {
+    this.state = this.buildState();
+    for (const l of [...this.listeners]) l();
+  }
+
+  private notice(n: Notice) {
+    for (const l of [...this.noticeListeners]) l(n);
+  }
+
+  private buildState(): EngineState {
+    let doc = this.server;
+    const pendingIds = new Set<string>();
+    for (const p of this.pending) {
+      doc = applyOp(doc, p.op, { user: this.user, clientOpId: p.clientOpId });
+      touchedIds(p.op, pendingIds);
+    }
+    return {
+      status: this.status,
+      revision: this.revision,
+      synced: this.synced,
+      doc,
+      server: this.server,
+      pending: [...this.pending],
+      pendingIds,
+      role: this.role,
+      user: this.user,
+      canvas: this.canvas,
+      connectionId: this.connectionId,
+      peers: [...this.peers.values()],
+      revoked: this.revoked,
+      forcedOffline: this.forcedOffline,
+      nextRetryAt: this.nextRetryAt,
+    };
+  }
+
+  // ------------------------------------------------------------ lifecycle
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.teardownSocket();
+    this.clearTimer('reconnectTimer');
+    this.clearTimer('presenceTimer');
+    this.clearTimer('catchUpTimer');
+    this.listeners.clear();
+    this.noticeListeners.clear();
+  }
+
+  /** Close the socket and stay offline until goOnline() (used by tests and the UI). */
+  goOffline(): void {
+    this.forcedOffline = true;
+    this.clearTimer('reconnectTimer');
+    this.teardownSocket();
+    this.status = 'offline';
+    this.nextRetryAt = null;
+    this.emit();
+  }
+
+  goOnline(): void {
+    this.forcedOffline = false;
+    this.attempt = 0;
+    this.reconnectNow();
+  }
+
+  /** Skip the backoff wait (e.g. the browser came back online). */
+  reconnectNow(): void {
+    if (this.stopped || this.forcedOffline || this.revoked || this.socket) return;
+    this.clearTimer('reconnectTimer');
+    this.connect();
+  }
+
+  private connect() {
+    if (this.stopped || this.forcedOffline || this.revoked) return;
+    this.nextRetryAt = null;
+    this.status = this.everConnected || this.attempt > 0 ? 'reconnecting' : 'connecting';
+    const gen = ++this.generation;
+    let socket: SocketLike;
+    try {
+      socket = this.opts.socketFactory(this.opts.url);
+    } catch {
+      this.scheduleReconnect();
+      this.emit();
+      return;
+    }
+    this.socket = socket;
+    this.helloSent = false;
+    socket.onopen = () => gen === this.generation && this.handleOpen();
+    socket.onmessage = (ev) => gen === this.generation && this.handleRaw(ev.data);
+    socket.onclose = (ev) => gen === this.generation && this.handleClose(ev?.code ?? 1006);
+    socket.onerror = () => undefined;
+    this.emit();
+  }
+
+  private teardownSocket() {
+    this.generation++;
+    const s = this.socket;
+    this.socket = null;
+    this.helloSent = false;
+    this.awaitingSync = false;
+    this.clearTimer('pingTimer');
+    this.clearTimer('catchUpTimer');
+    this.catchUpSentAt = null;
+    this.peers.clear();
+    if (s) {
+      s.onopen = s.onmessage = s.onclose = s.onerror = null;
+      try {
+        s.close(1000, 'client closing');
+      } catch {
+        /* already closed */
+      }
+    }
+  }
+
+  private handleOpen() {
+    this.lastMessageAt = this.opts.now();
+    this.sendFrame({ type: 'hello', last_revision: this.revision });
+    this.helloSent = true;
+    this.awaitingSync = true;
+    // Resend everything not yet committed, in order, with the same ids.
+    for (const p of this.pending) {
+      if (p.ackedRevision === null) this.sendOp(p);
+    }
+    this.clearTimer('pingTimer');
+    this.pingTimer = setInterval(() => this.heartbeat(), this.opts.pingIntervalMs);
+    this.emit();
+  }
+
+  private heartbeat() {
+    if (!this.socket) return;
+    if (this.opts.now() - this.lastMessageAt > this.opts.idleTimeoutMs) {
+      // Half-open connection: drop it and reconnect.
+      this.teardownSocket();
+      this.scheduleReconnect();
+      this.emit();
+      return;
+    }
+    this.sendFrame({ type: 'ping' });
+  }
+
+  private handleClose(code: number) {
+    this.teardownSocket();
+    if (code === 4403) {
+      this.revoked = true;
+      this.status = 'offline';
+      this.notice({ kind: 'revoked', message: 'Your access to this canvas was revoked.' });
+    } else if (this.forcedOffline || this.stopped) {
+      this.status = 'offline';
+    } else {
+      this.scheduleReconnect();
+    }
+    this.emit();
+  }
+
+  private scheduleReconnect() {
+    if (this.stopped || this.forcedOffline || this.revoked) return;
+    const base = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** this.attempt);
+    const delay = Math.min(this.opts.maxBackoffMs, base * (1 + 0.2 * this.opts.random()));
+    this.attempt++;
+    this.status = 'reconnecting';
+    this.nextRetryAt = this.opts.now() + delay;
+    this.clearTimer('reconnectTimer');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private clearTimer(name: 'reconnectTimer' | 'pingTimer' | 'presenceTimer' | 'catchUpTimer') {
+    const t = this[name];
+    if (t !== null) {
+      clearTimeout(t as ReturnType<typeof setTimeout>);
+      clearInterval(t as ReturnType<typeof setInterval>);
+      this[name] = null;
+    }
+  }
+
+  private isOpen(): boolean {
+    return !!this.socket && this.helloSent && this.socket.readyState === WS_OPEN;
+  }
+
+  private sendFrame(frame: unknown): boolean {
+    if (!this.socket || this.socket.readyState !== WS_OPEN) return false;
+    try {
+      this.socket.send(JSON.stringify(frame));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private sendOp(p: PendingOp) {
+    this.sendFrame({ type: 'op', client_op_id: p.clientOpId, op: p.op });
+  }
+
+  // ------------------------------------------------------------ ops
+
+  /** Queue an op, show it optimistically and send it when possible. Returns its client_op_id. */
+  submit(op: Op): string {
+    const clientOpId = `${this.sessionId}-${++this.counter}`;
+    const frame = JSON.stringify({ type: 'op', client_op_id: clientOpId, op });
+    if (byteLength(frame) > this.opts.maxFrameBytes) {
+      // The server would close the socket (1009) and the resend would loop.
+      this.notice({
+        kind: 'too-large',
+        message: 'This edit is too large to send (over 64 KB). Try splitting it up.',
+        clientOpId,
+        op,
+      });
+      return clientOpId;
+    }
+    const p: PendingOp = { clientOpId, op, ackedRevision: null, retries: 0 };
+    this.pending.push(p);
+    if (this.isOpen()) this.sendOp(p);
+    this.emit();
+    return clientOpId;
+  }
+
+  // ------------------------------------------------------------ presence
+
+  setPresence(viewport: PresenceViewport, cursor: PresenceCursor | null): void {
+    this.presenceLatest = { viewport, cursor };
+    this.flushPresence();
+  }
+
+  private flushPresence() {
+    if (!this.presenceLatest || !this.isOpen()) return;
+    const now = this.opts.now();
+    const wait = this.presenceLastSentAt + this.opts.presenceIntervalMs - now;
+    if (wait > 0) {
+      if (!this.presenceTimer) {
+        this.presenceTimer = setTimeout(() => {
+          this.presenceTimer = null;
+          this.flushPresence();
+        }, wait);
+      }
+      return;
+    }
+    const payload = JSON.stringify({ type: 'presence', ...this.presenceLatest });
+    if (payload === this.presenceLastPayload) return;
+    if (this.socket && this.socket.readyState === WS_OPEN) {
+      this.socket.send(payload);
+      this.presenceLastPayload = payload;
+      this.presenceLastSentAt = now;
+    }
+  }
+
+  // ------------------------------------------------------------ incoming
+
+  private handleRaw(data: unknown) {
+    this.lastMessageAt = this.opts.now();
+    let msg: any;
+    try {
+      msg = JSON.parse(String(data));
+    } catch {
+      return;
+    }
+    if (!msg || typeof msg !== 'object') return;
+    this.handleMessage(msg);
+  }
+
+  /** Handle one decoded server frame (public for tests). */
+  handleMessage(msg: any): void {
+    switch (msg.type) {
+      case 'welcome':
+        return this.onWelcome(msg);
+      case 'snapshot':
+        return this.onSnapshot(msg);
+      case 'changes':
+        return this.onChanges(msg);
+      case 'change':
+        this.onChange(msg as ChangeEvent);
+        this.afterChanges();
+        this.emit();
+        return;
+      case 'ack':
+        return this.onAck(msg);
+      case 'reject':
+        return this.onReject(msg);
+      case 'resync':
+        return this.onResync();
+      case 'presence':
+        return this.onPresence(msg);
+      case 'presence_leave':
+        if (this.peers.delete(String(msg.connection_id))) this.emit();
+        return;
+      case 'pong':
+        return;
+      case 'error':
+        this.notice({
+          kind: 'error',
+          message: msg.error?.message ?? 'The server could not handle a message.',
+          code: msg.error?.code,
+          field: msg.error?.field ?? null,
+        });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onWelcome(msg: any) {
+    this.role = msg.role ?? this.role;
+    this.user = msg.user ?? this.user;
+    this.canvas = msg.canvas ? { ...(this.canvas ?? {}), ...msg.canvas } : this.canvas;
+    this.connectionId = msg.connection_id != null ? String(msg.connection_id) : null;
+    this.status = 'online';
+    this.attempt = 0;
+    this.everConnected = true;
+    this.nextRetryAt = null;
+    if (this.revision !== null && msg.canvas && msg.canvas.revision === this.revision) {
+      // Already up to date; the server may still send an empty `changes`.
+      this.awaitingSync = false;
+    }
+    this.flushPresence();
+    this.emit();
+  }
+
+  private onSnapshot(msg: Snapshot & { type: 'snapshot' }) {
+    this.server = docFromLists(msg.nodes ?? [], msg.edges ?? []);
+    this.revision = msg.revision;
+    this.synced = true;
+    this.awaitingSync = false;
+    this.catchUpSentAt = null;
+    this.clearTimer('catchUpTimer');
+    this.afterChanges();
+    this.emit();
+  }
+
+  private onChanges(msg: { events?: ChangeEvent[] }) {
+    this.awaitingSync = false;
+    this.catchUpSentAt = null;
+    this.clearTimer('catchUpTimer');
+    for (const ev of msg.events ?? []) this.onChange({ ...ev, type: 'change' });
+    this.afterChanges();
+    this.emit();
+  }
+
+  /** Route one change event: ignore old ones, apply the next, buffer gaps. */
+  private onChange(ev: ChangeEvent) {
+    if (typeof ev.revision !== 'number') return;
+    if (this.revision === null) {
+      this.buffered.set(ev.revision, ev);
+      return;
+    }
+    if (ev.revision <= this.revision) {
+      this.markCommitted(ev);
+      return;
+    }
+    if (ev.revision === this.revision + 1) {
+      this.applyEvent(ev);
+      return;
+    }
+    this.markCommitted(ev);
+    this.buffered.set(ev.revision, ev);
+  }
+
+  private markCommitted(ev: ChangeEvent) {
+    if (!ev.client_op_id) return;
+    if (ev.actor?.user && this.user && ev.actor.user.id !== this.user.id) return;
+    const p = this.pending.find((x) => x.clientOpId === ev.client_op_id);
+    if (p && p.ackedRevision === null) p.ackedRevision = ev.revision;
+  }
+
+  private applyEvent(ev: ChangeEvent) {
+    const effects: ChangeSideEffects = {};
+    this.server = applyChanges(this.server, ev.changes ?? [], effects);
+    this.revision = ev.revision;
+    this.markCommitted(ev);
+    if (effects.canvas && this.canvas) this.canvas = { ...this.canvas, ...effects.canvas };
+    else if (effects.canvas) this.canvas = { id: '', name: '', ...effects.canvas } as CanvasInfo;
+    for (const m of effects.members ?? []) {
+      if (this.user && m.user.id === this.user.id && m.role) this.role = m.role as Role;
+    }
+  }
+
+  /** Drain the gap buffer, drop committed pending ops, request missing revisions. */
+  private afterChanges() {
+    if (this.revision !== null) {
+      for (const rev of [...this.buffered.keys()]) if (rev <= this.revision) this.buffered.delete(rev);
+      let next = this.buffered.get(this.revision + 1);
+      while (next) {
+        this.buffered.delete(next.revision);
+        this.applyEvent(next);
+        next = this.buffered.get(this.revision + 1);
+      }
+    }
+    const r = this.revision;
+    if (r !== null) this.pending = this.pending.filter((p) => p.ackedRevision === null || p.ackedRevision > r);
+    const waitingFor = this.pending.some((p) => p.ackedRevision !== null);
+    if (this.buffered.size > 0 || waitingFor) this.requestCatchUp();
+    else {
+      this.catchUpSentAt = null;
+      this.clearTimer('catchUpTimer');
+    }
+  }
+
+  private requestCatchUp() {
+    if (this.revision === null || this.awaitingSync || !this.isOpen()) return;
+    const now = this.opts.now();
+    if (this.catchUpSentAt !== null && now - this.catchUpSentAt < this.opts.catchUpTimeoutMs) return;
+    this.sendFrame({ type: 'catch_up', since: this.revision });
+    this.catchUpSentAt = now;
+    this.clearTimer('catchUpTimer');
+    this.catchUpTimer = setTimeout(() => {
+      this.catchUpTimer = null;
+      this.catchUpSentAt = null;
+      this.afterChanges();
+      this.emit();
+    }, this.opts.catchUpTimeoutMs);
+  }
+
+  private onAck(msg: { client_op_id: string; revision: number; duplicate?: boolean; changes?: EntityChange[] }) {
+    const p = this.pending.find((x) => x.clientOpId === msg.client_op_id);
+    if (p && p.ackedRevision === null) p.ackedRevision = msg.revision;
+    if (!msg.duplicate && typeof msg.revision === 'number') {
+      // The ack carries the same changes as the change event for its revision.
+      this.onChange({
+        type: 'change',
+        revision: msg.revision,
+        client_op_id: msg.client_op_id,
+        changes: msg.changes ?? [],
+        actor: this.user ? { kind: 'user', user: this.user } : undefined,
+      });
+    }
+    this.afterChanges();
+    this.emit();
+  }
+
+  private onReject(msg: { client_op_id: string; error?: { code?: string; message?: string; field?: string | null } }) {
+    const idx = this.pending.findIndex((x) => x.clientOpId === msg.client_op_id);
+    const p = idx >= 0 ? this.pending[idx] : undefined;
+    const code = msg.error?.code;
+    if (p && code === 'RATE_LIMITED' && p.retries < this.opts.maxRateLimitRetries) {
+      p.retries++;
+      const delay = Math.min(this.opts.maxBackoffMs, 250 * 2 ** p.retries);
+      setTimeout(() => {
+        if (this.pending.includes(p) && p.ackedRevision === null && this.isOpen()) this.sendOp(p);
+      }, delay);
+      return;
+    }
+    if (idx >= 0) this.pending.splice(idx, 1);
+    this.notice({
+      kind: 'reject',
+      message: msg.error?.message ?? 'The server rejected an edit.',
+      code,
+      field: msg.error?.field ?? null,
+      clientOpId: msg.client_op_id,
+      op: p?.op,
+    });
+    this.emit();
+  }
+
+  private onResync() {
+    // Keep showing the old document until the new snapshot replaces it, but
+    // stop applying changes on top of it.
+    this.revision = null;
+    this.buffered.clear();
+    this.catchUpSentAt = null;
+    this.clearTimer('catchUpTimer');
+    if (this.sendFrame({ type: 'hello', last_revision: null })) this.awaitingSync = true;
+    this.emit();
+  }
+
+  private onPresence(msg: any) {
+    const id = String(msg.connection_id ?? '');
+    if (!id || id === this.connectionId || !msg.user) return;
+    this.peers.set(id, {
+      connectionId: id,
+      user: msg.user,
+      color: typeof msg.color === 'string' ? msg.color : '#64748b',
+      viewport: msg.viewport ?? null,
+      cursor: msg.cursor ?? null,
+      updatedAt: this.opts.now(),
+    });
+    this.emit();
+  }
+
+  // ------------------------------------------------------------ helpers for UI / tests
+
+  getNode(id: string): CanvasNode | undefined {
+    return this.state.doc.nodes.get(id);
+  }
+
+  /** A plain, serialisable view of the state (window.__canvasweb.getState). */
+  debugState() {
+    const s = this.state;
+    return {
+      status: s.status,
+      revision: s.revision,
+      synced: s.synced,
+      role: s.role,
+      user: s.user,
+      canvas: s.canvas,
+      connectionId: s.connectionId,
+      nodes: [...s.doc.nodes.values()],
+      edges: [...s.doc.edges.values()],
+      server: { nodes: [...s.server.nodes.values()], edges: [...s.server.edges.values()] },
+      pending: s.pending.map((p) => ({ client_op_id: p.clientOpId, op: p.op, acked_revision: p.ackedRevision })),
+      peers: s.peers.map((p) => ({ ...p })),
+    };
+  }
+}

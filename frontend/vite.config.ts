@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+// Built assets are served by Django (django-vite + whitenoise) under /static/.
+export default defineConfig({
+  base: '/static/',
+  plugins: [react()],
+  server: {
+    port: 5173,
+    strictPort: true,
+    origin: 'http://localhost:5173',
+  },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    manifest: 'manifest.json',
+    rollupOptions: {
+      input: 'src/main.tsx',
+    },
+  },
+  test: {
+    environment: 'jsdom',
+    setupFiles: ['src/test/setup.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
+    css: false,
+  },
+});
