@@ -1,0 +1,230 @@
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CanvasPage } from './CanvasPage';
+import { Toasts } from '../components/Toasts';
+import { FakeSocket } from '../test/fakeSocket';
+import { handle, installTestHooks } from '../lib/testHooks';
+import type { CanvasNode } from '../api/types';
+
+const sockets: FakeSocket[] = [];
+
+class TestWebSocket extends FakeSocket {
+  constructor(url: string) {
+    super(url);
+    sockets.push(this);
+  }
+}
+
+function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
+  return {
+    id,
+    content: `content ${id}`,
+    kind: 'fact',
+    x: 0,
+    y: 0,
+    weight: 1,
+    tags: [],
+    pinned: false,
+    sensitivity: 'public',
+    superseded_by: null,
+    archived: false,
+    created_by: { id: 1, username: 'alice' },
+    author_kind: 'user',
+    provenance: null,
+    version: 1,
+    created_at: '2026-11-30T12:00:00Z',
+    updated_at: '2026-11-30T12:00:00Z',
+    ...extra,
+  };
+}
+
+const NODES = [
+  node('n-db', { content: '数据库端口是 5433', kind: 'config', pinned: true, sensitivity: 'internal', tags: ['db'], weight: 4 }),
+  node('n-old', { content: 'Launch on Monday', kind: 'decision', superseded_by: 'n-new', x: 0, y: 200 }),
+  node('n-new', { content: 'Launch on Wednesday', kind: 'decision', x: 300, y: 200, author_kind: 'agent' }),
+  node('n-key', { content: 'API key lives in vault', sensitivity: 'secret', archived: true, x: 600, y: 0 }),
+];
+
+let container: HTMLDivElement;
+let root: Root;
+
+async function flush() {
+  await act(async () => {
+    await new Promise((r) => setTimeout(r, 0));
+  });
+}
+
+async function renderCanvas(role: 'owner' | 'editor' | 'viewer' = 'owner') {
+  container = document.createElement('div');
+  container.style.width = '1200px';
+  container.style.height = '800px';
+  document.body.appendChild(container);
+  root = createRoot(container);
+  await act(async () => {
+    root.render(
+      <>
+        <CanvasPage canvasId="7" />
+        <Toasts />
+      </>,
+    );
+  });
+  await flush();
+  const sock = sockets[sockets.length - 1];
+  expect(sock.url).toMatch(/\/ws\/canvases\/7\/$/);
+  await act(async () => {
+    sock.open();
+    sock.receive({ type: 'welcome', protocol: 1, canvas: { id: 7, name: '发布计划', revision: 3 }, user: { id: 1, username: 'alice' }, role, connection_id: 'me' });
+    sock.receive({ type: 'snapshot', revision: 3, nodes: NODES, edges: [{ id: 'e1', source: 'n-new', target: 'n-old', relation: 'supersedes', label: '', created_by: null, version: 1, created_at: null, updated_at: null }] });
+  });
+  await flush();
+  return sock;
+}
+
+const q = (sel: string) => container.querySelector(sel) as HTMLElement | null;
+const byTestId = (id: string) => q(`[data-testid="${id}"]`);
+
+beforeEach(() => {
+  sockets.length = 0;
+  installTestHooks();
+  vi.stubGlobal('WebSocket', TestWebSocket);
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      if (String(url).startsWith('/api/canvases/7/'))
+        return new Response(JSON.stringify({ id: 7, name: '发布计划', description: '', role: 'owner', revision: 3, member_count: 2, created_at: '', updated_at: '' }), { status: 200 });
+      return new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'nope', field: null } }), { status: 404 });
+    }),
+  );
+});
+
+afterEach(async () => {
+  await act(async () => root.unmount());
+  container.remove();
+  vi.unstubAllGlobals();
+});
+
+describe('CanvasPage', () => {
+  it('renders the snapshot with React Flow: nodes, kinds, badges, CJK text and status', async () => {
+    await renderCanvas();
+    expect(q('.react-flow')).not.toBeNull();
+    expect(q('.react-flow__minimap')).not.toBeNull();
+    expect(q('.react-flow__controls')).not.toBeNull();
+
+    const db = byTestId('node-n-db')!;
+    expect(db.textContent).toContain('数据库端口是 5433');
+    expect(db.querySelector('[data-testid="node-kind"]')?.textContent).toBe('Config');
+    expect(db.querySelector('[data-testid="badge-pinned"]')).not.toBeNull();
+    expect(db.querySelector('[data-testid="badge-sensitivity"]')?.textContent).toContain('Internal');
+    expect(db.textContent).toContain('#db');
+
+    const old = byTestId('node-n-old')!;
+    expect(old.className).toContain('superseded');
+    expect(old.querySelector('[data-testid="superseded-link"]')?.textContent).toContain('Launch on Wednesday');
+
+    expect(byTestId('node-n-new')!.querySelector('[data-testid="badge-agent"]')).not.toBeNull();
+    const key = byTestId('node-n-key')!;
+    expect(key.className).toContain('archived');
+    expect(key.querySelector('[data-testid="badge-sensitivity"]')?.textContent).toContain('Secret');
+
+    expect(byTestId('connection-status')?.textContent).toBe('online');
+    expect(byTestId('pending-count')?.textContent).toBe('0');
+    expect(byTestId('canvas-name')?.textContent).toBe('发布计划');
+    expect(byTestId('readonly-badge')).toBeNull();
+  });
+
+  it('exposes window.__canvasweb and goes offline on demand', async () => {
+    await renderCanvas();
+    const st = handle.getState();
+    expect(st.revision).toBe(3);
+    expect(st.nodes.map((n) => n.id).sort()).toEqual(['n-db', 'n-key', 'n-new', 'n-old']);
+    await act(async () => handle.goOffline());
+    expect(byTestId('connection-status')?.textContent).toBe('offline');
+    await act(async () => {
+      handle.submit({ type: 'node.move', id: 'n-db', x: 10, y: 10 });
+    });
+    expect(byTestId('pending-count')?.textContent).toBe('1');
+  });
+
+  it('creates a note on double-click of the empty pane and commits the inline edit', async () => {
+    const sock = await renderCanvas();
+    sock.clearSent();
+    const pane = q('.react-flow__pane')!;
+    await act(async () => {
+      pane.dispatchEvent(new MouseEvent('dblclick', { bubbles: true, clientX: 300, clientY: 200 }));
+    });
+    const create = sock.sentOfType('op')[0];
+    expect(create.op.type).toBe('node.create');
+    expect(create.op.node.kind).toBe('note');
+    const id = create.op.node.id as string;
+    expect(id).toMatch(/[0-9a-f-]{36}/);
+    expect(byTestId(`node-${id}`)).not.toBeNull();
+    expect(byTestId('pending-count')?.textContent).toBe('1');
+
+    const editor = byTestId('node-editor') as HTMLTextAreaElement;
+    expect(editor).not.toBeNull();
+    // typing through React's synthetic change event
+    const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!;
+    await act(async () => {
+      setter.call(editor, '新的需求');
+      editor.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => {
+      editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    });
+    const update = sock.sentOfType('op')[1];
+    expect(update.op).toEqual({ type: 'node.update', id, fields: { content: '新的需求' } });
+    expect(byTestId('node-editor')).toBeNull();
+    expect(byTestId(`node-${id}`)?.textContent).toContain('新的需求');
+  });
+
+  it('shows a toast when the server rejects an edit and rolls it back', async () => {
+    const sock = await renderCanvas();
+    let opId = '';
+    await act(async () => {
+      opId = handle.submit({ type: 'node.update', id: 'n-db', fields: { content: 'x'.repeat(10_001) } })!;
+    });
+    await act(async () => {
+      sock.receive({ type: 'reject', client_op_id: opId, error: { code: 'INVALID', message: 'content must be at most 10000 characters', field: 'content' } });
+    });
+    const toast = document.querySelector('[data-testid="toast"]');
+    expect(toast?.textContent).toContain('content must be at most 10000 characters');
+    expect(byTestId('node-n-db')?.textContent).toContain('数据库端口是 5433');
+  });
+
+  it('selects a node into the inspector and deletes it with the Delete key', async () => {
+    const sock = await renderCanvas();
+    sock.clearSent();
+    await act(async () => {
+      handle.focusNode('n-db');
+    });
+    expect(byTestId('node-inspector')).not.toBeNull();
+    expect((byTestId('inspector-kind') as HTMLSelectElement).value).toBe('config');
+    expect(byTestId('inspector-created-by')?.textContent).toContain('alice');
+    expect((byTestId('inspector-pinned') as HTMLInputElement).checked).toBe(true);
+
+    await act(async () => {
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Delete', bubbles: true }));
+    });
+    expect(sock.sentOfType('op')[0].op).toEqual({ type: 'node.delete', id: 'n-db' });
+    expect(byTestId('node-n-db')).toBeNull();
+  });
+
+  it('is read-only for viewers', async () => {
+    const sock = await renderCanvas('viewer');
+    sock.clearSent();
+    expect(byTestId('readonly-badge')?.textContent).toContain('read-only');
+    await act(async () => {
+      q('.react-flow__pane')!.dispatchEvent(new MouseEvent('dblclick', { bubbles: true, clientX: 10, clientY: 10 }));
+    });
+    await act(async () => {
+      handle.focusNode('n-db');
+    });
+    await act(async () => {
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Delete', bubbles: true }));
+    });
+    expect(sock.sentOfType('op')).toHaveLength(0);
+    expect(byTestId('inspector-delete')).toBeNull();
+    expect((byTestId('inspector-kind') as HTMLSelectElement).disabled).toBe(true);
+  });
+});
