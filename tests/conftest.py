@@ -79,3 +79,21 @@ def apply(canvas):
 
 def node_op(content="a fact", x=0.0, y=0.0, **fields):
     return {"type": "node.create", "node": {"content": content, "x": x, "y": y, **fields}}
+
+
+@pytest.fixture(scope="session")
+def _scripted_llm_server():
+    from canvasweb.testing.fake_llm import ScriptedLLM
+
+    server = ScriptedLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def scripted_llm(_scripted_llm_server, settings):
+    """A scripted OpenAI-compatible server on loopback, wired into settings.LLM."""
+    _scripted_llm_server.reset()
+    settings.LLM = {**settings.LLM, "BASE_URL": _scripted_llm_server.base_url, "API_KEY": "test-key",
+                    "MODEL": "scripted-model", "TIMEOUT_SECONDS": 2.0, "MAX_RETRIES": 0}
+    return _scripted_llm_server

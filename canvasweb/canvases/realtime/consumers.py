@@ -21,6 +21,7 @@ from django.conf import settings
 from canvasweb.canvases import permissions, selectors, services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.visibility import filter_event
+from canvasweb.chat.turns import ChatSession
 from canvasweb.common.errors import BadMessage, CanvasError, RateLimited
 
 from .groups import canvas_group
@@ -73,6 +74,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self.last_presence_sent = 0.0
         self.bucket = TokenBucket(_config("WS_OPS_PER_SECOND"))
         self.joined = False
+        self.chat: ChatSession | None = None
         if not getattr(self.user, "is_authenticated", False):
             await self.close()  # before accept: the handshake gets HTTP 403
             return
@@ -82,11 +84,14 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
+        self.chat = ChatSession(user=self.user, canvas_id=self.canvas_id, send=self.send_json)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         if self.presence_flush is not None:
             self.presence_flush.cancel()
+        if self.chat is not None:
+            await self.chat.close()
         if self.joined:
             try:
                 await self.channel_layer.group_send(
@@ -201,12 +206,25 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     async def handle_ping(self, message: dict) -> None:
         await self.send_json({"type": "pong"})
 
+    # The chat panel shares the canvas socket; chat/turns.py does the work.
+    async def handle_chat_send(self, message: dict) -> None:
+        await self.chat.handle_send(message)
+
+    async def handle_chat_stop(self, message: dict) -> None:
+        await self.chat.handle_stop(message)
+
+    async def handle_context_preview(self, message: dict) -> None:
+        await self.chat.handle_preview(message)
+
     HANDLERS = {
         "hello": handle_hello,
         "catch_up": handle_catch_up,
         "op": handle_op,
         "presence": handle_presence,
         "ping": handle_ping,
+        "chat.send": handle_chat_send,
+        "chat.stop": handle_chat_stop,
+        "context.preview": handle_context_preview,
     }
 
     # --- events from the channel layer ---------------------------------------------------

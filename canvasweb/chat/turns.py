@@ -1,0 +1,168 @@
+"""Run a chat turn over the canvas WebSocket: stream the reply, let the agent act, record everything.
+
+One turn at a time per connection. The turn runs as a task so `chat.stop`
+and canvas traffic keep flowing while the model streams.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Awaitable, Callable
+
+from channels.db import database_sync_to_async
+
+from canvasweb.common.errors import BadMessage, CanvasError
+
+from . import services
+from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
+
+logger = logging.getLogger(__name__)
+
+Send = Callable[[dict], Awaitable[None]]
+
+
+class ChatSession:
+    def __init__(self, *, user, canvas_id: int, send: Send):
+        self.user = user
+        self.canvas_id = canvas_id
+        self.send = send
+        self.task: asyncio.Task | None = None
+        self.active_message_id: int | None = None
+
+    async def handle_send(self, message: dict) -> None:
+        request_id = _request_id(message)
+        if self.task is not None and not self.task.done():
+            await self.send({"type": "chat.error", "request_id": request_id, "message_id": None, "error": {
+                "code": "BUSY", "message": "a reply is still streaming; stop it or wait", "field": None}})
+            return
+        conversation_id = message.get("conversation_id")
+        try:
+            runner = _agent_runner(user=self.user, canvas_id=self.canvas_id)
+            tools = await database_sync_to_async(runner.tools_offered)() if runner else None
+            turn = await database_sync_to_async(services.turn_prepare)(
+                user=self.user, canvas_id=self.canvas_id, text=message.get("text"), viewport=message.get("viewport"),
+                conversation_id=conversation_id, tools=tools)
+        except CanvasError as exc:
+            await self.send({"type": "chat.error", "request_id": request_id, "message_id": None,
+                             "error": exc.as_dict()})
+            return
+        self.active_message_id = turn.assistant_message.pk
+        await self.send({
+            "type": "chat.started", "request_id": request_id,
+            "conversation": services.conversation_to_dict(turn.conversation),
+            "user_message": services.message_to_dict(turn.user_message),
+            "assistant_message_id": turn.assistant_message.pk, "model_request_id": turn.model_request.pk,
+            "context": services.preview_payload(turn.compiled), "suggestions": turn.suggestions,
+        })
+        self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
+
+    async def handle_stop(self, message: dict) -> None:
+        if self.task is not None and not self.task.done() and message.get("message_id") in (
+                None, self.active_message_id):
+            self.task.cancel()
+
+    async def handle_preview(self, message: dict) -> None:
+        request_id = _request_id(message)
+        try:
+            payload = await database_sync_to_async(services.context_preview)(
+                user=self.user, canvas_id=self.canvas_id, text=message.get("text") or "",
+                viewport=message.get("viewport"), conversation_id=message.get("conversation_id"))
+        except CanvasError as exc:
+            await self.send({"type": "error", "request_id": request_id, "error": exc.as_dict()})
+            return
+        await self.send({"type": "context.preview", "request_id": request_id, **payload})
+
+    async def close(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            try:
+                await self.task
+            except BaseException:  # noqa: BLE001 - already reported by the task
+                pass
+
+    async def _run(self, turn, request_id: str | None, runner, tools) -> None:
+        config = ModelConfig.from_settings()
+        started = time.monotonic()
+        message_id = turn.assistant_message.pk
+        text, usage, error, stopped = "", None, "", False
+        code = None
+        all_calls: list[dict] = []
+        messages = list(turn.messages)
+        try:
+            if not config.configured:
+                raise ModelNotConfigured()
+            for round_number in range(1, (runner.max_rounds if runner else 0) + 2):
+                round_text, calls, usage = "", None, None
+                round_started = time.monotonic()
+                async for event in stream_chat(config, messages=messages, tools=tools if runner else None):
+                    if event.kind == "delta":
+                        round_text += event.text
+                        text += event.text
+                        await self.send({"type": "chat.delta", "message_id": message_id, "delta": event.text})
+                    elif event.kind == "tool_calls":
+                        calls = event.tool_calls
+                    else:
+                        usage = event.usage
+                if round_number > 1:
+                    await database_sync_to_async(services.record_model_round)(
+                        turn=turn, purpose=f"agent round {round_number}", messages=messages, tools=tools,
+                        text=round_text, tool_calls=calls, usage=usage,
+                        latency_ms=int((time.monotonic() - round_started) * 1000))
+                if not calls or runner is None or round_number > runner.max_rounds:
+                    break
+                all_calls.extend(calls)
+                # The agent acts (validated and authorized in code), then the model sees the results.
+                tool_messages, events = await runner.execute(turn=turn, calls=calls, round_number=round_number)
+                for event in events:
+                    await self.send(event)
+                messages += [{"role": "assistant", "content": round_text or None, "tool_calls": [
+                    {"id": c["id"] or f"call_{i}", "type": "function",
+                     "function": {"name": c["name"], "arguments": c["arguments"]}}
+                    for i, c in enumerate(calls)]}] + tool_messages
+            if not text.strip() and not all_calls:
+                raise ModelError("The model returned an empty reply. Try again or rephrase.", code="MODEL_EMPTY")
+        except asyncio.CancelledError:
+            stopped = True
+        except ModelNotConfigured as exc:
+            error, code = exc.message, "MODEL_NOT_CONFIGURED"
+        except ModelError as exc:
+            error, code = exc.message, exc.code
+        except Exception:  # never leave a turn half-open
+            logger.exception("chat turn failed")
+            error, code = "Something went wrong while talking to the model; the conversation is intact.", "INTERNAL"
+        latency = int((time.monotonic() - started) * 1000)
+        try:
+            final = await database_sync_to_async(services.turn_finish)(
+                turn=turn, text=text, usage=usage, latency_ms=latency, error=error, stopped=stopped,
+                tool_calls=all_calls or None)
+        except Exception:
+            logger.exception("could not record the end of a chat turn")
+            return
+        if error:
+            await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
+                             "error": {"code": code, "message": error, "field": None},
+                             "message": services.message_to_dict(final)})
+        else:
+            await self.send({"type": "chat.done", "request_id": request_id,
+                             "message": services.message_to_dict(final)})
+
+
+def _request_id(message: dict) -> str | None:
+    request_id = message.get("request_id")
+    if request_id is not None and (not isinstance(request_id, str) or len(request_id) > 64):
+        raise BadMessage("request_id must be a string of at most 64 characters", field="request_id")
+    return request_id
+
+
+def _agent_runner(*, user, canvas_id: int):
+    """The agent for this user on this canvas, or None when it has nothing to offer."""
+    try:
+        from canvasweb.agent.runner import AgentRunner
+    except ImportError:
+        return None
+    return AgentRunner.for_user(user=user, canvas_id=canvas_id)
+
+
+__all__ = ["ChatSession", "json"]

@@ -1,0 +1,131 @@
+"""Chat over the canvas socket against a scripted OpenAI-compatible server (real HTTP, real openai client)."""
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+
+from canvasweb.chat.models import Conversation, Message, ModelRequest
+from tests.canvases.realtime.test_consumer import join, send_op, setup_canvas
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def chat(ws, text, conversation_id=None, viewport=None):
+    await ws.send_json_to({"type": "chat.send", "request_id": "r1", "text": text,
+                           "conversation_id": conversation_id,
+                           "viewport": viewport or {"x": 0, "y": 0, "zoom": 1, "width": 1200, "height": 800}})
+    started, deltas = None, []
+    while True:
+        message = await ws.receive_json_from(timeout=5)
+        if message["type"] == "chat.started":
+            started = message
+        elif message["type"] == "chat.delta":
+            deltas.append(message["delta"])
+        elif message["type"] in ("chat.done", "chat.error"):
+            return started, deltas, message
+
+
+async def test_streamed_reply_is_recorded_with_usage_and_context(scripted_llm):
+    canvas, users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    await send_op(ws, {"type": "node.create", "node": {"content": "数据库端口是 5433", "x": 10, "y": 10,
+                                                       "kind": "config"}})
+    await send_op(ws, {"type": "node.create", "node": {"content": "staging password is hunter2-xyz", "x": 20,
+                                                       "y": 20, "sensitivity": "secret"}})
+    await send_op(ws, {"type": "node.create", "node": {"content": "db url postgres://app:s3cr3tpw@db:5433/app",
+                                                       "x": 30, "y": 30}})
+    scripted_llm.push({"content": "端口是 5433。", "usage": {"prompt_tokens": 321, "completion_tokens": 7,
+                                                          "total_tokens": 328}})
+    started, deltas, done = await chat(ws, "数据库端口是多少？")
+    assert done["type"] == "chat.done" and "".join(deltas) == "端口是 5433。"
+    assert done["message"]["content"] == "端口是 5433。" and done["message"]["status"] == "complete"
+    assert started["context"]["layer_tokens"]["canvas"] > 0
+    record = await database_sync_to_async(ModelRequest.objects.get)(pk=started["model_request_id"])
+    assert record.usage["prompt_tokens"] == 321 and record.latency_ms is not None
+    assert record.messages == scripted_llm.requests[0]["messages"]
+    assert len(record.included_node_ids) == 3
+    sent = scripted_llm.all_request_text()
+    assert "5433" in sent and "hunter2-xyz" not in sent and "s3cr3tpw" not in sent
+    assert sent.index("数据库端口是多少") > sent.index("5433")  # the question is last
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize("entry, code", [
+    ({"status": 500}, "MODEL_HTTP_ERROR"),
+    ({"delay": 3, "content": "too late"}, "MODEL_TIMEOUT"),
+    ({"empty": True}, "MODEL_EMPTY"),
+    ({"garbage": True}, "MODEL_EMPTY"),
+])
+async def test_model_failures_become_clear_errors_and_keep_the_conversation(scripted_llm, entry, code):
+    canvas, users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["bob"])
+    scripted_llm.push(entry)
+    started, _, result = await chat(ws, "what changed?")
+    assert result["type"] == "chat.error" and result["error"]["code"] == code and result["error"]["message"]
+    conversation_id = started["conversation"]["id"]
+    scripted_llm.push({"content": "recovered"})
+    _, _, again = await chat(ws, "try again", conversation_id=conversation_id)
+    assert again["type"] == "chat.done" and again["message"]["content"] == "recovered"
+    roles = await database_sync_to_async(lambda: list(
+        Message.objects.filter(conversation_id=conversation_id).values_list("role", "status")))()
+    assert roles == [("user", "complete"), ("assistant", "error"), ("user", "complete"), ("assistant", "complete")]
+    await ws.disconnect()
+
+
+async def test_without_a_model_the_chat_says_how_to_configure_one(settings):
+    settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
+    canvas, users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    _, _, result = await chat(ws, "hello")
+    assert result["error"]["code"] == "MODEL_NOT_CONFIGURED" and "LLM_BASE_URL" in result["error"]["message"]
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize("text", ["", "   ", "x" * 8001, None, 42])
+async def test_empty_or_oversized_question_is_refused(scripted_llm, text):
+    canvas, users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    _, _, result = await chat(ws, text)
+    assert result["type"] == "chat.error" and result["error"]["code"] == "INVALID"
+    assert scripted_llm.requests == []
+    assert await database_sync_to_async(Conversation.objects.count)() == 0
+    await ws.disconnect()
+
+
+async def test_stop_ends_the_stream_and_keeps_what_arrived(scripted_llm):
+    canvas, users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    scripted_llm.push({"content": "a long answer " * 40, "chunk_delay": 0.05})
+    await ws.send_json_to({"type": "chat.send", "text": "explain", "viewport": None})
+    started = await ws.receive_json_from(timeout=5)
+    assert started["type"] == "chat.started"
+    first = await ws.receive_json_from(timeout=5)
+    assert first["type"] == "chat.delta"
+    await ws.send_json_to({"type": "chat.stop", "message_id": started["assistant_message_id"]})
+    while True:
+        message = await ws.receive_json_from(timeout=5)
+        if message["type"] in ("chat.done", "chat.error"):
+            break
+    assert message["type"] == "chat.done" and message["message"]["status"] == "stopped"
+    assert 0 < len(message["message"]["content"]) < len("a long answer " * 40)
+    await ws.disconnect()
+
+
+async def test_context_preview_reports_included_nodes_and_follows_the_viewport(scripted_llm):
+    canvas, users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    near = await send_op(ws, {"type": "node.create", "node": {"content": "near the origin", "x": 0, "y": 0}})
+    far = await send_op(ws, {"type": "node.create", "node": {"content": "far away east", "x": 50000, "y": 0}})
+
+    async def preview(x):
+        await ws.send_json_to({"type": "context.preview", "request_id": "p", "text": "",
+                               "viewport": {"x": x, "y": 0, "zoom": 1, "width": 1000, "height": 800}})
+        while True:
+            message = await ws.receive_json_from(timeout=5)
+            if message["type"] == "context.preview":
+                return {n["node_id"] for n in message["included"]}
+
+    assert near["changes"][0]["id"] in await preview(0) and far["changes"][0]["id"] not in await preview(0)
+    assert far["changes"][0]["id"] in await preview(50000)
+    assert scripted_llm.requests == []
+    await ws.disconnect()
