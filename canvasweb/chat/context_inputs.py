@@ -18,7 +18,7 @@ from canvasweb.context.types import Budget, EdgeData, MessageData, NodeData, Vie
 
 from .models import Message, MessageRole
 
-_INDEX_CACHE: "OrderedDict[tuple[int, int], tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]]" = \
+_INDEX_CACHE: "OrderedDict[tuple, tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]]" = \
     OrderedDict()
 _INDEX_CACHE_SIZE = 16
 _LOCK = threading.Lock()
@@ -42,8 +42,9 @@ def edge_data(edge: Edge) -> EdgeData:
 
 def canvas_inputs(*, canvas_id: int) -> tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]:
     """All nodes and edges of the canvas (the compiler filters by role) and their index."""
-    revision = Canvas.objects.filter(pk=canvas_id).values_list("revision", flat=True).first()
-    key = (canvas_id, revision or 0)
+    row = Canvas.objects.filter(pk=canvas_id).values_list("revision", "created_at").first()
+    # created_at guards against a reused primary key (e.g. a test database rolled back).
+    key = (canvas_id, row[0], row[1]) if row else (canvas_id, 0, None)
     with _LOCK:
         cached = _INDEX_CACHE.get(key)
         if cached is not None:

@@ -116,7 +116,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+# collectstatic target (production images); in development WhiteNoise serves from the finders.
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "var" / "staticfiles"))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
 STATICFILES_DIRS = [p for p in (BASE_DIR / "static", FRONTEND_DIST) if p.exists()]
 WHITENOISE_USE_FINDERS = True

@@ -3,6 +3,8 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The canvases API ends with a catch-all for unknown /api/ paths: keep it last.
+    path("api/", include("canvasweb.chat.api.urls")),
     path("api/", include("canvasweb.canvases.api.urls")),
     path("", include("canvasweb.web.urls")),
 ]

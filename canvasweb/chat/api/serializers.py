@@ -1,0 +1,101 @@
+"""OpenAPI shapes of the chat endpoints (documentation only; validation lives in chat/services.py)."""
+from rest_framework import serializers
+
+
+class ConversationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    canvas_id = serializers.IntegerField()
+    title = serializers.CharField()
+    summary = serializers.CharField(help_text="The structured rolling summary (empty until the first fold).")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class ConversationCreateSerializer(serializers.Serializer):
+    title = serializers.CharField(required=False, max_length=200)
+
+
+class MessageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    conversation_id = serializers.IntegerField()
+    role = serializers.ChoiceField(choices=["user", "assistant", "tool"])
+    source = serializers.ChoiceField(choices=["user_input", "assistant_reply", "tool_result"])
+    content = serializers.CharField()
+    status = serializers.ChoiceField(choices=["complete", "streaming", "stopped", "error"])
+    error = serializers.CharField(allow_null=True)
+    token_count = serializers.IntegerField(allow_null=True)
+    model_request_id = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class ModelRequestSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    conversation_id = serializers.IntegerField()
+    message_id = serializers.IntegerField(allow_null=True)
+    purpose = serializers.CharField()
+    model = serializers.CharField()
+    base_url = serializers.CharField()
+    strategy = serializers.CharField()
+    messages = serializers.ListField(child=serializers.DictField(), help_text="Exactly what was sent.")
+    tools = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    layer_tokens = serializers.DictField(child=serializers.IntegerField())
+    budget = serializers.IntegerField()
+    included_node_ids = serializers.ListField(child=serializers.CharField())
+    report = serializers.DictField()
+    response_text = serializers.CharField()
+    tool_calls = serializers.ListField(child=serializers.DictField(), allow_null=True)
+    usage = serializers.DictField(allow_null=True)
+    latency_ms = serializers.IntegerField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class SuggestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    conversation_id = serializers.IntegerField()
+    message_id = serializers.IntegerField()
+    content = serializers.CharField()
+    kind = serializers.CharField()
+    subject = serializers.CharField()
+    value = serializers.CharField()
+    reason = serializers.CharField()
+    status = serializers.ChoiceField(choices=["pending", "accepted", "dismissed"])
+    supersede_node_id = serializers.UUIDField(allow_null=True)
+    created_node_id = serializers.UUIDField(allow_null=True)
+
+
+class SuggestionAcceptSerializer(serializers.Serializer):
+    x = serializers.FloatField(required=False, default=0.0)
+    y = serializers.FloatField(required=False, default=0.0)
+    supersede = serializers.BooleanField(required=False, default=True,
+                                         help_text="Supersede the conflicting node when one was found.")
+
+
+class SuggestionResultSerializer(serializers.Serializer):
+    suggestion = SuggestionSerializer()
+    revision = serializers.IntegerField(required=False)
+
+
+class PreviewInputSerializer(serializers.Serializer):
+    text = serializers.CharField(required=False, allow_blank=True)
+    conversation_id = serializers.IntegerField(required=False, allow_null=True)
+    viewport = serializers.DictField(required=False, help_text="{x, y, zoom, width, height}")
+
+
+class PreviewSerializer(serializers.Serializer):
+    budget = serializers.DictField(child=serializers.IntegerField())
+    layer_tokens = serializers.DictField(child=serializers.IntegerField())
+    total_tokens = serializers.IntegerField()
+    included = serializers.ListField(child=serializers.DictField())
+    excluded = serializers.ListField(child=serializers.DictField())
+    excluded_counts = serializers.DictField(child=serializers.IntegerField())
+    truncations = serializers.ListField(child=serializers.DictField())
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class LLMStatusSerializer(serializers.Serializer):
+    configured = serializers.BooleanField()
+    model = serializers.CharField(allow_null=True)
+    context_window = serializers.IntegerField()
+    max_output_tokens = serializers.IntegerField()
+    help = serializers.CharField(allow_null=True)

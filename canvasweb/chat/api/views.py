@@ -1,0 +1,109 @@
+"""Chat REST endpoints: conversations, messages, model request inspection, suggestions, context preview.
+
+The streaming chat itself runs over the canvas WebSocket (docs/protocol.md, "Chat").
+"""
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from canvasweb.canvases.api.serializers import errors
+from canvasweb.chat import services
+from canvasweb.chat.models import Message
+from canvasweb.common.drf import JSONAPIView, json_object
+from canvasweb.common.errors import InvalidOperation
+
+from . import serializers as s
+
+CHAT = "chat"
+CANVAS_ID = OpenApiParameter("canvas_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+def _number(body: dict, name: str) -> float:
+    value = body.get(name, 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidOperation(f"{name} must be a number", field=name)
+    return float(value)
+
+
+class ConversationListView(JSONAPIView):
+    @extend_schema(operation_id="conversation_list", tags=[CHAT], parameters=[CANVAS_ID],
+                   summary="Your conversations on a canvas (newest first)",
+                   responses={200: s.ConversationSerializer(many=True), **errors(401, 404)})
+    def get(self, request, canvas_id: int):
+        conversations = services.conversations_for(user=request.user, canvas_id=canvas_id)
+        return Response([services.conversation_to_dict(c) for c in conversations])
+
+    @extend_schema(operation_id="conversation_create", tags=[CHAT], parameters=[CANVAS_ID],
+                   summary="Start a conversation", request=s.ConversationCreateSerializer,
+                   responses={201: s.ConversationSerializer, **errors(400, 401, 404)})
+    def post(self, request, canvas_id: int):
+        body = json_object(request.data, allowed={"title"})
+        conversation = services.conversation_create(user=request.user, canvas_id=canvas_id,
+                                                    title=body.get("title", ""))
+        return Response(services.conversation_to_dict(conversation), status=status.HTTP_201_CREATED)
+
+
+class MessageListView(JSONAPIView):
+    @extend_schema(operation_id="conversation_messages", tags=[CHAT],
+                   summary="All messages of one of your conversations, oldest first",
+                   responses={200: s.MessageSerializer(many=True), **errors(401, 404)})
+    def get(self, request, conversation_id: int):
+        conversation = services.conversation_for_user(user=request.user, conversation_id=conversation_id)
+        messages = Message.objects.filter(conversation=conversation).order_by("id")
+        return Response([services.message_to_dict(m) for m in messages])
+
+
+class ModelRequestView(JSONAPIView):
+    @extend_schema(operation_id="model_request_detail", tags=[CHAT],
+                   summary="Inspect: exactly what the model was sent for a reply, and what came back",
+                   responses={200: s.ModelRequestSerializer, **errors(401, 404)})
+    def get(self, request, request_id: int):
+        record = services.model_request_for(user=request.user, request_id=request_id)
+        return Response(services.model_request_to_dict(record))
+
+
+class SuggestionAcceptView(JSONAPIView):
+    @extend_schema(operation_id="suggestion_accept", tags=[CHAT],
+                   summary="Put a captured fact on the canvas (through the write path, as you)",
+                   request=s.SuggestionAcceptSerializer,
+                   responses={200: s.SuggestionResultSerializer, **errors(400, 401, 403, 404)})
+    def post(self, request, suggestion_id: int):
+        body = json_object(request.data or {}, allowed={"x", "y", "supersede"})
+        supersede = body.get("supersede", True)
+        if not isinstance(supersede, bool):
+            raise InvalidOperation("supersede must be true or false", field="supersede")
+        return Response(services.suggestion_accept(user=request.user, suggestion_id=suggestion_id,
+                                                   x=_number(body, "x"), y=_number(body, "y"),
+                                                   supersede=supersede))
+
+
+class SuggestionDismissView(JSONAPIView):
+    @extend_schema(operation_id="suggestion_dismiss", tags=[CHAT], summary="Dismiss a captured fact",
+                   request=None, responses={200: s.SuggestionResultSerializer, **errors(401, 404)})
+    def post(self, request, suggestion_id: int):
+        return Response(services.suggestion_dismiss(user=request.user, suggestion_id=suggestion_id))
+
+
+class ContextPreviewView(JSONAPIView):
+    @extend_schema(operation_id="context_preview", tags=[CHAT], parameters=[CANVAS_ID],
+                   summary="What the next chat turn would send from this viewport (nothing is sent)",
+                   request=s.PreviewInputSerializer, responses={200: s.PreviewSerializer, **errors(400, 401, 404)})
+    def post(self, request, canvas_id: int):
+        body = json_object(request.data or {}, allowed={"text", "conversation_id", "viewport"},
+                           nullable={"conversation_id"})
+        viewport = body.get("viewport")
+        if viewport is not None and not isinstance(viewport, dict):
+            raise InvalidOperation("viewport must be an object", field="viewport")
+        return Response(services.context_preview(user=request.user, canvas_id=canvas_id,
+                                                 text=body.get("text", ""), viewport=viewport,
+                                                 conversation_id=body.get("conversation_id")))
+
+
+class LLMStatusView(JSONAPIView):
+    @extend_schema(operation_id="llm_status", tags=[CHAT], summary="Is a model configured?",
+                   responses={200: s.LLMStatusSerializer, **errors(401)})
+    def get(self, request):
+        return Response(services.llm_status())

@@ -1,0 +1,80 @@
+"""Chat REST endpoints: conversations are private, Inspect shows what was sent, suggestions go through the write path."""
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from canvasweb.canvases.models import Node
+from canvasweb.chat import services
+from canvasweb.chat.models import FactSuggestion
+from canvasweb.history.models import ChangeLogEntry
+from tests.conftest import node_op
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def run_turn(user, canvas, text, llm, reply="ok"):
+    llm.push({"content": reply})
+    turn = services.turn_prepare(user=user, canvas_id=canvas.pk, text=text, viewport=None)
+    return services.turn_finish(turn=turn, text=reply, usage={"prompt_tokens": 1}, latency_ms=5), turn
+
+
+def test_conversations_are_private_to_their_user(canvas, alice, bob, scripted_llm):
+    _, turn = run_turn(alice, canvas, "hello", scripted_llm)
+    assert [c["id"] for c in client_for(alice).get(f"/api/canvases/{canvas.pk}/conversations/").json()] == [
+        turn.conversation.pk]
+    assert client_for(bob).get(f"/api/canvases/{canvas.pk}/conversations/").json() == []
+    response = client_for(bob).get(f"/api/conversations/{turn.conversation.pk}/messages/")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "NOT_FOUND"
+    messages = client_for(alice).get(f"/api/conversations/{turn.conversation.pk}/messages/").json()
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+
+
+def test_inspect_shows_exact_messages_and_included_nodes(canvas, alice, apply, scripted_llm):
+    node_id = apply(alice, node_op("JWT 过期时间为 15 分钟", x=5, y=5)).changes[0]["id"]
+    assistant, turn = run_turn(alice, canvas, "JWT 多久过期？", scripted_llm)
+    record_id = services.message_to_dict(assistant)["model_request_id"]
+    record = client_for(alice).get(f"/api/model-requests/{record_id}/").json()
+    assert node_id in record["included_node_ids"] and record["messages"] == turn.messages
+    assert record["layer_tokens"]["canvas"] > 0 and record["messages"][-1]["content"].endswith("JWT 多久过期？")
+    assert client_for(canvas.created_by).get(f"/api/model-requests/{record_id}/").status_code == 200
+
+
+def test_suggestion_accept_supersedes_through_the_write_path(canvas, alice, apply, scripted_llm):
+    old = apply(alice, node_op("database port is 5432", kind="config")).changes[0]["id"]
+    run_turn(alice, canvas, "Correction: change the database port to 5433.", scripted_llm)
+    suggestion = FactSuggestion.objects.get(value="5433")
+    assert str(suggestion.supersede_node_id) == old
+    response = client_for(alice).post(f"/api/suggestions/{suggestion.pk}/accept/", {"x": 10, "y": 20},
+                                      format="json")
+    assert response.status_code == 200, response.json()
+    new_id = response.json()["suggestion"]["created_node_id"]
+    assert str(Node.objects.get(pk=old).superseded_by_id) == new_id
+    assert ChangeLogEntry.objects.filter(target_id=new_id, actor_user=alice, op_type="node.supersede").exists()
+    again = client_for(alice).post(f"/api/suggestions/{suggestion.pk}/accept/", {}, format="json")
+    assert again.status_code == 400
+
+
+def test_viewers_get_no_suggestions(canvas, vic, scripted_llm):
+    run_turn(vic, canvas, "the port is 5433", scripted_llm)
+    assert not FactSuggestion.objects.exists()
+
+
+def test_preview_endpoint_and_llm_status(canvas, alice, apply, settings):
+    apply(alice, node_op("near", x=0, y=0))
+    response = client_for(alice).post(f"/api/canvases/{canvas.pk}/context-preview/",
+                                      {"text": "what is near?", "viewport": {"x": 0, "y": 0, "zoom": 1}},
+                                      format="json")
+    assert response.status_code == 200 and len(response.json()["included"]) == 1
+    bad = client_for(alice).post(f"/api/canvases/{canvas.pk}/context-preview/", {"viewport": {"zoom": -1}},
+                                 format="json")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "viewport"
+    settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
+    status = client_for(alice).get("/api/llm/").json()
+    assert status["configured"] is False and "LLM_BASE_URL" in status["help"]
