@@ -22,6 +22,7 @@ import {
   useReactFlow,
   type Connection,
   type EdgeChange,
+  type FinalConnectionState,
   type NodeChange,
 } from '@xyflow/react';
 import type { Op, Relation } from '../api/types';
@@ -198,6 +199,20 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [readOnly, toLocal],
   );
 
+  // Dropping a link anywhere on another node (not only on a handle) connects to it.
+  const onConnectEnd = useCallback(
+    (e: MouseEvent | TouchEvent, conn: FinalConnectionState) => {
+      if (readOnly || conn.isValid || !conn.fromNode) return;
+      const pt = 'changedTouches' in e ? e.changedTouches[0] : (e as MouseEvent);
+      if (!pt) return;
+      const el = document.elementFromPoint(pt.clientX, pt.clientY) as HTMLElement | null;
+      const targetId = el?.closest<HTMLElement>('.react-flow__node')?.dataset.id;
+      if (!targetId || targetId === conn.fromNode.id) return;
+      setConnectDraft({ source: conn.fromNode.id, target: targetId, ...toLocal(pt.clientX, pt.clientY) });
+    },
+    [readOnly, toLocal],
+  );
+
   const pickRelation = useCallback(
     (relation: Relation) => {
       if (!connectDraft) return;
@@ -332,6 +347,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onNodesChange={onNodesChange}
         onEdgesChange={onEdgesChange}
         onConnect={onConnect}
+        onConnectEnd={onConnectEnd}
         onNodeDragStop={onNodeDragStop}
         onNodeDoubleClick={onNodeDoubleClick}
         onEdgeClick={onEdgeClick}

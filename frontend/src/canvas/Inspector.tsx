@@ -5,8 +5,9 @@ import { clamp, formatDateTime, isComposing, snippet } from '../lib/format';
 import { newEntityId } from '../sync/engine';
 import type { Doc } from '../sync/apply';
 import { useCanvasActions } from './context';
-import { KIND_META, kindMeta, relationColor, SENSITIVITY_META } from './kinds';
+import { KIND_META, kindMeta, relationColor, SENSITIVITY_META, weightStyle } from './kinds';
 import { TagInput } from './TagInput';
+import { findFreeSpot } from './placement';
 import { NodeHistory } from './NodeHistory';
 
 interface Props {
@@ -226,6 +227,7 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
 
   const supersede = () => {
     const id = newEntityId();
+    const spot = findFreeSpot(node, doc.nodes.values(), { w: weightStyle(node.weight).width }, actions.measure);
     submit({
       type: 'node.supersede',
       id: node.id,
@@ -233,8 +235,8 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
         id,
         content: node.content,
         kind: node.kind,
-        x: Math.round(node.x + 320),
-        y: Math.round(node.y),
+        x: spot.x,
+        y: spot.y,
         weight: node.weight,
         tags: node.tags,
         pinned: node.pinned,

@@ -23,11 +23,22 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel }: Props) 
   };
 
   useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    el.focus({ preventScroll: true });
-    el.setSelectionRange(el.value.length, el.value.length);
     autosize();
+    // A node React Flow has not measured yet is still visibility:hidden and
+    // cannot take focus, so retry for a few frames.
+    let frames = 0;
+    let raf = 0;
+    const tryFocus = () => {
+      const el = ref.current;
+      if (!el || done.current) return;
+      if (document.activeElement !== el) {
+        el.focus({ preventScroll: true });
+        el.setSelectionRange(el.value.length, el.value.length);
+      }
+      if (document.activeElement !== el && frames++ < 30) raf = requestAnimationFrame(tryFocus);
+    };
+    tryFocus();
+    return () => cancelAnimationFrame(raf);
   }, []);
 
   const finish = (commit: boolean) => {

@@ -1,5 +1,6 @@
 import { useStore, ViewportPortal } from '@xyflow/react';
 import type { PresencePeer } from '../sync/engine';
+import { textOn } from '../lib/format';
 
 /** Other people's pointers, drawn in canvas coordinates at a constant screen size. */
 export function RemoteCursors({ peers }: { peers: readonly PresencePeer[] }) {
@@ -18,7 +19,7 @@ export function RemoteCursors({ peers }: { peers: readonly PresencePeer[] }) {
             <svg width="18" height="18" viewBox="0 0 18 18" aria-hidden="true">
               <path d="M2 1.5 15.5 8 9 9.5 6.2 16z" fill="currentColor" stroke="#fff" strokeWidth="1.4" strokeLinejoin="round" />
             </svg>
-            <span className="remote-cursor-name" style={{ background: p.color }}>
+            <span className="remote-cursor-name" style={{ background: p.color, color: textOn(p.color) }}>
               {p.user.username}
             </span>
           </div>

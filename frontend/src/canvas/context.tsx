@@ -12,6 +12,8 @@ export interface CanvasActions {
   startEditing(id: string | null): void;
   focusNode(id: string): void;
   selectOnly(nodeIds: string[], edgeIds?: string[]): void;
+  /** rendered size of a node, when React Flow has measured it */
+  measure(id: string): { width?: number; height?: number } | undefined;
 }
 
 export const CanvasActionsContext = createContext<CanvasActions | null>(null);

@@ -1,4 +1,4 @@
-import { colorFor, initials } from '../lib/format';
+import { colorFor, initials, textOn } from '../lib/format';
 
 interface Props {
   name: string;
@@ -11,11 +11,13 @@ interface Props {
 }
 
 export function Avatar({ name, color, size = 28, title, ring, onClick, testId }: Props) {
+  const bg = color ?? colorFor(name);
   const style = {
     width: size,
     height: size,
     fontSize: Math.round(size * 0.4),
-    background: color ?? colorFor(name),
+    background: bg,
+    color: textOn(bg),
   };
   const content = initials(name);
   if (onClick) {

@@ -51,3 +51,15 @@ export function clamp(v: number, lo: number, hi: number): number {
 export function isComposing(e: { nativeEvent?: { isComposing?: boolean }; keyCode?: number }): boolean {
   return !!e.nativeEvent?.isComposing || e.keyCode === 229;
 }
+
+/** Black or white text, whichever reads better on the given #rrggbb background. */
+export function textOn(bg: string): string {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(bg.trim());
+  if (!m) return '#fff';
+  const [r, g, b] = [m[1], m[2], m[3]].map((h) => {
+    const c = parseInt(h, 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return lum > 0.4 ? '#101828' : '#fff';
+}

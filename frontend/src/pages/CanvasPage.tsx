@@ -93,8 +93,9 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
       startEditing,
       focusNode,
       selectOnly: (nodes: string[], edges: string[] = []) => setSelection({ nodes: new Set(nodes), edges: new Set(edges) }),
+      measure: (id: string) => rf.getInternalNode(id)?.measured,
     }),
-    [engine, canvasId, readOnly, startEditing, focusNode],
+    [engine, canvasId, readOnly, startEditing, focusNode, rf],
   );
 
   useEffect(() => registerCanvas(engine, canvasId, focusNode), [engine, canvasId, focusNode]);
