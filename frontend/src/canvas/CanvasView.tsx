@@ -294,7 +294,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         if (readOnly) return;
         e.preventDefault();
         onDeleteSelection();
-      } else if (e.key === 'Enter' && !readOnly && selection.nodes.size === 1 && !editingId) {
+      } else if (e.key === 'Enter' && !readOnly && selection.nodes.size === 1 && !editingId && !(e.target as HTMLElement | null)?.closest?.('button, a')) {
         e.preventDefault();
         startEditing([...selection.nodes][0]);
       } else if (e.key === 'Escape' && !editingId) {

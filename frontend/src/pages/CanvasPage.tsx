@@ -158,7 +158,7 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
         <span className="crumb" data-testid="canvas-name" title={name}>
           {name}
         </span>
-        {role && (
+        {role && !state.revoked && (
           <span className={`role-badge role-${role}`} data-testid="role-badge">
             {role}
           </span>

@@ -508,3 +508,17 @@ describe('SyncEngine presence', () => {
     expect(h.engine.getSnapshot().peers).toHaveLength(0);
   });
 });
+
+describe('SyncEngine view cache', () => {
+  it('keeps the displayed document identical across presence-only updates', () => {
+    const h = setup();
+    h.engine.submit({ type: 'node.move', id: 'a', x: 3, y: 3 });
+    const before = h.engine.getSnapshot();
+    h.sock().receive({ type: 'presence', connection_id: 'c-bob', user: BOB, color: '#e76f51', viewport: null, cursor: { x: 1, y: 1 } });
+    const after = h.engine.getSnapshot();
+    expect(after).not.toBe(before);
+    expect(after.doc).toBe(before.doc);
+    expect(after.pendingIds).toBe(before.pendingIds);
+    expect(after.doc.nodes.get('a')?.x).toBe(3);
+  });
+});

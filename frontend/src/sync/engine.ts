@@ -220,12 +220,30 @@ export class SyncEngine {
     for (const l of [...this.noticeListeners]) l(n);
   }
 
+  // The displayed document is only recomputed when the server document or
+  // the pending queue changed (presence frames arrive far more often).
+  private viewCache: { server: Doc; pending: PendingOp[]; doc: Doc; pendingIds: Set<string> } | null = null;
+
   private buildState(): EngineState {
-    let doc = this.server;
-    const pendingIds = new Set<string>();
-    for (const p of this.pending) {
-      doc = applyOp(doc, p.op, { user: this.user, clientOpId: p.clientOpId });
-      touchedIds(p.op, pendingIds);
+    const cache = this.viewCache;
+    let doc: Doc;
+    let pendingIds: Set<string>;
+    if (
+      cache &&
+      cache.server === this.server &&
+      cache.pending.length === this.pending.length &&
+      cache.pending.every((p, i) => p === this.pending[i])
+    ) {
+      doc = cache.doc;
+      pendingIds = cache.pendingIds;
+    } else {
+      doc = this.server;
+      pendingIds = new Set<string>();
+      for (const p of this.pending) {
+        doc = applyOp(doc, p.op, { user: this.user, clientOpId: p.clientOpId });
+        touchedIds(p.op, pendingIds);
+      }
+      this.viewCache = { server: this.server, pending: [...this.pending], doc, pendingIds };
     }
     return {
       status: this.status,
