@@ -12,6 +12,8 @@ from pathlib import Path
 import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
+# scripts/setup.sh puts the cl100k and o200k tokenizer files here: tiktoken never downloads.
+os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(BASE_DIR / "var" / "tiktoken"))
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -182,6 +184,24 @@ CANVASWEB = {
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
+}
+
+# The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.
+AGENT = {
+    "ENABLED": env_bool("AGENT_ENABLED", True),
+    # Tool rounds per turn (model -> tool calls -> results -> model ...) and writes per turn.
+    "MAX_ROUNDS": env_int("AGENT_MAX_ROUNDS", 3),
+    "MAX_WRITES_PER_TURN": env_int("AGENT_MAX_WRITES_PER_TURN", 10),
+    "MAX_READS_PER_TURN": env_int("AGENT_MAX_READS_PER_TURN", 20),
+    # Tool calls handled per model response; the rest are refused (and recorded).
+    "MAX_CALLS_PER_ROUND": env_int("AGENT_MAX_CALLS_PER_ROUND", 20),
+    # Per user, over a sliding window: agent turns started and writes applied or proposed.
+    "RATE_WINDOW_SECONDS": env_int("AGENT_RATE_WINDOW_SECONDS", 3600),
+    "MAX_TURNS_PER_WINDOW": env_int("AGENT_MAX_TURNS_PER_WINDOW", 120),
+    "MAX_WRITES_PER_WINDOW": env_int("AGENT_MAX_WRITES_PER_WINDOW", 300),
+    # What read tools return: results per search, characters of node text per result.
+    "SEARCH_LIMIT": env_int("AGENT_SEARCH_LIMIT", 8),
+    "READ_MAX_CHARS": env_int("AGENT_READ_MAX_CHARS", 1500),
 }
 
 # The model: any OpenAI-compatible endpoint. Empty LLM_BASE_URL + LLM_API_KEY = no model.
