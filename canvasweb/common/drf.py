@@ -8,7 +8,6 @@ reported with their own error code so browser clients can refetch the token.
 from __future__ import annotations
 
 import codecs
-import json
 from typing import Any, Iterable
 
 from django.conf import settings
@@ -19,6 +18,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.settings import api_settings
+from rest_framework.utils import json
 from rest_framework.views import APIView
 
 from .errors import CanvasError, InvalidOperation
@@ -95,12 +95,23 @@ class JSONAPIView(APIView):
 
     def initial(self, request, *args, **kwargs):
         # Refuse oversized bodies before anything reads them (the CSRF check may read a form body).
+        limit = max_body_bytes()
+        meta = request._request.META
         try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
+            length = int(meta.get("CONTENT_LENGTH") or 0)
         except (TypeError, ValueError):
             length = 0
-        if length > max_body_bytes():
-            raise PayloadTooLarge(f"request body is larger than {max_body_bytes()} bytes")
+        if length > limit:
+            raise PayloadTooLarge(f"request body is larger than {limit} bytes")
+        if not length and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+            # DRF treats a body without Content-Length as empty; under ASGI a chunked body is
+            # readable, so read it (up to the limit) and hand it to the parser.
+            raw = request._request.read(limit + 1)
+            if len(raw) > limit:
+                raise PayloadTooLarge(f"request body is larger than {limit} bytes")
+            # What HttpRequest.body would have cached, plus the length DRF looks for.
+            request._request._body = raw
+            meta["CONTENT_LENGTH"] = str(len(raw))
         super().initial(request, *args, **kwargs)
 
     def handle_exception(self, exc):

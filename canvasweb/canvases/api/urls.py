@@ -1,0 +1,54 @@
+"""REST API routes, mounted at /api/ (reference: docs/api.md)."""
+from django.http import JsonResponse
+from django.urls import path, re_path, register_converter
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import views
+
+app_name = "api"
+
+
+class DatabaseIdConverter:
+    """A positive integer id that fits a 64-bit column (longer numbers 404 instead of overflowing)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value) -> str:
+        return str(int(value))
+
+
+register_converter(DatabaseIdConverter, "dbid")
+
+
+def unknown_endpoint(request, *args, **kwargs):
+    return JsonResponse(
+        {"error": {"code": "NOT_FOUND", "message": f"no API endpoint at {request.path} (API paths end with /)",
+                   "field": None}},
+        status=404,
+    )
+
+
+urlpatterns = [
+    path("auth/csrf/", views.CsrfView.as_view(), name="auth-csrf"),
+    path("auth/login/", views.LoginView.as_view(), name="auth-login"),
+    path("auth/logout/", views.LogoutView.as_view(), name="auth-logout"),
+    path("auth/me/", views.MeView.as_view(), name="auth-me"),
+    path("auth/token/", views.TokenView.as_view(), name="auth-token"),
+    path("canvases/", views.CanvasListView.as_view(), name="canvas-list"),
+    path("canvases/<dbid:canvas_id>/", views.CanvasDetailView.as_view(), name="canvas-detail"),
+    path("canvases/<dbid:canvas_id>/members/", views.MemberListView.as_view(), name="member-list"),
+    path("canvases/<dbid:canvas_id>/members/<dbid:user_id>/", views.MemberDetailView.as_view(),
+         name="member-detail"),
+    path("canvases/<dbid:canvas_id>/snapshot/", views.SnapshotView.as_view(), name="canvas-snapshot"),
+    path("canvases/<dbid:canvas_id>/ops/", views.OpsView.as_view(), name="canvas-ops"),
+    path("canvases/<dbid:canvas_id>/changes/", views.ChangesView.as_view(), name="canvas-changes"),
+    path("canvases/<dbid:canvas_id>/nodes/<uuid:node_id>/history/", views.NodeHistoryView.as_view(),
+         name="node-history"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # Anything else under /api/ answers in the API's error shape, never an HTML page.
+    re_path(r"^.*$", unknown_endpoint),
+]
