@@ -11,7 +11,10 @@ interface Props {
 }
 
 /** A small floating panel; closes on Escape or a click outside. */
-export function Popover({ x, y, onClose, children, testId, label }: Props) {
+export function Popover({ x: rawX, y: rawY, onClose, children, testId, label }: Props) {
+  // Open just below-right of the pointer so the clicked label stays visible.
+  const x = rawX + 12;
+  const y = rawY + 14;
   const ref = useRef<HTMLDivElement>(null);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;

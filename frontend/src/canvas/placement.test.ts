@@ -11,6 +11,6 @@ describe('findFreeSpot', () => {
   it('skips occupied spots', () => {
     const nodes = [n('a', 0, 0), n('b', 250, 0)];
     const spot = findFreeSpot(nodes[0], nodes, { w: 200 });
-    expect(spot).toEqual({ x: 0, y: 150 });
+    expect(spot).toEqual({ x: 0, y: 194 });
   });
 });

@@ -10,6 +10,8 @@ interface Rect {
 
 const DEFAULT_H = 110;
 const GAP = 40;
+/** a superseded card grows by its "Superseded →" row */
+const GROWTH = 44;
 
 function rectOf(n: CanvasNode, measure?: (id: string) => { width?: number; height?: number } | undefined): Rect {
   const m = measure?.(n.id);
@@ -35,7 +37,7 @@ export function findFreeSpot(
   for (let ring = 1; ring <= 6; ring++) {
     const candidates = [
       { x: o.x + (o.w + GAP) * ring, y: o.y },
-      { x: o.x, y: o.y + (o.h + GAP) * ring },
+      { x: o.x, y: o.y + (o.h + GROWTH + GAP) * ring },
       { x: o.x - (size.w + GAP) * ring, y: o.y },
       { x: o.x, y: o.y - (h + GAP) * ring },
     ];
