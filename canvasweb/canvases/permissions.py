@@ -53,7 +53,7 @@ def role_allows(role: str | None, operation: str) -> bool:
 
 def require_role(*, actor: "Actor", role: str | None, operation: str) -> None:
     if not role_allows(role, operation):
-        raise Forbidden(f"a {role or 'non-member'} may not perform {operation}")
+        raise Forbidden(f"{_article(role or 'non-member')} may not perform {operation}")
     if actor.is_agent and operation in AGENT_NEVER:
         raise Forbidden(f"the agent may not perform {operation}")
 
@@ -61,7 +61,7 @@ def require_role(*, actor: "Actor", role: str | None, operation: str) -> None:
 def require_sensitivity_allowed(*, role: str, sensitivity: str, field: str) -> None:
     """You cannot label a node more sensitive than you yourself may see."""
     if not can_see(role, sensitivity):
-        raise Forbidden(f"a {role} may not mark nodes {sensitivity}", field=field)
+        raise Forbidden(f"{_article(role)} may not mark nodes {sensitivity}", field=field)
 
 
 def require_agent_may_write(*, actor: "Actor", canvas: "Canvas") -> None:
@@ -91,3 +91,7 @@ def require_agent_may_touch(*, actor: "Actor", canvas: "Canvas", node: "Node", o
 def require_agent_may_set(*, actor: "Actor", canvas: "Canvas", fields: dict) -> None:
     if actor.is_agent and canvas.agent_protect_pinned and fields.get("pinned") is True:
         raise Forbidden("the agent may not create or set pinned anchors on this canvas", field="pinned")
+
+
+def _article(role: str) -> str:
+    return f"an {role}" if role[0] in "aeiou" else f"a {role}"

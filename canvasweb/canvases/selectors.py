@@ -66,9 +66,13 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
 
     Returns {"from", "to", "events", "needs_resync", "has_more"}.
     """
-    if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+    if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
         raise InvalidOperation("since must be a non-negative integer", field="since")
     limit = max(1, min(int(limit), MAX_CHANGES_PAGE))
+    current = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
+    if since > current:
+        # The client is ahead of the server (e.g. a restored database): it must reload.
+        return {"from": since, "to": since, "events": [], "needs_resync": True, "has_more": False}
     entries = list(
         ChangeLogEntry.objects.filter(canvas=canvas, revision__gt=since, revision__lte=since + limit)
         .select_related("actor_user", "approved_by")
@@ -83,7 +87,6 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
         needs_resync = needs_resync or resync
         events.append(_event_from_entries(revision, group, changes))
     to = events[-1]["revision"] if events else since
-    current = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
     return {"from": since, "to": to, "events": events, "needs_resync": needs_resync, "has_more": to < current}
 
 
@@ -120,7 +123,7 @@ def entry_actor(entry: ChangeLogEntry) -> dict:
 
 
 def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict]:
-    """Every change log entry for one node (and edges touching it), oldest first."""
+    """Every change log entry for one node that `role` may see, oldest first; NOT_FOUND if none."""
     level = permissions.role_level(role)
     node = Node.objects.filter(canvas=canvas, pk=node_id).first()
     entries = ChangeLogEntry.objects.filter(canvas=canvas, target_id=str(node_id), entity="node")
@@ -143,6 +146,8 @@ def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict]:
             "before": entry.before if _level_ok(entry.visibility_before, level) else None,
             "after": entry.after if _level_ok(entry.visibility_after, level) else None,
         })
+    if not history:
+        raise NotFound("no such node", field="node_id")  # existed, but never visible to this role
     return history
 
 

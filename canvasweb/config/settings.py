@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "canvasweb.chat",
     "canvasweb.agent",
     "canvasweb.web",
+    "canvasweb.bench",
 ]
 
 MIDDLEWARE = [
@@ -137,8 +138,9 @@ LOGIN_REDIRECT_URL = "/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # Token first: anonymous requests then get 401 with WWW-Authenticate, not 403.
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

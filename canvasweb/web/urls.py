@@ -1,8 +1,10 @@
 from django.urls import path
 
-from canvasweb.canvases.api.urls import DatabaseIdConverter  # noqa: F401  (registers the "dbid" converter)
+from canvasweb.common.converters import register
 
 from . import views
+
+register()  # the "dbid" converter
 
 app_name = "web"
 

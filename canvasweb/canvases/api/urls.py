@@ -1,26 +1,17 @@
 """REST API routes, mounted at /api/ (reference: docs/api.md)."""
 from django.http import JsonResponse
-from django.urls import path, re_path, register_converter
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from canvasweb.common.converters import register
+
 from . import views
+
+register()  # the "dbid" converter used below
 
 app_name = "api"
 
 
-class DatabaseIdConverter:
-    """A positive integer id that fits a 64-bit column (longer numbers 404 instead of overflowing)."""
-
-    regex = "[0-9]{1,18}"
-
-    def to_python(self, value: str) -> int:
-        return int(value)
-
-    def to_url(self, value) -> str:
-        return str(int(value))
-
-
-register_converter(DatabaseIdConverter, "dbid")
 
 
 def unknown_endpoint(request, *args, **kwargs):

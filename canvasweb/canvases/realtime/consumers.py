@@ -132,7 +132,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
 
     async def handle_hello(self, message: dict) -> None:
         last = message.get("last_revision")
-        if last is not None and (isinstance(last, bool) or not isinstance(last, int) or last < 0):
+        if last is not None and (isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < 2**53):
             raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
         state = await database_sync_to_async(self._load_state)(since=last)
         if state is None:
@@ -150,7 +150,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
 
     async def handle_catch_up(self, message: dict) -> None:
         since = message.get("since")
-        if isinstance(since, bool) or not isinstance(since, int) or since < 0:
+        if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
             raise BadMessage("since must be a non-negative integer", field="since")
         state = await database_sync_to_async(self._load_state)(since=since)
         if state is None:
@@ -252,6 +252,12 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             return
         self.synced_revision = event["revision"]
         await self.send_json(filtered)
+
+    async def agent_proposal(self, message: dict) -> None:
+        # An agent proposal was created or decided (canvasweb/agent/services.py); only roles that may
+        # see every node it involves hear of it.
+        if self._level() >= message["level"]:
+            await self.send_json(message["payload"])
 
     async def presence_update(self, message: dict) -> None:
         if message["payload"]["connection_id"] != self.connection_id:

@@ -1,7 +1,8 @@
-from django.urls import path
+from django.urls import re_path
 
 from .consumers import CanvasConsumer
 
 websocket_urlpatterns = [
-    path("ws/canvases/<int:canvas_id>/", CanvasConsumer.as_asgi()),
+    # At most 18 digits: a longer id could not be a row and would overflow the database integer.
+    re_path(r"^ws/canvases/(?P<canvas_id>[0-9]{1,18})/$", CanvasConsumer.as_asgi()),
 ]
