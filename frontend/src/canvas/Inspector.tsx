@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { LIMITS, NODE_KINDS, RELATIONS, relationLabel, SENSITIVITIES, type CanvasNode, type NodeFields, type NodeKind, type Sensitivity } from '../api/types';
+import { LIMITS, NODE_KINDS, RELATIONS, relationLabel, SENSITIVITIES, type CanvasEdge, type CanvasNode, type Relation, type NodeFields, type NodeKind, type Sensitivity } from '../api/types';
 import { AnchorIcon, ArchiveIcon, ArrowRightIcon, BotIcon, CopyPlusIcon, HistoryIcon, LockIcon, TrashIcon } from '../components/Icons';
 import { clamp, formatDateTime, isComposing, snippet } from '../lib/format';
 import { newEntityId } from '../sync/engine';
@@ -19,12 +19,15 @@ interface Props {
 
 export function Inspector({ doc, selectedNodeIds, selectedEdgeIds, onDeleteSelection }: Props) {
   const nodes = selectedNodeIds.map((id) => doc.nodes.get(id)).filter((n): n is CanvasNode => !!n);
-  const edgeCount = selectedEdgeIds.filter((id) => doc.edges.has(id)).length;
+  const edges = selectedEdgeIds.map((id) => doc.edges.get(id)).filter((e): e is CanvasEdge => !!e);
+  const edgeCount = edges.length;
 
   return (
     <aside className="inspector" data-testid="inspector" aria-label="Inspector">
-      {nodes.length === 1 ? (
+      {nodes.length === 1 && edgeCount === 0 ? (
         <NodeInspector key={nodes[0].id} node={nodes[0]} doc={doc} />
+      ) : nodes.length === 0 && edgeCount === 1 ? (
+        <EdgeInspector key={edges[0].id} edge={edges[0]} doc={doc} />
       ) : nodes.length > 1 || edgeCount > 0 ? (
         <MultiInspector nodeCount={nodes.length} edgeCount={edgeCount} onDelete={onDeleteSelection} />
       ) : (
@@ -45,6 +48,85 @@ function MultiInspector({ nodeCount, edgeCount, onDelete }: { nodeCount: number;
           <TrashIcon size={14} /> Delete selection
         </button>
       )}
+    </div>
+  );
+}
+
+function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
+  const { submit, readOnly, focusNode, selectOnly } = useCanvasActions();
+  const [label, setLabel] = useState(edge.label ?? '');
+  useEffect(() => setLabel(edge.label ?? ''), [edge.label]);
+  const source = doc.nodes.get(edge.source);
+  const target = doc.nodes.get(edge.target);
+  const commitLabel = () => {
+    if (label !== (edge.label ?? '')) submit({ type: 'edge.update', id: edge.id, fields: { label } });
+  };
+  const end = (n: CanvasNode | undefined, id: string) => (
+    <button className="link-btn edge-end-btn" onClick={() => focusNode(id)} disabled={!n}>
+      {n ? snippet(n.content || 'Empty note', 40) : 'hidden node'}
+    </button>
+  );
+  return (
+    <div className="inspector-section" data-testid="edge-inspector">
+      <div className="inspector-head">
+        <h2 className="inspector-title">Link</h2>
+        <span className="muted small">v{edge.version}</span>
+      </div>
+      <div className="edge-path">
+        {end(source, edge.source)}
+        <span className="edge-path-rel" style={{ color: relationColor(edge.relation) }}>
+          {relationLabel(edge.relation)} <ArrowRightIcon size={12} />
+        </span>
+        {end(target, edge.target)}
+      </div>
+      <label className="field">
+        <span>Relation</span>
+        <select
+          value={edge.relation}
+          disabled={readOnly}
+          onChange={(e) => submit({ type: 'edge.update', id: edge.id, fields: { relation: e.target.value as Relation } })}
+          data-testid="inspector-edge-relation"
+        >
+          {RELATIONS.map((r) => (
+            <option key={r} value={r}>
+              {relationLabel(r)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Label</span>
+        <input
+          value={label}
+          readOnly={readOnly}
+          maxLength={200}
+          placeholder={readOnly ? '' : 'Optional note on the link'}
+          onChange={(e) => setLabel(e.target.value)}
+          onBlur={() => !readOnly && commitLabel()}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !isComposing(e)) commitLabel();
+          }}
+          data-testid="inspector-edge-label"
+        />
+      </label>
+      {!readOnly && (
+        <button
+          className="btn btn-block btn-danger-ghost"
+          onClick={() => {
+            submit({ type: 'edge.delete', id: edge.id });
+            selectOnly([]);
+          }}
+          data-testid="inspector-edge-delete"
+        >
+          <TrashIcon size={14} /> Delete link
+        </button>
+      )}
+      <dl className="meta-list">
+        <dt>Created by</dt>
+        <dd>{edge.created_by?.username ?? 'unknown'}</dd>
+        <dt>Created</dt>
+        <dd>{formatDateTime(edge.created_at)}</dd>
+      </dl>
     </div>
   );
 }
