@@ -169,6 +169,12 @@ describe('CanvasPage', () => {
       setter.call(editor, '新的需求');
       editor.dispatchEvent(new Event('input', { bubbles: true }));
     });
+    // Enter that confirms an IME candidate (Chinese input) must not commit.
+    await act(async () => {
+      editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, isComposing: true }));
+    });
+    expect(sock.sentOfType('op')).toHaveLength(1);
+    expect(byTestId('node-editor')).not.toBeNull();
     await act(async () => {
       editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
     });
