@@ -1,0 +1,82 @@
+"""Browser tests: real Chromium (Debian's) against a real Daphne server and a scripted model.
+
+Every test here is marked e2e; scripts/test.sh runs them in their own pytest
+process (the sync Playwright fixtures leave an event loop running).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from canvasweb.testing.fake_llm import ScriptedLLM
+from canvasweb.testing.fixtures import setup_canvas_in
+from canvasweb.testing.servers import Cluster, sqlite_url
+
+# Not under test-results/: pytest-playwright empties that folder at the start of every session.
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "e2e-screenshots"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-default-apps", "--disable-extensions"]
+PASSWORD = "e2e-pass-123"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/e2e/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    executable = os.environ.get("CANVASWEB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return {**browser_type_launch_args, "executable_path": executable, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def scripted_model():
+    server = ScriptedLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def live_server_url(tmp_path_factory, scripted_model):
+    """One Daphne process on a fresh SQLite file, talking to the scripted model."""
+    workdir = tmp_path_factory.mktemp("e2e-server")
+    cluster = Cluster(database_url=sqlite_url(workdir), redis_url=None, extra_env={
+        "LLM_BASE_URL": scripted_model.base_url, "LLM_API_KEY": "e2e", "LLM_MODEL": "scripted",
+        "LLM_TIMEOUT_SECONDS": "10", "LLM_MAX_RETRIES": "0", "CANVASWEB_WS_OPS_PER_SECOND": "200"})
+    cluster.migrate()
+    cluster.start(1)
+    cluster.e2e_setup = lambda **kw: setup_canvas_in(cluster, password=PASSWORD, **kw)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def server(live_server_url, scripted_model):
+    scripted_model.reset()
+    return live_server_url
+
+
+@pytest.fixture
+def shot():
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str) -> Path:
+        path = SHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=False)
+        return path
+
+    return take
+
+
+def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(f"{base_url}/login/")
+    page.get_by_test_id("login-username").fill(username)
+    page.get_by_test_id("login-password").fill(password)
+    page.get_by_test_id("login-submit").click()
+    page.wait_for_url(lambda url: "/login" not in url, timeout=10_000)
