@@ -105,3 +105,34 @@ class SecurityEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} {self.op_type} by {self.user_id} via {self.channel}"
+
+
+class UndoStepKind(models.TextChoices):
+    UNDO = "undo"
+    REDO = "redo"
+
+
+class UndoStep(models.Model):
+    """Bookkeeping for undo/redo: which revision an undo or redo inverted.
+
+    The change log says *what* an undo changed (entries with reason "undo"/"redo");
+    this row says which of the user's revisions it took off their undo (or redo)
+    stack, including undos where every part was skipped and nothing was written
+    (`revision` is then null). The stacks are rebuilt from the log plus these rows
+    (canvasweb.history.services.undo_stacks). Not part of the audit chain.
+    """
+
+    canvas = models.ForeignKey("canvases.Canvas", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=4, choices=UndoStepKind.choices)
+    inverted_revision = models.BigIntegerField(help_text="the revision whose effect was inverted")
+    revision = models.BigIntegerField(null=True, blank=True, help_text="the revision written; null if all skipped")
+    position = models.BigIntegerField(help_text="canvas revision when this step ran (orders it among edits)")
+    skipped = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["canvas", "user", "position"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of r{self.inverted_revision} by {self.user_id} on {self.canvas_id}"
