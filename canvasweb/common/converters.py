@@ -1,5 +1,6 @@
 """URL converters shared by every app's routes (registered once, in config/urls.py)."""
 from django.urls import register_converter
+from django.urls.converters import get_converters
 
 
 class DatabaseIdConverter:
@@ -15,4 +16,6 @@ class DatabaseIdConverter:
 
 
 def register() -> None:
-    register_converter(DatabaseIdConverter, "dbid")
+    """Idempotent: every routes module may call it (Django warns on re-registration)."""
+    if "dbid" not in get_converters():
+        register_converter(DatabaseIdConverter, "dbid")
