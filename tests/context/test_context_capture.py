@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from helpers_context import node
+
+from canvasweb.context.capture import capture_facts, find_superseded_candidates
+
+
+def kinds(text):
+    return {(f.kind, f.value) for f in capture_facts(text=text)}
+
+
+def test_config_values():
+    assert ("config", "5433") in kinds("The database listens on port 5433.")
+    assert ("config", "5433") in kinds("数据库端口是 5433。")
+    assert ("config", "5433") in kinds("端口 5433")
+    got = kinds("timeout = 30s and max_connections=100")
+    assert ("config", "30s") in got and ("config", "100") in got
+
+
+def test_numbers_with_units():
+    assert ("number", "2 hours") in kinds("Login sessions use JWT and expire after 2 hours.")
+
+
+def test_rules():
+    facts = capture_facts(text="Never deploy on Fridays. 不要把密码写进代码。")
+    assert [f.kind for f in facts] == ["rule", "rule"]
+
+
+def test_corrections():
+    assert ("correction", "5434") in kinds("Please change the database port to 5434.")
+    assert ("correction", "30秒") in kinds("超时改成 30 秒")
+    assert ("correction", "96 people") in kinds("Change the headcount to 96 people.")
+    assert ("correction", "1.8%") in kinds("Churn is lower than we thought: revise churn to 1.8% monthly.")
+    assert ("correction", "Redis") in kinds("Use Redis instead of Memcached")
+    assert ("correction", "Postgres") in kinds("We switched to Postgres 16")
+    assert ("correction", "6 hours") in kinds("Correction: Login sessions use JWT and expire after 6 hours.")
+    f = capture_facts(text="不是 Memcached，而是 Redis")[0]
+    assert (f.kind, f.value, f.previous_value) == ("correction", "Redis", "Memcached")
+
+
+def test_credentials_are_never_captured_as_values():
+    assert all("hunter2" not in (f.value or "") + f.content for f in capture_facts(text="password=hunter2 port 5433"))
+
+
+def test_find_superseded_candidates():
+    nodes = [
+        node("db", "The database listens on port 5433."),
+        node("redis", "Redis port 6379"),
+        node("jwt", "Login sessions use JWT and expire after 2 hours."),
+        node("cache", "Use Memcached for the cache layer, not anything else."),
+        node("zh", "缓存层统一用 Memcached，不要用别的。"),
+        node("gone", "The database listens on port 5432.", superseded_by="db"),
+    ]
+
+    def cands(text):
+        out = set()
+        for f in capture_facts(text=text):
+            out |= {n.id for n in find_superseded_candidates(fact=f, nodes=nodes)}
+        return out
+
+    assert cands("Please change the database port to 5434.") == {"db"}
+    assert cands("Correction: Login sessions use JWT and expire after 6 hours.") == {"jwt"}
+    assert cands("Correction: Use Redis for the cache layer.") == {"cache"}
+    assert cands("更正：缓存层统一用 Redis，不要用别的。") == {"zh"}
+    assert cands("The database listens on port 5433.") == set()  # same value: nothing to supersede

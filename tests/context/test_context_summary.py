@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+from canvasweb.context.summary import (
+    SUMMARY_PROMPT_TEMPLATE,
+    build_summary,
+    classify_sentence,
+    should_fold,
+    split_sentences,
+)
+from canvasweb.context.tokens import count_tokens
+from canvasweb.context.types import MessageData
+
+
+def msgs(*texts, role="user"):
+    return [MessageData(id=f"m{i}", role=role, content=t) for i, t in enumerate(texts)]
+
+
+def test_chinese_and_english_sentence_splitting():
+    assert split_sentences("数据库端口是 5433。不要写进代码！对吗？好；行") == ["数据库端口是 5433。", "不要写进代码！", "对吗？", "好；", "行"]
+    assert split_sentences("Port is 5433. Version 1.5 ships. Done!") == ["Port is 5433.", "Version 1.5 ships.", "Done!"]
+
+
+def test_classification():
+    assert "negation" in classify_sentence("Never hard-code the password.")
+    assert "negation" in classify_sentence("不要用别的。")
+    assert "correction" in classify_sentence("Actually, change the port to 5434.")
+    assert "correction" in classify_sentence("超时改成 30 秒。")
+    assert "correction" in classify_sentence("不是 Memcached，而是 Redis。")
+    assert "number" in classify_sentence("Sessions expire after 2 hours.")
+    assert classify_sentence("Sounds good.") == frozenset()
+
+
+def test_keeps_numbers_negations_names_and_drops_filler():
+    history = msgs(
+        "Sounds good.",
+        "The database listens on port 5433; never hard-code its password.",
+        "Okay.",
+        "We decided to use Memcached.",
+        "Our goal is to ship the beta by Friday.",
+    )
+    s = build_summary(messages=history, max_tokens=500)
+    assert "The database listens on port 5433; never hard-code its password." in s.text
+    assert "Memcached" in s.text and "ship the beta" in s.text
+    assert "Sounds good" not in s.text and "Okay" not in s.text
+    for section in ("Goals:", "Decisions:", "Constraints & numbers:"):
+        assert section in s.text
+    assert s.tokens == count_tokens(s.text) <= 500
+
+
+def test_corrections_verbatim_and_superseded_statement_dropped():
+    history = msgs(
+        "Login sessions use JWT and expire after 2 hours.",
+        "Use Memcached for the cache layer, not anything else.",
+        "Correction: Login sessions use JWT and expire after 6 hours. Forget the earlier value.",
+    )
+    s = build_summary(messages=history, max_tokens=500)
+    assert "Correction: Login sessions use JWT and expire after 6 hours." in s.text
+    assert "2 hours" not in s.text
+    assert "Memcached" in s.text
+    assert s.dropped_superseded == 1
+
+
+def test_chinese_correction_supersedes():
+    history = msgs("缓存层统一用 Memcached，不要用别的。", "好的", "更正：缓存层统一用 Redis，不要用别的。 之前的说法作废。")
+    s = build_summary(messages=history, max_tokens=500)
+    assert "更正：缓存层统一用 Redis，不要用别的。" in s.text and "Memcached" not in s.text
+
+
+def test_correction_in_later_window_still_retires_old_sentence():
+    old = msgs("Login sessions expire after 2 hours.")
+    later = [MessageData(id="w1", role="user", content="Correction: login sessions expire after 6 hours.")]
+    s = build_summary(messages=old, later_messages=later, max_tokens=300)
+    assert "2 hours" not in s.text and "6 hours" not in s.text  # window content is not repeated
+
+
+def test_budget_and_priority():
+    history = msgs(*(f"Filler sentence number {i} about the pipeline and 4 minutes." for i in range(200)),
+                   "Correction: the API rate limit is 300 requests per minute.")
+    s = build_summary(messages=history, max_tokens=80)
+    assert s.tokens <= 80 and "300 requests per minute" in s.text
+
+
+def test_dedup_and_mask_and_question_boost():
+    history = msgs("Port is 5433.", "Port is 5433.", "password=hunter2 for staging.", "Cache TTL is 30 seconds.")
+    s = build_summary(messages=history, max_tokens=500, mask=lambda t: t.replace("hunter2", "[REDACTED]"))
+    assert s.text.count("Port is 5433.") == 1 and "hunter2" not in s.text
+    tight = build_summary(messages=history, max_tokens=60, question="what is the cache ttl?")
+    assert "Cache TTL is 30 seconds." in tight.text
+
+
+def test_should_fold_at_70_percent():
+    assert not should_fold(recent_tokens=69, recent_budget=100)
+    assert should_fold(recent_tokens=70, recent_budget=100)
+    assert should_fold(recent_tokens=1, recent_budget=0)
+
+
+def test_prompt_template():
+    out = SUMMARY_PROMPT_TEMPLATE.format(previous_summary="(none)", messages="user: hi", max_words=200)
+    for section in ("Goals", "Decisions", "Constraints & numbers", "Corrections (verbatim)", "Open questions"):
+        assert section in out
+
+
+def test_previous_summary_is_carried_and_not_nested():
+    first = build_summary(messages=msgs("The database listens on port 5433.", "Sessions expire after 2 hours."),
+                          max_tokens=300)
+    later = [MessageData(id="n1", role="user", content="Correction: sessions expire after 6 hours."),
+             MessageData(id="n2", role="user", content="Deploys need two approvals, never on Fridays.")]
+    second = build_summary(messages=later, previous_summary=first.text, max_tokens=300)
+    assert second.text.count("<conversation_summary>") == 1
+    assert second.text.count("Summary of earlier turns") == 1
+    assert "port 5433" in second.text and "6 hours" in second.text and "never on Fridays" in second.text
+    assert "2 hours" not in second.text  # the carried statement was corrected later
+    # Re-summarizing a summary given as a plain message does not turn headers into facts either.
+    third = build_summary(messages=[MessageData(id="s", role="assistant", content=second.text)], max_tokens=300)
+    assert third.text.count("Later corrections override") == 1
+
+
+def test_model_written_previous_summary_kept_even_without_signal_words():
+    s = build_summary(messages=[], previous_summary="The team prefers small pull requests.", max_tokens=200)
+    assert "small pull requests" in s.text
+
+
+def test_subject_correction_in_chinese_retires_old_statement():
+    history = msgs("查询引擎这一期先用 Presto，分析师已经比较熟悉了。", "好的",
+                   "评审决定查询引擎改成 StarRocks，下个迭代开始迁移。")
+    s = build_summary(messages=history, max_tokens=400)
+    assert "Presto" not in s.text and "StarRocks" in s.text
+
+
+def test_assistant_advice_is_not_a_correction_or_open_question():
+    history = [MessageData(id="a", role="assistant",
+                           content="Alert only when data is actually late, rather than on each failed call. Thoughts on 3 retries?"),
+               MessageData(id="u", role="user", content="Thoughts?")]
+    s = build_summary(messages=history, max_tokens=400)
+    assert "Corrections" not in s.text and "Open questions" not in s.text
+    assert "3 retries" in s.text
