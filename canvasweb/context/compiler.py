@@ -210,6 +210,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     # 2. canvas block.
     canvas_msg: str | None = None
     canvas_cost = 0
+    shown_texts: list[str] = []
     if use_canvas and index is not None and canvas_plan - MESSAGE_OVERHEAD_TOKENS >= MIN_USEFUL_TOKENS:
         t = time.perf_counter()
         block_budget = canvas_plan - MESSAGE_OVERHEAD_TOKENS
@@ -237,6 +238,8 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
                 break
             limit *= 4
         report.included_nodes = block.included
+        shown_ids = set(block.handles.values())
+        shown_texts = [c.node.content for c in selection.candidates if not c.placeholder and c.node.id in shown_ids]
         report.handles = block.handles
         report.truncations.extend(block.truncations)
         report.excluded_nodes = list(selection.excluded) + block.excluded
@@ -286,6 +289,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
                 mask=mask,
                 is_stale=index.is_stale_text if (use_canvas and index is not None) else None,
                 is_restricted=restricted,
+                already_shown=shown_texts,
                 cache=cache,
             )
             summary_msg = result.text or None

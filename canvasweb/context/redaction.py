@@ -7,6 +7,7 @@ names) so ordinary prose, port numbers and Chinese text are left alone.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable
@@ -31,12 +32,23 @@ _PROSE_WORDS = frozenset(
 # Value of a password assignment: no whitespace, no closing punctuation at the end.
 _PW_VALUE = r"""(?P<q>["'`]?)(?P<val>[^\s"'`,;，。；、)（）]*[^\s"'`,;，。；、)（）.!?:！？：])(?P=q)"""
 
-_PATTERNS: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = []
+# (kind, gate, pattern, replacement). The gate is a cheap substring test on
+# (text, text.lower()) that every match needs; most text fails every gate and
+# costs a few `in` checks instead of a dozen regex passes.
+_Gate = Callable[[str, str], bool]
+_PATTERNS: list[tuple[str, _Gate, re.Pattern[str], Callable[[re.Match[str]], str]]] = []
 
 
-def _add(kind: str, pattern: str, repl: Callable[[re.Match[str]], str] | None = None, flags: int = 0) -> None:
+def _add(
+    kind: str,
+    pattern: str,
+    repl: Callable[[re.Match[str]], str] | None = None,
+    flags: int = 0,
+    *,
+    gate: _Gate,
+) -> None:
     compiled = re.compile(pattern, flags)
-    _PATTERNS.append((kind, compiled, repl or (lambda m, k=kind: _tag(k))))
+    _PATTERNS.append((kind, gate, compiled, repl or (lambda m, k=kind: _tag(k))))
 
 
 def _looks_secret(value: str) -> bool:
@@ -74,26 +86,31 @@ def _assign_repl(kind: str) -> Callable[[re.Match[str]], str]:
 _add(
     "private_key",
     r"-----BEGIN (?P<t>[A-Z0-9 ]*?)PRIVATE KEY-----[\s\S]*?(?:-----END (?P=t)PRIVATE KEY-----|\Z)",
+    gate=lambda t, low: "-----BEGIN" in t,
 )
 _add(
     "url_credentials",
     r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://)(?P<user>[^\s:/@?#\[\]]+):(?P<pw>[^\s@/?#\[\]]+)@",
     lambda m: f"{m.group('scheme')}{_tag('url_credentials')}@",
+    gate=lambda t, low: "://" in t and "@" in t,
 )
-_add("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}")
+_add("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}", gate=lambda t, low: "eyJ" in t)
 _add(
     "bearer_token",
     # The token must look like one (a digit or a symbol), so "bearer authentication" stays.
     r"\b(?P<kw>[Bb]earer)\s+(?P<tok>(?=[A-Za-z0-9\-._~+/]*[0-9\-._~+/])[A-Za-z0-9\-._~+/]{12,}=*)",
     lambda m: f"{m.group('kw')} {_tag('bearer_token')}",
+    gate=lambda t, low: "earer" in t,
 )
 # OpenAI-style keys: long ones always; short ones ("sk-prod-93af") if they mix in digits.
-_add("api_key", r"\bsk-(?:[A-Za-z0-9_\-]{20,}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9][A-Za-z0-9_\-]{6,})")
-_add("api_key", r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}")
-_add("api_key", r"\bAIza[0-9A-Za-z_\-]{35}")
-_add("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
-_add("github_token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}")
-_add("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")
+_add("api_key", r"\bsk-(?:[A-Za-z0-9_\-]{20,}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9][A-Za-z0-9_\-]{6,})",
+     gate=lambda t, low: "sk-" in t)
+_add("api_key", r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}", gate=lambda t, low: "k_live_" in t or "k_test_" in t)
+_add("api_key", r"\bAIza[0-9A-Za-z_\-]{35}", gate=lambda t, low: "AIza" in t)
+_add("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", gate=lambda t, low: "AKIA" in t or "ASIA" in t)
+_add("github_token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}",
+     gate=lambda t, low: "gh" in t and "_" in t)
+_add("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", gate=lambda t, low: "xox" in t)
 # Generic: a long hex or base64-ish value right after a key/token/secret name.
 _add(
     "secret",
@@ -102,6 +119,7 @@ _add(
     r"(?P<val>[A-Fa-f0-9]{16,}|(?=[A-Za-z0-9+/_\-]*\d)(?=[A-Za-z0-9+/_\-]*[A-Za-z])[A-Za-z0-9+/_\-]{16,}={0,2})(?P=q)",
     _assign_repl("secret"),
     re.IGNORECASE,
+    gate=lambda t, low: ("=" in t or ":" in t) and ("key" in low or "secret" in low or "token" in low or "auth" in low),
 )
 _add(
     "password",
@@ -109,6 +127,7 @@ _add(
     r"(?P<sep>\s*[:=]\s*|\s+(?:is|was|=)\s+)" + _PW_VALUE,
     _pw_repl,
     re.IGNORECASE,
+    gate=lambda t, low: "pass" in low or "pwd" in low,
 )
 # Chinese: 密码：x / 密码=x / 密码是 x / 密码为 x. Passwords are ASCII in practice,
 # so the value must be an ASCII run: "密码是多少" is a question, not a secret.
@@ -119,15 +138,7 @@ _add(
     lambda m: f"{m.group('key')}{m.group('sep')}{_tag('password')}"
     if len(m.group("val")) >= 3
     else m.group(0),
-)
-
-
-# Cheap pre-check: every pattern above needs one of these fragments, so text
-# without any of them (most text) skips the dozen substitutions.
-_TRIGGER_RE = re.compile(
-    r"://|-----BEGIN|eyJ|bearer|sk-|[rsp]k_|AIza|AKIA|ASIA|gh[pousr]_|github_pat_|xox|key|secret|token|auth|"
-    r"pass|pwd|密码|口令|密钥|秘钥",
-    re.IGNORECASE,
+    gate=lambda t, low: "密码" in t or "口令" in t or "密钥" in t or "秘钥" in t,
 )
 
 
@@ -136,11 +147,19 @@ def mask_credentials(text: str, *, counts: dict[str, int] | None = None) -> str:
 
     `counts`, when given, is incremented per kind of replacement made.
     """
-    if not text or not _TRIGGER_RE.search(text):
+    if not text:
         return text
-    for kind, pattern, repl in _PATTERNS:
+    if counts is None and len(text) <= 64:
+        return _mask_short(text)  # kinds, tags, short notes repeat a lot
+    low = text.lower()
+    for kind, gate, pattern, repl in _PATTERNS:
+        if not gate(text, low):
+            continue
+        before = text
         if counts is None:
             text = pattern.sub(repl, text)
+            if text is not before:
+                low = text.lower()
             continue
         made = 0
 
@@ -154,7 +173,13 @@ def mask_credentials(text: str, *, counts: dict[str, int] | None = None) -> str:
         text = pattern.sub(counting, text)
         if made:
             counts[kind] = counts.get(kind, 0) + made
+            low = text.lower()
     return text
+
+
+@functools.lru_cache(maxsize=8192)
+def _mask_short(text: str) -> str:
+    return mask_credentials(text, counts={})
 
 
 def secret_placeholder(node: NodeData) -> str:

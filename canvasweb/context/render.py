@@ -102,10 +102,12 @@ def _prepare(
             text = secret_placeholder(n)
         else:
             text = mask(flatten_markup(n.content))
-            full = cache.count(text)
-            if full > max_node_tokens:
-                original = full
-                text = truncate_to_tokens(text, max_tokens=max_node_tokens, encoding=cache.encoding)
+            # A token is at least one UTF-8 byte: short texts cannot be over the cap.
+            if len(text) * 4 > max_node_tokens and len(text.encode("utf-8")) > max_node_tokens:
+                full = cache.count(text)
+                if full > max_node_tokens:
+                    original = full
+                    text = truncate_to_tokens(text, max_tokens=max_node_tokens, encoding=cache.encoding)
         quoted = quote_text(text)
         body = f"({_meta(c, mask)}) {quoted}"
         return body, cache.count(body), quoted, original

@@ -389,7 +389,11 @@ def _scan_entries(
     for x, y, w, i in entries:
         eff = hypot(x - qx, y - qy) / w
         if eff > radius:
-            excl.counts["out_of_range"] = excl.counts.get("out_of_range", 0) + 1
+            n_out = excl.counts.get("out_of_range", 0)
+            if n_out < excl.limit:  # list the first few (scanned nearest-first), count the rest
+                excl.add(nodes[i].id, "out_of_range", f"effective distance {eff:.0f} > radius {radius:.0f}")
+            else:
+                excl.counts["out_of_range"] = n_out + 1
             continue
         st = status[i]
         if st:

@@ -308,6 +308,7 @@ def build_summary(
     encoding: str | None = None,
     previous_summary: str | None = None,
     is_restricted: Callable[[frozenset[str]], bool] | None = None,
+    already_shown: Sequence[str] = (),
 ) -> SummaryResult:
     """Structured extractive summary of `messages` within max_tokens.
 
@@ -317,7 +318,9 @@ def build_summary(
     written earlier, by this function or by a model) is folded in first:
     all of its sentences are carried (they were already judged worth
     keeping), unless a later correction or `is_stale` retires them.
-    `is_restricted` drops sentences about content the reader may not see.
+    `is_restricted` drops sentences about content the reader may not see;
+    sentences identical to one in `already_shown` (e.g. the canvas block's
+    node texts) are not repeated.
     """
     enc = cache.encoding if cache is not None else encoding
 
@@ -337,7 +340,7 @@ def build_summary(
     cands: list[_Cand] = []
     corrections: list[tuple[int, SentenceInfo]] = []
     questions: list[frozenset[str]] = []
-    seen: set[str] = set()
+    seen: set[str] = {_norm(x) for text in already_shown for x in split_sentences(text)}
     pos = 0
     for mi, (m, summarize, carried) in enumerate(stream):
         if m.role == "tool":

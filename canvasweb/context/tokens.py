@@ -9,6 +9,7 @@ see ENVIRONMENT.md section 4) can be passed explicitly; we never download.
 from __future__ import annotations
 
 import functools
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -77,6 +78,9 @@ class TokenCache:
         self.encoding = encoding or DEFAULT_ENCODING
         self.max_entries = max_entries
         self._entries: OrderedDict[Hashable, tuple[Any, Any]] = OrderedDict()
+        # One cache is shared by all turns of a process, possibly from several
+        # threads: lookups and stores are locked, computing is not.
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
@@ -88,31 +92,26 @@ class TokenCache:
 
     def prepared(self, *, key: Hashable, source: Any, prepare: Callable[[], str]) -> tuple[str, int]:
         """(prepared text, token count) for `source` under `key`; `prepare` runs on a miss."""
-        entry = self._entries.get(key)
-        if entry is not None and (entry[0] is source or entry[0] == source):
-            self.hits += 1
-            self._entries.move_to_end(key)
-            return entry[1]
-        self.misses += 1
-        text = prepare()
-        value = (text, count_tokens(text, encoding=self.encoding))
-        self._store(key, source, value)
-        return value
+
+        def compute() -> tuple[str, int]:
+            text = prepare()
+            return (text, count_tokens(text, encoding=self.encoding))
+
+        return self.memo(key=key, source=source, compute=compute)
 
     def memo(self, *, key: Hashable, source: Any, compute: Callable[[], Any]) -> Any:
-        """Generic memo with the same staleness check (used for sentence analysis)."""
-        entry = self._entries.get(key)
-        if entry is not None and (entry[0] is source or entry[0] == source):
-            self.hits += 1
-            self._entries.move_to_end(key)
-            return entry[1]
-        self.misses += 1
+        """Memoized compute() under key; recomputed if `source` differs from the stored one."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and (entry[0] is source or entry[0] == source):
+                self.hits += 1
+                self._entries.move_to_end(key)
+                return entry[1]
+            self.misses += 1
         value = compute()
-        self._store(key, source, value)
+        with self._lock:
+            self._entries[key] = (source, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
         return value
-
-    def _store(self, key: Hashable, source: Any, value: Any) -> None:
-        self._entries[key] = (source, value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)

@@ -100,9 +100,11 @@ class Viewport:
     height: float = 800.0
 
     def __post_init__(self) -> None:
+        if not (math.isfinite(self.x) and math.isfinite(self.y)):
+            raise ValueError("viewport centre must be finite")
         if not (self.zoom > 0 and math.isfinite(self.zoom)):
             raise ValueError("zoom must be a positive finite number")
-        if self.width <= 0 or self.height <= 0:
+        if not (self.width > 0 and self.height > 0 and math.isfinite(self.width) and math.isfinite(self.height)):
             raise ValueError("viewport width and height must be positive")
 
     @property

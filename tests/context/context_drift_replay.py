@@ -12,6 +12,7 @@ from canvasweb.context.compiler import compile_context
 from canvasweb.context.types import CompileRequest, EdgeData, MessageData, NodeData, Viewport
 
 SAMPLES_DIR = Path("/work/shared/drift/samples")
+REPO_SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "bench" / "scenarios"
 SYSTEM_PROMPT = (
     "You are Canvasweb's assistant. Answer from the canvas notes, the summary and the conversation. "
     "When facts conflict, the canvas and the latest correction win."
@@ -70,8 +71,8 @@ class Replay:
             self.apply(op)
 
 
-def load_samples() -> list[dict]:
-    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(SAMPLES_DIR.glob("*.json"))]
+def load_samples(directory: Path = SAMPLES_DIR) -> list[dict]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(directory.glob("*.json"))]
 
 
 def probe_requests(scenario: dict, *, strategy: str = "canvas", budget: int = 2000):

@@ -18,8 +18,8 @@ EXAMPLES = int(os.environ.get("CONTEXT_HYPOTHESIS_EXAMPLES", "120"))
 VP = Viewport(x=0, y=0, zoom=1, width=1000, height=1000)  # radius 1.5 * 707 = 1061
 
 
-def select(nodes, *, edges=(), viewport=VP, role="editor", question="", **cfg):
-    index = CanvasIndex.build(nodes=nodes, edges=edges)
+def select(nodes, *, edges=(), viewport=VP, role="editor", question="", cell_size=None, **cfg):
+    index = CanvasIndex.build(nodes=nodes, edges=edges, cell_size=cell_size)
     return select_nodes(index=index, viewport=viewport, role=role, question=question,
                         config=SelectionConfig(**cfg) if cfg else None)
 
@@ -47,9 +47,11 @@ def test_anchors_always_in_even_far_away():
     assert "a" in ids(sel)
 
 
-def test_out_of_range_nodes_are_left_out_and_counted():
-    sel = select([node("a", x=10, y=0), node("far", x=50_000, y=0)])
+def test_out_of_range_nodes_are_left_out_and_reported():
+    sel = select([node("a", x=10, y=0), node("far", x=1_200, y=0)], cell_size=500.0)  # radius 1061
     assert ids(sel) == ["a"]
+    assert ("far", "out_of_range") in {(e.node_id, e.reason) for e in sel.excluded}
+    assert sel.excluded_counts["out_of_range"] == 1
 
 
 def test_radius_follows_zoom():

@@ -108,3 +108,31 @@ def test_token_cache_is_bounded():
     for i in range(10):
         cache.memo(key=i, source=i, compute=lambda i=i: i)
     assert len(cache) == 3
+
+
+def test_viewport_rejects_non_finite_values():
+    for bad in (dict(x=float("nan")), dict(y=float("inf")), dict(width=float("nan")), dict(height=-1)):
+        with pytest.raises(ValueError):
+            Viewport(**bad)
+
+
+def test_token_cache_is_thread_safe_under_eviction():
+    import threading
+
+    cache = TokenCache(max_entries=16)
+    errors = []
+
+    def worker(seed):
+        try:
+            for i in range(3000):
+                k = (seed * 7 + i) % 64
+                assert cache.memo(key=k, source=k, compute=lambda k=k: k * 2) == k * 2
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(cache) <= 16
