@@ -218,6 +218,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         # record); if they all fit and more were in range, widen and retry.
         limit = max(32, block_budget // 32)
         timings["select"] = timings["render"] = 0.0
+        retried = False
         while True:
             t = time.perf_counter()
             selection = select_nodes(
@@ -233,10 +234,14 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             )
             timings["render"] += _ms(t)
             more_in_range = selection.stats.get("viewport_limited", 0) > 0
-            if (not more_in_range or block.excluded or block.tokens >= 0.9 * block_budget
+            if (retried or not more_in_range or block.excluded or block.tokens >= 0.9 * block_budget
                     or limit >= request.selection.max_candidates):
                 break
-            limit *= 4
+            # One retry, sized from the records' observed average cost.
+            avg = block.tokens / max(1, len(block.included))
+            limit = min(request.selection.max_candidates,
+                        limit + int((block_budget - block.tokens) / max(avg, 8.0) * 1.5) + 16)
+            retried = True
         report.included_nodes = block.included
         shown_ids = set(block.handles.values())
         shown_texts = [c.node.content for c in selection.candidates if not c.placeholder and c.node.id in shown_ids]

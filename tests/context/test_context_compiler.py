@@ -309,3 +309,10 @@ def test_chat_only_correction_by_subject_retires_old_value():
             MessageData(id="a2", role="assistant", content="Done."))
     text = all_text(compile_(messages=msgs, budget=3000).messages)
     assert "84 people" not in text and "96 people" in text
+
+
+def test_candidate_limit_widens_when_short_records_leave_room():
+    nodes = tuple(node(f"s{i:03d}", f"x{i}", x=i % 20, y=i // 20) for i in range(500))
+    c = compile_(nodes=nodes, budget=8000)
+    assert len(c.report.included_nodes) > 8000 * 45 // 100 // 32
+    assert prompt_tokens(c.messages) <= 8000
