@@ -6,6 +6,7 @@ urlpatterns = [
     # The canvases API ends with a catch-all for unknown /api/ paths: keep it last.
     path("api/", include("canvasweb.chat.api.urls")),
     path("api/", include("canvasweb.history.urls")),
+    path("api/", include("canvasweb.agent.api.urls")),
     path("api/", include("canvasweb.canvases.api.urls")),
     path("", include("canvasweb.web.urls")),
 ]
