@@ -16,6 +16,13 @@ export default defineConfig({
     manifest: 'manifest.json',
     rollupOptions: {
       input: 'src/main.tsx',
+      output: {
+        // React and React Flow change rarely: their own chunk keeps the app chunk small and cacheable.
+        // (django-vite preloads the entry's imports from the manifest.)
+        advancedChunks: {
+          groups: [{ name: 'vendor', test: /node_modules[\\/](react|react-dom|scheduler|@xyflow|d3-[a-z-]+|zustand|classcat|use-sync-external-store)[\\/]/ }],
+        },
+      },
     },
   },
   test: {

@@ -5,6 +5,7 @@ import { LoginPage } from './pages/LoginPage';
 import { CanvasListPage } from './pages/CanvasListPage';
 import { CanvasPage } from './pages/CanvasPage';
 import { NotFoundPage } from './pages/NotFoundPage';
+import { ChatPanel } from './chat/ChatPanel';
 import { Spinner } from './components/Spinner';
 import { Toasts } from './components/Toasts';
 import { ErrorBoundary } from './components/ErrorBoundary';
@@ -42,7 +43,7 @@ export function App() {
   else if (route.name === 'login') page = auth.status === 'anonymous' ? <LoginPage next={route.next} /> : <Spinner />;
   else if (auth.status !== 'authenticated') page = <Spinner />;
   else if (route.name === 'list') page = <CanvasListPage />;
-  else if (route.name === 'canvas') page = <CanvasPage key={route.id} canvasId={route.id} />;
+  else if (route.name === 'canvas') page = <CanvasPage key={route.id} canvasId={route.id} chat={<ChatPanel />} />;
   else page = <NotFoundPage />;
 
   return (

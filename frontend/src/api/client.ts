@@ -1,13 +1,27 @@
 // Small fetch wrapper for the Django REST API: JSON, session cookie, CSRF.
 
 import type {
+  ActivityPage,
+  AgentPolicyValue,
   ApiErrorBody,
   CanvasSummary,
+  ChatMessage,
+  Conversation,
+  ContextReport,
   HistoryEntry,
+  ImportResult,
+  LLMStatus,
   Member,
+  ModelRequestRecord,
+  NodeTimeline,
   Op,
+  Proposal,
+  PresenceViewport,
   Role,
   Snapshot,
+  Suggestion,
+  UndoResult,
+  UndoStatus,
   UserRef,
 } from './types';
 
@@ -15,12 +29,15 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field: string | null;
-  constructor(status: number, body: Partial<ApiErrorBody>) {
+  /** the whole error object (e.g. `problems` for a rejected import) */
+  readonly body: Partial<ApiErrorBody> & Record<string, unknown>;
+  constructor(status: number, body: Partial<ApiErrorBody> & Record<string, unknown>) {
     super(body.message || `Request failed (${status})`);
     this.name = 'ApiError';
     this.status = status;
     this.code = body.code || (status === 0 ? 'NETWORK' : 'ERROR');
     this.field = body.field ?? null;
+    this.body = body;
   }
   get isAuth(): boolean {
     return this.status === 401 || this.code === 'UNAUTHENTICATED' || (this.status === 403 && this.code === 'NOT_AUTHENTICATED');
@@ -61,7 +78,7 @@ export async function refreshCsrf(): Promise<string | null> {
 }
 
 function parseError(status: number, data: unknown): ApiError {
-  const d = data as { error?: Partial<ApiErrorBody>; detail?: string } | null;
+  const d = data as { error?: Partial<ApiErrorBody> & Record<string, unknown>; detail?: string } | null;
   if (d && d.error && typeof d.error === 'object') return new ApiError(status, d.error);
   if (d && typeof d.detail === 'string') {
     const code = status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : 'ERROR';
@@ -155,6 +172,56 @@ export const api = {
     }),
   nodeHistory: (id: number | string, nodeId: string) =>
     request<HistoryEntry[]>('GET', `/api/canvases/${enc(String(id))}/nodes/${enc(nodeId)}/history/`),
+  setAgentPolicy: (id: number | string, policy: Partial<AgentPolicyValue>) =>
+    request<CanvasSummary>('PATCH', `/api/canvases/${enc(String(id))}/`, { agent_policy: policy }),
+
+  // chat
+  llmStatus: () => request<LLMStatus>('GET', '/api/llm/'),
+  conversations: (canvasId: number | string) =>
+    request<Conversation[]>('GET', `/api/canvases/${enc(String(canvasId))}/conversations/`),
+  createConversation: (canvasId: number | string, title = '') =>
+    request<Conversation>('POST', `/api/canvases/${enc(String(canvasId))}/conversations/`, title ? { title } : {}),
+  messages: (conversationId: number) => request<ChatMessage[]>('GET', `/api/conversations/${conversationId}/messages/`),
+  modelRequest: (id: number) => request<ModelRequestRecord>('GET', `/api/model-requests/${id}/`),
+  acceptSuggestion: (id: number, x: number, y: number, supersede: boolean) =>
+    request<{ suggestion: Suggestion; revision: number }>('POST', `/api/suggestions/${id}/accept/`, { x, y, supersede }),
+  dismissSuggestion: (id: number) => request<{ suggestion: Suggestion }>('POST', `/api/suggestions/${id}/dismiss/`, {}),
+  contextPreview: (canvasId: number | string, body: { text: string; conversation_id: number | null; viewport: PresenceViewport | null }) =>
+    request<ContextReport>('POST', `/api/canvases/${enc(String(canvasId))}/context-preview/`, body),
+
+  // agent proposals
+  proposals: (canvasId: number | string, status?: string) =>
+    request<Proposal[]>('GET', `/api/canvases/${enc(String(canvasId))}/proposals/${status ? `?status=${enc(status)}` : ''}`),
+  approveProposal: (id: number, force = false) =>
+    request<{ proposal: Proposal; revision: number | null }>('POST', `/api/proposals/${id}/approve/`, force ? { force: true } : {}),
+  rejectProposal: (id: number) => request<{ proposal: Proposal; revision: null }>('POST', `/api/proposals/${id}/reject/`, {}),
+
+  // history
+  nodeTimeline: (canvasId: number | string, nodeId: string, actorKind?: string) =>
+    request<NodeTimeline>(
+      'GET',
+      `/api/canvases/${enc(String(canvasId))}/nodes/${enc(nodeId)}/timeline/${actorKind ? `?actor_kind=${enc(actorKind)}` : ''}`,
+    ),
+  revertNode: (canvasId: number | string, nodeId: string, revision: number) =>
+    request<{ reverted_to: number; node_id: string; recreated: boolean; fields: string[]; revision: number }>(
+      'POST',
+      `/api/canvases/${enc(String(canvasId))}/nodes/${enc(nodeId)}/revert/`,
+      { revision },
+    ),
+  activity: (canvasId: number | string, opts: { limit?: number; before?: number | null; actorKind?: string } = {}) => {
+    const q = new URLSearchParams();
+    if (opts.limit) q.set('limit', String(opts.limit));
+    if (opts.before) q.set('before', String(opts.before));
+    if (opts.actorKind) q.set('actor_kind', opts.actorKind);
+    const qs = q.toString();
+    return request<ActivityPage>('GET', `/api/canvases/${enc(String(canvasId))}/activity/${qs ? `?${qs}` : ''}`);
+  },
+  undoStatus: (canvasId: number | string) => request<UndoStatus>('GET', `/api/canvases/${enc(String(canvasId))}/undo/`),
+  undo: (canvasId: number | string) => request<UndoResult>('POST', `/api/canvases/${enc(String(canvasId))}/undo/`),
+  redo: (canvasId: number | string) => request<UndoResult>('POST', `/api/canvases/${enc(String(canvasId))}/redo/`),
+  exportUrl: (canvasId: number | string) => `/api/canvases/${enc(String(canvasId))}/export.canvas`,
+  importCanvas: (document: unknown, name?: string) =>
+    request<ImportResult>('POST', `/api/canvases/import/${name ? `?name=${enc(name)}` : ''}`, document),
 };
 
 export function errorMessage(err: unknown): string {

@@ -182,3 +182,255 @@ export interface PresenceCursor {
   x: number;
   y: number;
 }
+
+// ---------------------------------------------------------------- chat (docs/protocol.md "Chat", docs/api.md "Chat")
+
+export interface Conversation {
+  id: number;
+  canvas_id: number;
+  title: string;
+  summary: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type MessageStatus = 'complete' | 'streaming' | 'stopped' | 'error' | 'pending' | string;
+
+export interface ChatMessage {
+  id: number;
+  conversation_id: number;
+  role: 'user' | 'assistant' | 'tool' | 'system' | string;
+  source: string;
+  content: string;
+  status: MessageStatus;
+  error: string | { code?: string; message?: string } | null;
+  token_count: number;
+  model_request_id: number | null;
+  created_at: string;
+}
+
+export interface IncludedNode {
+  node_id: string;
+  handle: string;
+  rank: number;
+  reason: string;
+  tokens: number;
+  placeholder?: boolean;
+  effective_distance?: number | null;
+  match_score?: number | null;
+}
+
+export interface ExcludedNode {
+  node_id: string;
+  reason: string;
+  detail?: string;
+}
+
+export type LayerName = 'system' | 'canvas' | 'summary' | 'recent' | 'question';
+export const LAYERS: LayerName[] = ['system', 'canvas', 'summary', 'recent', 'question'];
+
+export interface ContextReport {
+  budget: Record<string, number>;
+  layer_tokens: Record<string, number>;
+  total_tokens: number;
+  included: IncludedNode[];
+  excluded: ExcludedNode[];
+  excluded_counts: Record<string, number>;
+  truncations: { layer: string; item_id: string; original_tokens: number; kept_tokens: number }[];
+  notes: string[];
+}
+
+export interface Suggestion {
+  id: number;
+  conversation_id: number;
+  message_id: number;
+  content: string;
+  kind: NodeKind;
+  subject: string;
+  value: string;
+  reason: string;
+  status: 'pending' | 'accepted' | 'dismissed' | string;
+  supersede_node_id: string | null;
+  created_node_id: string | null;
+}
+
+export interface ModelRequestRecord {
+  id: number;
+  conversation_id: number | null;
+  message_id: number | null;
+  purpose: string;
+  model: string;
+  base_url: string;
+  strategy: string;
+  messages: { role: string; content: unknown; tool_calls?: unknown; tool_call_id?: string; name?: string }[];
+  tools: { type?: string; function?: { name?: string; description?: string } }[] | null;
+  layer_tokens: Record<string, number>;
+  budget: number;
+  included_node_ids: string[];
+  report: {
+    strategy?: string;
+    budget?: Record<string, number>;
+    layer_tokens?: Record<string, number>;
+    total_tokens?: number;
+    included_nodes?: IncludedNode[];
+    excluded_nodes?: ExcludedNode[];
+    excluded_counts?: Record<string, number>;
+    truncations?: ContextReport['truncations'];
+    notes?: string[];
+    redactions?: Record<string, number>;
+  } | null;
+  response_text: string;
+  tool_calls: unknown;
+  usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; [k: string]: unknown } | null;
+  latency_ms: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+export interface LLMStatus {
+  configured: boolean;
+  model: string | null;
+  context_window: number;
+  max_output_tokens: number;
+  help: string | null;
+}
+
+// ---------------------------------------------------------------- agent (docs/api.md "Agent proposals")
+
+export type AgentMode = 'off' | 'propose' | 'auto';
+export interface AgentPolicyValue {
+  mode: AgentMode;
+  scope: 'all' | 'tagged';
+  protect_pinned: boolean;
+  allow_archive: boolean;
+}
+
+export interface ProposalFieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface ProposalNodeRef {
+  id: string;
+  content: string;
+  kind: string;
+  version: number;
+  sensitivity?: string;
+}
+
+export interface Proposal {
+  id: number;
+  canvas_id: number;
+  status: 'pending' | 'approved' | 'rejected' | 'failed' | string;
+  tool: string;
+  summary: string;
+  diff: {
+    target?: ProposalNodeRef;
+    node?: NodeCreateBody & { id: string };
+    edge?: { id?: string; source: string; target: string; relation: Relation | string; label?: string };
+    source?: ProposalNodeRef;
+    fields: ProposalFieldChange[];
+  };
+  op: Op;
+  stale: boolean;
+  stale_reason: string | null;
+  requested_by: UserRef | null;
+  conversation_id: number | null;
+  message_id: number | null;
+  agent_run_id: string | null;
+  decided_by: UserRef | null;
+  decided_at: string | null;
+  forced: boolean;
+  result_revision: number | null;
+  error: ApiErrorBody | null;
+  created_at: string;
+}
+
+// ---------------------------------------------------------------- history (docs/api.md "History, undo and JSON Canvas")
+
+export interface HistoryActor {
+  kind: 'user' | 'agent' | 'system' | string;
+  user: { id: number | null; username: string } | null;
+  on_behalf_of: { id: number | null; username: string } | null;
+  approved_by: UserRef | null;
+  conversation_id: number | null;
+  reason: string | null;
+}
+
+export interface TimelineEntry {
+  revision: number;
+  seq: number;
+  at: string;
+  actor: HistoryActor;
+  op_type: string;
+  reason: string | null;
+  entity: 'node' | 'edge' | 'canvas' | 'member' | string;
+  action: 'created' | 'updated' | 'deleted' | 'removed' | string;
+  target_id: string;
+  node_id: string | null;
+  fields: string[];
+  diff: { field: string; before: unknown; after: unknown }[];
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  summary: string;
+  undo_of: { kind: 'undo' | 'redo'; revision: number } | null;
+  revertible?: boolean;
+}
+
+export interface ChainItem {
+  id: string;
+  position: 'before' | 'current' | 'after';
+  deleted: boolean;
+  content: string;
+  kind: string | null;
+  superseded_by: string | null;
+}
+
+export interface NodeTimeline {
+  node: CanvasNode | null;
+  deleted: boolean;
+  chain: ChainItem[];
+  entries: TimelineEntry[];
+}
+
+export interface ActivityPage {
+  revision: number;
+  items: TimelineEntry[];
+  next_before: number | null;
+}
+
+export interface UndoResult {
+  kind: 'undo' | 'redo';
+  inverted_revision: number;
+  revision: number | null;
+  applied: { entity: string; id: string; action: string; fields: string[] }[];
+  skipped: {
+    entity: string;
+    id: string;
+    field: string | null;
+    reason: string;
+    by: { kind: string; username: string; label: string } | null;
+    revision: number | null;
+    summary: string;
+  }[];
+  can_undo: boolean;
+  can_redo: boolean;
+}
+
+export interface UndoStatus {
+  can_undo: boolean;
+  can_redo: boolean;
+  undo_revision: number | null;
+  redo_revision: number | null;
+}
+
+export interface ImportResult {
+  canvas: CanvasSummary;
+  revision: number;
+  nodes: number;
+  edges: number;
+  id_map: Record<string, string>;
+  unknown_keys: { where: string; keys: string[] }[];
+  notes: string[];
+}

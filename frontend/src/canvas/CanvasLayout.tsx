@@ -29,7 +29,10 @@ export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen,
             <button className="region-toggle" onClick={onToggleChat} aria-label={chatOpen ? 'Hide chat' : 'Show chat'} title={chatOpen ? 'Hide chat' : 'Show chat'}>
               {chatOpen ? <ChevronLeftIcon size={14} /> : <ChatIcon size={14} />}
             </button>
-            {chatOpen && <div className="region-body">{chat}</div>}
+            {/* kept mounted while collapsed so a streaming reply is not lost */}
+            <div className="region-body" hidden={!chatOpen}>
+              {chat}
+            </div>
           </aside>
         )}
         <main className="canvas-area">{canvas}</main>

@@ -31,15 +31,49 @@ import { newEntityId, type EngineState } from '../sync/engine';
 import { clamp, snippet } from '../lib/format';
 import { LIMITS } from '../api/types';
 import { useCanvasActions, useEditingId, type Selection } from './context';
-import { NodeCard, type CardNode } from './NodeCard';
+import { NodeCard, type CardDecor, type CardNode } from './NodeCard';
 import { FloatingEdge, type RelEdge } from './FloatingEdge';
 import { kindMeta, relationColor } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
 import { RemoteCursors } from './RemoteCursors';
+import { useOverlay, type OverlayState } from './overlay';
+import { GhostCard, type GhostFlowNode } from '../agent/GhostNode';
+import { ghostsFor, markedNodes } from '../agent/proposals';
 
-const nodeTypes = { card: NodeCard };
+const nodeTypes = { card: NodeCard, ghost: GhostCard };
 const edgeTypes = { floating: FloatingEdge };
+
+type FlowNode = CardNode | GhostFlowNode;
+
+/** Per-node decorations from the overlay (preview ranks, filters, proposals). */
+function decorate(overlay: OverlayState, marked: Map<string, number[]>) {
+  const { preview, agentOnly } = overlay;
+  return (node: { id: string; author_kind: string }): CardDecor => {
+    const inc = preview?.included.get(node.id);
+    const exc = preview && !inc ? preview.excluded.get(node.id)?.reason ?? 'not_selected' : null;
+    return {
+      rank: inc ? inc.rank : null,
+      ctxReason: inc ? inc.reason : null,
+      placeholder: inc ? inc.placeholder : false,
+      excluded: exc,
+      dimmed: (agentOnly && node.author_kind !== 'agent') || (!!preview && !inc),
+      proposals: marked.get(node.id) ?? null,
+    };
+  };
+}
+
+function sameDecor(a: CardDecor | undefined, b: CardDecor): boolean {
+  return (
+    !!a &&
+    a.rank === b.rank &&
+    a.ctxReason === b.ctxReason &&
+    a.placeholder === b.placeholder &&
+    a.excluded === b.excluded &&
+    a.dimmed === b.dimmed &&
+    (a.proposals ?? []).join(',') === (b.proposals ?? []).join(',')
+  );
+}
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const coord = (v: number) => round2(clamp(v, -LIMITS.coordAbsMax, LIMITS.coordAbsMax));
@@ -51,9 +85,17 @@ function isEditableTarget(t: EventTarget | null): boolean {
 }
 
 /** Rebuild React Flow nodes from the document, keeping identity, measurements and drag positions. */
-function buildNodes(prev: CardNode[], doc: Doc, pendingIds: ReadonlySet<string>, selected: ReadonlySet<string>, readOnly: boolean): CardNode[] {
-  const prevById = new Map(prev.map((n) => [n.id, n]));
-  const out: CardNode[] = [];
+function buildNodes(
+  prev: FlowNode[],
+  doc: Doc,
+  pendingIds: ReadonlySet<string>,
+  selected: ReadonlySet<string>,
+  readOnly: boolean,
+  decor: (n: { id: string; author_kind: string }) => CardDecor,
+  ghosts: GhostFlowNode['data'][],
+): FlowNode[] {
+  const prevById = new Map(prev.filter((n): n is CardNode => n.type === 'card').map((n) => [n.id, n]));
+  const out: FlowNode[] = [];
   for (const node of doc.nodes.values()) {
     const p = prevById.get(node.id);
     const pending = pendingIds.has(node.id);
@@ -61,9 +103,11 @@ function buildNodes(prev: CardNode[], doc: Doc, pendingIds: ReadonlySet<string>,
     const successor = node.superseded_by ? (succ ? snippet(succ.content, 36) : null) : null;
     const isSelected = selected.has(node.id);
     const draggable = !readOnly;
+    const d = decor(node);
     if (
       p &&
       p.data.node === node &&
+      sameDecor(p.data.decor, d) &&
       p.data.pending === pending &&
       p.data.successor === successor &&
       !!p.selected === isSelected &&
@@ -77,13 +121,33 @@ function buildNodes(prev: CardNode[], doc: Doc, pendingIds: ReadonlySet<string>,
       id: node.id,
       type: 'card',
       position: p?.dragging ? p.position : { x: node.x, y: node.y },
-      data: { node, pending, successor },
+      data: { node, pending, successor, decor: d },
       selected: isSelected,
       dragging: p?.dragging,
       measured: p?.measured,
       draggable,
       zIndex: node.archived || node.superseded_by ? 0 : 1,
       ariaLabel: `${kindMeta(node.kind).label}: ${snippet(node.content, 60) || 'empty'}`,
+    });
+  }
+  const prevGhosts = new Map(prev.filter((n): n is GhostFlowNode => n.type === 'ghost').map((n) => [n.id, n]));
+  for (const g of ghosts) {
+    const p = prevGhosts.get(g.node.id);
+    if (p && p.data.proposal === g.proposal && p.data.node.x === g.node.x && p.data.node.y === g.node.y) {
+      out.push(p);
+      continue;
+    }
+    out.push({
+      id: g.node.id,
+      type: 'ghost',
+      position: { x: g.node.x, y: g.node.y },
+      data: g,
+      measured: p?.measured,
+      draggable: false,
+      selectable: false,
+      connectable: false,
+      zIndex: 2,
+      ariaLabel: `Proposed by the agent: ${snippet(g.node.content, 60)}`,
     });
   }
   return out;
@@ -97,19 +161,25 @@ interface Props {
 }
 
 export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
-  const { engine, readOnly, submit, startEditing } = useCanvasActions();
+  const { engine, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
+  const overlay = useOverlay(overlayStore);
   const editingId = useEditingId();
-  const rf = useReactFlow<CardNode, RelEdge>();
+  const rf = useReactFlow<FlowNode, RelEdge>();
   const wrapperRef = useRef<HTMLDivElement>(null);
-  const [rfNodes, setRfNodes] = useState<CardNode[]>([]);
+  const [rfNodes, setRfNodes] = useState<FlowNode[]>([]);
   const [connectDraft, setConnectDraft] = useState<{ source: string; target: string; x: number; y: number } | null>(null);
   const [edgeEdit, setEdgeEdit] = useState<{ id: string; x: number; y: number } | null>(null);
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const { doc, pendingIds } = state;
 
+  const ghosts = useMemo(() => ghostsFor(overlay.proposals, doc), [overlay.proposals, doc]);
+  const decor = useMemo(() => decorate(overlay, markedNodes(overlay.proposals)), [overlay]);
+
   useLayoutEffect(() => {
-    setRfNodes((prev) => buildNodes(prev, doc, pendingIds, selection.nodes, readOnly));
-  }, [doc, pendingIds, selection.nodes, readOnly]);
+    setRfNodes((prev) => buildNodes(prev, doc, pendingIds, selection.nodes, readOnly, decor, ghosts.nodes));
+  }, [doc, pendingIds, selection.nodes, readOnly, decor, ghosts.nodes]);
+
+  const onGhostClick = useCallback((proposalId: number) => overlayStore.focusProposal(proposalId), [overlayStore]);
 
   const toLocal = useCallback((clientX: number, clientY: number) => {
     const rect = wrapperRef.current?.getBoundingClientRect();
@@ -139,14 +209,27 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
       });
     }
+    for (const g of ghosts.edges) {
+      const color = relationColor(g.edge.relation);
+      out.push({
+        id: g.edge.id,
+        source: g.edge.source,
+        target: g.edge.target,
+        type: 'floating',
+        data: { edge: g.edge, pending: false, ghostProposalId: g.proposal.id, onGhostClick },
+        selectable: false,
+        focusable: false,
+        markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
+      });
+    }
     return out;
-  }, [doc, pendingIds, selection.edges, onLabelClick]);
+  }, [doc, pendingIds, selection.edges, onLabelClick, ghosts.edges, onGhostClick]);
 
   // ------------------------------------------------------------ React Flow callbacks
 
   const onNodesChange = useCallback(
-    (changes: NodeChange<CardNode>[]) => {
-      const sel = changes.filter((c) => c.type === 'select');
+    (changes: NodeChange<FlowNode>[]) => {
+      const sel = changes.filter((c) => c.type === 'select' && !c.id.startsWith('ghost-'));
       if (sel.length) {
         setSelection((prev) => {
           const nodes = new Set(prev.nodes);
@@ -174,7 +257,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   );
 
   const onNodeDragStop = useCallback(
-    (_e: unknown, _node: CardNode, nodes: CardNode[]) => {
+    (_e: unknown, _node: FlowNode, nodes: FlowNode[]) => {
       if (readOnly) return;
       const ops: Op[] = [];
       for (const n of nodes) {
@@ -192,7 +275,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   const onConnect = useCallback(
     (c: Connection) => {
-      if (readOnly || !c.source || !c.target || c.source === c.target) return;
+      if (readOnly || !c.source || !c.target || c.source === c.target || c.target.startsWith('ghost-') || c.source.startsWith('ghost-')) return;
       const p = pointer.current ?? { x: 0, y: 0 };
       setConnectDraft({ source: c.source, target: c.target, ...toLocal(p.x, p.y) });
     },
@@ -207,7 +290,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       if (!pt) return;
       const el = document.elementFromPoint(pt.clientX, pt.clientY) as HTMLElement | null;
       const targetId = el?.closest<HTMLElement>('.react-flow__node')?.dataset.id;
-      if (!targetId || targetId === conn.fromNode.id) return;
+      if (!targetId || targetId === conn.fromNode.id || targetId.startsWith('ghost-')) return;
       setConnectDraft({ source: conn.fromNode.id, target: targetId, ...toLocal(pt.clientX, pt.clientY) });
     },
     [readOnly, toLocal],
@@ -224,8 +307,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   );
 
   const onNodeDoubleClick = useCallback(
-    (_e: ReactMouseEvent, node: CardNode) => {
-      if (readOnly) return;
+    (_e: ReactMouseEvent, node: FlowNode) => {
+      if (readOnly || node.type !== 'card') return;
       startEditing(node.id);
     },
     [readOnly, startEditing],
@@ -233,9 +316,20 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   const onEdgeClick = useCallback(
     (e: ReactMouseEvent, edge: RelEdge) => {
+      if (edge.data?.ghostProposalId) {
+        onGhostClick(edge.data.ghostProposalId);
+        return;
+      }
       setEdgeEdit({ id: edge.id, ...toLocal(e.clientX, e.clientY) });
     },
-    [toLocal],
+    [toLocal, onGhostClick],
+  );
+
+  const onNodeClick = useCallback(
+    (_e: ReactMouseEvent, node: FlowNode) => {
+      if (node.type === 'ghost') onGhostClick(node.data.proposal.id);
+    },
+    [onGhostClick],
   );
 
   const onPaneClick = useCallback(() => {
@@ -260,26 +354,32 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   // ------------------------------------------------------------ presence
 
-  const sendPresence = useCallback(() => {
+  const currentViewport = useCallback(() => {
     const el = wrapperRef.current;
-    if (!el) return;
+    if (!el) return null;
     const rect = el.getBoundingClientRect();
     const { x, y, zoom } = rf.getViewport();
     const z = zoom || 1;
-    const viewport = {
+    return {
       x: round2((rect.width / 2 - x) / z),
       y: round2((rect.height / 2 - y) / z),
       zoom: Math.round(z * 1000) / 1000,
-      width: Math.round(rect.width),
-      height: Math.round(rect.height),
+      width: Math.max(1, Math.round(rect.width)),
+      height: Math.max(1, Math.round(rect.height)),
     };
+  }, [rf]);
+
+  const sendPresence = useCallback(() => {
+    const viewport = currentViewport();
+    if (!viewport) return;
+    overlayStore.setViewport(viewport);
     let cursor = null;
     if (pointer.current) {
       const fp = rf.screenToFlowPosition(pointer.current);
       cursor = { x: round2(fp.x), y: round2(fp.y) };
     }
     engine.setPresence(viewport, cursor);
-  }, [engine, rf]);
+  }, [engine, rf, currentViewport, overlayStore]);
 
   useEffect(() => {
     if (state.status === 'online') sendPresence();
@@ -317,16 +417,25 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     }
     if (nodesInitialized) {
       fitted.current = true;
-      void rf.fitView({ padding: 0.2, maxZoom: 1 });
+      void rf.fitView({ padding: 0.2, maxZoom: 1 }).then(() => {
+        const v = currentViewport();
+        if (v) overlayStore.setViewport(v);
+      });
     }
-  }, [state.synced, nodesInitialized, doc.nodes.size, rf]);
+  }, [state.synced, nodesInitialized, doc.nodes.size, rf, currentViewport, overlayStore]);
+
+  // Publish the viewport once on mount (the chat needs it before any pan).
+  useEffect(() => {
+    const v = currentViewport();
+    if (v) overlayStore.setViewport(v);
+  }, [currentViewport, overlayStore]);
 
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
   return (
     <div
-      className={`canvas-wrapper${readOnly ? ' readonly' : ''}`}
+      className={`canvas-wrapper${readOnly ? ' readonly' : ''}${overlay.preview ? ' previewing' : ''}${overlay.agentOnly ? ' agent-filter' : ''}`}
       ref={wrapperRef}
       data-testid="canvas"
       onDoubleClick={onDoubleClick}
@@ -339,7 +448,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         sendPresence();
       }}
     >
-      <ReactFlow<CardNode, RelEdge>
+      <ReactFlow<FlowNode, RelEdge>
         nodes={rfNodes}
         edges={rfEdges}
         nodeTypes={nodeTypes}
@@ -350,6 +459,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onConnectEnd={onConnectEnd}
         onNodeDragStop={onNodeDragStop}
         onNodeDoubleClick={onNodeDoubleClick}
+        onNodeClick={onNodeClick}
         onEdgeClick={onEdgeClick}
         onPaneClick={onPaneClick}
         onMove={sendPresence}
@@ -372,7 +482,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
           pannable
           zoomable
           position="bottom-right"
-          nodeColor={(n) => kindMeta((n as CardNode).data?.node?.kind ?? 'note').color}
+          nodeColor={(n) => (n.type === 'ghost' ? '#c4b5fd' : kindMeta((n as CardNode).data?.node?.kind ?? 'note').color)}
           nodeStrokeWidth={0}
           nodeBorderRadius={4}
           maskColor="rgba(241, 245, 249, 0.7)"

@@ -17,6 +17,9 @@ export interface RelEdgeData extends Record<string, unknown> {
   edge: CanvasEdge;
   pending: boolean;
   onLabelClick?: (id: string, x: number, y: number) => void;
+  /** drawn for a pending agent proposal (not a real edge) */
+  ghostProposalId?: number;
+  onGhostClick?: (proposalId: number) => void;
 }
 export type RelEdge = Edge<RelEdgeData, 'floating'>;
 
@@ -73,8 +76,9 @@ function FloatingEdgeImpl({ id, source, target, data, selected, markerEnd, style
     targetY: tp.y,
     targetPosition: side(tb, tp),
   });
-  const { edge, pending } = data;
-  const color = relationColor(edge.relation);
+  const { edge, pending, ghostProposalId } = data;
+  const ghost = ghostProposalId !== undefined;
+  const color = ghost ? '#7c3aed' : relationColor(edge.relation);
   const dashed = edge.relation === 'conflicts_with' || edge.relation === 'supersedes';
   return (
     <>
@@ -87,22 +91,25 @@ function FloatingEdgeImpl({ id, source, target, data, selected, markerEnd, style
           ...style,
           stroke: color,
           strokeWidth: selected ? 2.5 : 1.6,
-          strokeDasharray: dashed ? '6 4' : pending ? '2 3' : undefined,
-          opacity: pending ? 0.7 : 1,
+          strokeDasharray: ghost ? '5 5' : dashed ? '6 4' : pending ? '2 3' : undefined,
+          opacity: ghost ? 0.6 : pending ? 0.7 : 1,
         }}
       />
       <EdgeLabelRenderer>
         <button
           type="button"
-          className={`edge-label nodrag nopan${selected ? ' selected' : ''}`}
+          className={`edge-label nodrag nopan${selected ? ' selected' : ''}${ghost ? ' ghost' : ''}`}
           style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`, color, borderColor: color }}
-          data-testid={`edge-label-${id}`}
+          data-testid={ghost ? `ghost-edge-${ghostProposalId}` : `edge-label-${id}`}
           data-relation={edge.relation}
+          title={ghost ? 'Proposed by the agent — click to review' : undefined}
           onClick={(e) => {
             e.stopPropagation();
-            data.onLabelClick?.(id, e.clientX, e.clientY);
+            if (ghost) data.onGhostClick?.(ghostProposalId!);
+            else data.onLabelClick?.(id, e.clientX, e.clientY);
           }}
         >
+          {ghost && 'proposed · '}
           {relationLabel(edge.relation)}
           {edge.label && <span className="edge-label-text"> · {edge.label}</span>}
         </button>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { LIMITS, NODE_KINDS, RELATIONS, relationLabel, SENSITIVITIES, type CanvasEdge, type CanvasNode, type Relation, type NodeFields, type NodeKind, type Sensitivity } from '../api/types';
-import { AnchorIcon, ArchiveIcon, ArrowRightIcon, BotIcon, CopyPlusIcon, HistoryIcon, LockIcon, TrashIcon } from '../components/Icons';
+import { AnchorIcon, ArchiveIcon, ArrowRightIcon, BotIcon, ChevronLeftIcon, CopyPlusIcon, HistoryIcon, LockIcon, TrashIcon } from '../components/Icons';
 import { clamp, formatDateTime, isComposing, snippet } from '../lib/format';
 import { newEntityId } from '../sync/engine';
 import type { Doc } from '../sync/apply';
@@ -197,11 +197,15 @@ function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: boolean 
   const { submit } = useCanvasActions();
   const [value, setValue] = useState(node.content);
   const focused = useRef(false);
+  // Only text the user typed is committed: a focused but untouched field must not
+  // write its stale value back over someone else's newer edit on blur.
+  const dirty = useRef(false);
   useEffect(() => {
-    if (!focused.current) setValue(node.content);
+    if (!focused.current || !dirty.current) setValue(node.content);
   }, [node.content]);
   const commit = () => {
-    if (value !== node.content) submit({ type: 'node.update', id: node.id, fields: { content: value } });
+    if (dirty.current && value !== node.content) submit({ type: 'node.update', id: node.id, fields: { content: value } });
+    dirty.current = false;
   };
   return (
     <label className="field">
@@ -220,7 +224,10 @@ function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: boolean 
         rows={5}
         data-testid="inspector-content"
         onFocus={() => (focused.current = true)}
-        onChange={(e) => setValue(e.target.value)}
+        onChange={(e) => {
+          dirty.current = true;
+          setValue(e.target.value);
+        }}
         onBlur={() => {
           focused.current = false;
           if (!readOnly) commit();
@@ -230,6 +237,7 @@ function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: boolean 
             e.preventDefault();
             commit();
           } else if (e.key === 'Escape') {
+            dirty.current = false;
             setValue(node.content);
             (e.target as HTMLTextAreaElement).blur();
           }
@@ -297,6 +305,35 @@ function WeightField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }
   );
 }
 
+interface Provenance {
+  on_behalf_of?: { username?: string } | null;
+  approved_by?: { username?: string } | null;
+  conversation_id?: number | null;
+}
+
+function AgentProvenance({ node }: { node: CanvasNode }) {
+  const { overlay } = useCanvasActions();
+  const p = (node.provenance ?? {}) as Provenance;
+  const who = p.on_behalf_of?.username ?? node.created_by?.username ?? 'someone';
+  return (
+    <span className="provenance">
+      <span className="badge badge-agent">
+        <BotIcon size={11} /> agent
+      </span>{' '}
+      for <strong>{who}</strong>
+      {p.approved_by?.username && <span className="muted"> · approved by {p.approved_by.username}</span>}
+      {p.conversation_id != null && (
+        <>
+          {' · '}
+          <button className="link-btn" onClick={() => overlay.openConversation(p.conversation_id as number)}>
+            conversation #{p.conversation_id}
+          </button>
+        </>
+      )}
+    </span>
+  );
+}
+
 function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
   const actions = useCanvasActions();
   const { submit, readOnly, canvasId } = actions;
@@ -328,6 +365,27 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
     actions.selectOnly([id]);
     actions.startEditing(id);
   };
+
+  if (showHistory) {
+    return (
+      <div className="inspector-section history-view" data-testid="node-inspector">
+        <div className="history-view-head">
+          <button className="link-btn" onClick={() => setShowHistory(false)} data-testid="inspector-history-toggle">
+            <ChevronLeftIcon size={13} /> Details
+          </button>
+          <span className="muted small">v{node.version}</span>
+        </div>
+        <div className="history-view-title">
+          <span className="kind-pill" style={{ color: meta.color, background: meta.bg }}>
+            {meta.label}
+          </span>
+          <h2 className="inspector-title">History</h2>
+        </div>
+        <div className="history-view-node">{snippet(node.content || 'Empty note', 120)}</div>
+        <NodeHistory canvasId={canvasId} nodeId={node.id} version={node.version} />
+      </div>
+    );
+  }
 
   return (
     <div className="inspector-section" data-testid="node-inspector">
@@ -454,12 +512,13 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
       <dl className="meta-list">
         <dt>Created by</dt>
         <dd data-testid="inspector-created-by">
-          {node.author_kind === 'agent' && (
-            <span className="badge badge-agent">
-              <BotIcon size={11} /> agent
-            </span>
-          )}{' '}
-          {node.created_by?.username ?? 'unknown'} <span className="muted">({node.author_kind})</span>
+          {node.author_kind === 'agent' ? (
+            <AgentProvenance node={node} />
+          ) : (
+            <>
+              {node.created_by?.username ?? 'unknown'} <span className="muted">({node.author_kind})</span>
+            </>
+          )}
         </dd>
         <dt>Version</dt>
         <dd>{node.version}</dd>
@@ -475,10 +534,9 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
         )}
       </dl>
 
-      <button className="link-btn history-toggle" onClick={() => setShowHistory((v) => !v)} data-testid="inspector-history-toggle">
-        <HistoryIcon size={13} /> {showHistory ? 'Hide history' : 'Show history'}
+      <button className="btn btn-block history-toggle" onClick={() => setShowHistory(true)} data-testid="inspector-history-toggle">
+        <HistoryIcon size={14} /> Show history
       </button>
-      {showHistory && <NodeHistory canvasId={canvasId} nodeId={node.id} version={node.version} />}
     </div>
   );
 }

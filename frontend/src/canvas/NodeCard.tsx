@@ -6,11 +6,54 @@ import { kindMeta, weightStyle } from './kinds';
 import { useCanvasActions, useEditingId } from './context';
 import { NodeEditor } from './NodeEditor';
 
+export interface CardDecor {
+  /** context preview: rank when the node would be sent to the model */
+  rank: number | null;
+  ctxReason: string | null;
+  placeholder: boolean;
+  /** context preview: why it would not be sent */
+  excluded: string | null;
+  /** faded by a filter or the preview */
+  dimmed: boolean;
+  /** pending agent proposals that change this node */
+  proposals: number[] | null;
+}
+
 export interface CardData extends Record<string, unknown> {
   node: CanvasNode;
   pending: boolean;
   /** snippet of the successor's content, when the successor is visible */
   successor: string | null;
+  decor?: CardDecor;
+}
+
+export const REASON_LABELS: Record<string, string> = {
+  anchor: 'pinned anchor',
+  pinned: 'pinned anchor',
+  viewport: 'near the viewport',
+  distance: 'near the viewport',
+  nearby: 'near the viewport',
+  neighbour: 'linked to a selected node',
+  neighbor: 'linked to a selected node',
+  match: 'matches the question',
+  question: 'matches the question',
+  question_match: 'matches the question',
+  superseded: 'superseded',
+  archived: 'archived',
+  not_visible: 'not visible to you',
+  over_budget: 'over the token budget',
+  out_of_range: 'out of range',
+  not_selected: 'not selected',
+  secret: 'secret (placeholder only)',
+};
+
+export function reasonLabel(reason: string | null | undefined): string {
+  if (!reason) return '';
+  if (reason.startsWith('linked:')) {
+    const relation = reason.split(':')[1] ?? '';
+    return relation ? `linked (${relation.replace(/_/g, ' ')})` : 'linked to a selected node';
+  }
+  return REASON_LABELS[reason] ?? reason.replace(/_/g, ' ');
 }
 export type CardNode = Node<CardData, 'card'>;
 
@@ -33,7 +76,7 @@ export function SensitivityBadge({ value }: { value: string }) {
 }
 
 function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
-  const { node, pending, successor } = data;
+  const { node, pending, successor, decor } = data;
   const actions = useCanvasActions();
   const editing = useEditingId() === id;
   const meta = kindMeta(node.kind);
@@ -50,6 +93,10 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
     node.pinned && 'pinned',
     editing && 'editing',
     `sens-${node.sensitivity}`,
+    decor?.rank != null && 'ctx-included',
+    decor?.excluded && 'ctx-excluded',
+    decor?.dimmed && 'dimmed',
+    decor?.proposals && 'has-proposal',
   ]
     .filter(Boolean)
     .join(' ');
@@ -62,7 +109,44 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
   };
 
   return (
-    <div className={cls} style={style} data-testid={`node-${id}`} data-kind={node.kind} data-weight={node.weight}>
+    <div
+      className={cls}
+      style={style}
+      data-testid={`node-${id}`}
+      data-kind={node.kind}
+      data-weight={node.weight}
+      data-author={node.author_kind}
+      data-context={decor?.rank != null ? 'included' : decor?.excluded ? 'excluded' : undefined}
+      data-rank={decor?.rank ?? undefined}
+    >
+      {decor?.rank != null && (
+        <span
+          className={`ctx-rank${decor.placeholder ? ' placeholder' : ''}`}
+          title={`Sent to the model as #${decor.rank}: ${reasonLabel(decor.ctxReason)}${decor.placeholder ? ' (as a redacted placeholder)' : ''}`}
+          data-testid="preview-rank"
+        >
+          {decor.rank}
+        </span>
+      )}
+      {decor?.excluded && (
+        <span className="ctx-excluded-tag" title={`Not sent: ${reasonLabel(decor.excluded)}`} data-testid="ctx-excluded-reason">
+          {reasonLabel(decor.excluded)}
+        </span>
+      )}
+      {decor?.proposals && (
+        <button
+          type="button"
+          className="proposal-mark nodrag"
+          title="The agent proposed a change to this node"
+          data-testid="badge-proposal"
+          onClick={(e) => {
+            e.stopPropagation();
+            actions.overlay.focusProposal(decor.proposals![0]);
+          }}
+        >
+          <BotIcon size={11} /> proposed change
+        </button>
+      )}
       {(['top', 'right', 'bottom', 'left'] as const).map((side) => (
         <Handle
           key={side}

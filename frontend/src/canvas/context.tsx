@@ -3,6 +3,7 @@
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import type { SyncEngine, EngineState } from '../sync/engine';
 import type { Op } from '../api/types';
+import type { OverlayStore } from './overlay';
 
 export interface CanvasActions {
   engine: SyncEngine;
@@ -14,6 +15,12 @@ export interface CanvasActions {
   selectOnly(nodeIds: string[], edgeIds?: string[]): void;
   /** rendered size of a node, when React Flow has measured it */
   measure(id: string): { width?: number; height?: number } | undefined;
+  /** preview highlights, filters, ghost proposals, viewport */
+  overlay: OverlayStore;
+  /** my role on the canvas (null until known) */
+  role: string | null;
+  /** centre the view on a flow point (e.g. a ghost proposal) */
+  focusPoint(x: number, y: number): void;
 }
 
 export const CanvasActionsContext = createContext<CanvasActions | null>(null);

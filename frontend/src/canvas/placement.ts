@@ -48,3 +48,33 @@ export function findFreeSpot(
   }
   return { x: Math.round(o.x + o.w + GAP), y: Math.round(o.y + GAP) };
 }
+
+/**
+ * Top-left corner for a new card of `size` centred near `point` (e.g. the
+ * viewport centre) that does not overlap existing nodes: the point itself,
+ * then rings around it.
+ */
+export function findFreeSpotAround(
+  point: { x: number; y: number },
+  nodes: Iterable<CanvasNode>,
+  size: { w: number; h?: number } = { w: 200 },
+  measure?: (id: string) => { width?: number; height?: number } | undefined,
+): { x: number; y: number } {
+  const others = [...nodes].map((n) => rectOf(n, measure));
+  const h = size.h ?? DEFAULT_H;
+  const start = { x: point.x - size.w / 2, y: point.y - h / 2 };
+  const free = (c: { x: number; y: number }) => !others.some((o) => overlaps({ ...c, w: size.w, h }, o));
+  if (free(start)) return { x: Math.round(start.x), y: Math.round(start.y) };
+  const stepX = size.w + GAP;
+  const stepY = h + GAP;
+  for (let ring = 1; ring <= 5; ring++) {
+    for (let dy = -ring; dy <= ring; dy++) {
+      for (let dx = -ring; dx <= ring; dx++) {
+        if (Math.max(Math.abs(dx), Math.abs(dy)) !== ring) continue;
+        const c = { x: start.x + dx * stepX, y: start.y + dy * stepY };
+        if (free(c)) return { x: Math.round(c.x), y: Math.round(c.y) };
+      }
+    }
+  }
+  return { x: Math.round(start.x + 30), y: Math.round(start.y + 30) };
+}

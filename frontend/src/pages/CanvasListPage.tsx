@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api/client';
 import type { CanvasSummary } from '../api/types';
 import { AppHeader } from '../components/AppHeader';
 import { ConfirmDialog, Dialog } from '../components/Dialog';
-import { PencilIcon, PlusIcon, TrashIcon, UsersIcon } from '../components/Icons';
+import { DownloadIcon, PencilIcon, PlusIcon, TrashIcon, UploadIcon, UsersIcon } from '../components/Icons';
+import { downloadExport, importCanvasFile, type ImportFailure } from '../history/jsonCanvas';
 import { Spinner } from '../components/Spinner';
 import { linkHandler, navigate } from '../lib/router';
 import { timeAgo } from '../lib/format';
@@ -17,6 +18,30 @@ export function CanvasListPage() {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [deleting, setDeleting] = useState<CanvasSummary | null>(null);
   const [busy, setBusy] = useState(false);
+  const [importing, setImporting] = useState(false);
+  const [importError, setImportError] = useState<(ImportFailure & { file: string }) | null>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+
+  const onImportFile = async (file: File | undefined) => {
+    if (!file) return;
+    setImporting(true);
+    try {
+      const res = await importCanvasFile(file);
+      const extras = [
+        `${res.nodes} node${res.nodes === 1 ? '' : 's'}, ${res.edges} link${res.edges === 1 ? '' : 's'}`,
+        ...res.notes.slice(0, 2),
+        ...(res.unknown_keys.length ? [`Ignored unknown keys: ${res.unknown_keys.map((u) => u.keys.join(', ')).join('; ')}`] : []),
+      ];
+      toast.success(extras.join(' · '), `Imported “${res.canvas.name}”`);
+      navigate(`/canvases/${res.canvas.id}/`);
+    } catch (err) {
+      const f = err as ImportFailure;
+      setImportError({ message: f?.message ?? String(err), problems: f?.problems ?? [], file: file.name });
+    } finally {
+      setImporting(false);
+      if (fileRef.current) fileRef.current.value = '';
+    }
+  };
 
   const load = useCallback(async () => {
     try {
@@ -58,9 +83,28 @@ export function CanvasListPage() {
             <h1>Canvases</h1>
             <p className="muted">Shared boards of facts, requirements and decisions.</p>
           </div>
-          <button className="btn btn-primary" onClick={() => setEditing({ mode: 'create' })} data-testid="new-canvas-button">
-            <PlusIcon /> New canvas
-          </button>
+          <div className="list-actions">
+            <input
+              ref={fileRef}
+              type="file"
+              accept=".canvas,application/json,.json"
+              hidden
+              onChange={(e) => void onImportFile(e.target.files?.[0])}
+              data-testid="import-file-input"
+            />
+            <button
+              className="btn"
+              onClick={() => fileRef.current?.click()}
+              disabled={importing}
+              title="Import a JSON Canvas file (.canvas, e.g. from Obsidian) as a new canvas"
+              data-testid="import-canvas-button"
+            >
+              <UploadIcon size={15} /> {importing ? 'Importing…' : 'Import .canvas'}
+            </button>
+            <button className="btn btn-primary" onClick={() => setEditing({ mode: 'create' })} data-testid="new-canvas-button">
+              <PlusIcon /> New canvas
+            </button>
+          </div>
         </div>
 
         {loadError && (
@@ -101,8 +145,18 @@ export function CanvasListPage() {
                     <span title={c.updated_at}>Updated {timeAgo(c.updated_at)}</span>
                   </div>
                 </a>
-                {c.role === 'owner' && (
-                  <div className="canvas-card-actions">
+                <div className="canvas-card-actions">
+                  <button
+                    className="icon-btn"
+                    title="Export as .canvas"
+                    aria-label={`Export ${c.name}`}
+                    onClick={() => downloadExport(c.id, c.name).catch((err) => toast.error(errorMessage(err), 'Export failed'))}
+                    data-testid={`export-canvas-${c.id}`}
+                  >
+                    <DownloadIcon size={14} />
+                  </button>
+                  {c.role === 'owner' && (
+                    <>
                     <button
                       className="icon-btn"
                       title="Rename"
@@ -121,8 +175,9 @@ export function CanvasListPage() {
                     >
                       <TrashIcon size={14} />
                     </button>
-                  </div>
-                )}
+                    </>
+                  )}
+                </div>
               </li>
             ))}
           </ul>
@@ -139,6 +194,40 @@ export function CanvasListPage() {
             else setCanvases((cs) => (cs ?? []).map((x) => (x.id === c.id ? { ...x, ...c } : x)));
           }}
         />
+      )}
+      {importError && (
+        <Dialog
+          title="Import failed"
+          onClose={() => setImportError(null)}
+          width={560}
+          testId="import-error-dialog"
+          footer={
+            <button className="btn btn-primary" onClick={() => setImportError(null)}>
+              OK
+            </button>
+          }
+        >
+          <div className="stack-sm">
+            <p>
+              <strong>{importError.file}</strong> was not imported; nothing was created.
+            </p>
+            <div className="form-error" data-testid="import-error-message">
+              {importError.problems.length > 0 ? 'This is not a valid JSON Canvas file. Fix the problems below and try again.' : importError.message}
+            </div>
+            {importError.problems.length > 0 && (
+              <>
+                <div className="muted small">
+                  {importError.problems.length} problem{importError.problems.length === 1 ? '' : 's'} found:
+                </div>
+                <ol className="import-problems" data-testid="import-problems">
+                  {importError.problems.map((p, i) => (
+                    <li key={i}>{p}</li>
+                  ))}
+                </ol>
+              </>
+            )}
+          </div>
+        </Dialog>
       )}
       {deleting && (
         <ConfirmDialog

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import { api, ApiError } from '../api/client';
-import type { CanvasSummary, Op } from '../api/types';
+import type { AgentPolicyValue, CanvasSummary, Op } from '../api/types';
 import { AppHeader } from '../components/AppHeader';
-import { EyeIcon, UsersIcon } from '../components/Icons';
+import { EyeIcon, SettingsIcon, UsersIcon } from '../components/Icons';
 import { Spinner } from '../components/Spinner';
 import { setCurrentUser, useAuth } from '../lib/auth';
 import { linkHandler } from '../lib/router';
@@ -18,7 +18,36 @@ import { Inspector } from '../canvas/Inspector';
 import { MembersDialog } from '../canvas/MembersDialog';
 import { PresenceAvatars } from '../canvas/PresenceAvatars';
 import { useCanvasEngine } from '../canvas/useCanvasEngine';
+import { OverlayStore, useOverlay } from '../canvas/overlay';
+import { SidePanel, type SideTab } from '../canvas/SidePanel';
+import { CanvasToolbar } from '../canvas/CanvasToolbar';
+import { ProposalsPanel } from '../agent/ProposalsPanel';
+import { useProposals } from '../agent/useProposals';
+import { CanvasSettingsDialog } from '../agent/CanvasSettingsDialog';
+import { ActivityFeed } from '../history/ActivityFeed';
+import { useUndoRedo } from '../history/useUndoRedo';
 import { NotFoundPage } from './NotFoundPage';
+
+const CHAT_OPEN_KEY = 'canvasweb.chatOpen';
+
+/** The chat starts open when there is room for it next to the canvas and the inspector (or as last left). */
+function initialChatOpen(): boolean {
+  try {
+    const saved = window.localStorage.getItem(CHAT_OPEN_KEY);
+    if (saved === '1' || saved === '0') return saved === '1';
+  } catch {
+    /* storage blocked */
+  }
+  return typeof window === 'undefined' || window.innerWidth >= 1500;
+}
+
+function rememberChatOpen(open: boolean) {
+  try {
+    window.localStorage.setItem(CHAT_OPEN_KEY, open ? '1' : '0');
+  } catch {
+    /* storage blocked */
+  }
+}
 
 interface Props {
   canvasId: string;
@@ -52,13 +81,27 @@ export function CanvasPage({ canvasId, chat }: Props) {
   if (!engine) return <Spinner label="Opening canvas…" />;
   return (
     <ReactFlowProvider>
-      <Workspace engine={engine} canvasId={canvasId} meta={meta} chat={chat} />
+      <Workspace engine={engine} canvasId={canvasId} meta={meta} onMeta={setMeta} chat={chat} />
     </ReactFlowProvider>
   );
 }
 
-function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canvasId: string; meta: CanvasSummary | null; chat?: ReactNode }) {
+function Workspace({
+  engine,
+  canvasId,
+  meta,
+  onMeta,
+  chat,
+}: {
+  engine: SyncEngine;
+  canvasId: string;
+  meta: CanvasSummary | null;
+  onMeta(c: CanvasSummary): void;
+  chat?: ReactNode;
+}) {
   const state = useEngineState(engine);
+  const overlayStore = useMemo(() => new OverlayStore(), []);
+  const overlay = useOverlay(overlayStore);
   const auth = useAuth();
   const rf = useReactFlow();
   const role = state.role ?? meta?.role ?? null;
@@ -67,7 +110,9 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
   const [editingId, setEditingId] = useState<string | null>(null);
   const [membersOpen, setMembersOpen] = useState(false);
   const [inspectorOpen, setInspectorOpen] = useState(true);
-  const [chatOpen, setChatOpen] = useState(true);
+  const [chatOpen, setChatOpen] = useState(initialChatOpen);
+  const [sideTab, setSideTab] = useState<SideTab>('details');
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   const focusNode = useCallback(
     (id: string) => {
@@ -82,6 +127,11 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
     [engine, rf],
   );
 
+  const focusPoint = useCallback(
+    (x: number, y: number) => void rf.setCenter(x, y, { zoom: Math.max(rf.getZoom(), 0.9), duration: 350 }),
+    [rf],
+  );
+
   const startEditing = useCallback((id: string | null) => setEditingId(readOnly ? null : id), [readOnly]);
 
   const actions = useMemo<CanvasActions>(
@@ -94,9 +144,34 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
       focusNode,
       selectOnly: (nodes: string[], edges: string[] = []) => setSelection({ nodes: new Set(nodes), edges: new Set(edges) }),
       measure: (id: string) => rf.getInternalNode(id)?.measured,
+      overlay: overlayStore,
+      role,
+      focusPoint,
     }),
-    [engine, canvasId, readOnly, startEditing, focusNode, rf],
+    [engine, canvasId, readOnly, startEditing, focusNode, rf, overlayStore, role, focusPoint],
   );
+
+  const proposals = useProposals(engine, canvasId, overlayStore, state.status);
+  const undo = useUndoRedo(canvasId, engine, state.revision, !readOnly && state.synced);
+  const policy = ((state.canvas?.agent_policy as AgentPolicyValue | undefined) ?? (meta?.agent_policy as AgentPolicyValue | undefined) ?? null) as AgentPolicyValue | null;
+  const agentCount = useMemo(() => {
+    let n = 0;
+    for (const node of state.doc.nodes.values()) if (node.author_kind === 'agent') n++;
+    return n;
+  }, [state.doc]);
+
+  // Ghost clicks, chat links etc. ask for a side-panel tab.
+  useEffect(() => {
+    const req = overlay.panelRequest;
+    if (!req) return;
+    if (req.tab === 'details' || req.tab === 'activity' || req.tab === 'proposals') setSideTab(req.tab);
+    setInspectorOpen(true);
+  }, [overlay.panelRequest]);
+
+  // Selecting a node shows its details.
+  useEffect(() => {
+    if (selection.nodes.size > 0 || selection.edges.size > 0) setSideTab((t) => (t === 'activity' ? t : 'details'));
+  }, [selection]);
 
   useEffect(() => registerCanvas(engine, canvasId, focusNode), [engine, canvasId, focusNode]);
 
@@ -144,6 +219,11 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
             onFollow={(p) => p.viewport && void rf.setCenter(p.viewport.x, p.viewport.y, { zoom: p.viewport.zoom, duration: 400 })}
           />
           <ConnectionIndicator state={state} engine={engine} />
+          {role === 'owner' && (
+            <button className="btn btn-small" onClick={() => setSettingsOpen(true)} data-testid="settings-button" title="Canvas settings: agent policy, export">
+              <SettingsIcon size={14} /> Settings
+            </button>
+          )}
           <button className="btn btn-small" onClick={() => setMembersOpen(true)} data-testid="members-button">
             <UsersIcon size={14} /> {role === 'owner' ? 'Share' : 'Members'}
           </button>
@@ -187,14 +267,44 @@ function Workspace({ engine, canvasId, meta, chat }: { engine: SyncEngine; canva
         <CanvasLayout
           header={header}
           banner={banner}
-          canvas={<CanvasView state={state} selection={selection} setSelection={setSelection} onDeleteSelection={deleteSelection} />}
-          inspector={<Inspector doc={state.doc} selectedNodeIds={selectedNodeIds} selectedEdgeIds={selectedEdgeIds} onDeleteSelection={deleteSelection} />}
+          canvas={
+            <>
+              <CanvasView state={state} selection={selection} setSelection={setSelection} onDeleteSelection={deleteSelection} />
+              {state.synced && <CanvasToolbar undo={readOnly ? null : undo} agentCount={agentCount} name={name} />}
+            </>
+          }
+          inspector={
+            <SidePanel
+              tab={sideTab}
+              onTab={setSideTab}
+              proposalCount={proposals.pending.length}
+              details={<Inspector doc={state.doc} selectedNodeIds={selectedNodeIds} selectedEdgeIds={selectedEdgeIds} onDeleteSelection={deleteSelection} />}
+              activity={<ActivityFeed revision={state.revision} />}
+              proposals={
+                <ProposalsPanel controller={proposals} doc={state.doc} policy={policy} isOwner={role === 'owner'} onOpenSettings={() => setSettingsOpen(true)} />
+              }
+            />
+          }
           inspectorOpen={inspectorOpen}
           onToggleInspector={() => setInspectorOpen((v) => !v)}
           chat={chat}
           chatOpen={chatOpen}
-          onToggleChat={() => setChatOpen((v) => !v)}
+          onToggleChat={() =>
+            setChatOpen((v) => {
+              rememberChatOpen(!v);
+              return !v;
+            })
+          }
         />
+        {settingsOpen && (
+          <CanvasSettingsDialog
+            canvasId={canvasId}
+            name={name}
+            policy={policy}
+            onSaved={(c) => onMeta({ ...(meta ?? c), ...c })}
+            onClose={() => setSettingsOpen(false)}
+          />
+        )}
         {membersOpen && <MembersDialog canvasId={canvasId} me={state.user ?? auth.user} isOwner={role === 'owner'} onClose={() => setMembersOpen(false)} />}
       </EditingContext.Provider>
     </CanvasActionsContext.Provider>

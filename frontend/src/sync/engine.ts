@@ -59,6 +59,12 @@ export interface CanvasInfo {
   [key: string]: unknown;
 }
 
+/** A decoded server frame the engine passes through (see onFrame). */
+export interface ServerFrame {
+  type: string;
+  [key: string]: any;
+}
+
 export type NoticeKind = 'reject' | 'error' | 'revoked' | 'too-large';
 
 export interface Notice {
@@ -177,6 +183,7 @@ export class SyncEngine {
   private state: EngineState;
   private listeners = new Set<() => void>();
   private noticeListeners = new Set<(n: Notice) => void>();
+  private frameListeners = new Set<(msg: ServerFrame) => void>();
 
   constructor(options: EngineOptions) {
     this.sessionId = options.sessionId ?? randomId().slice(0, 8);
@@ -218,6 +225,45 @@ export class SyncEngine {
 
   private notice(n: Notice) {
     for (const l of [...this.noticeListeners]) l(n);
+  }
+
+  /**
+   * Frames the engine does not handle itself (chat.*, context.preview,
+   * agent.*, and `error` frames answering a request that carried a
+   * request_id) go to these listeners. The engine only transports them.
+   */
+  onFrame(listener: (msg: ServerFrame) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  private dispatchFrame(msg: ServerFrame) {
+    for (const l of [...this.frameListeners]) {
+      try {
+        l(msg);
+      } catch (err) {
+        // A broken listener must not stop the sync engine.
+        console.error('frame listener failed', err);
+      }
+    }
+  }
+
+  /**
+   * Send a non-op frame (chat.send, chat.stop, context.preview…) on the open
+   * socket. Nothing is queued: returns false when not connected (after hello),
+   * so the caller can tell the user. Frames over the size limit are refused.
+   */
+  send(frame: { type: string; [key: string]: unknown }): boolean {
+    if (!this.isOpen()) return false;
+    if (frame.type === 'op' || frame.type === 'hello' || frame.type === 'catch_up') return false;
+    const text = JSON.stringify(frame);
+    if (byteLength(text) > this.opts.maxFrameBytes) return false;
+    try {
+      this.socket!.send(text);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   // The displayed document is only recomputed when the server document or
@@ -280,6 +326,7 @@ export class SyncEngine {
     this.clearTimer('catchUpTimer');
     this.listeners.clear();
     this.noticeListeners.clear();
+    this.frameListeners.clear();
   }
 
   /** Close the socket and stay offline until goOnline() (used by tests and the UI). */
@@ -522,6 +569,10 @@ export class SyncEngine {
       case 'pong':
         return;
       case 'error':
+        if (msg.request_id != null) {
+          this.dispatchFrame(msg);
+          return;
+        }
         this.notice({
           kind: 'error',
           message: msg.error?.message ?? 'The server could not handle a message.',
@@ -530,6 +581,7 @@ export class SyncEngine {
         });
         return;
       default:
+        if (typeof msg.type === 'string') this.dispatchFrame(msg);
         return;
     }
   }

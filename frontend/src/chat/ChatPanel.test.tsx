@@ -1,0 +1,290 @@
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CanvasPage } from '../pages/CanvasPage';
+import { Toasts } from '../components/Toasts';
+import { FakeSocket } from '../test/fakeSocket';
+import { installTestHooks } from '../lib/testHooks';
+import type { CanvasNode, Proposal } from '../api/types';
+import { ChatPanel } from './ChatPanel';
+
+const sockets: FakeSocket[] = [];
+class TestWebSocket extends FakeSocket {
+  constructor(url: string) {
+    super(url);
+    sockets.push(this);
+  }
+}
+
+function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
+  return {
+    id,
+    content: `content ${id}`,
+    kind: 'fact',
+    x: 0,
+    y: 0,
+    weight: 1,
+    tags: [],
+    pinned: false,
+    sensitivity: 'public',
+    superseded_by: null,
+    archived: false,
+    created_by: { id: 1, username: 'alice' },
+    author_kind: 'user',
+    provenance: null,
+    version: 1,
+    created_at: null,
+    updated_at: null,
+    ...extra,
+  };
+}
+
+const NODES = [node('n-db', { content: '数据库端口是 5433', kind: 'config' }), node('n-far', { content: '远处的节点', x: 3000, y: 3000 })];
+
+const PROPOSAL: Proposal = {
+  id: 7,
+  canvas_id: 7,
+  status: 'pending',
+  tool: 'add_node',
+  summary: 'Add decision: "缓存改用 Memcached"',
+  diff: { node: { id: 'p-node', content: '缓存改用 Memcached', kind: 'decision', x: 200, y: 100 }, fields: [] },
+  op: { type: 'node.create', node: { id: 'p-node', content: '缓存改用 Memcached', x: 200, y: 100 } },
+  stale: false,
+  stale_reason: null,
+  requested_by: { id: 1, username: 'alice' },
+  conversation_id: 12,
+  message_id: 89,
+  agent_run_id: 'r1',
+  decided_by: null,
+  decided_at: null,
+  forced: false,
+  result_revision: null,
+  error: null,
+  created_at: '2026-11-30T12:00:00Z',
+};
+
+const REPORT = {
+  budget: { total: 1000, system: 100, canvas: 500, summary: 100, recent: 200, question: 100 },
+  layer_tokens: { system: 90, canvas: 40, summary: 0, recent: 0, question: 9 },
+  total_tokens: 139,
+  included: [{ node_id: 'n-db', handle: 'n1', rank: 1, reason: 'viewport', tokens: 12, placeholder: false }],
+  excluded: [{ node_id: 'n-far', reason: 'out_of_range', detail: '' }],
+  excluded_counts: { out_of_range: 1 },
+  truncations: [],
+  notes: [],
+};
+
+let container: HTMLDivElement;
+let root: Root;
+
+async function flush(ms = 0) {
+  await act(async () => {
+    await new Promise((r) => setTimeout(r, ms));
+  });
+}
+
+function json(body: unknown, status = 200) {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+beforeEach(() => {
+  sockets.length = 0;
+  window.localStorage.setItem('canvasweb.chatOpen', '1');
+  installTestHooks();
+  vi.stubGlobal('WebSocket', TestWebSocket);
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: string) => {
+      const url = String(input);
+      if (url === '/api/llm/') return json({ configured: true, model: 'scripted', context_window: 16000, max_output_tokens: 1000, help: null });
+      if (url === '/api/canvases/7/conversations/') return json([]);
+      if (url.startsWith('/api/canvases/7/proposals/')) return json([PROPOSAL]);
+      if (url === '/api/canvases/7/undo/') return json({ can_undo: false, can_redo: false, undo_revision: null, redo_revision: null });
+      if (url === '/api/model-requests/41/')
+        return json({
+          id: 41,
+          conversation_id: 12,
+          message_id: 89,
+          purpose: 'chat',
+          model: 'scripted',
+          base_url: 'http://x',
+          strategy: 'canvas',
+          messages: [
+            { role: 'system', content: 'You are the assistant' },
+            { role: 'user', content: '数据库端口是多少？' },
+          ],
+          tools: null,
+          layer_tokens: REPORT.layer_tokens,
+          budget: 1000,
+          included_node_ids: ['n-db'],
+          report: { budget: REPORT.budget, total_tokens: 139, included_nodes: REPORT.included, excluded_nodes: REPORT.excluded, excluded_counts: REPORT.excluded_counts },
+          response_text: '端口是 5433。',
+          tool_calls: null,
+          usage: { prompt_tokens: 120, completion_tokens: 8, total_tokens: 128 },
+          latency_ms: 840,
+          error: null,
+          created_at: '2026-11-30T12:00:00Z',
+        });
+      if (url === '/api/canvases/7/') return json({ id: 7, name: '发布计划', description: '', role: 'owner', revision: 3, member_count: 2, created_at: '', updated_at: '', agent_policy: { mode: 'propose', scope: 'all', protect_pinned: true, allow_archive: true } });
+      return json({ error: { code: 'NOT_FOUND', message: 'nope', field: null } }, 404);
+    }),
+  );
+});
+
+afterEach(async () => {
+  window.localStorage.removeItem('canvasweb.chatOpen');
+  await act(async () => root.unmount());
+  container.remove();
+  vi.unstubAllGlobals();
+});
+
+async function render() {
+  container = document.createElement('div');
+  container.style.width = '1400px';
+  container.style.height = '900px';
+  document.body.appendChild(container);
+  root = createRoot(container);
+  await act(async () => {
+    root.render(
+      <>
+        <CanvasPage canvasId="7" chat={<ChatPanel />} />
+        <Toasts />
+      </>,
+    );
+  });
+  await flush();
+  const sock = sockets[sockets.length - 1];
+  await act(async () => {
+    sock.open();
+    sock.receive({ type: 'welcome', protocol: 1, canvas: { id: 7, name: '发布计划', revision: 3 }, user: { id: 1, username: 'alice' }, role: 'owner', connection_id: 'me' });
+    sock.receive({ type: 'snapshot', revision: 3, nodes: NODES, edges: [] });
+  });
+  await flush(20);
+  return sock;
+}
+
+const q = (sel: string) => container.querySelector(sel) as HTMLElement | null;
+const byTestId = (id: string) => q(`[data-testid="${id}"]`);
+
+function type(el: HTMLTextAreaElement, text: string) {
+  const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!;
+  setter.call(el, text);
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+describe('ChatPanel', () => {
+  it('sends a question with the viewport, streams the reply and opens Inspect', async () => {
+    const sock = await render();
+    expect(byTestId('chat-region')?.className).toContain('open');
+    const input = byTestId('chat-input') as HTMLTextAreaElement;
+    expect(byTestId('chat-char-count')?.textContent).toBe('0 / 8,000');
+    await act(async () => type(input, '数据库端口是多少？'));
+    expect(byTestId('chat-char-count')?.textContent).toBe('9 / 8,000');
+    // Shift+Enter is a new line, not a send; Enter while an IME composes is not a send either.
+    await act(async () => {
+      input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', shiftKey: true, bubbles: true }));
+      input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', isComposing: true, bubbles: true }));
+    });
+    expect(sock.sentOfType('chat.send')).toHaveLength(0);
+    await act(async () => {
+      input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    });
+    const [frame] = sock.sentOfType('chat.send');
+    expect(frame).toMatchObject({ type: 'chat.send', conversation_id: null, text: '数据库端口是多少？' });
+    expect(frame.viewport).toEqual(expect.objectContaining({ zoom: expect.any(Number), width: expect.any(Number), height: expect.any(Number) }));
+    expect(byTestId('chat-pending')?.textContent).toContain('数据库端口是多少？');
+
+    await act(async () => {
+      sock.receive({
+        type: 'chat.started',
+        request_id: frame.request_id,
+        conversation: { id: 12, canvas_id: 7, title: '数据库端口是多少？', summary: '', created_at: '', updated_at: '2026-11-30T12:00:00Z' },
+        user_message: { id: 88, conversation_id: 12, role: 'user', source: 'user_input', content: '数据库端口是多少？', status: 'complete', error: null, token_count: 9, model_request_id: null, created_at: '' },
+        assistant_message_id: 89,
+        model_request_id: 41,
+        context: REPORT,
+        suggestions: [],
+      });
+      sock.receive({ type: 'chat.delta', message_id: 89, delta: '端口是 ' });
+    });
+    expect(byTestId('chat-stop')).not.toBeNull();
+    expect(byTestId('chat-message-89')?.textContent).toContain('端口是');
+    await act(async () => byTestId('chat-stop')!.click());
+    expect(sock.sentOfType('chat.stop')).toEqual([{ type: 'chat.stop', message_id: 89 }]);
+    await act(async () => {
+      sock.receive({ type: 'chat.delta', message_id: 89, delta: '5433。' });
+      sock.receive({ type: 'chat.done', request_id: frame.request_id, message: { id: 89, conversation_id: 12, role: 'assistant', source: 'assistant_reply', content: '端口是 5433。', status: 'complete', error: null, token_count: 8, model_request_id: 41, created_at: '' } });
+    });
+    expect(byTestId('conversation-title')?.textContent).toBe('数据库端口是多少？');
+    expect(byTestId('chat-message-89')?.getAttribute('data-status')).toBe('complete');
+    expect(byTestId('chat-send')).not.toBeNull();
+
+    await act(async () => byTestId('chat-message-89')!.querySelector<HTMLButtonElement>('[data-testid="inspect-button"]')!.click());
+    await flush(10);
+    const dialog = byTestId('inspect-dialog') ?? (document.querySelector('[data-testid="inspect-dialog"]') as HTMLElement);
+    expect(dialog.textContent).toContain('数据库端口是 5433');
+    expect(dialog.querySelector('[data-testid="inspect-node-n-db"]')).not.toBeNull();
+    expect(dialog.querySelector('[data-testid="inspect-usage"]')?.textContent).toContain('120 in');
+  });
+
+  it('shows a model error with the configuration help', async () => {
+    const sock = await render();
+    await act(async () => type(byTestId('chat-input') as HTMLTextAreaElement, 'hi'));
+    await act(async () => byTestId('chat-send')!.click());
+    const { request_id } = sock.sentOfType('chat.send')[0];
+    await act(async () => {
+      sock.receive({
+        type: 'chat.started',
+        request_id,
+        conversation: { id: 3, canvas_id: 7, title: 'hi', summary: '', created_at: '', updated_at: '' },
+        user_message: { id: 1, conversation_id: 3, role: 'user', source: 'user_input', content: 'hi', status: 'complete', error: null, token_count: 1, model_request_id: null, created_at: '' },
+        assistant_message_id: 2,
+        model_request_id: 5,
+        context: REPORT,
+        suggestions: [],
+      });
+      sock.receive({
+        type: 'chat.error',
+        request_id,
+        message_id: 2,
+        error: { code: 'MODEL_NOT_CONFIGURED', message: 'no model', field: null },
+        message: { id: 2, conversation_id: 3, role: 'assistant', source: 'assistant_reply', content: '', status: 'error', error: 'no model', token_count: 0, model_request_id: 5, created_at: '' },
+      });
+    });
+    const err = byTestId('chat-error')!;
+    expect(err.getAttribute('data-code')).toBe('MODEL_NOT_CONFIGURED');
+    expect(err.textContent).toContain('LLM_BASE_URL');
+  });
+
+  it('previews the context: highlights included nodes with their rank and dims the rest', async () => {
+    const sock = await render();
+    await act(async () => (byTestId('preview-toggle') as HTMLInputElement).click());
+    const [frame] = sock.sentOfType('context.preview');
+    expect(frame).toMatchObject({ type: 'context.preview', text: '', conversation_id: null });
+    await act(async () => sock.receive({ type: 'context.preview', request_id: frame.request_id, ...REPORT }));
+    const db = byTestId('node-n-db')!;
+    expect(db.getAttribute('data-context')).toBe('included');
+    expect(db.querySelector('[data-testid="preview-rank"]')?.textContent).toBe('1');
+    const far = byTestId('node-n-far')!;
+    expect(far.getAttribute('data-context')).toBe('excluded');
+    expect(far.className).toContain('dimmed');
+    expect(byTestId('preview-included-count')?.textContent).toBe('1');
+    // typing schedules a new preview after the quiet period
+    await act(async () => type(byTestId('chat-input') as HTMLTextAreaElement, '端口'));
+    expect(sock.sentOfType('context.preview')).toHaveLength(1);
+    await flush(300);
+    expect(sock.sentOfType('context.preview').map((f) => f.text)).toEqual(['', '端口']);
+    await act(async () => (byTestId('preview-toggle') as HTMLInputElement).click());
+    expect(byTestId('node-n-db')!.getAttribute('data-context')).toBeNull();
+  });
+
+  it('draws pending proposals as ghosts and drops them when decided', async () => {
+    const sock = await render();
+    await flush(20);
+    expect(byTestId('ghost-node-7')?.textContent).toContain('缓存改用 Memcached');
+    expect(byTestId('tab-proposals-count')?.textContent).toBe('1');
+    await act(async () => sock.receive({ type: 'agent.proposal', action: 'rejected', proposal: { ...PROPOSAL, status: 'rejected', decided_by: { id: 1, username: 'alice' } } }));
+    expect(byTestId('ghost-node-7')).toBeNull();
+    expect(byTestId('tab-proposals-count')).toBeNull();
+  });
+});

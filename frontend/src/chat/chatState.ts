@@ -1,0 +1,326 @@
+// The chat panel's state as a pure reducer, fed by REST loads and by the
+// chat frames the canvas socket carries (docs/protocol.md, "Chat"):
+// chat.started → chat.delta* → chat.done | chat.error, plus agent.action.
+
+import type { ChatMessage, ContextReport, Conversation, Suggestion } from '../api/types';
+
+export interface ChatErrorInfo {
+  code: string;
+  message: string;
+}
+
+/** A question refused before it was stored (BUSY, INVALID, not connected…). */
+export interface ChatNotice {
+  id: number;
+  conversationId: number | null;
+  code: string;
+  message: string;
+  /** the refused question, so the input can offer it again */
+  text?: string;
+}
+
+export interface AgentActionEvent {
+  conversation_id: number;
+  message_id: number;
+  round: number;
+  call_id: string;
+  tool: string;
+  outcome: 'applied' | 'proposed' | 'read' | 'refused' | string;
+  error: { code: string; message: string; field: string | null } | null;
+  proposal_id: number | null;
+  revision: number | null;
+}
+
+export interface PendingQuestion {
+  requestId: string;
+  conversationId: number | null;
+  text: string;
+}
+
+export interface ActiveStream {
+  requestId: string | null;
+  conversationId: number;
+  messageId: number;
+}
+
+export interface ChatState {
+  conversations: Conversation[] | null;
+  /** the open conversation; null = a new one (created by the next question) */
+  activeId: number | null;
+  messages: Record<number, ChatMessage[]>;
+  /** question sent, chat.started not yet received */
+  pending: PendingQuestion | null;
+  streaming: ActiveStream | null;
+  /** error codes of failed replies (the REST message only keeps the text) */
+  errors: Record<number, ChatErrorInfo>;
+  notices: ChatNotice[];
+  suggestions: Suggestion[];
+  /** the context report of the latest turn, by assistant message id */
+  contexts: Record<number, ContextReport>;
+  agentActions: Record<number, AgentActionEvent[]>;
+  nextNoticeId: number;
+}
+
+export const INITIAL_CHAT: ChatState = {
+  conversations: null,
+  activeId: null,
+  messages: {},
+  pending: null,
+  streaming: null,
+  errors: {},
+  notices: [],
+  suggestions: [],
+  contexts: {},
+  agentActions: {},
+  nextNoticeId: 1,
+};
+
+export type ChatAction =
+  | { type: 'conversationsLoaded'; conversations: Conversation[] }
+  | { type: 'select'; id: number | null }
+  | { type: 'messagesLoaded'; conversationId: number; messages: ChatMessage[] }
+  | { type: 'sent'; requestId: string; conversationId: number | null; text: string }
+  | { type: 'notSent'; conversationId: number | null; text: string; code: string; message: string }
+  | { type: 'frame'; frame: { type: string; [k: string]: any } }
+  | { type: 'connectionLost' }
+  | { type: 'suggestionUpdated'; suggestion: Suggestion }
+  | { type: 'dismissNotice'; id: number };
+
+function upsertConversation(list: Conversation[] | null, c: Conversation): Conversation[] {
+  const rest = (list ?? []).filter((x) => x.id !== c.id);
+  return [c, ...rest];
+}
+
+function upsertMessage(list: ChatMessage[] | undefined, m: ChatMessage): ChatMessage[] {
+  const cur = list ?? [];
+  const i = cur.findIndex((x) => x.id === m.id);
+  if (i < 0) return [...cur, m].sort((a, b) => a.id - b.id);
+  const next = cur.slice();
+  next[i] = m;
+  return next;
+}
+
+function placeholderAssistant(id: number, conversationId: number, modelRequestId: number | null): ChatMessage {
+  return {
+    id,
+    conversation_id: conversationId,
+    role: 'assistant',
+    source: 'assistant_reply',
+    content: '',
+    status: 'streaming',
+    error: null,
+    token_count: 0,
+    model_request_id: modelRequestId,
+    created_at: new Date().toISOString(),
+  };
+}
+
+function findMessage(state: ChatState, messageId: number): { conversationId: number; message: ChatMessage } | null {
+  const hint = state.streaming && state.streaming.messageId === messageId ? state.streaming.conversationId : null;
+  const ids = hint !== null ? [hint] : Object.keys(state.messages).map(Number);
+  for (const cid of ids) {
+    const m = state.messages[cid]?.find((x) => x.id === messageId);
+    if (m) return { conversationId: cid, message: m };
+  }
+  return null;
+}
+
+function errorText(err: ChatMessage['error']): string {
+  if (!err) return '';
+  if (typeof err === 'string') return err;
+  return err.message ?? '';
+}
+
+export function messageErrorText(m: ChatMessage, info?: ChatErrorInfo): string {
+  return info?.message || errorText(m.error) || 'The reply failed.';
+}
+
+function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatState {
+  switch (f.type) {
+    case 'chat.started': {
+      const conv = f.conversation as Conversation;
+      const user = f.user_message as ChatMessage;
+      const assistantId = Number(f.assistant_message_id);
+      let messages = upsertMessage(state.messages[conv.id], user);
+      messages = upsertMessage(messages, placeholderAssistant(assistantId, conv.id, f.model_request_id ?? null));
+      const mine = state.pending && (f.request_id == null || f.request_id === state.pending.requestId);
+      const activeId = mine && state.pending?.conversationId === null && state.activeId === null ? conv.id : state.activeId;
+      // The capture step can report one fact twice (e.g. as a correction and as a config value): show it once.
+      const seen = new Set<string>();
+      const incoming = ((f.suggestions ?? []) as Suggestion[]).filter((s) => {
+        const key = `${s.message_id}|${s.content.trim()}|${s.supersede_node_id ?? ''}`;
+        if (s.status !== 'pending' || seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      return {
+        ...state,
+        conversations: upsertConversation(state.conversations, conv),
+        activeId,
+        messages: { ...state.messages, [conv.id]: messages },
+        pending: mine ? null : state.pending,
+        streaming: { requestId: f.request_id ?? null, conversationId: conv.id, messageId: assistantId },
+        suggestions: [...state.suggestions.filter((s) => !incoming.some((n) => n.id === s.id)), ...incoming],
+        contexts: f.context ? { ...state.contexts, [assistantId]: f.context as ContextReport } : state.contexts,
+      };
+    }
+    case 'chat.delta': {
+      const id = Number(f.message_id);
+      const found = findMessage(state, id);
+      if (!found || typeof f.delta !== 'string') return state;
+      const m = { ...found.message, content: found.message.content + f.delta, status: 'streaming' };
+      return { ...state, messages: { ...state.messages, [found.conversationId]: upsertMessage(state.messages[found.conversationId], m) } };
+    }
+    case 'chat.done': {
+      const m = f.message as ChatMessage | undefined;
+      if (!m) return { ...state, streaming: null };
+      const streaming = state.streaming && state.streaming.messageId === m.id ? null : state.streaming;
+      return {
+        ...state,
+        streaming,
+        messages: { ...state.messages, [m.conversation_id]: upsertMessage(state.messages[m.conversation_id], m) },
+      };
+    }
+    case 'chat.error': {
+      const err: ChatErrorInfo = { code: f.error?.code ?? 'ERROR', message: f.error?.message ?? 'The reply failed.' };
+      const msgId: number | null = f.message_id ?? f.message?.id ?? null;
+      if (msgId === null) {
+        // The question itself was refused: nothing was stored.
+        const pending = state.pending && (f.request_id == null || f.request_id === state.pending.requestId) ? state.pending : null;
+        return {
+          ...state,
+          pending: pending ? null : state.pending,
+          notices: [
+            ...state.notices,
+            {
+              id: state.nextNoticeId,
+              conversationId: pending ? pending.conversationId : state.activeId,
+              code: err.code,
+              message: err.message,
+              text: pending?.text,
+            },
+          ],
+          nextNoticeId: state.nextNoticeId + 1,
+        };
+      }
+      let messages = state.messages;
+      const full = f.message as ChatMessage | undefined;
+      if (full && typeof full.conversation_id === 'number' && full.id != null) {
+        messages = { ...messages, [full.conversation_id]: upsertMessage(messages[full.conversation_id], { ...full, status: full.status || 'error' }) };
+      } else {
+        const found = findMessage(state, msgId);
+        if (found) {
+          messages = {
+            ...messages,
+            [found.conversationId]: upsertMessage(messages[found.conversationId], { ...found.message, status: 'error', error: err.message }),
+          };
+        }
+      }
+      const streaming = state.streaming && state.streaming.messageId === msgId ? null : state.streaming;
+      return { ...state, messages, streaming, errors: { ...state.errors, [msgId]: err } };
+    }
+    case 'agent.action': {
+      const ev = f as unknown as AgentActionEvent;
+      const key = Number(ev.message_id);
+      if (!Number.isFinite(key)) return state;
+      const list = state.agentActions[key] ?? [];
+      if (list.some((a) => a.call_id === ev.call_id && a.round === ev.round && ev.call_id)) return state;
+      return { ...state, agentActions: { ...state.agentActions, [key]: [...list, ev] } };
+    }
+    default:
+      return state;
+  }
+}
+
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case 'conversationsLoaded': {
+      // Keep conversations we learned about from chat.started but the list does not have yet.
+      const known = new Set(action.conversations.map((c) => c.id));
+      const extra = (state.conversations ?? []).filter((c) => !known.has(c.id));
+      const all = [...extra, ...action.conversations].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : b.id - a.id));
+      return { ...state, conversations: all };
+    }
+    case 'select':
+      return { ...state, activeId: action.id };
+    case 'messagesLoaded': {
+      // A reply still streaming is newer than what the server had stored.
+      const cur = state.messages[action.conversationId] ?? [];
+      const live = state.streaming && state.streaming.conversationId === action.conversationId ? state.streaming.messageId : null;
+      let next = action.messages.slice().sort((a, b) => a.id - b.id);
+      if (live !== null) {
+        const mine = cur.find((m) => m.id === live);
+        if (mine) next = upsertMessage(next, mine);
+      }
+      return { ...state, messages: { ...state.messages, [action.conversationId]: next } };
+    }
+    case 'sent':
+      return { ...state, pending: { requestId: action.requestId, conversationId: action.conversationId, text: action.text } };
+    case 'notSent':
+      return {
+        ...state,
+        notices: [
+          ...state.notices,
+          { id: state.nextNoticeId, conversationId: action.conversationId, code: action.code, message: action.message, text: action.text },
+        ],
+        nextNoticeId: state.nextNoticeId + 1,
+      };
+    case 'frame':
+      return onFrame(state, action.frame);
+    case 'connectionLost': {
+      if (!state.streaming && !state.pending) return state;
+      let messages = state.messages;
+      const errors = { ...state.errors };
+      if (state.streaming) {
+        const found = findMessage(state, state.streaming.messageId);
+        if (found) {
+          messages = {
+            ...messages,
+            [found.conversationId]: upsertMessage(messages[found.conversationId], {
+              ...found.message,
+              status: 'error',
+              error: 'The connection dropped while the reply was streaming.',
+            }),
+          };
+          errors[found.message.id] = { code: 'CONNECTION_LOST', message: 'The connection dropped while the reply was streaming. Reload the conversation to see what was saved.' };
+        }
+      }
+      const notices = state.pending
+        ? [
+            ...state.notices,
+            {
+              id: state.nextNoticeId,
+              conversationId: state.pending.conversationId,
+              code: 'CONNECTION_LOST',
+              message: 'The connection dropped before the question was confirmed. Check the conversation, then send it again if needed.',
+              text: state.pending.text,
+            },
+          ]
+        : state.notices;
+      return { ...state, messages, errors, streaming: null, pending: null, notices, nextNoticeId: state.pending ? state.nextNoticeId + 1 : state.nextNoticeId };
+    }
+    case 'suggestionUpdated': {
+      const s = action.suggestion;
+      return { ...state, suggestions: s.status === 'pending' ? state.suggestions.map((x) => (x.id === s.id ? s : x)) : state.suggestions.filter((x) => x.id !== s.id) };
+    }
+    case 'dismissNotice':
+      return { ...state, notices: state.notices.filter((n) => n.id !== action.id) };
+    default:
+      return state;
+  }
+}
+
+/** Messages of a conversation as the panel lists them (tool results are folded into the reply). */
+export function visibleMessages(state: ChatState, conversationId: number | null): ChatMessage[] {
+  if (conversationId === null) return [];
+  return (state.messages[conversationId] ?? []).filter((m) => m.role === 'user' || m.role === 'assistant');
+}
+
+/** Code-point length (the server counts characters the same way, so CJK and emoji count once). */
+export function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export const MAX_QUESTION_CHARS = 8000;

@@ -1,0 +1,79 @@
+// Field-by-field "before → after" rows, shared by proposals and history.
+
+const FIELD_LABELS: Record<string, string> = {
+  content: 'Content',
+  kind: 'Kind',
+  x: 'x',
+  y: 'y',
+  weight: 'Weight',
+  tags: 'Tags',
+  pinned: 'Pinned',
+  sensitivity: 'Sensitivity',
+  archived: 'Archived',
+  superseded_by: 'Superseded by',
+  source: 'From',
+  target: 'To',
+  relation: 'Relation',
+  label: 'Label',
+};
+
+export function fieldLabel(field: string): string {
+  return FIELD_LABELS[field] ?? field.replace(/_/g, ' ');
+}
+
+export function formatValue(v: unknown, field?: string): string {
+  if (v === null || v === undefined || v === '') return '—';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 100) / 100);
+  if (Array.isArray(v)) return v.length ? v.map((x) => (field === 'tags' ? `#${x}` : String(x))).join(' ') : '—';
+  if (typeof v === 'string') return field === 'relation' ? v.replace(/_/g, ' ') : v;
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+export interface DiffRow {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** Position changes read better as one row. */
+function mergePosition(rows: DiffRow[]): (DiffRow & { text?: [string, string] })[] {
+  const x = rows.find((r) => r.field === 'x');
+  const y = rows.find((r) => r.field === 'y');
+  if (!x || !y) return rows;
+  const fmt = (a: unknown, b: unknown) => (a == null && b == null ? '—' : `(${formatValue(a)}, ${formatValue(b)})`);
+  const merged = { field: 'position', before: null, after: null, text: [fmt(x.before, y.before), fmt(x.after, y.after)] as [string, string] };
+  const out: (DiffRow & { text?: [string, string] })[] = [];
+  for (const r of rows) {
+    if (r.field === 'x') out.push(merged);
+    else if (r.field !== 'y') out.push(r);
+  }
+  return out;
+}
+
+export function DiffRows({ rows, mode = 'update', testId }: { rows: DiffRow[]; mode?: 'update' | 'created' | 'deleted'; testId?: string }) {
+  if (!rows.length) return null;
+  return (
+    <dl className={`diff-rows diff-${mode}`} data-testid={testId}>
+      {mergePosition(rows).map((r) => {
+        const before = r.text ? r.text[0] : formatValue(r.before, r.field);
+        const after = r.text ? r.text[1] : formatValue(r.after, r.field);
+        const long = r.field === 'content' || before.length + after.length > 40;
+        return (
+          <div key={r.field} className={`diff-row${long ? ' long' : ''}`} data-field={r.field}>
+            <dt>{r.field === 'position' ? 'Position' : fieldLabel(r.field)}</dt>
+            <dd>
+              {mode !== 'created' && <span className={mode === 'deleted' ? 'diff-value' : 'diff-before'}>{before}</span>}
+              {mode === 'update' && <span className="diff-arrow">→</span>}
+              {mode !== 'deleted' && <span className={mode === 'created' ? 'diff-value' : 'diff-after'}>{after}</span>}
+            </dd>
+          </div>
+        );
+      })}
+    </dl>
+  );
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { TimelineEntry, UndoResult } from '../api/types';
+import { actorLabel, describeEntry, reasonBadge } from './describe';
+import { filenameFromDisposition, safeFileName } from './jsonCanvas';
+import { summarizeUndo } from './useUndoRedo';
+
+function entry(extra: Partial<TimelineEntry>): TimelineEntry {
+  return {
+    revision: 5,
+    seq: 0,
+    at: '2026-11-30T12:00:00Z',
+    actor: { kind: 'user', user: { id: 1, username: 'alice' }, on_behalf_of: null, approved_by: null, conversation_id: null, reason: null },
+    op_type: 'node.update',
+    reason: null,
+    entity: 'node',
+    action: 'updated',
+    target_id: 'n1',
+    node_id: 'n1',
+    fields: [],
+    diff: [],
+    before: null,
+    after: null,
+    summary: '',
+    undo_of: null,
+    ...extra,
+  };
+}
+
+describe('history words', () => {
+  it('names people and the agent acting for a person', () => {
+    expect(actorLabel(entry({}).actor)).toBe('alice');
+    const agent = { kind: 'agent', user: { id: 1, username: 'alice' }, on_behalf_of: { id: 1, username: 'alice' }, approved_by: { id: 2, username: 'bob' }, conversation_id: 12, reason: null };
+    expect(actorLabel(agent)).toBe('agent for alice');
+    expect(actorLabel({ ...agent, kind: 'user', user: null, on_behalf_of: null })).toBe('deleted user');
+  });
+
+  it('describes what changed', () => {
+    expect(describeEntry(entry({ action: 'created', op_type: 'node.create' }))).toBe('added');
+    expect(describeEntry(entry({ action: 'created', op_type: 'node.supersede' }))).toBe('added a new version');
+    expect(describeEntry(entry({ fields: ['x', 'y'] }))).toBe('moved');
+    expect(describeEntry(entry({ fields: ['content', 'tags'] }))).toBe('edited text, tags');
+    expect(describeEntry(entry({ fields: ['superseded_by'], after: { superseded_by: 'n2' } }))).toBe('superseded');
+    expect(describeEntry(entry({ fields: ['archived'], after: { archived: true } }))).toBe('archived');
+    expect(describeEntry(entry({ entity: 'edge', action: 'created' }))).toBe('linked');
+    expect(reasonBadge(entry({ reason: 'undo', undo_of: { kind: 'undo', revision: 4 } }))).toBe('undo of rev 4');
+    expect(reasonBadge(entry({ reason: 'revert' }))).toBe('revert');
+  });
+
+  it('summarizes undo results, naming what was skipped and why', () => {
+    const base: UndoResult = { kind: 'undo', inverted_revision: 7, revision: 9, applied: [{ entity: 'node', id: 'n1', action: 'updated', fields: ['weight'] }], skipped: [], can_undo: true, can_redo: true };
+    expect(summarizeUndo(base)).toEqual({ kind: 'success', title: 'Undone', message: 'Undid your change from revision 7.' });
+    const partial = summarizeUndo({
+      ...base,
+      skipped: [{ entity: 'node', id: 'n1', field: 'content', reason: 'bob changed content since', by: { kind: 'user', username: 'bob', label: 'bob' }, revision: 8, summary: '数据库端口是 5433' }],
+    });
+    expect(partial.kind).toBe('info');
+    expect(partial.message).toContain('content of “数据库端口是 5433”: bob changed it since (rev 8)');
+    const none = summarizeUndo({ ...base, revision: null, applied: [], skipped: [{ entity: 'node', id: 'n1', field: null, reason: 'the node was deleted since', by: null, revision: null, summary: 'x' }] });
+    expect(none.title).toBe('Skipped');
+    expect(none.message).toContain('the node was deleted since');
+  });
+
+  it('picks the export file name', () => {
+    expect(filenameFromDisposition('attachment; filename="Launch-plan.canvas"', 'x.canvas')).toBe('Launch-plan.canvas');
+    expect(filenameFromDisposition("attachment; filename*=utf-8''%E5%8F%91%E5%B8%83.canvas", 'x.canvas')).toBe('发布.canvas');
+    expect(filenameFromDisposition(null, 'x.canvas')).toBe('x.canvas');
+    expect(safeFileName('发布 / 计划')).toBe('发布   计划.canvas');
+  });
+});

@@ -1,0 +1,235 @@
+"""The chat panel in a real browser: streamed replies, Inspect, the context preview, suggestion chips.
+
+A scripted OpenAI-compatible model answers; the canvas is built over REST first.
+"""
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import login
+
+VIEWPORT = {"width": 1600, "height": 1000}
+
+
+def api(server, token: str, method: str, path: str, body: dict | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"{server.url(0)}{path}", data=data, method=method, headers={
+        "Authorization": f"Token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        raw = response.read()
+        return json.loads(raw) if raw else {}
+
+
+def add_node(server, token: str, canvas_id: int, content: str, x: float, y: float, **extra) -> str:
+    result = api(server, token, "POST", f"/api/canvases/{canvas_id}/ops/",
+                 {"op": {"type": "node.create", "node": {"content": content, "x": x, "y": y, **extra}}})
+    return result["changes"][0]["id"]
+
+
+def open_canvas(browser, server, username: str, canvas_id: int):
+    context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
+    page = context.new_page()
+    login(page, server.url(0), username)
+    page.goto(f"{server.url(0)}/canvases/{canvas_id}/")
+    expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
+    expect(page.get_by_test_id("chat-panel")).to_be_visible()
+    return context, page
+
+
+def ask(page, text: str) -> None:
+    box = page.get_by_test_id("chat-input")
+    box.fill(text)
+    box.press("Enter")
+
+
+def pan(page, dx: int, dy: int) -> None:
+    """Drag the empty pane from near its top-left corner (React Flow pans on a plain drag)."""
+    pane = page.get_by_test_id("canvas").locator(".react-flow__pane")
+    box = pane.bounding_box()
+    x, y = box["x"] + 120, box["y"] + 220
+    page.mouse.move(x, y)
+    page.mouse.down()
+    steps = 12
+    for i in range(1, steps + 1):
+        page.mouse.move(x + dx * i / steps, y + dy * i / steps)
+    page.mouse.up()
+
+
+def included_ids(page) -> list[str]:
+    return page.evaluate(
+        "() => [...document.querySelectorAll('[data-context=\"included\"]')]"
+        ".map(el => el.dataset.testid.replace('node-', ''))")
+
+
+@pytest.fixture
+def chat_canvas(server):
+    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="聊天画布 Chat")
+    token = data["tokens"]["alice"]
+    cid = data["canvas_id"]
+    ids = {
+        "port": add_node(server, token, cid, "数据库端口是 5432", 0, 0, kind="config", tags=["db"]),
+        "api": add_node(server, token, cid, "API 服务依赖数据库，启动前要先迁移", 280, 40, kind="requirement"),
+        "anchor": add_node(server, token, cid, "所有服务部署在上海区域", -300, 60, kind="decision", pinned=True),
+        "far": add_node(server, token, cid, "远处的节点：前端用 React 19", 4200, 2600, kind="fact"),
+        "far2": add_node(server, token, cid, "远处的另一条：CDN 缓存 10 分钟", 4460, 2660, kind="config"),
+    }
+    return {**data, "ids": ids}
+
+
+def test_streamed_reply_and_inspect(browser, server, scripted_model, chat_canvas, shot):
+    ctx, page = open_canvas(browser, server, "alice", chat_canvas["canvas_id"])
+    ids = chat_canvas["ids"]
+    expect(page.get_by_test_id(f"node-{ids['port']}")).to_be_visible()
+    expect(page.get_by_test_id("conversation-title")).to_have_text("New conversation")
+
+    scripted_model.push({"content": "数据库端口是 5432；API 服务启动前要先做迁移。",
+                         "usage": {"prompt_tokens": 321, "completion_tokens": 17, "total_tokens": 338}})
+    ask(page, "数据库端口是多少？")
+    expect(page.get_by_test_id("chat-input")).to_have_value("")
+    reply = page.locator("[data-role='assistant']").last
+    expect(reply.get_by_test_id("assistant-text")).to_have_text("数据库端口是 5432；API 服务启动前要先做迁移。",
+                                                               timeout=10_000)
+    expect(reply).to_have_attribute("data-status", "complete")
+    expect(page.get_by_test_id("conversation-title")).to_have_text("数据库端口是多少？")
+    expect(page.locator("[data-role='user']").last).to_contain_text("数据库端口是多少？")
+    expect(reply.get_by_test_id("context-line")).to_contain_text("nodes sent")
+    shot(page, "chat-streamed-reply")
+
+    # The model really received the question last, and the canvas nodes near the viewport.
+    sent = scripted_model.requests[-1]["messages"]
+    assert sent[-1]["content"].endswith("数据库端口是多少？")
+    assert "数据库端口是 5432" in json.dumps(sent, ensure_ascii=False)
+
+    reply.get_by_test_id("inspect-button").click()
+    dialog = page.get_by_test_id("inspect-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_test_id(f"inspect-node-{ids['port']}")).to_be_visible()
+    expect(dialog.get_by_test_id(f"inspect-node-{ids['anchor']}")).to_contain_text("pinned anchor")
+    expect(dialog.get_by_test_id("inspect-usage")).to_contain_text("321 in")
+    expect(dialog.get_by_test_id("inspect-token-bar")).to_be_visible()
+    dialog.get_by_test_id("inspect-message-0").locator("button").click()
+    expect(dialog.locator(".mono-block").first).to_be_visible()
+    shot(page, "chat-inspect-dialog")
+    # Clicking an included node closes the dialog and focuses it on the canvas.
+    dialog.get_by_test_id(f"inspect-node-{ids['api']}").click()
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_test_id("node-inspector")).to_be_visible()
+    expect(page.get_by_test_id("inspector-content")).to_have_value("API 服务依赖数据库，启动前要先迁移")
+
+    # A failing model shows a clear error in the chat and keeps the conversation.
+    scripted_model.push({"status": 500, "body": "upstream exploded"})
+    ask(page, "再说一遍？")
+    error = page.get_by_test_id("chat-error").last
+    expect(error).to_be_visible(timeout=10_000)
+    expect(error).to_have_attribute("data-code", "MODEL_HTTP_ERROR")
+    expect(page.locator("[data-role='user']").last).to_contain_text("再说一遍？")
+    shot(page, "chat-model-error")
+    ctx.close()
+
+
+def test_stop_keeps_partial_reply(browser, server, scripted_model, chat_canvas):
+    ctx, page = open_canvas(browser, server, "alice", chat_canvas["canvas_id"])
+    scripted_model.push({"content": "这是一个很长的回答。" * 40, "delay": 1.5})
+    ask(page, "写一段很长的说明")
+    stop = page.get_by_test_id("chat-stop")
+    expect(stop).to_be_visible()
+    stop.click()
+    reply = page.locator("[data-role='assistant']").last
+    expect(reply).to_have_attribute("data-status", "stopped", timeout=10_000)
+    expect(page.get_by_test_id("chat-send")).to_be_visible()
+    ctx.close()
+
+
+def test_preview_highlights_follow_the_viewport(browser, server, chat_canvas, shot):
+    ctx, page = open_canvas(browser, server, "alice", chat_canvas["canvas_id"])
+    ids = chat_canvas["ids"]
+    page.evaluate(f"() => window.__canvasweb.focusNode('{ids['port']}')")
+    page.wait_for_timeout(500)
+    page.get_by_test_id("preview-toggle").check()
+    expect(page.get_by_test_id("context-preview")).to_be_visible()
+    port = page.get_by_test_id(f"node-{ids['port']}")
+    expect(port).to_have_attribute("data-context", "included", timeout=5_000)
+    expect(port.get_by_test_id("preview-rank")).to_be_visible()
+    expect(page.get_by_test_id(f"node-{ids['anchor']}")).to_have_attribute("data-context", "included")
+    expect(page.get_by_test_id("preview-token-bar")).to_be_visible()
+    before = set(included_ids(page))
+    assert ids["port"] in before and ids["far"] not in before
+    shot(page, "preview-near-origin")
+
+    # Pan towards the far nodes: they come in, the ones left behind drop out (the anchor stays).
+    page.evaluate(f"() => window.__canvasweb.focusNode('{ids['far']}')")
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "id => document.querySelector(`[data-testid='node-${id}']`)?.dataset.context === 'included'",
+        arg=ids["far"], timeout=5_000)
+    after = set(included_ids(page))
+    assert ids["far"] in after and ids["far2"] in after
+    assert ids["anchor"] in after
+    assert after != before
+    # A real pan with the mouse (the far nodes leave the screen) changes the highlight again.
+    pan(page, 900, 600)
+    page.wait_for_function(
+        "before => { const now = [...document.querySelectorAll('[data-context=\"included\"]')]"
+        ".map(el => el.dataset.testid.replace('node-', '')).sort();"
+        " return JSON.stringify(now) !== JSON.stringify(before); }",
+        arg=sorted(after), timeout=5_000)
+    page.get_by_test_id("preview-tab-excluded").click()
+    expect(page.get_by_test_id("preview-excluded")).to_be_visible()
+    shot(page, "preview-after-pan")
+
+    # Typing also updates the preview (question matching pulls in a matching node).
+    page.get_by_test_id("chat-input").fill("CDN 缓存多久？")
+    page.wait_for_timeout(600)
+    page.get_by_test_id("preview-toggle").uncheck()
+    expect(page.locator("[data-context]")).to_have_count(0)
+    ctx.close()
+
+
+def test_accepting_a_suggestion_reaches_another_user(browser, server, scripted_model, chat_canvas, shot):
+    cid, ids = chat_canvas["canvas_id"], chat_canvas["ids"]
+    ctx_a, a = open_canvas(browser, server, "alice", cid)
+    ctx_b, b = open_canvas(browser, server, "bob", cid)
+    # Alice looks at the database node: the accepted fact lands near the middle of her view.
+    a.evaluate(f"() => window.__canvasweb.focusNode('{ids['port']}')")
+    a.keyboard.press("Escape")
+
+    scripted_model.push({"content": "好的，已记下：数据库端口改为 5433。"})
+    ask(a, "更正：数据库端口改成 5433")
+    chip = a.get_by_test_id("suggestions").locator("li.suggestion").first
+    expect(chip).to_be_visible(timeout=10_000)
+    expect(chip).to_contain_text("5433")
+    shot(a, "chat-suggestion-chip")
+    supersede_note = chip.locator(".supersede-note")
+    supersedes = supersede_note.count() > 0
+    if supersedes:
+        expect(supersede_note).to_contain_text("数据库端口是 5432")
+    before = {n["id"] for n in b.evaluate("() => window.__canvasweb.getState().nodes")}
+    chip.locator("button.suggestion-accept").click()
+    expect(a.get_by_test_id("suggestions")).to_be_hidden(timeout=5_000)
+
+    # Bob sees the new node live.
+    b.wait_for_function(
+        "before => window.__canvasweb.getState().nodes.some(n => !before.includes(n.id) && n.content.includes('5433'))",
+        arg=sorted(before), timeout=5_000)
+    new = next(n for n in b.evaluate("() => window.__canvasweb.getState().nodes")
+               if n["id"] not in before and "5433" in n["content"])
+    expect(b.get_by_test_id(f"node-{new['id']}")).to_be_visible()
+    assert new["created_by"]["username"] == "alice"
+    if supersedes:
+        old = next(n for n in b.evaluate("() => window.__canvasweb.getState().nodes") if n["id"] == ids["port"])
+        assert old["superseded_by"] == new["id"]
+        expect(b.get_by_test_id(f"node-{ids['port']}").get_by_test_id("superseded-link")).to_contain_text("5433")
+    # Near alice's viewport centre, not on top of the node it supersedes.
+    state = a.evaluate("() => window.__canvasweb.getState()")
+    port = next(n for n in state["nodes"] if n["id"] == ids["port"])
+    assert abs(new["x"] - port["x"]) < 1200 and abs(new["y"] - port["y"]) < 800
+    assert (new["x"], new["y"]) != (port["x"], port["y"])
+    b.evaluate(f"() => window.__canvasweb.focusNode('{new['id']}')")
+    b.wait_for_timeout(500)
+    shot(b, "suggestion-seen-by-bob")
+    ctx_a.close()
+    ctx_b.close()
