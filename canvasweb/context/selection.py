@@ -27,6 +27,7 @@ does not depend on the order of the input list.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -47,6 +48,7 @@ from .types import (
 _OK, _SUPERSEDED, _ARCHIVED = 0, 1, 2
 _FILTER_DF_CAP = 500  # terms in more nodes than this do not nominate candidates
 _FILTER_MAX_CANDIDATES = 64
+_QUESTION_POSTINGS_BUDGET = 20_000  # posting entries walked per question, at most
 _STATUS_REASON = {_SUPERSEDED: "superseded", _ARCHIVED: "archived"}
 
 GROUP_ANCHOR = "anchor"
@@ -588,24 +590,30 @@ def select_nodes(
             take(j, GROUP_LINKED, f"linked:{e.relation}:{src.node.id}", eff)
             linked += 1
 
-    # 4. question matches anywhere on the canvas (inverted index, idf-weighted).
+    # 4. question matches anywhere on the canvas (inverted index, idf-weighted):
+    #    best score first, nearest first among equal scores.
     q_terms = extract_terms(question) if question else frozenset()
     if q_terms and index.n_indexed:
-        scores = _question_scores(index, q_terms)
-        ranked = []
-        for i, s in scores.items():
-            if s <= cfg.question_min_score:
-                continue
-            if index.level[i] > role_level:
-                continue  # never reported by id: the match itself is information
+        by_score: dict[float, list[int]] = {}
+        matched = 0
+        for i, s in _question_scores(index, q_terms).items():
+            if s <= cfg.question_min_score or index.level[i] > role_level:
+                continue  # invisible matches are never reported: the match itself is information
+            matched += 1
             if i in taken:
                 taken[i].match_score = round(s, 4)  # already in for another reason
                 continue
-            ranked.append((-s, eff_of(i), i))
-        ranked.sort()
-        for neg_s, eff, i in ranked[: cfg.max_question_matches]:
-            take(i, GROUP_QUESTION, "question_match", eff, round(-neg_s, 4))
-        stats["question_matches"] = len(ranked)
+            by_score.setdefault(s, []).append(i)
+        want = cfg.max_question_matches
+        for s in sorted(by_score, reverse=True):
+            if want <= 0:
+                break
+            group = by_score[s]
+            best = heapq.nsmallest(want, ((eff_of(i), i) for i in group))
+            for eff, i in best:
+                take(i, GROUP_QUESTION, "question_match", eff, round(s, 4))
+            want -= len(best)
+        stats["question_matches"] = matched
 
     return Selection(
         candidates=chosen,
@@ -617,24 +625,38 @@ def select_nodes(
 
 
 def _question_scores(index: CanvasIndex, q_terms: frozenset[str]) -> dict[int, float]:
+    """Share of the question's idf weight each node matches (0..1], via posting lists.
+
+    Rare terms are visited first; terms in more than 10% of a large canvas's
+    nodes only add to nodes already found, and the total work is bounded.
+    """
     n = max(index.n_indexed, 1)
     common_cut = max(200, int(0.1 * n)) if n >= 1000 else None
-    idf: dict[str, float] = {}
-    for t in q_terms:
-        df = len(index.postings.get(t, ()))
-        idf[t] = math.log(1.0 + n / (df or 1))
+    plists = {t: index.postings.get(t, ()) for t in q_terms}
+    idf = {t: math.log(1.0 + n / (len(p) or 1)) for t, p in plists.items()}
     total = sum(idf.values()) or 1.0
     acc: dict[int, float] = {}
-    for t in sorted(q_terms):
-        plist = index.postings.get(t)
+    budget = _QUESTION_POSTINGS_BUDGET
+    for t in sorted(plists, key=lambda t: (len(plists[t]), t)):
+        plist = plists[t]
         if not plist:
             continue
-        if common_cut is not None and len(plist) > common_cut:
-            continue  # too common to discriminate; also keeps the cost bounded
         w = idf[t] / total
+        if (common_cut is not None and len(plist) > common_cut) or len(plist) > budget:
+            if len(acc) < len(plist):  # credit only nodes already matched by rarer terms
+                for i in list(acc):
+                    if _contains_sorted(plist, i):
+                        acc[i] += w
+            continue
+        budget -= len(plist)
         for i in plist:
             acc[i] = acc.get(i, 0.0) + w
     return acc
+
+
+def _contains_sorted(values: Sequence[int], x: int) -> bool:
+    j = bisect.bisect_left(values, x)
+    return j < len(values) and values[j] == x
 
 
 def naive_linear_select(*, nodes: Sequence[NodeData], viewport: Viewport, k: int = 15) -> list[NodeData]:

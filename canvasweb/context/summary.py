@@ -195,14 +195,13 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
     return tuple(infos)
 
 
-def analyze_message(m: MessageData, cache: TokenCache | None = None) -> tuple[SentenceInfo, ...]:
+def analyze_message(m: MessageData, *, cache: TokenCache | None = None) -> tuple[SentenceInfo, ...]:
     """Sentence analysis of a message, memoized per message id when a cache is given."""
     if cache is None:
         return analyze_text(m.content)
     return cache.memo(key=("sentences", m.id), source=m.content, compute=lambda: analyze_text(m.content))
 
 
-_analysis = analyze_message
 
 
 def is_corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> bool:
@@ -249,7 +248,7 @@ def retire_outdated(
     rewritten raw text, or None if unchanged. A correction can itself be
     retired by a later correction or by the canvas (it then no longer counts).
     """
-    infos = analyze_message(message, cache)
+    infos = analyze_message(message, cache=cache)
     replace: list[tuple[str, str]] = []
     for info in reversed(infos):  # later sentences of the same message count as "later"
         if is_restricted is not None and is_restricted(info.terms):
@@ -345,7 +344,7 @@ def build_summary(
     for mi, (m, summarize, carried) in enumerate(stream):
         if m.role == "tool":
             continue  # tool output is data about the world, not conversation decisions
-        for info in _analysis(m, cache):
+        for info in analyze_message(m, cache=cache):
             pos += 1
             if "correction" in info.categories and m.role == "user":
                 corrections.append((pos, info))
