@@ -129,7 +129,7 @@ def bench_size(*, n: int, runs: int = 50, budget: int = 8000, seed: int = 7, clo
 
     # Warm: one spot, small pans, cache primed by one pass.
     home = spot()
-    warm_vps = [Viewport(x=home.x + rng.uniform(-150, 150), y=home.y + rng.uniform(-150, 150), zoom=home.zoom)
+    warm_vps = [Viewport(x=home.x + rng.uniform(-150, 150), y=home.y + rng.uniform(-150, 150), zoom=1.0)
                 for _ in range(10)]
     warm_cache = TokenCache()
     for i, vp in enumerate(warm_vps):

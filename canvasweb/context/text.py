@@ -126,6 +126,8 @@ _DELIMITER_RE = re.compile(r"<(?=\s*/?\s*(?:canvas_data|conversation_summary)\b)
 
 def escape_delimiters(text: str) -> str:
     """Defuse our data-block tags inside untrusted text ("<" -> "\\u003c")."""
+    if "<" not in text:
+        return text
     return _DELIMITER_RE.sub(r"\\u003c", text)
 
 
