@@ -52,6 +52,7 @@ class Message(models.Model):
     token_count = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=MessageStatus.choices, default=MessageStatus.COMPLETE)
     error = models.TextField(blank=True, default="")
+    error_code = models.CharField(max_length=40, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -76,14 +76,15 @@ def conversations_for(*, user, canvas_id: int) -> list[Conversation]:
 
 
 def message_to_dict(message: Message) -> dict:
-    request_id = getattr(message, "_model_request_id", None)
-    if request_id is None and message.role == MessageRole.ASSISTANT:
-        request_id = message.model_requests.order_by("-id").values_list("id", flat=True).first()
+    # The first request of a turn holds the compiled context; agent rounds follow it.
+    request_ids = (list(message.model_requests.order_by("id").values_list("id", flat=True))
+                   if message.role == MessageRole.ASSISTANT and message.pk else [])
+    request_id = request_ids[0] if request_ids else None
     return {
         "id": message.pk, "conversation_id": message.conversation_id, "role": message.role,
         "source": message.source, "content": message.content, "status": message.status,
-        "error": message.error or None, "token_count": message.token_count,
-        "model_request_id": request_id, "created_at": message.created_at.isoformat().replace("+00:00", "Z"),
+        "error": message.error or None, "error_code": message.error_code or None,
+        "token_count": message.token_count, "model_request_id": request_id, "model_request_ids": request_ids, "created_at": message.created_at.isoformat().replace("+00:00", "Z"),
     }
 
 
@@ -192,7 +193,8 @@ def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
 
 
 def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms: int,
-                error: str = "", stopped: bool = False, tool_calls: list | None = None) -> Message:
+                error: str = "", error_code: str = "", stopped: bool = False,
+                tool_calls: list | None = None) -> Message:
     """Close the assistant message and its model request; fold old turns into the summary if due."""
     assistant = turn.assistant_message
     assistant.content = text
@@ -200,7 +202,8 @@ def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms
     assistant.status = (MessageStatus.ERROR if error else MessageStatus.STOPPED if stopped
                         else MessageStatus.COMPLETE)
     assistant.error = error
-    assistant.save(update_fields=["content", "token_count", "status", "error"])
+    assistant.error_code = error_code if error else ""
+    assistant.save(update_fields=["content", "token_count", "status", "error", "error_code"])
     request = turn.model_request
     request.response_text = text
     request.usage = usage
@@ -212,7 +215,6 @@ def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms
     if not error:
         fold_summary_if_due(conversation=turn.conversation, recent_budget=(turn.compiled.report.budget.get(
             "recent", 0) if turn.compiled else 0))
-    assistant._model_request_id = request.pk
     return assistant
 
 
@@ -264,8 +266,14 @@ def _capture_suggestions(*, conversation: Conversation, message: Message, role: 
     nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
     visible = [n for n in nodes if can_see(role, n.sensitivity)]
     created = []
+    offered: set[tuple] = set()
     for fact in facts[:5]:
         candidates = find_superseded_candidates(fact=fact, nodes=visible)
+        # One sentence can match several patterns; offer each (value, target) once.
+        key = ((fact.value or fact.content).strip().lower(), candidates[0].id if candidates else None)
+        if key in offered:
+            continue
+        offered.add(key)
         created.append(FactSuggestion.objects.create(
             conversation=conversation, message=message, content=fact.content[:2000], kind=_node_kind(fact.kind),
             subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],

@@ -134,19 +134,24 @@ class ChatSession:
             error, code = "Something went wrong while talking to the model; the conversation is intact.", "INTERNAL"
         latency = int((time.monotonic() - started) * 1000)
         try:
-            final = await database_sync_to_async(services.turn_finish)(
-                turn=turn, text=text, usage=usage, latency_ms=latency, error=error, stopped=stopped,
-                tool_calls=all_calls or None)
+            final = await database_sync_to_async(_finish_as_dict)(
+                turn=turn, text=text, usage=usage, latency_ms=latency, error=error, error_code=code or "",
+                stopped=stopped, tool_calls=all_calls or None)
+            if error:
+                await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
+                                 "error": {"code": code, "message": error, "field": None}, "message": final})
+            else:
+                await self.send({"type": "chat.done", "request_id": request_id, "message": final})
         except Exception:
-            logger.exception("could not record the end of a chat turn")
-            return
-        if error:
+            logger.exception("could not finish a chat turn")
             await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
-                             "error": {"code": code, "message": error, "field": None},
-                             "message": services.message_to_dict(final)})
-        else:
-            await self.send({"type": "chat.done", "request_id": request_id,
-                             "message": services.message_to_dict(final)})
+                             "error": {"code": "INTERNAL", "field": None,
+                                       "message": "The reply could not be saved; reload the conversation."}})
+
+
+def _finish_as_dict(**kwargs) -> dict:
+    """Close the turn and serialize the reply in one worker-thread call (both touch the ORM)."""
+    return services.message_to_dict(services.turn_finish(**kwargs))
 
 
 def _request_id(message: dict) -> str | None:

@@ -23,8 +23,11 @@ class MessageSerializer(serializers.Serializer):
     content = serializers.CharField()
     status = serializers.ChoiceField(choices=["complete", "streaming", "stopped", "error"])
     error = serializers.CharField(allow_null=True)
+    error_code = serializers.CharField(allow_null=True, help_text="e.g. MODEL_TIMEOUT, for failed replies")
     token_count = serializers.IntegerField(allow_null=True)
-    model_request_id = serializers.IntegerField(allow_null=True)
+    model_request_id = serializers.IntegerField(allow_null=True, help_text="the turn's first request")
+    model_request_ids = serializers.ListField(child=serializers.IntegerField(),
+                                              help_text="every request of the turn (agent rounds too)")
     created_at = serializers.DateTimeField()
 
 
