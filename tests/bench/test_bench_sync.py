@@ -1,0 +1,41 @@
+"""bench_sync with two clients and five ops: its own Redis and two Daphne processes, a report, no lost acks.
+
+Needs only redis-server installed (the command starts its own). Uses Postgres when TEST_DATABASE_URL is set,
+else a temporary SQLite file. Latency goals are never asserted here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from django.core.management import call_command
+
+from canvasweb.bench import sync_bench
+
+pytestmark = [pytest.mark.crossprocess]
+
+
+def test_bench_sync_tiny(tmp_path):
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is not installed")
+        pytest.skip("redis-server is not installed (scripts/setup.sh installs it)")
+    out = tmp_path / "out"
+    call_command("bench_sync", "--clients", "2", "--ops", "5", "--rate", "20", "--paced-seconds", "0.5",
+                 "--warmup", "1", "--out", str(out), "--no-progress", stdout=open("/dev/null", "w"),
+                 stderr=open("/dev/null", "w"))
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["format"] == sync_bench.REPORT_FORMAT
+    phases = [(r["clients"], r["phase"], r["paced_rate"]) for r in report["rows"]]
+    assert phases == [(2, "paced", 20.0), (2, "saturated", None)]
+    for row in report["rows"]:
+        assert row["ops_sent"] == 10 and row["acked"] == 10
+        assert row["lost_acked_ops"] == 0 and row["committed_but_not_acked"] == 0
+        assert row["fanout_samples"] == 10 and row["deliveries_missed"] == 0
+        assert 0 < row["fanout_p50_ms"] <= row["fanout_p95_ms"] <= row["fanout_p99_ms"]
+        assert row["committed_ops_per_s"] > 0
+    lost = next(t for t in report["targets"] if t["name"].startswith("lost acknowledged"))
+    assert lost["met"] is True
+    assert (out / "report.md").read_text(encoding="utf-8").startswith("# Real-time fan-out")
