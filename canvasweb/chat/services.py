@@ -21,7 +21,8 @@ from canvasweb.canvases.permissions import can_see
 from canvasweb.common.errors import InvalidOperation, NotFound
 from canvasweb.context.capture import capture_facts, find_superseded_candidates
 from canvasweb.context.compiler import compile_context
-from canvasweb.context.summary import build_summary, should_fold
+from canvasweb.context.redaction import mask_credentials
+from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, should_fold, wrap_model_summary
 from canvasweb.context.tokens import count_tokens
 from canvasweb.context.types import CompiledContext, CompileRequest
 
@@ -212,9 +213,6 @@ def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms
     if tool_calls is not None:
         request.tool_calls = tool_calls
     request.save(update_fields=["response_text", "usage", "latency_ms", "error", "tool_calls"])
-    if not error:
-        fold_summary_if_due(conversation=turn.conversation, recent_budget=(turn.compiled.report.budget.get(
-            "recent", 0) if turn.compiled else 0))
     return assistant
 
 
@@ -232,22 +230,58 @@ def record_model_round(*, turn: PreparedTurn, purpose: str, messages: list[dict]
         response_text=text, tool_calls=tool_calls, usage=usage, latency_ms=latency_ms, error=error)
 
 
-def fold_summary_if_due(*, conversation: Conversation, recent_budget: int) -> bool:
-    """When the verbatim window passes 70 % of its budget, fold the oldest turns into the summary."""
+@dataclass
+class FoldPlan:
+    """Messages due to be folded into the summary (and the ones kept verbatim)."""
+
+    conversation: Conversation
+    fold: list[Message]
+    keep: list[Message]
+
+
+def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> FoldPlan | None:
+    """When the verbatim window passes 70 % of its budget, the oldest turns are due for folding."""
     history = list(Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id)
                    .exclude(status=MessageStatus.ERROR).order_by("id"))
     recent_tokens = sum((m.token_count or 0) + 4 for m in history)
     if len(history) <= KEEP_AFTER_FOLD or not should_fold(recent_tokens=recent_tokens, recent_budget=recent_budget):
-        return False
-    fold, keep = history[:-KEEP_AFTER_FOLD], history[-KEEP_AFTER_FOLD:]
-    previous = [] if not conversation.summary else [
-        message_data(Message(id=0, role=MessageRole.ASSISTANT, content=conversation.summary))]
-    result = build_summary(messages=previous + [message_data(m) for m in fold], max_tokens=SUMMARY_MAX_TOKENS,
-                           later_messages=[message_data(m) for m in keep], cache=TOKEN_CACHE)
-    conversation.summary = result.text
-    conversation.summary_token_count = result.tokens
-    conversation.summarized_through_id = fold[-1].pk
+        return None
+    return FoldPlan(conversation=conversation, fold=history[:-KEEP_AFTER_FOLD], keep=history[-KEEP_AFTER_FOLD:])
+
+
+def summary_prompt(plan: FoldPlan) -> list[dict]:
+    """The model-written summary request: the template, masked like every prompt."""
+    transcript = "\n".join(f"{m.role}: {m.content}" for m in plan.fold)
+    prompt = SUMMARY_PROMPT_TEMPLATE.format(max_words=SUMMARY_MAX_TOKENS // 2,
+                                            previous_summary=plan.conversation.summary or "(none)",
+                                            messages=transcript)
+    return [{"role": "user", "content": mask_credentials(prompt)}]
+
+
+def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversation:
+    """Fold: the model's summary when it wrote one, else the deterministic extractive summary."""
+    conversation = plan.conversation
+    if model_text and model_text.strip():
+        text = wrap_model_summary(mask_credentials(model_text))
+        tokens = count_tokens(text, encoding=TOKEN_CACHE.encoding)
+    else:
+        result = build_summary(messages=[message_data(m) for m in plan.fold], max_tokens=SUMMARY_MAX_TOKENS,
+                               later_messages=[message_data(m) for m in plan.keep],
+                               previous_summary=conversation.summary or None, cache=TOKEN_CACHE)
+        text, tokens = result.text, result.tokens
+    conversation.summary = text
+    conversation.summary_token_count = tokens
+    conversation.summarized_through_id = plan.fold[-1].pk
     conversation.save(update_fields=["summary", "summary_token_count", "summarized_through_id", "updated_at"])
+    return conversation
+
+
+def fold_summary_if_due(*, conversation: Conversation, recent_budget: int) -> bool:
+    """The offline fold (extractive); chat/turns.py asks the model first when one is configured."""
+    plan = summary_fold_plan(conversation=conversation, recent_budget=recent_budget)
+    if plan is None:
+        return False
+    summary_store(plan=plan)
     return True
 
 

@@ -29,11 +29,14 @@ class ChatSession:
         self.canvas_id = canvas_id
         self.send = send
         self.task: asyncio.Task | None = None
+        self.tasks: set[asyncio.Task] = set()  # the current turn and any summary fold still running
         self.active_message_id: int | None = None
+        self.streaming = False  # a reply is on its way (the summary fold after it does not block)
+        self.fold_lock = asyncio.Lock()
 
     async def handle_send(self, message: dict) -> None:
         request_id = _request_id(message)
-        if self.task is not None and not self.task.done():
+        if self.streaming:
             await self.send({"type": "chat.error", "request_id": request_id, "message_id": None, "error": {
                 "code": "BUSY", "message": "a reply is still streaming; stop it or wait", "field": None}})
             return
@@ -49,6 +52,7 @@ class ChatSession:
                              "error": exc.as_dict()})
             return
         self.active_message_id = turn.assistant_message.pk
+        self.streaming = True
         await self.send({
             "type": "chat.started", "request_id": request_id,
             "conversation": services.conversation_to_dict(turn.conversation),
@@ -57,9 +61,11 @@ class ChatSession:
             "context": services.preview_payload(turn.compiled), "suggestions": turn.suggestions,
         })
         self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
+        self.tasks.add(self.task)
+        self.task.add_done_callback(self.tasks.discard)
 
     async def handle_stop(self, message: dict) -> None:
-        if self.task is not None and not self.task.done() and message.get("message_id") in (
+        if self.streaming and self.task is not None and message.get("message_id") in (
                 None, self.active_message_id):
             self.task.cancel()
 
@@ -75,10 +81,11 @@ class ChatSession:
         await self.send({"type": "context.preview", "request_id": request_id, **payload})
 
     async def close(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
+        for task in list(self.tasks):
+            task.cancel()
+        for task in list(self.tasks):
             try:
-                await self.task
+                await task
             except BaseException:  # noqa: BLE001 - already reported by the task
                 pass
 
@@ -133,6 +140,7 @@ class ChatSession:
             logger.exception("chat turn failed")
             error, code = "Something went wrong while talking to the model; the conversation is intact.", "INTERNAL"
         latency = int((time.monotonic() - started) * 1000)
+        self.streaming = False
         try:
             final = await database_sync_to_async(_finish_as_dict)(
                 turn=turn, text=text, usage=usage, latency_ms=latency, error=error, error_code=code or "",
@@ -142,11 +150,41 @@ class ChatSession:
                                  "error": {"code": code, "message": error, "field": None}, "message": final})
             else:
                 await self.send({"type": "chat.done", "request_id": request_id, "message": final})
+                async with self.fold_lock:
+                    await fold_summary(turn, config)
         except Exception:
             logger.exception("could not finish a chat turn")
             await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
                              "error": {"code": "INTERNAL", "field": None,
                                        "message": "The reply could not be saved; reload the conversation."}})
+
+
+async def fold_summary(turn, config: ModelConfig) -> None:
+    """Fold old turns into the rolling summary when due: written by the model with the structured
+    template when one is configured, extractive otherwise or when the model fails."""
+    recent_budget = turn.compiled.report.budget.get("recent", 0) if turn.compiled else 0
+    plan = await database_sync_to_async(services.summary_fold_plan)(conversation=turn.conversation,
+                                                                     recent_budget=recent_budget)
+    if plan is None:
+        return
+    model_text, error, usage = None, "", None
+    started = time.monotonic()
+    messages = services.summary_prompt(plan) if config.configured else None
+    if messages:
+        try:
+            parts = []
+            async for event in stream_chat(config, messages=messages):
+                if event.kind == "delta":
+                    parts.append(event.text)
+                elif event.kind == "done":
+                    usage = event.usage
+            model_text = "".join(parts)
+        except ModelError as exc:
+            error = exc.message
+        await database_sync_to_async(services.record_model_round)(
+            turn=turn, purpose="summary", messages=messages, tools=None, text=model_text or "", tool_calls=None,
+            usage=usage, latency_ms=int((time.monotonic() - started) * 1000), error=error)
+    await database_sync_to_async(services.summary_store)(plan=plan, model_text=model_text)
 
 
 def _finish_as_dict(**kwargs) -> dict:

@@ -10,6 +10,7 @@ one of:
     {"delay": 5.0, ...}                           wait before answering (timeouts)
     {"garbage": true}                             a 200 whose body is not JSON
     {"empty": true}                               a reply with no choices' content
+    {"when": "text", ...}                         only for a request whose messages contain "text"
 
 With an empty queue it answers "(scripted) I read N canvas items." so a demo works.
 Every request body is recorded. Control endpoints for other processes:
@@ -48,9 +49,15 @@ class ScriptedLLM:
             self.script.clear()
             self.requests.clear()
 
-    def next_entry(self) -> dict | None:
+    def next_entry(self, body: dict | None = None) -> dict | None:
+        """The first queued entry meant for this request (entries with `when` wait for a match)."""
+        text = json.dumps((body or {}).get("messages", []), ensure_ascii=False)
         with self.lock:
-            return self.script.popleft() if self.script else None
+            for entry in list(self.script):
+                if entry.get("when") is None or entry["when"] in text:
+                    self.script.remove(entry)
+                    return entry
+            return None
 
     def record(self, body: dict) -> None:
         with self.lock:
@@ -141,7 +148,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = json.loads(raw or b"{}")
         self.llm.record(body)
-        entry = self.llm.next_entry() or _default_reply(body)
+        entry = self.llm.next_entry(body) or _default_reply(body)
         if entry.get("delay"):
             time.sleep(float(entry["delay"]))
         if entry.get("status"):
