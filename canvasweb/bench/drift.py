@@ -46,7 +46,7 @@ from django.db import transaction
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import user_actor
-from canvasweb.canvases.models import Node, NodeKind
+from canvasweb.canvases.models import NodeKind
 from canvasweb.chat import services as chat_services
 from canvasweb.chat.context_inputs import TOKEN_CACHE, canvas_inputs, history_for, viewport_from
 from canvasweb.chat.models import Message, MessageRole, MessageSource

@@ -37,7 +37,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from canvasweb.testing.servers import (Cluster, RedisServer, create_postgres_database, drop_postgres_database,
                                        sqlite_url)
@@ -492,7 +491,8 @@ def targets(rows: Sequence[dict], *, postgres: bool, warmup: Sequence[dict] = ()
             out.append({"name": "committed ops/s on Postgres (best saturated run)", "value": best,
                         "target": ">= 500", "met": best >= 500})
     lost = sum(r["lost_acked_ops"] for r in list(rows) + list(warmup))
-    out.append({"name": "lost acknowledged ops (all runs, warm-up included)", "value": lost, "target": "== 0", "met": lost == 0})
+    out.append({"name": "lost acknowledged ops (all runs, warm-up included)", "value": lost, "target": "== 0",
+                "met": lost == 0})
     return out
 
 
