@@ -1,18 +1,11 @@
 """Admins review the agent: proposals and their decisions, every tool call, every run. All read-only."""
 from django.contrib import admin
 
+from canvasweb.common.admin import ReadOnlyAdmin
+
 from .models import AgentRun, AgentToolCall, Proposal
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Proposal)
@@ -21,7 +14,6 @@ class ProposalAdmin(ReadOnlyAdmin):
                     "short_summary")
     list_filter = ("status", "tool", "created_at")
     search_fields = ("summary", "requested_by__username", "decided_by__username")
-    readonly_fields = [f.name for f in Proposal._meta.fields]
 
     @admin.display(description="summary")
     def short_summary(self, obj):
@@ -33,7 +25,6 @@ class AgentToolCallAdmin(ReadOnlyAdmin):
     list_display = ("id", "created_at", "user", "canvas", "tool", "outcome", "code", "short_reason")
     list_filter = ("outcome", "tool", "code", "created_at")
     search_fields = ("reason", "arguments", "user__username")
-    readonly_fields = [f.name for f in AgentToolCall._meta.fields]
 
     @admin.display(description="reason")
     def short_reason(self, obj):
@@ -46,4 +37,3 @@ class AgentRunAdmin(ReadOnlyAdmin):
                     "refused")
     list_filter = ("mode", "role", "created_at")
     search_fields = ("run_id", "user__username")
-    readonly_fields = [f.name for f in AgentRun._meta.fields]

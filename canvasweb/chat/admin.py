@@ -1,18 +1,11 @@
 """Admins review what the model saw: every model request is listed read-only."""
 from django.contrib import admin
 
+from canvasweb.common.admin import ReadOnlyAdmin
+
 from .models import Conversation, FactSuggestion, Message, ModelRequest
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ModelRequest)
@@ -21,7 +14,6 @@ class ModelRequestAdmin(ReadOnlyAdmin):
                     "short_error")
     list_filter = ("purpose", "model", "created_at")
     search_fields = ("response_text", "error", "conversation__title")
-    readonly_fields = [f.name for f in ModelRequest._meta.fields]
 
     @admin.display(description="error")
     def short_error(self, obj):

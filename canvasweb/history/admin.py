@@ -17,26 +17,13 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from canvasweb.canvases.models import Canvas
+from canvasweb.common.admin import ReadOnlyAdmin
 from canvasweb.common.errors import CanvasError
 
 from . import selectors
 from .models import ChangeLogEntry, SecurityEvent, UndoStep
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """No add, change or delete for anyone; viewing needs the model's view permission (superusers have it)."""
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields] + list(self.readonly_fields)
 
 
 def _short(value, limit: int = 80) -> str:

@@ -6,28 +6,15 @@ database; a viewer gets a read-only canvas without the internal node.
 """
 from __future__ import annotations
 
-import json
-import urllib.request
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import login
-
-
-def api_get(server, token: str, path: str) -> dict:
-    request = urllib.request.Request(f"{server.url(0)}{path}", headers={"Authorization": f"Token {token}"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
+from tests.e2e.helpers import api
+from tests.e2e.helpers import open_canvas as open_canvas_as
 
 
 def open_canvas(browser, server, username: str, canvas_id: int):
-    context = browser.new_context(viewport={"width": 1400, "height": 900}, locale="zh-CN")
-    page = context.new_page()
-    login(page, server.url(0), username)
-    page.goto(f"{server.url(0)}/canvases/{canvas_id}/")
-    expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
-    return context, page
+    return open_canvas_as(browser, server, username, canvas_id, viewport={"width": 1400, "height": 900})
 
 
 def state(page) -> dict:
@@ -94,7 +81,7 @@ def test_two_users_edit_live_go_offline_and_converge(browser, server, canvas_set
     b.mouse.down()
     b.mouse.move(box["x"] + 20, box["y"] + 210, steps=10)
     b.mouse.up()
-    b.wait_for_function(f"() => window.__canvasweb.getState().pending.length === 0", timeout=5_000)
+    b.wait_for_function("() => window.__canvasweb.getState().pending.length === 0", timeout=5_000)
     moved_y = next(n["y"] for n in state(b)["server"]["nodes"] if n["id"] == first)
     a.wait_for_function(
         "([id, y]) => window.__canvasweb.getState().server.nodes.some(n => n.id === id && Math.abs(n.y - y) < 0.01)",
@@ -114,7 +101,7 @@ def test_two_users_edit_live_go_offline_and_converge(browser, server, canvas_set
     b.evaluate("() => window.__canvasweb.goOnline()")
     expect(b.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
     b.wait_for_function("() => window.__canvasweb.getState().pending.length === 0", timeout=10_000)
-    database = api_get(server, tokens["alice"], f"/api/canvases/{canvas_id}/snapshot/")
+    database = api(server, tokens["alice"], "GET", f"/api/canvases/{canvas_id}/snapshot/")
     a.wait_for_function("(rev) => window.__canvasweb.getState().revision === rev", arg=database["revision"],
                         timeout=5_000)
     b.wait_for_function("(rev) => window.__canvasweb.getState().revision === rev", arg=database["revision"],

@@ -5,37 +5,16 @@ A scripted OpenAI-compatible model answers; the canvas is built over REST first.
 from __future__ import annotations
 
 import json
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import login
-
-VIEWPORT = {"width": 1600, "height": 1000}
-
-
-def api(server, token: str, method: str, path: str, body: dict | None = None) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(f"{server.url(0)}{path}", data=data, method=method, headers={
-        "Authorization": f"Token {token}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        raw = response.read()
-        return json.loads(raw) if raw else {}
-
-
-def add_node(server, token: str, canvas_id: int, content: str, x: float, y: float, **extra) -> str:
-    result = api(server, token, "POST", f"/api/canvases/{canvas_id}/ops/",
-                 {"op": {"type": "node.create", "node": {"content": content, "x": x, "y": y, **extra}}})
-    return result["changes"][0]["id"]
+from tests.e2e.helpers import add_node
+from tests.e2e.helpers import open_canvas as open_canvas_as
 
 
 def open_canvas(browser, server, username: str, canvas_id: int):
-    context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
-    page = context.new_page()
-    login(page, server.url(0), username)
-    page.goto(f"{server.url(0)}/canvases/{canvas_id}/")
-    expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
+    context, page = open_canvas_as(browser, server, username, canvas_id)
     expect(page.get_by_test_id("chat-panel")).to_be_visible()
     return context, page
 
