@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .redaction import secret_placeholder
-from .selection import GROUP_QUESTION, CanvasIndex, Candidate
+from .selection import GROUP_LINKED, GROUP_QUESTION, CanvasIndex, Candidate
 from .text import escape_delimiters, flatten_markup
 from .tokens import TokenCache, truncate_to_tokens
 from .types import ExcludedNode, IncludedNode, Truncation
@@ -129,6 +129,7 @@ def render_canvas_block(
     mask_variant: str = "",
     max_node_tokens: int = 300,
     question_reserve_share: float = 0.25,
+    linked_reserve_share: float = 0.15,
 ) -> RenderedBlock:
     """Fit candidates (already in rank order) into max_tokens and render them."""
     out = RenderedBlock(text="", tokens=0)
@@ -145,8 +146,9 @@ def render_canvas_block(
 
     handle_cost = count(f"[n{len(candidates)}] ") + 1  # +1: the newline
     available = max_tokens - frame_cost
-    others = [c for c in candidates if c.group != GROUP_QUESTION]
-    q_items = [prep(c) for c in candidates if c.group == GROUP_QUESTION]
+    reserved_groups = ((GROUP_LINKED, linked_reserve_share), (GROUP_QUESTION, question_reserve_share))
+    others = [c for c in candidates if c.group not in (GROUP_LINKED, GROUP_QUESTION)]
+    reserved_items = {group: [prep(c) for c in candidates if c.group == group] for group, _ in reserved_groups}
 
     # Recap space is reserved up front (from the first items in rank order).
     recap_cost = 0
@@ -159,14 +161,17 @@ def render_canvas_block(
             recap_cost = 0
     available -= recap_cost
 
-    # Question matches get a reserved share so a busy viewport cannot crowd
-    # out the node that answers the question.
+    # Question matches and nodes linked to selected ones get reserved shares so
+    # a busy viewport cannot crowd out the node that answers the question, or
+    # the far node a nearby one depends on.
     reserve = 0
-    cap = int(available * question_reserve_share)
-    for p in q_items:
-        if reserve + p.cost + handle_cost > cap:
-            break
-        reserve += p.cost + handle_cost
+    for group, share in reserved_groups:
+        cap, held = int(available * share), 0
+        for p in reserved_items[group]:
+            if held + p.cost + handle_cost > cap:
+                break
+            held += p.cost + handle_cost
+        reserve += held
 
     # Prepare lazily in rank order: candidates far past the budget are never
     # masked or tokenized.
@@ -184,11 +189,12 @@ def render_canvas_block(
             used += cost
         else:
             misses += 1
-    for p in q_items:
-        cost = p.cost + handle_cost
-        if used + cost <= available:
-            chosen.append(p)
-            used += cost
+    for group, _ in reserved_groups:
+        for p in reserved_items[group]:
+            cost = p.cost + handle_cost
+            if used + cost <= available:
+                chosen.append(p)
+                used += cost
     chosen.sort(key=lambda p: p.cand.rank)
 
     while True:

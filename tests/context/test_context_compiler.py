@@ -316,3 +316,15 @@ def test_candidate_limit_widens_when_short_records_leave_room():
     c = compile_(nodes=nodes, budget=8000)
     assert len(c.report.included_nodes) > 8000 * 45 // 100 // 32
     assert prompt_tokens(c.messages) <= 8000
+
+
+def test_a_far_linked_node_keeps_a_reserved_share_at_a_small_budget():
+    """A busy viewport must not crowd out the far node a nearby node depends on."""
+    crowd = tuple(node(f"near{i}", f"Nearby note {i}: the dashboard widget spacing is {i} px and fine", x=i * 10)
+                  for i in range(40))
+    far = node("vault", "Secrets are rotated by Vault every 30 days", x=90_000, y=90_000)
+    edges = (EdgeData(id="e1", source="near0", target="vault", relation="depends_on"),)
+    compiled = compile_(nodes=crowd + (far,), edges=edges, question="How do the widgets look?", budget=1000)
+    included = {n.node_id for n in compiled.report.included_nodes}
+    assert "vault" in included and "every 30 days" in all_text(compiled.messages)
+    assert compiled.report.total_tokens <= 1000
