@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "canvasweb.agent",
     "canvasweb.web",
     "canvasweb.bench",
+    "canvasweb.reliability",
 ]
 
 MIDDLEWARE = [
@@ -164,18 +165,25 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # docs/reliability.md, "Channel layer": delivery is at most once; a dropped message is a
+            # revision gap the client (or the socket's 5 s sync check) heals from the database.
             "CONFIG": {
-                "hosts": [REDIS_URL],
-                # See docs/reliability.md: a slow socket loses messages rather than
-                # growing memory; clients detect the revision gap and catch up.
-                "capacity": env_int("CHANNEL_CAPACITY", 500),
+                # Timeouts: a hung Redis fails calls within 10 s (> the 5 s BZPOPMIN of receive) instead
+                # of blocking; pooled connections idle > 5 s are pinged first (stale after a restart).
+                "hosts": [{"address": REDIS_URL, "socket_connect_timeout": 2, "socket_timeout": 10,
+                           "health_check_interval": 5}],
+                # Per Daphne process in Redis, and per socket in the process: messages not yet taken.
+                # Beyond it the newest (Redis) or oldest (local) are dropped, never memory growth.
+                "capacity": env_int("CHANNEL_CAPACITY", 200),
+                # A message nobody took within 30 s is stale: the sync check has healed it by then.
                 "expiry": 30,
-                "group_expiry": 86400,
+                # Every socket re-adds itself every ~5 s, so 5 min only drops memberships of dead processes.
+                "group_expiry": env_int("CHANNEL_GROUP_EXPIRY", 300),
             },
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 500}}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 200}}}
 
 CANVASWEB = {
     # WebSocket frame limit in bytes; larger frames are closed with code 1009.

@@ -246,10 +246,12 @@ class ActivityView(JSONAPIView):
         summary="Recent changes on the canvas, newest first (what your role may see)",
         parameters=[
             CANVAS_ID, ACTOR_KIND,
-            OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                             OpenApiParameter.QUERY, required=False,
                              description=f"About this many entries (1-{selectors.MAX_ACTIVITY}, default "
                                          f"{selectors.DEFAULT_ACTIVITY}); a revision is never split."),
-            OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+            OpenApiParameter("before", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                             OpenApiParameter.QUERY, required=False,
                              description="Only revisions older than this (paging: pass next_before)."),
         ],
         responses={200: ActivityPageSerializer, **s.errors(400, 401, 404)},

@@ -1,6 +1,7 @@
 """REST API routes, mounted at /api/ (reference: docs/api.md)."""
 from django.http import JsonResponse
 from django.urls import path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from canvasweb.common.converters import register
@@ -14,6 +15,7 @@ app_name = "api"
 
 
 
+@csrf_exempt  # it changes nothing; without this an unsafe method got Django's HTML CSRF page
 def unknown_endpoint(request, *args, **kwargs):
     return JsonResponse(
         {"error": {"code": "NOT_FOUND", "message": f"no API endpoint at {request.path} (API paths end with /)",
@@ -41,5 +43,6 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     # Anything else under /api/ answers in the API's error shape, never an HTML page.
-    re_path(r"^.*$", unknown_endpoint),
+    # (?s): a path with an encoded newline is unknown too (it fell through to the HTML 404 page).
+    re_path(r"^[\s\S]*$", unknown_endpoint),
 ]

@@ -369,9 +369,11 @@ class ChangesView(JSONAPIView):
         summary="Committed change events after a revision (catch-up), filtered for your role",
         parameters=[
             CANVAS_ID,
-            OpenApiParameter("since", OpenApiTypes.INT, OpenApiParameter.QUERY, required=True,
+            OpenApiParameter("since", {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+                             OpenApiParameter.QUERY, required=True,
                              description="Return revisions > since (the last revision you applied)."),
-            OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                             OpenApiParameter.QUERY, required=False,
                              description=f"At most this many revisions (1-{selectors.MAX_CHANGES_PAGE}, "
                                          f"default and cap {selectors.MAX_CHANGES_PAGE})."),
         ],

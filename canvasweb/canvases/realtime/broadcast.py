@@ -7,6 +7,7 @@ never raised into the write.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -17,12 +18,21 @@ from .groups import canvas_group
 logger = logging.getLogger(__name__)
 
 
+BROADCAST_TIMEOUT_SECONDS = 2.0
+
+
+async def _group_send(layer, group: str, message: dict) -> None:
+    # This runs inside the write's thread (transaction.on_commit): a hung Redis must not hold up the
+    # ack or the process's other database work. The change is committed; clients catch up.
+    await asyncio.wait_for(layer.group_send(group, message), BROADCAST_TIMEOUT_SECONDS)
+
+
 def broadcast_change(*, canvas_id: int, event: dict) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(canvas_group(canvas_id), {"type": "canvas.change", "event": event})
+        async_to_sync(_group_send)(layer, canvas_group(canvas_id), {"type": "canvas.change", "event": event})
     except Exception:
         logger.warning("broadcast of canvas %s revision %s failed; clients will catch up", canvas_id,
                        event.get("revision"), exc_info=True)

@@ -10,12 +10,17 @@ import asyncio
 import json
 import logging
 import math
+import random
 import secrets
 import time
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from channels.utils import await_many_dispatch
 from django.conf import settings
 
 from canvasweb.canvases import permissions, selectors, services
@@ -24,6 +29,7 @@ from canvasweb.canvases.visibility import filter_event
 from canvasweb.chat.turns import ChatSession
 from canvasweb.common.errors import BadMessage, CanvasError, RateLimited
 
+from . import daphne_guards
 from .groups import canvas_group
 
 logger = logging.getLogger(__name__)
@@ -38,6 +44,22 @@ PRESENCE_COLORS = ("#e76f51", "#2a9d8f", "#e9c46a", "#264653", "#f4a261", "#6d59
 
 def _config(name: str) -> int:
     return settings.CANVASWEB[name]
+
+
+def _sync_check_seconds() -> float:
+    """How often each socket rejoins its group and checks it has not missed a revision (0 = never).
+
+    See docs/reliability.md: the channel layer delivers at most once and loses group
+    memberships when Redis restarts, so every connection heals itself on this period.
+    """
+    value = settings.CANVASWEB.get("WS_SYNC_CHECK_SECONDS")
+    if value is None:
+        value = float(daphne_guards.env_number("CANVASWEB_WS_SYNC_CHECK_SECONDS", 5.0))
+    return float(value)
+
+
+# Guard Daphne against clients that stop reading (django/daphne#170); no-op outside Daphne.
+daphne_guards.install()
 
 
 class TokenBucket:
@@ -61,18 +83,87 @@ class TokenBucket:
 class CanvasConsumer(AsyncWebsocketConsumer):
     # --- lifecycle -------------------------------------------------------------------
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Handlers, layer events and the periodic sync check run one at a time.
+        self._dispatch_lock = asyncio.Lock()
+        self._maintenance: asyncio.Task | None = None
+        self._layer_down_since: float | None = None
+        self.last_event_at = time.monotonic()
+
+    async def __call__(self, scope, receive, send):
+        """AsyncConsumer.__call__, except that a channel-layer failure does not end the socket.
+
+        With channels_redis, a Redis outage makes `receive` raise; the stock consumer
+        then dies and Daphne closes every socket with 1011. Here the socket stays up
+        (ops still commit and ack from the database), the receive is retried with
+        backoff, and the periodic sync check rejoins the group and pushes whatever
+        was missed once the layer is back.
+        """
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.base_send = send
+        try:
+            if self.channel_layer is None:
+                await await_many_dispatch([receive], self.dispatch)
+                return
+            self.channel_name = await self.channel_layer.new_channel()
+            self.channel_receive = self._resilient_channel_receive
+            await await_many_dispatch([receive, self.channel_receive], self.dispatch)
+        except StopConsumer:
+            pass
+        finally:
+            if self._maintenance is not None:
+                self._maintenance.cancel()
+
+    async def _resilient_channel_receive(self) -> dict:
+        delay = 0.1
+        while True:
+            try:
+                message = await self.channel_layer.receive(self.channel_name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if self._layer_down_since is None:
+                    self._layer_down_since = time.monotonic()
+                    logger.warning("channel layer receive failed on canvas %s; retrying",
+                                   getattr(self, "canvas_id", None), exc_info=True)
+                await asyncio.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 1.0)
+                continue
+            if self._layer_down_since is not None:
+                logger.warning("channel layer receive works again on canvas %s after %.1f s",
+                               getattr(self, "canvas_id", None), time.monotonic() - self._layer_down_since)
+                self._layer_down_since = None
+            return message
+
+    async def dispatch(self, message):
+        # AsyncConsumer.dispatch without its `aclose_old_connections()`: that hops to the (single,
+        # shared) database thread for every frame, so a busy database slowed down *reading* the socket
+        # and the rate limiter saw a flood only as fast as the database worked. Every database call
+        # here goes through database_sync_to_async, which closes stale connections itself.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        async with self._dispatch_lock:
+            await handler(message)
+
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.canvas_id = int(self.scope["url_route"]["kwargs"]["canvas_id"])
         self.group = canvas_group(self.canvas_id)
         self.role: str | None = None
         self.synced_revision: int | None = None  # None until hello has been answered
+        self.hello_seen = False  # ops may follow hello at once, also while a resync is under way
         self.connection_id = secrets.token_hex(4)
         self.presence: dict | None = None
         self.presence_pending: dict | None = None
         self.presence_flush: asyncio.TimerHandle | None = None
         self.last_presence_sent = 0.0
         self.bucket = TokenBucket(_config("WS_OPS_PER_SECOND"))
+        self.op_queue: asyncio.Queue = asyncio.Queue()
+        self.op_worker: asyncio.Task | None = None
+        self.max_queued_ops = max(1, 2 * _config("WS_OPS_PER_SECOND"))
         self.joined = False
         self.chat: ChatSession | None = None
         if not getattr(self.user, "is_authenticated", False):
@@ -80,14 +171,24 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             return
         self.role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
         if self.role is None:
+            # A signed-in user knocking on a canvas they are not a member of (or that does not exist) is
+            # recorded like any other refusal; anonymous handshakes are not (no user, and no DB write for them).
+            await database_sync_to_async(_record_refused_connect)(user=self.user, canvas_id=self.canvas_id)
             await self.close()
             return
-        await self.channel_layer.group_add(self.group, self.channel_name)
         self.joined = True
+        await self._join_group()  # a layer outage does not refuse the socket; the sync check rejoins
         self.chat = ChatSession(user=self.user, canvas_id=self.canvas_id, send=self.send_json)
         await self.accept()
+        interval = _sync_check_seconds()
+        if interval > 0 and getattr(self, "channel_receive", None) == self._resilient_channel_receive:
+            self._maintenance = asyncio.ensure_future(self._maintenance_loop(interval))
 
     async def disconnect(self, code: int) -> None:
+        if self._maintenance is not None:
+            self._maintenance.cancel()
+        if getattr(self, "op_worker", None) is not None:
+            self.op_worker.cancel()  # queued ops are not applied; the client resends them after reconnecting
         if self.presence_flush is not None:
             self.presence_flush.cancel()
         if self.chat is not None:
@@ -105,7 +206,12 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         size = len(text_data.encode("utf-8")) if text_data is not None else len(bytes_data or b"")
         if size > _config("WS_MAX_FRAME_BYTES"):
-            await self.close(code=CLOSE_TOO_LARGE)
+            # Under Daphne the protocol layer already refused it with 1009 (daphne_guards); Autobahn
+            # does not let an application send 1009, so fall back to 4009 if this ever gets here.
+            try:
+                await self.close(code=CLOSE_TOO_LARGE)
+            except Exception:
+                await self.close(code=4009)
             return
         try:
             if text_data is None:
@@ -116,11 +222,12 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 raise BadMessage("frame is not valid JSON") from None
             if not isinstance(message, dict):
                 raise BadMessage("a frame must be a JSON object")
-            handler = self.HANDLERS.get(message.get("type"))
+            kind = message.get("type")
+            # `type` may be any JSON value (a list is not even hashable): only strings name handlers.
+            handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
             if handler is None:
-                raise BadMessage(f"unknown message type {message.get('type')!r}", field="type")
-            if message.get("type") != "hello" and self.synced_revision is None and message.get("type") in (
-                    "op", "catch_up"):
+                raise BadMessage(f"unknown message type {repr(kind)[:80]}", field="type")
+            if not self.hello_seen and message.get("type") in ("op", "catch_up"):
                 raise BadMessage("send hello first", field="type")
             await handler(self, message)
         except CanvasError as exc:
@@ -134,6 +241,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         last = message.get("last_revision")
         if last is not None and (isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < 2**53):
             raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
+        self.hello_seen = True
         state = await database_sync_to_async(self._load_state)(since=last)
         if state is None:
             await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
@@ -144,9 +252,12 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             "connection_id": self.connection_id,
         })
         await self._send_state(state)
-        await self.channel_layer.group_send(
-            self.group, {"type": "presence.query", "reply_to": self.channel_name,
-                         "connection_id": self.connection_id})
+        try:
+            await self.channel_layer.group_send(
+                self.group, {"type": "presence.query", "reply_to": self.channel_name,
+                             "connection_id": self.connection_id})
+        except Exception:  # presence is a nicety; the layer may be down
+            logger.warning("presence query failed on canvas %s", self.canvas_id, exc_info=True)
 
     async def handle_catch_up(self, message: dict) -> None:
         since = message.get("since")
@@ -164,12 +275,41 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             raise BadMessage("client_op_id must be a string of 1-64 characters", field="client_op_id")
         if "op" not in message:
             raise BadMessage("op is required", field="op")
+        # Admission happens as frames arrive; the database work runs in this socket's op worker, one op
+        # at a time and in order. (Applied inline, a slow database held up reading the socket: the
+        # token bucket then saw frames only as fast as they were applied and never refused a flood,
+        # which queued without bound in Daphne. See docs/reliability.md, "flood".)
+        error = None
+        if not self.bucket.take():
+            error = RateLimited(
+                f"more than {_config('WS_OPS_PER_SECOND')} ops per second; this op was not applied, resend it")
+        elif self.op_queue.qsize() >= self.max_queued_ops:
+            error = RateLimited(f"{self.max_queued_ops} ops are already waiting to be applied; "
+                                "this op was not applied, resend it")
+        if error is not None:
+            await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()})
+            return
+        self.op_queue.put_nowait((client_op_id, message["op"]))
+        if self.op_worker is None or self.op_worker.done():
+            self.op_worker = asyncio.ensure_future(self._op_worker())
+
+    async def _op_worker(self) -> None:
+        while not self.op_queue.empty():
+            client_op_id, op = self.op_queue.get_nowait()
+            try:
+                await self._apply_op(client_op_id, op)
+            finally:
+                self.op_queue.task_done()
+
+    async def ops_idle(self) -> None:
+        """Wait until every accepted op has been applied and answered (tests drive sockets step by step)."""
+        while self.op_worker is not None and not self.op_worker.done():
+            await asyncio.shield(self.op_worker)
+
+    async def _apply_op(self, client_op_id: str, op: Any) -> None:
         try:
-            if not self.bucket.take():
-                raise RateLimited(
-                    f"more than {_config('WS_OPS_PER_SECOND')} ops per second; this op was not applied, resend it")
             result = await database_sync_to_async(services.apply_operation)(
-                actor=user_actor(self.user, channel="websocket"), canvas_id=self.canvas_id, op=message["op"],
+                actor=user_actor(self.user, channel="websocket"), canvas_id=self.canvas_id, op=op,
                 client_op_id=client_op_id)
         except CanvasError as exc:
             await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": exc.as_dict()})
@@ -181,8 +321,12 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 "field": None}})
             return
         visible, _ = filter_event({"changes": result.changes}, level=self._level())
+        # An op that changed nothing (a field set to its current value) made no revision: `revision` is
+        # the current one, whose change event is someone else's. Flag it like a duplicate so clients do
+        # not take this ack for that revision's event (docs/reliability.md, "no-op acks").
+        noop = result.event is None and not result.duplicate
         await self.send_json({"type": "ack", "client_op_id": client_op_id, "revision": result.revision,
-                              "duplicate": result.duplicate, "changes": visible["changes"]})
+                              "duplicate": result.duplicate or noop, "changes": visible["changes"]})
 
     async def handle_presence(self, message: dict) -> None:
         viewport = _clean_point(message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport")
@@ -243,6 +387,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                     await self.send_json({"type": "resync", "reason": "your role changed"})
                     self.synced_revision = None
                 return
+        self.last_event_at = time.monotonic()
         if self.synced_revision is None or event["revision"] <= self.synced_revision:
             return  # before hello (the hello answer will include it) or already sent
         filtered, needs_resync = filter_event(event, level=self._level())
@@ -269,7 +414,11 @@ class CanvasConsumer(AsyncWebsocketConsumer):
 
     async def presence_query(self, message: dict) -> None:
         if message["connection_id"] != self.connection_id and self.presence is not None:
-            await self.channel_layer.send(message["reply_to"], {"type": "presence.state", "payload": self.presence})
+            try:
+                await self.channel_layer.send(message["reply_to"], {"type": "presence.state",
+                                                                    "payload": self.presence})
+            except Exception:  # ChannelFull or the layer down: presence is a nicety
+                logger.warning("presence reply failed on canvas %s", self.canvas_id, exc_info=True)
 
     async def presence_state(self, message: dict) -> None:
         await self.send_json(message["payload"])
@@ -279,21 +428,79 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     def _level(self) -> int:
         return permissions.role_level(self.role) if self.role else -1
 
-    def _load_state(self, *, since: int | None) -> dict | None:
-        """Snapshot or missed changes, read in one place (runs in a worker thread)."""
+    def _load_state(self, *, since: int | None, only_if_behind: bool = False) -> dict | None:
+        """Snapshot or missed changes, read in one place (runs in a worker thread).
+
+        None when the user is no longer a member. With `only_if_behind`, {"canvas", "role"}
+        alone when the canvas is not past `since`.
+        """
         try:
             canvas, role = selectors.canvas_for_member(user=self.user, canvas_id=self.canvas_id)
         except CanvasError:
             return None
-        self.role = role
         canvas_info = {"id": canvas.pk, "name": canvas.name, "revision": canvas.revision}
+        if only_if_behind and (since is None or canvas.revision <= since or role != self.role):
+            return {"canvas": canvas_info, "role": role}
+        self.role = role
         too_far = since is None or since > canvas.revision or canvas.revision - since > _config(
             "CATCH_UP_MAX_REVISIONS")
         if not too_far:
             changes = selectors.changes_since(canvas=canvas, role=role, since=since)
-            if not changes["needs_resync"] and not changes["has_more"]:
+            # The client's state was filtered for the role it had at `since`: if that role changed
+            # since, changes on top of it would keep what the new role may not see (or miss what it
+            # now may). Start again from a snapshot.
+            own_role_changed = any(c["entity"] == "member" and c["id"] == str(self.user.pk)
+                                   for event in changes["events"] for c in event["changes"])
+            if not changes["needs_resync"] and not changes["has_more"] and not own_role_changed:
                 return {"canvas": canvas_info, "changes": changes}
         return {"canvas": canvas_info, "snapshot": selectors.canvas_snapshot(canvas=canvas, role=role)}
+
+    async def _join_group(self) -> bool:
+        """(Re)join the canvas group; idempotent, and it refreshes the membership's expiry."""
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception:
+            if self._layer_down_since is None:
+                self._layer_down_since = time.monotonic()
+                logger.warning("could not join group %s; will retry", self.group, exc_info=True)
+            return False
+        return True
+
+    async def _maintenance_loop(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval * (0.75 + 0.5 * random.random()))
+            try:
+                async with self._dispatch_lock:
+                    await self.sync_check(quiet_for=interval)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("sync check failed on canvas %s", self.canvas_id, exc_info=True)
+
+    async def sync_check(self, *, quiet_for: float = 0.0) -> None:
+        """Self-healing, run every WS_SYNC_CHECK_SECONDS: rejoin the group (Redis may have lost it) and,
+        if no change event arrived for `quiet_for` seconds, push any revision this socket missed.
+
+        The channel layer delivers at most once; a lost broadcast is normally noticed by the client as a
+        gap at the next change, but the last changes before a quiet spell would otherwise stay missing.
+        """
+        await self._join_group()
+        if self.synced_revision is None or time.monotonic() - self.last_event_at < quiet_for:
+            return
+        since, role = self.synced_revision, self.role
+        state = await database_sync_to_async(self._load_state)(since=since, only_if_behind=True)
+        if state is None:
+            await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
+            return
+        if state.get("role", role) != role:
+            self.role = state["role"]
+            await self.send_json({"type": "resync", "reason": "your role changed"})
+            self.synced_revision = None
+            return
+        if "snapshot" in state or "changes" in state:
+            if self.synced_revision != since:  # pragma: no cover - guarded by the dispatch lock
+                return
+            await self._send_state(state)
 
     async def _send_state(self, state: dict) -> None:
         if "snapshot" in state:
@@ -326,6 +533,17 @@ class CanvasConsumer(AsyncWebsocketConsumer):
 
     async def send_json(self, content: Any) -> None:
         await self.send(text_data=json.dumps(content, ensure_ascii=False, allow_nan=False))
+
+
+def _record_refused_connect(*, user, canvas_id: int) -> None:
+    from canvasweb.history.models import SecurityEvent
+
+    try:
+        SecurityEvent.objects.create(canvas_id_ref=canvas_id, user=user, actor_kind="user", channel="websocket",
+                                     op_type="connect", code="NOT_FOUND",
+                                     reason="WebSocket refused: not a member of this canvas (or no such canvas)")
+    except Exception:  # the refusal itself must still happen
+        logger.exception("could not record a refused WebSocket connect")
 
 
 def _reject_constant(name: str) -> None:

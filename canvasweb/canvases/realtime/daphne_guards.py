@@ -1,0 +1,137 @@
+"""Guards on Daphne's WebSocket protocol that the ASGI application cannot express itself.
+
+Installed once (`install()`, called when the consumers module loads); outside Daphne (tests on
+WebsocketCommunicator) nothing changes. See docs/reliability.md.
+
+1. Incoming frame limit at the protocol layer. `WS_MAX_FRAME_BYTES` (64 KiB) is applied to
+   Autobahn's `maxMessagePayloadSize`/`maxFramePayloadSize` for every connection, so an oversized
+   frame is refused with close code 1009 while it is still arriving, before it is buffered or
+   decoded. (The consumer's own size check cannot send 1009 through Daphne: Autobahn only lets an
+   application close with 1000 or 3000-4999, and raises otherwise, which Daphne turns into 1011.)
+
+2. No limit on outgoing messages. Daphne >= 4.2.2 passes `--websocket-max-message-size` (default
+   1 MiB, CVE-2026-44545) to Autobahn, which also applies it to messages the server *sends*: a
+   snapshot or a catch-up over 1 MiB raised PayloadExceededError and the client never got its
+   state. What the server sends is sized by the server; only incoming messages are limited.
+
+3. Cutting off clients that stop reading. Daphne (Twisted) writes every outgoing frame into the
+   connection's transport buffer and never refuses one; when a client stops reading, that buffer
+   (server memory) grows for as long as the canvas is busy (django/daphne#170). Daphne's ping
+   timeout does not catch it: any frame the client still sends (the web client pings every 25 s)
+   cancels the pending ping timeout. After each frame we measure the bytes still waiting in the
+   transport; when more than WS_SEND_BUFFER_SOFT_BYTES have been waiting for
+   WS_SEND_STALL_SECONDS without ever draining below that, or more than WS_SEND_BUFFER_HARD_BYTES
+   are waiting at once, the TCP connection is aborted (no close handshake: the client is not
+   reading it). The consumer gets `websocket.disconnect`; the client, when it notices, reconnects
+   with its last revision and catches up. A large snapshot on a normal link drains within the
+   stall window, so it does not trip the soft limit.
+
+Values come from settings.CANVASWEB, else from the environment variables CANVASWEB_<NAME>.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import Counter
+
+logger = logging.getLogger(__name__)
+
+DEFAULTS = {
+    "WS_MAX_FRAME_BYTES": 64 * 1024,
+    "WS_SEND_BUFFER_SOFT_BYTES": 1024 * 1024,
+    "WS_SEND_BUFFER_HARD_BYTES": 16 * 1024 * 1024,
+    "WS_SEND_STALL_SECONDS": 10.0,
+}
+STATS: Counter = Counter()
+
+
+def env_number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    try:
+        return float(value) if value not in (None, "") else default
+    except ValueError:
+        return default
+
+
+def limit(name: str) -> float:
+    try:
+        from django.conf import settings
+
+        value = settings.CANVASWEB.get(name)
+    except Exception:  # settings not configured
+        value = None
+    if value is None:
+        value = env_number(f"CANVASWEB_{name}", DEFAULTS[name])
+    return float(value)
+
+
+def buffered_bytes(transport) -> int:
+    """Bytes written to a Twisted transport that the kernel has not taken yet."""
+    try:
+        return len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+    except AttributeError:  # not a plain Twisted TCP transport
+        return 0
+
+
+def check(protocol, *, now: float | None = None) -> bool:
+    """Abort `protocol`'s connection if its client has stopped reading. True if it was cut off."""
+    transport = getattr(protocol, "transport", None)
+    if transport is None:
+        return False
+    waiting = buffered_bytes(transport)
+    if waiting <= limit("WS_SEND_BUFFER_SOFT_BYTES"):
+        protocol._canvasweb_backlog_since = None
+        return False
+    now = time.monotonic() if now is None else now
+    since = getattr(protocol, "_canvasweb_backlog_since", None)
+    if since is None:
+        protocol._canvasweb_backlog_since = since = now
+    if waiting > limit("WS_SEND_BUFFER_HARD_BYTES") or now - since > limit("WS_SEND_STALL_SECONDS"):
+        STATS["cut_off"] += 1
+        logger.warning("cutting off %s: %d bytes unread for %.1f s (the client stopped reading)",
+                       getattr(protocol, "client_addr", "?"), waiting, now - since)
+        protocol._canvasweb_cut = True
+        protocol.dropConnection(abort=True)
+        return True
+    return False
+
+
+def install() -> bool:
+    """Patch Daphne's WebSocketProtocol (idempotent). False when Daphne is not installed."""
+    try:
+        from daphne.ws_protocol import WebSocketProtocol
+    except ImportError:  # pragma: no cover - daphne is a dependency
+        return False
+    if getattr(WebSocketProtocol, "_canvasweb_guards", False):
+        return True
+    original_connect = WebSocketProtocol.onConnect
+    original_send = WebSocketProtocol.serverSend
+
+    def onConnect(self, request):
+        result = original_connect(self, request)
+        frame_limit = int(limit("WS_MAX_FRAME_BYTES"))
+        if frame_limit > 0:
+            for name in ("maxMessagePayloadSize", "maxFramePayloadSize"):
+                current = getattr(self, name, 0) or 0
+                setattr(self, name, min(current, frame_limit) if current > 0 else frame_limit)
+            # Fail with a close frame (1009 for an oversized message), not by dropping the TCP
+            # connection: the client should learn why.
+            self.failByDrop = False
+        return result
+
+    def serverSend(self, content, binary=False):
+        if getattr(self, "_canvasweb_cut", False):
+            return  # aborted: frames for it are dropped until Daphne sees the close
+        incoming_limit = self.maxMessagePayloadSize
+        self.maxMessagePayloadSize = 0  # the limit is for what clients send, not for what we send
+        try:
+            original_send(self, content, binary)
+        finally:
+            self.maxMessagePayloadSize = incoming_limit
+        check(self)
+
+    WebSocketProtocol.onConnect = onConnect
+    WebSocketProtocol.serverSend = serverSend
+    WebSocketProtocol._canvasweb_guards = True
+    return True
