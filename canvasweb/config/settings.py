@@ -95,7 +95,10 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{os.environ.get('CANVASWEB_SQLITE_PATH', BASE_DIR / 'var' / 'canvasweb.sqlite3')}",
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        # Keep server connections open between requests and ops (a new Postgres
+        # connection per op costs several ms); health checks drop dead ones.
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
