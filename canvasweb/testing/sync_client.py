@@ -155,8 +155,12 @@ class SyncClient:
         return client_op_id
 
     def resend(self, client_op_id: str) -> None:
-        """Send an op again with the same id (a duplicate; the server must not apply it twice)."""
-        if self.connected and client_op_id in self.sent_ops:
+        """Send an op again with the same id (a duplicate; the server must not apply it twice).
+
+        Never an op the client has seen rejected: that id has no receipt, so a resend is a new attempt
+        that may succeed now (say, after a role change) - a client does not do that.
+        """
+        if self.connected and client_op_id in self.sent_ops and client_op_id not in self.rejected:
             self.stats["duplicate_resends"] += 1
             self._send({"type": "op", "client_op_id": client_op_id, "op": self.sent_ops[client_op_id]})
 

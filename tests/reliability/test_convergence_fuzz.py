@@ -23,10 +23,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SEEDS = env_int("RELIABILITY_SEEDS", 20)
 SEED_BASE = env_int("RELIABILITY_SEED_BASE", 0)
 OPS = env_int("RELIABILITY_OPS", 40)
-# (seed, ops per client) runs that once failed, kept as regressions: seed 0 had ops answered "send hello
-# first" (no client_op_id, so never resolved) after a server resync; seed 4 kept internal nodes for a
-# client demoted to viewer that caught up across its own role change.
-PINNED = [(0, 60), (4, 60)]
+# The bugs this fuzz found are pinned as directed scenarios in test_sync_regressions.py (a seed's
+# trajectory changes whenever the server's behaviour does, so a seed alone is no lasting regression).
 TRACE_DIR = Path(os.environ.get("RELIABILITY_TRACE_DIR", "var/reliability"))
 
 
@@ -37,7 +35,7 @@ def fuzz_settings(settings):
 
 
 async def test_convergence_fuzz(fuzz_settings, record_figures):
-    runs = [(seed, OPS) for seed in range(SEED_BASE, SEED_BASE + SEEDS)] + PINNED
+    runs = [(seed, OPS) for seed in range(SEED_BASE, SEED_BASE + SEEDS)]
     started = time.monotonic()
     failures, totals, stats, clients = [], Counter(), Counter(), Counter()
     for seed, ops in runs:
@@ -52,7 +50,7 @@ async def test_convergence_fuzz(fuzz_settings, record_figures):
             failures.append(f"seed {seed} ({ops} ops/client): {len(result.problems)} problems, "
                             f"first: {result.problems[:3]} (trace: {path})")
     figures = {
-        "seeds": len(runs), "ops_per_client": OPS, "pinned_runs": len(PINNED), "failed_seeds": len(failures),
+        "seeds": len(runs), "ops_per_client": OPS, "failed_seeds": len(failures),
         "clients_per_seed": dict(sorted(clients.items())), "ops_submitted": stats["ops"],
         "acked_ops": totals["acked"], "lost_acked_ops": 0 if not failures else "see failures",
         "noop_acks": totals["noop_acks"], "rejected_ops": totals["rejected"],

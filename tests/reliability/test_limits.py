@@ -82,9 +82,16 @@ async def test_oversized_frames_close_1009_without_memory_growth(sqlite_daphne, 
     canvas_id, token = data["canvas_id"], data["tokens"]["big-owner"]
     url = cluster.ws_url(0, canvas_id)
     pid = cluster.procs[0].pid
-    for _ in range(20):  # warm up: imports, caches, the thread pool
+    async def normal():
         ws, _ = await _open(url, token)
+        await ws.send(json.dumps({"type": "ping"}))
+        await asyncio.wait_for(ws.recv(), 10)
         await ws.close()
+
+    # Control: the same number of normal connections first, so the allocator has grown for connections
+    # already; what the oversized frames add on top is then theirs.
+    for batch in range(0, OVERSIZED, 10):
+        await asyncio.gather(*(normal() for _ in range(min(10, OVERSIZED - batch))))
     before = rss_mb(pid)
     big = json.dumps({"type": "op", "client_op_id": "big", "op": _node("x" * 100_000)})
     huge = json.dumps({"type": "op", "client_op_id": "huge", "op": _node("y" * 2_000_000)})
@@ -112,13 +119,13 @@ async def test_oversized_frames_close_1009_without_memory_growth(sqlite_daphne, 
     ack = await _op(ws, _node("still fine"))
     await ws.close()
     figures = {"frames_64k_plus": OVERSIZED, "frames_1m_plus": 5, "close_codes": codes,
-               "rss_before_mb": round(before, 1), "rss_peak_mb": round(sampler.peak, 1),
+               "normal_connections_first": OVERSIZED, "rss_before_mb": round(before, 1), "rss_peak_mb": round(sampler.peak, 1),
                "rss_after_mb": round(after, 1), "nodes_created_by_oversized": len(snapshot["nodes"])}
     record_figures("oversized_frames", figures)
     assert codes == {1009: OVERSIZED + 5}, codes
     assert snapshot["nodes"] == []
     assert ack["type"] == "ack"
-    assert sampler.peak - before < 40 and after - before < 20, figures
+    assert sampler.peak - before < 20 and after - before < 10, figures
 
 
 async def test_slow_consumer_is_cut_off_and_catches_up(sqlite_daphne, record_figures):
@@ -239,24 +246,36 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
             await asyncio.sleep(0.02)
         return sent
 
+    async def flooder_done(sent: int) -> float:
+        """Wait until every flood frame has been answered (the accepted ones applied); returns seconds."""
+        t0 = time.monotonic()
+        while len(flood_answers) < sent and time.monotonic() - t0 < 120:
+            await asyncio.sleep(0.05)
+        return time.monotonic() - t0
+
     flood_node = targets[0]
-    results = {}
-    for attempt in range(2):  # one retry: the machine may be shared
+    results: dict = {}
+    attempts = []
+    for attempt in range(2):  # one retry (after the flood has fully drained): the machine may be shared
         baseline = await latencies(3.0)
         flood_answers.clear()
         sent, during = await asyncio.gather(flood(3.5), latencies(3.0))
-        await asyncio.sleep(0.5)
+        drained_after = await flooder_done(sent)
         limited = [a for a in flood_answers if a.get("type") == "reject" and a["error"]["code"] == "RATE_LIMITED"]
         results = {"attempt": attempt + 1, "flood_frames": sent, "flood_acked": sum(
             a.get("type") == "ack" for a in flood_answers), "rate_limited": len(limited),
+            "flood_drained_after_s": round(drained_after, 1),
             "baseline_median_ms": round(statistics.median(baseline), 1),
             "baseline_p90_ms": round(sorted(baseline)[int(len(baseline) * 0.9)], 1),
             "during_median_ms": round(statistics.median(during), 1),
             "during_p90_ms": round(sorted(during)[int(len(during) * 0.9)], 1),
             "samples": [len(baseline), len(during)],
             "message": limited[0]["error"]["message"] if limited else None}
+        attempts.append({k: results[k] for k in ("baseline_median_ms", "during_median_ms", "rate_limited",
+                                                 "flood_frames")})
         if results["during_median_ms"] <= 2 * results["baseline_median_ms"]:
             break
+    results["attempts"] = attempts
     for task in drains:
         task.cancel()
     for ws in [flooder, *others]:

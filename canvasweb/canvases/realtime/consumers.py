@@ -113,8 +113,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         except StopConsumer:
             pass
         finally:
-            if self._maintenance is not None:
-                self._maintenance.cancel()
+            for task in (self._maintenance, getattr(self, "op_worker", None)):
+                if task is not None:
+                    task.cancel()
 
     async def _resilient_channel_receive(self) -> dict:
         delay = 0.1
