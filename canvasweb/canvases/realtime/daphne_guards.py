@@ -19,12 +19,13 @@ WebsocketCommunicator) nothing changes. See docs/reliability.md.
    (server memory) grows for as long as the canvas is busy (django/daphne#170). Daphne's ping
    timeout does not catch it: any frame the client still sends (the web client pings every 25 s)
    cancels the pending ping timeout. After each frame we measure the bytes still waiting in the
-   transport; when more than WS_SEND_BUFFER_SOFT_BYTES have been waiting for
-   WS_SEND_STALL_SECONDS without ever draining below that, or more than WS_SEND_BUFFER_HARD_BYTES
-   are waiting at once, the TCP connection is aborted (no close handshake: the client is not
-   reading it). The consumer gets `websocket.disconnect`; the client, when it notices, reconnects
-   with its last revision and catches up. A large snapshot on a normal link drains within the
-   stall window, so it does not trip the soft limit.
+   transport. The connection is aborted (no close handshake: the client is not reading it) when
+   more than WS_SEND_BUFFER_SOFT_BYTES are waiting and not one byte has drained for
+   WS_SEND_STALL_SECONDS, or when more than WS_SEND_BUFFER_HARD_BYTES were already waiting before
+   the frame being sent. The consumer gets `websocket.disconnect`; the client, when it notices,
+   reconnects with its last revision and catches up. A slow link that keeps reading is never
+   "stalled", and one large frame (a 20 MB snapshot of a big canvas) does not count against the
+   hard limit by itself: only a backlog that was already there does.
 
 Values come from settings.CANVASWEB, else from the environment variables CANVASWEB_<NAME>.
 """
@@ -74,23 +75,34 @@ def buffered_bytes(transport) -> int:
         return 0
 
 
-def check(protocol, *, now: float | None = None) -> bool:
-    """Abort `protocol`'s connection if its client has stopped reading. True if it was cut off."""
+def check(protocol, *, frame_bytes: int = 0, now: float | None = None) -> bool:
+    """Abort `protocol`'s connection if its client has stopped reading. True if it was cut off.
+
+    `frame_bytes` is the size of the frame just written; it is not part of the backlog the hard
+    limit judges (a client cannot have read a frame that was queued a moment ago).
+    """
     transport = getattr(protocol, "transport", None)
     if transport is None:
         return False
     waiting = buffered_bytes(transport)
     if waiting <= limit("WS_SEND_BUFFER_SOFT_BYTES"):
         protocol._canvasweb_backlog_since = None
+        protocol._canvasweb_backlog_bytes = waiting
         return False
     now = time.monotonic() if now is None else now
+    waiting_before = max(0, waiting - frame_bytes)
     since = getattr(protocol, "_canvasweb_backlog_since", None)
-    if since is None:
+    previous = getattr(protocol, "_canvasweb_backlog_bytes", None)
+    if since is None or (previous is not None and waiting_before < previous):
+        # First time over the soft limit, or the client read something since the last frame:
+        # it is slow, not stalled. Start (again) the stall clock.
         protocol._canvasweb_backlog_since = since = now
-    if waiting > limit("WS_SEND_BUFFER_HARD_BYTES") or now - since > limit("WS_SEND_STALL_SECONDS"):
+    protocol._canvasweb_backlog_bytes = waiting
+    stalled_for = now - since
+    if waiting_before > limit("WS_SEND_BUFFER_HARD_BYTES") or stalled_for > limit("WS_SEND_STALL_SECONDS"):
         STATS["cut_off"] += 1
-        logger.warning("cutting off %s: %d bytes unread for %.1f s (the client stopped reading)",
-                       getattr(protocol, "client_addr", "?"), waiting, now - since)
+        logger.warning("cutting off %s: %d bytes unread, none read for %.1f s (the client stopped reading)",
+                       getattr(protocol, "client_addr", "?"), waiting, stalled_for)
         protocol._canvasweb_cut = True
         protocol.dropConnection(abort=True)
         return True
@@ -125,11 +137,14 @@ def install() -> bool:
             return  # aborted: frames for it are dropped until Daphne sees the close
         incoming_limit = self.maxMessagePayloadSize
         self.maxMessagePayloadSize = 0  # the limit is for what clients send, not for what we send
+        transport = getattr(self, "transport", None)
+        before = buffered_bytes(transport) if transport is not None else 0
         try:
             original_send(self, content, binary)
         finally:
             self.maxMessagePayloadSize = incoming_limit
-        check(self)
+        after = buffered_bytes(transport) if transport is not None else 0
+        check(self, frame_bytes=max(0, after - before))
 
     WebSocketProtocol.onConnect = onConnect
     WebSocketProtocol.serverSend = serverSend
