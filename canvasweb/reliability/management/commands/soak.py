@@ -4,6 +4,7 @@
     python manage.py soak --quick             # the CI counts (a few minutes)
     python manage.py soak --only fuzz,stack   # some parts
     python manage.py soak --seeds 50          # override a count
+    scripts/soak.sh [same args]               # starts PostgreSQL + Redis first, stops them after
 
 Each part runs in its own pytest process with the scale set through environment variables (the
 RELIABILITY_* knobs of tests/reliability/conftest.py); the tests write their figures to a JSON-lines
@@ -124,7 +125,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"no Redis: {exc}")
         if not base_env.get("TEST_DATABASE_URL"):
             self.stdout.write(self.style.WARNING("TEST_DATABASE_URL is not set: the real-stack, fault and flood "
-                                                 "parts will be skipped"))
+                                                 "parts will be skipped (scripts/soak.sh starts PostgreSQL and Redis for you)"))
         rows: list[dict] = []
         started = time.monotonic()
         try:
