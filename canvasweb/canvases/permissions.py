@@ -43,6 +43,12 @@ def role_level(role: str) -> int:
     return ROLE_LEVEL[Role(role)]
 
 
+def strictest_markable(role: str, wanted: str) -> str:
+    """`wanted`, lowered to the strictest sensitivity `role` may set (an editor's "secret" is internal)."""
+    level = min(sensitivity_level(wanted), role_level(role))
+    return next(str(s) for s, lvl in SENSITIVITY_LEVEL.items() if lvl == level)
+
+
 def can_see(role: str, sensitivity: str) -> bool:
     return sensitivity_level(sensitivity) <= role_level(role)
 

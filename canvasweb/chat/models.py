@@ -107,6 +107,9 @@ class FactSuggestion(models.Model):
     value = models.CharField(max_length=200, blank=True, default="")
     reason = models.CharField(max_length=200, blank=True, default="")
     supersede_node_id = models.UUIDField(null=True, blank=True)
+    # Who should see the fact, from what the user said ("内部信息", "confidential"), at least as strict as
+    # the node it supersedes, and never stricter than the user may set. Accepting can override it.
+    sensitivity = models.CharField(max_length=10, default="public")
     status = models.CharField(max_length=10, choices=SuggestionStatus.choices, default=SuggestionStatus.PENDING)
     created_node_id = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

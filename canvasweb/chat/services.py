@@ -17,9 +17,10 @@ from django.utils import timezone
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import user_actor
-from canvasweb.canvases.permissions import can_see
+from canvasweb.canvases.models import Sensitivity
+from canvasweb.canvases.permissions import can_see, strictest_markable
 from canvasweb.common.errors import InvalidOperation, NotFound
-from canvasweb.context.capture import capture_facts, find_superseded_candidates
+from canvasweb.context.capture import capture_facts, find_superseded_candidates, stricter
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.redaction import mask_credentials
 from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, should_fold, wrap_model_summary
@@ -308,10 +309,13 @@ def _capture_suggestions(*, conversation: Conversation, message: Message, role: 
         if key in offered:
             continue
         offered.add(key)
+        # A correction of an internal node is internal too, unless the user says otherwise when accepting.
+        sensitivity = stricter(fact.sensitivity, candidates[0].sensitivity) if candidates else fact.sensitivity
         created.append(FactSuggestion.objects.create(
             conversation=conversation, message=message, content=fact.content[:2000], kind=_node_kind(fact.kind),
             subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
-            supersede_node_id=uuid.UUID(candidates[0].id) if candidates else None))
+            supersede_node_id=uuid.UUID(candidates[0].id) if candidates else None,
+            sensitivity=strictest_markable(role, sensitivity)))
     return [suggestion_to_dict(s) for s in created]
 
 
@@ -324,21 +328,27 @@ def suggestion_to_dict(suggestion: FactSuggestion) -> dict:
     return {
         "id": suggestion.pk, "conversation_id": suggestion.conversation_id, "message_id": suggestion.message_id,
         "content": suggestion.content, "kind": suggestion.kind, "subject": suggestion.subject,
-        "value": suggestion.value, "reason": suggestion.reason, "status": suggestion.status,
+        "value": suggestion.value, "reason": suggestion.reason, "sensitivity": suggestion.sensitivity,
+        "status": suggestion.status,
         "supersede_node_id": str(suggestion.supersede_node_id) if suggestion.supersede_node_id else None,
         "created_node_id": str(suggestion.created_node_id) if suggestion.created_node_id else None,
     }
 
 
-def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.0, supersede: bool = True
-                      ) -> dict:
-    """One click: the fact becomes a node (or supersedes the old one) through the write path, as this user."""
+def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.0, supersede: bool = True,
+                      sensitivity: str | None = None) -> dict:
+    """One click: the fact becomes a node (or supersedes the old one) through the write path, as this user.
+
+    `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
+    """
     suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
     if suggestion.status != SuggestionStatus.PENDING:
         raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
+    if sensitivity is not None and sensitivity not in Sensitivity.values:
+        raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
     node_id = uuid.uuid4()
     body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
-            "tags": ["captured"]}
+            "tags": ["captured"], "sensitivity": sensitivity or suggestion.sensitivity}
     if supersede and suggestion.supersede_node_id:
         op = {"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body}
     else:

@@ -9,6 +9,12 @@ Captured, per sentence:
 `subject` is a normalized key (what the fact is about) and `value` what it
 says, so `find_superseded_candidates` can spot an existing node with the same
 subject and a different value: the node a new fact should supersede.
+
+`sensitivity` is what the user said about who may see it ("this is internal",
+"内部信息，查看者不能看", "机密"): the strictest marker anywhere in the message
+applies to every fact in it, since people put the warning before or after the
+fact, or in the next sentence. Negated markers ("not confidential", "可以公开")
+do not count. Being too strict costs a click; too lax shows the fact to viewers.
 """
 from __future__ import annotations
 
@@ -29,13 +35,15 @@ class SuggestedFact:
     value: str | None
     reason: str
     previous_value: str | None = None  # "change X from A to B", "不是 A 而是 B", "B instead of A"
+    sensitivity: str = "public"  # public | internal | secret, from markers in the message
 
 
 _UNITS = (
     r"milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|months?|years?|"
     r"kb|mb|gb|tb|kib|mib|gib|bytes?|%|percent|px|rps|rpm|qps|req/s|users?|nodes?|tokens?|retries|times|"
     r"people|persons?|members?|seats?|employees?|customers?|requests?|recipes?|items?|pages?|"
-    r"毫秒|秒|分钟|小时|天|周|个月|月|年|次|个|人|字节|兆|条"
+    r"dollars?|usd|rmb|cny|eur|yuan|"
+    r"毫秒|秒|分钟|小时|天|周|个月|月|年|次|个|人|字节|兆|条|万元|亿元|美元|欧元|元|万|亿|块"
 )
 _NUM_UNIT_RE = re.compile(rf"(?P<num>\d+(?:[.,]\d+)?)\s*(?P<unit>{_UNITS})(?![A-Za-z])", re.IGNORECASE)
 _CONFIG_KEYS = (
@@ -75,6 +83,45 @@ _ZH_CHANGE_RE = re.compile(
 _ZH_NOT_BUT_RE = re.compile(r"不是\s*(?P<old>[^，,。；;]+?)\s*[，,]?\s*而是\s*(?P<val>[^，,。；;\s]+)")
 _USE_FOR_RE = re.compile(r"\b[Uu]se\s+(?P<val>[A-Z][\w.\-]*)\s+for\s+(?:the\s+)?(?P<subj>[\w \-]{2,40}?)(?=[,.;]|\s+(?:not|and|but)\b|$)")
 _ZH_USE_RE = re.compile(r"(?P<subj>[\u4e00-\u9fff]{2,12}?)(?:统一)?(?:用|使用|采用)\s*(?P<val>[A-Za-z][\w.\-]*)")
+# Who may see it, as people say it. Plain "internal API" or "内部系统" describe a thing, not its
+# audience, so "internal" needs a marker word around it.
+_NEGATED_MARK_RE = re.compile(
+    r"\b(?:not|no longer|isn't|is not|nothing)\s+(?:a\s+|an\s+)?(?:secret|confidential|internal|classified|sensitive)\b|"
+    r"\bnot\s+(?:a\s+)?secret\b|\bcan be (?:shared|public)\b|"
+    r"不是(?:机密|秘密|内部信息|内部资料|保密)|(?:无需|不用|不需要|不必)保密|可以公开|可公开|公开信息",
+    re.IGNORECASE,
+)
+_SECRET_MARK_RE = re.compile(
+    r"\b(?:top[ -]secret|secret|classified|passwords?|passwd|passphrase|private key|api[ _-]?keys?|credentials?)\b|"
+    r"机密|绝密|秘密|密码|口令|密钥|秘钥|私钥|只有(?:负责人|所有者|owner)(?:能|可以)看",
+    re.IGNORECASE,
+)
+_INTERNAL_MARK_RE = re.compile(
+    r"\binternal(?:[ -]only| use only| use| information| info| data| figures?| numbers?| codename| code name)\b|"
+    r"\b(?:is|are|keep (?:it|this|that|them))\s+internal\b|\bconfidential\b|\bunder NDA\b|"
+    r"\b(?:do not|don't|never) (?:share|publish|disclose|tell)\b|\bnot (?:for|to be shared with) (?:viewers|the public|customers|clients|outsiders)\b|"
+    r"\bviewers? (?:must not|mustn't|can't|cannot|should not|shouldn't|may not) (?:see|know)\b|\bnot public\b|\bcodename\b|"
+    r"内部(?:信息|资料|数据|消息|代号|使用|可见|口径|文件|价格|数字|人员)|仅限?内部|对内|不对外|(?:不要|不得|不能|禁止|别)(?:外传|泄露|公开|对外)|"
+    r"对外保密|保密|敏感|查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号",
+    re.IGNORECASE,
+)
+_SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
+
+
+def sensitivity_marked(text: str) -> str:
+    """The strictest sensitivity `text` asks for: "secret", "internal" or "public"."""
+    text = _NEGATED_MARK_RE.sub(" ", text)
+    if _SECRET_MARK_RE.search(text):
+        return "secret"
+    if _INTERNAL_MARK_RE.search(text):
+        return "internal"
+    return "public"
+
+
+def stricter(a: str, b: str) -> str:
+    return a if _SENSITIVITY_RANK.get(a, 0) >= _SENSITIVITY_RANK.get(b, 0) else b
+
+
 _CORR_PREFIX_RE = re.compile(r"^\s*(?:correction|actually|update|更正|纠正|修正)\s*[:：,，]?\s*", re.IGNORECASE)
 
 
@@ -128,6 +175,7 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
     """Facts worth offering for the canvas from one user message (deterministic order)."""
     facts: list[SuggestedFact] = []
     seen: set[tuple[str, str, str | None]] = set()
+    sensitivity = sensitivity_marked(text)  # before masking: "password=..." itself says secret
 
     def add(content: str, kind: str, subject: str, value: str | None, reason: str, previous: str | None = None) -> None:
         value = _clean_value(value) if value else value
@@ -138,7 +186,7 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
             seen.add(key)
             facts.append(
                 SuggestedFact(content=content, kind=kind, subject=subject, value=value, reason=reason,
-                              previous_value=_clean_value(previous) if previous else None)
+                              previous_value=_clean_value(previous) if previous else None, sensitivity=sensitivity)
             )
 
     for raw in split_sentences(text):

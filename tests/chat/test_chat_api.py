@@ -78,3 +78,41 @@ def test_preview_endpoint_and_llm_status(canvas, alice, apply, settings):
     settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
     status = client_for(alice).get("/api/llm/").json()
     assert status["configured"] is False and "LLM_BASE_URL" in status["help"]
+
+
+def test_a_fact_said_to_be_internal_is_suggested_and_stored_internal(canvas, alice, vic, scripted_llm):
+    run_turn(alice, canvas, "GMV 目标 3.2 亿元，这个是内部信息", scripted_llm)
+    suggestion = FactSuggestion.objects.get()
+    listed = client_for(alice).get(f"/api/conversations/{suggestion.conversation_id}/messages/").json()
+    assert suggestion.sensitivity == "internal"
+    response = client_for(alice).post(f"/api/suggestions/{suggestion.pk}/accept/", {}, format="json")
+    assert response.status_code == 200 and response.json()["suggestion"]["sensitivity"] == "internal", listed
+    node = Node.objects.get(pk=response.json()["suggestion"]["created_node_id"])
+    assert node.sensitivity == "internal"
+    viewer_snapshot = client_for(vic).get(f"/api/canvases/{canvas.pk}/snapshot/").json()
+    assert str(node.pk) not in {n["id"] for n in viewer_snapshot["nodes"]}
+
+
+def test_accept_can_override_the_suggested_sensitivity_within_the_users_rights(canvas, bob, scripted_llm):
+    run_turn(bob, canvas, "This is confidential: the budget is 40000 dollars.", scripted_llm)
+    suggestion = FactSuggestion.objects.get()
+    assert suggestion.sensitivity == "internal"
+    url = f"/api/suggestions/{suggestion.pk}/accept/"
+    refused = client_for(bob).post(url, {"sensitivity": "secret"}, format="json")  # an editor may not set secret
+    assert refused.status_code == 403 and refused.json()["error"]["field"] == "node.sensitivity"
+    bad = client_for(bob).post(url, {"sensitivity": "top"}, format="json")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "sensitivity"
+    assert FactSuggestion.objects.get().status == "pending" and not Node.objects.exists()
+    ok = client_for(bob).post(url, {"sensitivity": "public"}, format="json")
+    assert ok.status_code == 200
+    assert Node.objects.get().sensitivity == "public"
+
+
+def test_an_editors_secret_becomes_internal_and_corrections_inherit(canvas, alice, bob, apply, scripted_llm):
+    run_turn(bob, canvas, "机密：服务器端口 7443", scripted_llm)
+    assert FactSuggestion.objects.get().sensitivity == "internal"  # the strictest an editor can set
+    FactSuggestion.objects.all().delete()
+    old = apply(alice, node_op("database port is 5432", kind="config", sensitivity="internal")).changes[0]["id"]
+    run_turn(bob, canvas, "Correction: change the database port to 5433.", scripted_llm)
+    suggestion = FactSuggestion.objects.get(value="5433")
+    assert str(suggestion.supersede_node_id) == old and suggestion.sensitivity == "internal"

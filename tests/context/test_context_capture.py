@@ -63,3 +63,24 @@ def test_find_superseded_candidates():
     assert cands("Correction: Use Redis for the cache layer.") == {"cache"}
     assert cands("更正：缓存层统一用 Redis，不要用别的。") == {"zh"}
     assert cands("The database listens on port 5433.") == set()  # same value: nothing to supersede
+
+
+def sensitivities(text):
+    return {f.sensitivity for f in capture_facts(text=text)}
+
+
+def test_restricted_facts_keep_who_may_see_them():
+    assert sensitivities("GMV 目标 3.2 亿元，这个是内部信息") == {"internal"}
+    assert sensitivities("内部信息，查看者不能看：今年校招薪资包本科 22 万，硕士 28 万。") == {"internal"}
+    assert sensitivities("This is confidential: the budget is 40000 dollars.") == {"internal"}
+    assert sensitivities("Keep it internal. The launch moves to port 8443.") == {"internal"}  # marker in another sentence
+    assert sensitivities("机密：服务器端口 7443") == {"secret"}
+    assert sensitivities("The top secret rollout uses port 9443.") == {"secret"}
+
+
+def test_ordinary_uses_of_the_words_stay_public():
+    assert sensitivities("The internal API listens on port 8080.") == {"public"}
+    assert sensitivities("内部系统超时 30 秒") == {"public"}
+    assert sensitivities("Not confidential: the port is 80.") == {"public"}
+    assert sensitivities("可以公开：发布会超时 30 秒") == {"public"}
+    assert sensitivities("The token budget is 4000 tokens.") == {"public"}

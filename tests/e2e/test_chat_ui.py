@@ -212,3 +212,41 @@ def test_accepting_a_suggestion_reaches_another_user(browser, server, scripted_m
     shot(b, "suggestion-seen-by-bob")
     ctx_a.close()
     ctx_b.close()
+
+
+def test_a_fact_said_to_be_internal_is_added_internal_and_viewers_never_get_it(browser, server, scripted_model, shot):
+    data = server.e2e_setup(users=["alice", "bob", "vic"], owner="alice",
+                            members={"bob": "editor", "vic": "viewer"}, name="内部画布")
+    cid = data["canvas_id"]
+    ctx_b, b = open_canvas(browser, server, "bob", cid)
+    ctx_v, v = open_canvas(browser, server, "vic", cid)
+
+    scripted_model.push({"content": "好的，已记下。"})
+    ask(b, "这个是内部信息：GMV 目标 3.2 亿元")
+    chip = b.get_by_test_id("suggestions").locator("li.suggestion").first
+    expect(chip).to_contain_text("3.2 亿元", timeout=10_000)
+    select = chip.locator("select")
+    expect(select).to_have_value("internal")
+    # An editor may mark public or internal, not secret.
+    assert select.locator("option").evaluate_all("os => os.map(o => o.value)") == ["public", "internal"]
+    shot(b, "suggestion-internal")
+    chip.locator("button.suggestion-accept").click()
+
+    scripted_model.push({"content": "好的。"})
+    ask(b, "发布会超时 30 秒")
+    public_chip = b.get_by_test_id("suggestions").locator("li.suggestion").first
+    expect(public_chip).to_contain_text("30 秒", timeout=10_000)
+    expect(public_chip.locator("select")).to_have_value("public")
+    public_chip.locator("button.suggestion-accept").click()
+
+    b.wait_for_function("() => window.__canvasweb.getState().nodes.length === 2", timeout=5_000)
+    by_content = {n["content"]: n for n in b.evaluate("() => window.__canvasweb.getState().nodes")}
+    internal = next(n for c, n in by_content.items() if "3.2 亿元" in c)
+    assert internal["sensitivity"] == "internal"
+    # The viewer gets the public fact live, and never the internal one.
+    v.wait_for_function("() => window.__canvasweb.getState().nodes.some(n => n.content.includes('30 秒'))",
+                        timeout=5_000)
+    assert all("3.2" not in n["content"] for n in v.evaluate("() => window.__canvasweb.getState().nodes"))
+    expect(v.get_by_test_id(f"node-{internal['id']}")).to_have_count(0)
+    ctx_b.close()
+    ctx_v.close()

@@ -62,6 +62,8 @@ class SuggestionSerializer(serializers.Serializer):
     subject = serializers.CharField()
     value = serializers.CharField()
     reason = serializers.CharField()
+    sensitivity = serializers.ChoiceField(choices=["public", "internal", "secret"],
+                                          help_text="Suggested: from what the message said about who may see it.")
     status = serializers.ChoiceField(choices=["pending", "accepted", "dismissed"])
     supersede_node_id = serializers.UUIDField(allow_null=True)
     created_node_id = serializers.UUIDField(allow_null=True)
@@ -72,6 +74,8 @@ class SuggestionAcceptSerializer(serializers.Serializer):
     y = serializers.FloatField(required=False, default=0.0)
     supersede = serializers.BooleanField(required=False, default=True,
                                          help_text="Supersede the conflicting node when one was found.")
+    sensitivity = serializers.ChoiceField(choices=["public", "internal", "secret"], required=False, allow_null=True,
+                                          help_text="Overrides the suggested sensitivity.")
 
 
 class SuggestionResultSerializer(serializers.Serializer):

@@ -71,13 +71,17 @@ class SuggestionAcceptView(JSONAPIView):
                    request=s.SuggestionAcceptSerializer,
                    responses={200: s.SuggestionResultSerializer, **errors(400, 401, 403, 404)})
     def post(self, request, suggestion_id: int):
-        body = json_object(request.data or {}, allowed={"x", "y", "supersede"})
+        body = json_object(request.data or {}, allowed={"x", "y", "supersede", "sensitivity"},
+                           nullable={"sensitivity"})
         supersede = body.get("supersede", True)
         if not isinstance(supersede, bool):
             raise InvalidOperation("supersede must be true or false", field="supersede")
+        sensitivity = body.get("sensitivity")
+        if sensitivity is not None and not isinstance(sensitivity, str):
+            raise InvalidOperation("sensitivity must be a string", field="sensitivity")
         return Response(services.suggestion_accept(user=request.user, suggestion_id=suggestion_id,
                                                    x=_number(body, "x"), y=_number(body, "y"),
-                                                   supersede=supersede))
+                                                   supersede=supersede, sensitivity=sensitivity))
 
 
 class SuggestionDismissView(JSONAPIView):

@@ -18,6 +18,7 @@ import type {
   Proposal,
   PresenceViewport,
   Role,
+  Sensitivity,
   Snapshot,
   Suggestion,
   UndoResult,
@@ -183,8 +184,8 @@ export const api = {
     request<Conversation>('POST', `/api/canvases/${enc(String(canvasId))}/conversations/`, title ? { title } : {}),
   messages: (conversationId: number) => request<ChatMessage[]>('GET', `/api/conversations/${conversationId}/messages/`),
   modelRequest: (id: number) => request<ModelRequestRecord>('GET', `/api/model-requests/${id}/`),
-  acceptSuggestion: (id: number, x: number, y: number, supersede: boolean) =>
-    request<{ suggestion: Suggestion; revision: number }>('POST', `/api/suggestions/${id}/accept/`, { x, y, supersede }),
+  acceptSuggestion: (id: number, x: number, y: number, supersede: boolean, sensitivity?: Sensitivity) =>
+    request<{ suggestion: Suggestion; revision: number }>('POST', `/api/suggestions/${id}/accept/`, { x, y, supersede, ...(sensitivity ? { sensitivity } : {}) }),
   dismissSuggestion: (id: number) => request<{ suggestion: Suggestion }>('POST', `/api/suggestions/${id}/dismiss/`, {}),
   contextPreview: (canvasId: number | string, body: { text: string; conversation_id: number | null; viewport: PresenceViewport | null }) =>
     request<ContextReport>('POST', `/api/canvases/${enc(String(canvasId))}/context-preview/`, body),

@@ -249,6 +249,8 @@ export interface Suggestion {
   subject: string;
   value: string;
   reason: string;
+  /** suggested from what the message said ("internal", "内部信息"); absent from older servers */
+  sensitivity?: Sensitivity;
   status: 'pending' | 'accepted' | 'dismissed' | string;
   supersede_node_id: string | null;
   created_node_id: string | null;

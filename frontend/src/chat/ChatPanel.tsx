@@ -2,10 +2,10 @@
 // over the canvas socket, Stop, Inspect, context preview and suggestion chips.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from 'react';
 import { api, errorMessage } from '../api/client';
-import type { ChatMessage, ContextReport, LLMStatus, Suggestion } from '../api/types';
+import { SENSITIVITIES, type ChatMessage, type ContextReport, type LLMStatus, type Sensitivity, type Suggestion } from '../api/types';
 import { useCanvasActions, useEngineState } from '../canvas/context';
 import { useOverlay } from '../canvas/overlay';
-import { kindMeta } from '../canvas/kinds';
+import { kindMeta, SENSITIVITY_META } from '../canvas/kinds';
 import { findFreeSpotAround } from '../canvas/placement';
 import { BotIcon, ChevronRightIcon, PlusIcon, ScanEyeIcon, SendIcon, SparklesIcon, StopIcon, XIcon } from '../components/Icons';
 import { isComposing, snippet, timeAgo } from '../lib/format';
@@ -158,12 +158,18 @@ function Message({
   );
 }
 
-function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion; busy: boolean; onAccept(supersede: boolean): void; onDismiss(): void }) {
-  const { engine, readOnly } = useCanvasActions();
+// What each role may mark (the server refuses more): viewers never get suggestions.
+const MARKABLE: Record<string, Sensitivity[]> = { owner: SENSITIVITIES, editor: ['public', 'internal'] };
+
+function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion; busy: boolean; onAccept(supersede: boolean, sensitivity: Sensitivity): void; onDismiss(): void }) {
+  const { engine, readOnly, role } = useCanvasActions();
   const [supersede, setSupersede] = useState(true);
+  const suggested: Sensitivity = s.sensitivity ?? 'public';
+  const [sensitivity, setSensitivity] = useState<Sensitivity>(suggested);
   const old = s.supersede_node_id ? engine.getSnapshot().doc.nodes.get(s.supersede_node_id) : undefined;
   const meta = kindMeta(s.kind);
   const willSupersede = !!s.supersede_node_id && supersede;
+  const choices = MARKABLE[role ?? ''] ?? [suggested];
   return (
     <li className="suggestion" data-testid={`suggestion-${s.id}`}>
       <div className="suggestion-top">
@@ -185,9 +191,22 @@ function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion; busy:
         </div>
       )}
       {!readOnly && (
-        <button className="btn btn-small btn-primary suggestion-accept" disabled={busy} onClick={() => onAccept(willSupersede)} data-testid={`suggestion-accept-${s.id}`}>
-          <PlusIcon size={13} /> {willSupersede ? 'Add & supersede' : 'Add to canvas'}
-        </button>
+        <div className="suggestion-actions">
+          <label className={`suggestion-sensitivity sens-${sensitivity}`} title={SENSITIVITY_META[sensitivity].hint}>
+            <span className="sr-only">Sensitivity</span>
+            <select value={sensitivity} disabled={busy} onChange={(e) => setSensitivity(e.target.value as Sensitivity)} data-testid={`suggestion-sensitivity-${s.id}`}>
+              {choices.map((c) => (
+                <option key={c} value={c}>
+                  {SENSITIVITY_META[c].label}
+                  {c === suggested && suggested !== 'public' ? ' (as you said)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button className="btn btn-small btn-primary suggestion-accept" disabled={busy} onClick={() => onAccept(willSupersede, sensitivity)} data-testid={`suggestion-accept-${s.id}`}>
+            <PlusIcon size={13} /> {willSupersede ? 'Add & supersede' : 'Add to canvas'}
+          </button>
+        </div>
       )}
     </li>
   );
@@ -427,13 +446,13 @@ export function ChatPanel() {
 
   // ------------------------------------------------------------ suggestions
 
-  const acceptSuggestion = async (s: Suggestion, supersede: boolean) => {
+  const acceptSuggestion = async (s: Suggestion, supersede: boolean, sensitivity?: Sensitivity) => {
     setBusySuggestion(s.id);
     const vp = overlayStore.getViewport();
     const doc = engine.getSnapshot().doc;
     const spot = findFreeSpotAround({ x: vp?.x ?? 0, y: vp?.y ?? 0 }, doc.nodes.values(), { w: 200, h: 90 }, actions.measure);
     try {
-      const res = await api.acceptSuggestion(s.id, spot.x, spot.y, supersede);
+      const res = await api.acceptSuggestion(s.id, spot.x, spot.y, supersede, sensitivity);
       dispatch({ type: 'suggestionUpdated', suggestion: res.suggestion });
       toast.success(snippet(s.content, 80), supersede ? 'Added and superseded the old node' : 'Added to the canvas');
       const newId = res.suggestion.created_node_id;
@@ -614,7 +633,7 @@ export function ChatPanel() {
                 key={s.id}
                 s={s}
                 busy={busySuggestion === s.id}
-                onAccept={(sup) => void acceptSuggestion(s, sup)}
+                onAccept={(sup, sens) => void acceptSuggestion(s, sup, sens)}
                 onDismiss={() => void dismissSuggestion(s)}
               />
             ))}
