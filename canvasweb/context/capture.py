@@ -45,7 +45,7 @@ _UNITS = (
     r"dollars?|usd|rmb|cny|eur|yuan|"
     r"毫秒|秒|分钟|小时|天|周|个月|月|年|次|个|人|字节|兆|条|万元|亿元|美元|欧元|元|万|亿|块"
 )
-_NUM_UNIT_RE = re.compile(rf"(?P<num>\d+(?:[.,]\d+)?)\s*(?P<unit>{_UNITS})(?![A-Za-z])", re.IGNORECASE)
+_NUM_UNIT_RE = re.compile(rf"(?<![A-Za-z0-9_.])(?P<num>\d+(?:[.,]\d+)?)\s*(?P<unit>{_UNITS})(?![A-Za-z])", re.IGNORECASE)
 _CONFIG_KEYS = (
     r"port|host|timeout|ttl|limit|max[_ ]?\w*|min[_ ]?\w*|version|retries|retry|region|replicas|workers|"
     r"threads|pool[_ ]size|batch[_ ]size|interval|expiry|expiration|quota|budget"
@@ -91,9 +91,12 @@ _NEGATED_MARK_RE = re.compile(
     r"不是(?:机密|秘密|内部信息|内部资料|保密)|(?:无需|不用|不需要|不必)保密|可以公开|可公开|公开信息",
     re.IGNORECASE,
 )
+# Words such as "password" or "secrets" usually appear in rules about them ("never hard-code its
+# password", "store secrets in Vault"), so only phrases that classify the statement itself count.
+# Credential values are masked anyway (mask_credentials).
 _SECRET_MARK_RE = re.compile(
-    r"\b(?:top[ -]secret|secret|classified|passwords?|passwd|passphrase|private key|api[ _-]?keys?|credentials?)\b|"
-    r"机密|绝密|秘密|密码|口令|密钥|秘钥|私钥|只有(?:负责人|所有者|owner)(?:能|可以)看",
+    r"\b(?:top[ -]secret|classified|owners? only|keep (?:it|this|that|them) secret|(?:this|that|it) is (?:a )?secret)\b|"
+    r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见",
     re.IGNORECASE,
 )
 _INTERNAL_MARK_RE = re.compile(

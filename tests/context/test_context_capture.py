@@ -76,6 +76,7 @@ def test_restricted_facts_keep_who_may_see_them():
     assert sensitivities("Keep it internal. The launch moves to port 8443.") == {"internal"}  # marker in another sentence
     assert sensitivities("机密：服务器端口 7443") == {"secret"}
     assert sensitivities("The top secret rollout uses port 9443.") == {"secret"}
+    assert sensitivities("AppSecret 也放一下，设成机密节点：超时 5 秒") == {"secret"}
 
 
 def test_ordinary_uses_of_the_words_stay_public():
@@ -84,3 +85,12 @@ def test_ordinary_uses_of_the_words_stay_public():
     assert sensitivities("Not confidential: the port is 80.") == {"public"}
     assert sensitivities("可以公开：发布会超时 30 秒") == {"public"}
     assert sensitivities("The token budget is 4000 tokens.") == {"public"}
+    # Rules about passwords and secrets are not secret themselves.
+    assert sensitivities("The database listens on port 5433; never hard-code its password.") == {"public"}
+    assert sensitivities("数据库端口是 5433，密码只放环境变量，不要写进代码。") == {"public"}
+    assert sensitivities("Store secrets in Vault; the vault port is 8200.") == {"public"}
+
+
+def test_numbers_inside_identifiers_are_not_values():
+    assert all(f.value != "9 d" for f in capture_facts(text="小程序 AppID 是 wx5e8a1c3f9d20b7，大家对接都用这个。"))
+    assert ("number", "2 小时") in kinds("会议持续2 小时")  # right after a CJK character
