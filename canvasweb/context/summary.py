@@ -18,6 +18,7 @@ summary does not carry "2 hours" next to "6 hours". The compiler also passes
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -279,6 +280,8 @@ class SummaryResult:
     dropped_superseded: int = 0
     dropped_restricted: int = 0
     dropped_over_budget: int = 0
+    compacted: int = 0  # kept sentences shown as their fact-carrying clauses only
+    expanded: int = 0
     sections: dict[str, int] = field(default_factory=dict)
 
 
@@ -293,6 +296,8 @@ class _Cand:
     text: str = ""
     cost: int = 0
     priority: float = 0.0
+    full_text: str | None = None  # set when `text` is the compact form
+    full_cost: int = 0
 
 
 def build_summary(
@@ -407,11 +412,22 @@ def build_summary(
         result.dropped_over_budget = len(alive)
         return result
 
+    # Coverage first, then detail: every candidate is first packed in its compact form (the clauses
+    # that carry its numbers, rules, corrections or the question's words), so one long sentence
+    # cannot crowd out three facts; then chosen items get their full sentence back, in priority
+    # order, while the budget allows.
     order = sorted(alive, key=lambda c: (-c.priority, c.pos))
     chosen: list[_Cand] = []
     used = frame_cost
     open_sections: set[str] = set()
     for c in order:
+        compact = _compact(c.info.text, q_terms)
+        if compact is not None:
+            short = mask(escape_delimiters(compact)) if mask is not None else escape_delimiters(compact)
+            short_cost = count(f"- {short}") + 1
+            if short_cost < c.cost:
+                c.full_text, c.full_cost = c.text, c.cost
+                c.text, c.cost = short, short_cost
         sec = _section(c.cats)
         extra = c.cost + (0 if sec in open_sections else section_cost[sec])
         if used + extra > max_tokens:
@@ -419,6 +435,12 @@ def build_summary(
         used += extra
         open_sections.add(sec)
         chosen.append(c)
+    for c in chosen:
+        if c.full_text is not None and used + c.full_cost - c.cost <= max_tokens:
+            used += c.full_cost - c.cost
+            c.text, c.cost = c.full_text, c.full_cost
+            result.expanded += 1
+    result.compacted = sum(1 for c in chosen if c.full_text is not None and c.text != c.full_text)
 
     while chosen:
         text, sections = _render(chosen)
@@ -430,6 +452,45 @@ def build_summary(
     result.kept = len(chosen)
     result.dropped_over_budget = len(alive) - len(chosen)
     return result
+
+
+# Clause boundaries inside a sentence; not "03:00" or "1,000".
+_CLAUSE_END_RE = re.compile(r"(?<=[，；;：])|(?<=[,:])(?!\d)")
+_STRONG = frozenset({"correction", "negation", "number", "constraint"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _clauses(sentence: str) -> tuple[tuple[str, bool, frozenset[str]], ...]:
+    """(raw clause, carries a fact?, terms) per clause; raw, so adjacent ones rejoin exactly."""
+    return tuple((raw, bool(classify_sentence(raw) & _STRONG), extract_terms(raw))
+                 for raw in _CLAUSE_END_RE.split(sentence) if raw.strip())
+
+
+def _compact(sentence: str, q_terms: frozenset[str]) -> str | None:
+    """The clauses of `sentence` that carry a fact (a number, a rule, a correction, the question's
+    words), verbatim, with "…" where clauses were left out. None when nothing can be left out."""
+    analysed = _clauses(sentence)
+    if len(analysed) < 2:
+        return None
+    clauses = [raw for raw, _, _ in analysed]
+    keep = [i for i, (_, strong, terms) in enumerate(analysed) if strong or (q_terms and terms & q_terms)]
+    if not keep or len(keep) == len(clauses):
+        return None
+    out = []
+    for n, i in enumerate(keep):
+        clause = clauses[i]
+        if n == 0:
+            out.append("…" if i > 0 else "")
+            clause = clause.lstrip()
+        elif keep[n - 1] != i - 1:
+            out.append(" … ")
+            clause = clause.lstrip()
+        if i == keep[-1]:
+            clause = clause.rstrip().rstrip("，；;：,:")
+        out.append(clause)
+    if keep[-1] < len(clauses) - 1:
+        out.append("…")
+    return "".join(out)
 
 
 def _render(chosen: Sequence[_Cand]) -> tuple[str, dict[str, int]]:

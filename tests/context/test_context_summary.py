@@ -134,3 +134,31 @@ def test_assistant_advice_is_not_a_correction_or_open_question():
     s = build_summary(messages=history, max_tokens=400)
     assert "Corrections" not in s.text and "Open questions" not in s.text
     assert "3 retries" in s.text
+
+
+LONG_HISTORY = msgs(
+    "上周架构评审有个变化需要同步给大家：现在这个引擎在高并发下表现不好，多个看板同时刷新的时候经常排队，"
+    "评审决定查询引擎改成 StarRocks，下个迭代开始迁移，分析师那边的培训也会安排。",
+    "背景介绍一下，我们的团队在上海，大家平时都很忙，离线部分的调度时间是每日 03:00，原因是业务库的导出任务一般在两点半之前完成。",
+    "关于存储成本和合规，有两条要记住：ODS 层原始数据保留 180 天，超过就删除，不做归档；",
+)
+
+
+def test_a_tight_budget_keeps_the_fact_carrying_clauses_of_every_sentence():
+    full = build_summary(messages=LONG_HISTORY, max_tokens=4000)
+    assert full.compacted == 0 and "分析师那边的培训也会安排" in full.text  # room for everything: whole sentences
+    tight = build_summary(messages=LONG_HISTORY, max_tokens=150)
+    assert tight.tokens <= 150
+    for fact in ("查询引擎改成 StarRocks", "每日 03:00", "保留 180 天"):
+        assert fact in tight.text, tight.text
+    assert tight.compacted >= 2 and "…" in tight.text
+    assert "分析师那边的培训也会安排" not in tight.text
+    # Whole sentences alone would have kept fewer facts in the same budget.
+    assert sum(f in tight.text for f in ("StarRocks", "03:00", "180 天")) == 3
+
+
+def test_compact_clauses_are_verbatim_and_keep_times_and_thousands_whole():
+    summary = build_summary(messages=msgs("We met in the big room, the budget is 1,000 dollars, deploys start at 10:30, "
+                                          "and everyone brought coffee, tea and some snacks for the afternoon session."),
+                            max_tokens=75)
+    assert "the budget is 1,000 dollars, deploys start at 10:30…" in summary.text, summary.text
