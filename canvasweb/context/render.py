@@ -119,6 +119,9 @@ def _prepare(
     return _Prepared(cand=c, body=body, cost=cost, quoted=quoted, truncated_from=original)
 
 
+RESERVE_FIRST_MAX_SHARE = 0.3
+
+
 def render_canvas_block(
     *,
     candidates: Sequence[Candidate],
@@ -167,7 +170,12 @@ def render_canvas_block(
     reserve = 0
     for group, share in reserved_groups:
         cap, held = int(available * share), 0
-        for p in reserved_items[group]:
+        items = reserved_items[group]
+        if items and items[0].cost + handle_cost <= available * RESERVE_FIRST_MAX_SHARE:
+            # On a small budget the share alone may be too small for even one record: the best
+            # linked node or question match still gets its seat.
+            cap = max(cap, items[0].cost + handle_cost)
+        for p in items:
             if held + p.cost + handle_cost > cap:
                 break
             held += p.cost + handle_cost

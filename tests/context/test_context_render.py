@@ -104,3 +104,17 @@ def test_question_matches_get_reserved_room():
     answer = node("answer", "The database listens on port 5433", x=90_000)
     block = render(busy + [answer], max_tokens=400, question="Which port does the database listen on?")
     assert "5433" in block.text
+
+
+def test_the_best_linked_node_gets_a_seat_even_when_its_share_is_too_small():
+    """At a tight block the 15 % linked share is smaller than one record; the first one still gets in."""
+    crowd = [node(f"near{i}", f"附近的节点 {i}：看板组件间距 {i} px，一切正常，不需要调整。", x=i * 10) for i in range(30)]
+    far = node("balance", "预售尾款：11 月 10 日 20:00 开始支付，持续 48 小时。", x=-2900, y=2600)
+    edges = (EdgeData(id="e1", source="near0", target="balance", relation="depends_on"),)
+    index = CanvasIndex.build(nodes=crowd + [far], edges=edges)
+    sel = select_nodes(index=index, viewport=Viewport(), role="editor")
+    linked = next(c for c in sel.candidates if c.node.id == "balance")
+    assert linked.group == "linked"
+    block = render_canvas_block(candidates=sel.candidates, index=index, max_tokens=260, cache=TokenCache(),
+                                mask=mask_credentials)
+    assert "11 月 10 日 20:00" in block.text and block.tokens <= 260
