@@ -301,14 +301,17 @@ def _capture_suggestions(*, conversation: Conversation, message: Message, role: 
     nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
     visible = [n for n in nodes if can_see(role, n.sensitivity)]
     created = []
-    offered: set[tuple] = set()
+    offered: set[str] = set()
+    targeted: set[str] = set()  # one suggestion per message supersedes a given node; a second would fail
     for fact in facts[:5]:
-        candidates = find_superseded_candidates(fact=fact, nodes=visible)
-        # One sentence can match several patterns; offer each (value, target) once.
-        key = ((fact.value or fact.content).strip().lower(), candidates[0].id if candidates else None)
+        candidates = [n for n in find_superseded_candidates(fact=fact, nodes=visible) if n.id not in targeted]
+        # One sentence can match several patterns; offer each value once.
+        key = (fact.value or fact.content).strip().lower()
         if key in offered:
             continue
         offered.add(key)
+        if candidates:
+            targeted.add(candidates[0].id)
         # A correction of an internal node is internal too, unless the user says otherwise when accepting.
         sensitivity = stricter(fact.sensitivity, candidates[0].sensitivity) if candidates else fact.sensitivity
         created.append(FactSuggestion.objects.create(

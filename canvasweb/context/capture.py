@@ -193,6 +193,8 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
             )
 
     for raw in split_sentences(text):
+        if raw.rstrip().endswith(("?", "？")):
+            continue  # "要不要做直播？", "Can we move the port to 5434?": asked, not decided
         sentence = mask_credentials(raw)  # never suggest a credential as a fact value
         core = _CORR_PREFIX_RE.sub("", sentence)
         is_correction = core != sentence

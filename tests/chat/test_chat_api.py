@@ -116,3 +116,15 @@ def test_an_editors_secret_becomes_internal_and_corrections_inherit(canvas, alic
     run_turn(bob, canvas, "Correction: change the database port to 5433.", scripted_llm)
     suggestion = FactSuggestion.objects.get(value="5433")
     assert str(suggestion.supersede_node_id) == old and suggestion.sensitivity == "internal"
+
+
+def test_one_message_supersedes_a_node_through_one_suggestion_only(canvas, alice, apply, scripted_llm):
+    old = apply(alice, node_op("database port is 5432", kind="config")).changes[0]["id"]
+    run_turn(alice, canvas, "Change the database port to 5433. Staging: change the database port to 5434.",
+             scripted_llm)
+    suggestions = list(FactSuggestion.objects.order_by("pk"))
+    assert len(suggestions) == 2, [(s.value, s.supersede_node_id) for s in suggestions]
+    assert [str(s.supersede_node_id) if s.supersede_node_id else None for s in suggestions] == [old, None]
+    for s in suggestions:  # both can be accepted: the second adds a node instead of failing
+        response = client_for(alice).post(f"/api/suggestions/{s.pk}/accept/", {}, format="json")
+        assert response.status_code == 200, response.json()

@@ -94,3 +94,9 @@ def test_ordinary_uses_of_the_words_stay_public():
 def test_numbers_inside_identifiers_are_not_values():
     assert all(f.value != "9 d" for f in capture_facts(text="小程序 AppID 是 wx5e8a1c3f9d20b7，大家对接都用这个。"))
     assert ("number", "2 小时") in kinds("会议持续2 小时")  # right after a CJK character
+
+
+def test_questions_are_not_captured_as_facts():
+    assert capture_facts(text="要不要做线上直播，让没法到场的同事也能参与？") == []
+    assert capture_facts(text="Can we move the database port to 5434?") == []
+    assert kinds("Never deploy on Fridays. Should we also freeze on Mondays?") == {("rule", None)}
