@@ -65,6 +65,7 @@ PARTS = [
     Part("schemathesis", "7b. schemathesis against /api/schema/", "tests/reliability/test_api_schemathesis.py",
          {"RELIABILITY_SCHEMA_EXAMPLES": 100}, {"RELIABILITY_SCHEMA_EXAMPLES": 5}),
     Part("backpressure", "9. forced channel-layer drops healed", "tests/reliability/test_backpressure.py", {}),
+    Part("static", "8c. bandit (and check --deploy as a test)", "tests/reliability/test_static_security.py", {}),
 ]
 OVERRIDES = {"seeds": "RELIABILITY_SEEDS", "fuzz_ops": "RELIABILITY_OPS", "stack_clients": "RELIABILITY_STACK_CLIENTS",
              "stack_ops": "RELIABILITY_STACK_OPS", "examples": "RELIABILITY_EXAMPLES"}
@@ -88,6 +89,7 @@ HEADLINES = {
     "schemathesis": ["examples_per_operation", "test_cases", "server_errors", "unexpected_failures"],
     "forced_drop_memory": ["capacity", "committed", "dropped", "gaps_detected", "healed"],
     "forced_drop_redis": ["capacity", "committed", "dropped", "gaps_detected", "healed"],
+    "bandit": ["lines_scanned", "high", "medium", "low", "unexplained"],
 }
 
 
