@@ -61,10 +61,13 @@ def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
     return {"revision": revision, "nodes": nodes, "edges": edges}
 
 
-def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE) -> dict:
+def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE,
+                  user_id: int | None = None) -> dict:
     """Committed change events after `since`, filtered for `role`.
 
-    Returns {"from", "to", "events", "needs_resync", "has_more"}.
+    Returns {"from", "to", "events", "needs_resync", "has_more"}. `needs_resync` is also set when the
+    range changes `user_id`'s own membership: the caller's state was filtered for the role it had
+    before, so changes on top of it would keep what the new role may not see (or miss what it may).
     """
     if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
         raise InvalidOperation("since must be a non-negative integer", field="since")
@@ -84,7 +87,10 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
     for revision, group in groupby(entries, key=lambda e: e.revision):
         group = list(group)
         changes, resync = filter_changes((_entry_as_change(e) for e in group), level=level)
-        needs_resync = needs_resync or resync
+        # Joining is not a change of role: before it the caller held nothing to re-filter.
+        own_role_changed = user_id is not None and any(
+            e.entity == "member" and e.target_id == str(user_id) and e.action != "created" for e in group)
+        needs_resync = needs_resync or resync or own_role_changed
         events.append(_event_from_entries(revision, group, changes))
     to = events[-1]["revision"] if events else since
     return {"from": since, "to": to, "events": events, "needs_resync": needs_resync, "has_more": to < current}

@@ -133,7 +133,8 @@ def context_preview(*, user, canvas_id: int, text: str, viewport: dict | None,
                     conversation_id: int | None = None) -> dict:
     """What the next turn would send, without sending or storing anything."""
     _, role = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
-    conversation = conversation_for_user(user=user, conversation_id=conversation_id) if conversation_id else None
+    conversation = (conversation_for_user(user=user, conversation_id=conversation_id)
+                    if conversation_id is not None else None)
     question = text.strip() if isinstance(text, str) and text.strip() else "(your next question)"
     compiled = compile_for(canvas_id=canvas_id, role=role, question=question[:MAX_QUESTION_CHARS],
                            viewport=viewport, conversation=conversation)
@@ -173,6 +174,9 @@ def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
             conversation = conversation_for_user(user=user, conversation_id=conversation_id)
             if conversation.canvas_id != canvas.pk:
                 raise NotFound("no such conversation on this canvas", field="conversation_id")
+            if not conversation.title:  # created without a title: named after its first question
+                conversation.title = _title_from(question)
+                conversation.save(update_fields=["title"])
         user_message = Message.objects.create(
             conversation=conversation, role=MessageRole.USER, source=MessageSource.USER_INPUT, content=question,
             token_count=count_tokens(question, encoding=TOKEN_CACHE.encoding))

@@ -140,3 +140,14 @@ def json_object(data: Any, *, allowed: Iterable[str], required: Iterable[str] = 
         if value is None and name not in nullable:
             raise InvalidOperation(f"{name} must not be null", field=name)
     return data
+
+
+def query_choice(request, name: str, choices: Iterable[str]) -> str | None:
+    """An optional enum query parameter: None when absent; anything else (an empty value too) must be a choice."""
+    if name not in request.query_params:
+        return None
+    value = request.query_params.get(name)
+    choices = tuple(choices)
+    if value not in choices:
+        raise InvalidOperation(f"{name} must be one of {', '.join(choices)}", field=name)
+    return value

@@ -24,7 +24,7 @@ from canvasweb.canvases import permissions
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.api import serializers as s
-from canvasweb.common.drf import JSONAPIView, json_object
+from canvasweb.common.drf import JSONAPIView, json_object, query_choice
 from canvasweb.common.errors import InvalidOperation
 
 from . import jsoncanvas, selectors, services
@@ -235,8 +235,7 @@ class NodeTimelineView(JSONAPIView):
         left out."""
         canvas, level, _ = _member(request, canvas_id)
         return Response(selectors.node_timeline(
-            canvas=canvas, level=level, node_id=str(node_id), actor_kind=request.query_params.get("actor_kind")
-            or None, include_chain=_query_bool(request, "chain", default=True),
+            canvas=canvas, level=level, node_id=str(node_id), actor_kind=query_choice(request, "actor_kind", selectors.ACTOR_KINDS), include_chain=_query_bool(request, "chain", default=True),
             include_edges=_query_bool(request, "edges", default=True)))
 
 
@@ -264,7 +263,7 @@ class ActivityView(JSONAPIView):
         return Response(selectors.canvas_activity(
             canvas=canvas, level=level, limit=min(limit, selectors.MAX_ACTIVITY),
             before=_query_int(request, "before", default=None, minimum=1),
-            actor_kind=request.query_params.get("actor_kind") or None))
+            actor_kind=query_choice(request, "actor_kind", selectors.ACTOR_KINDS)))
 
 
 class NodeRevertView(JSONAPIView):

@@ -82,6 +82,9 @@ def test_reject_applies_nothing(seeded, alice, bob):
     assert not Node.objects.filter(content="We use Memcached now").exists()
     assert client_for(alice).get(f"/api/canvases/{canvas.pk}/proposals/?status=rejected").json()[0]["status"] == \
         "rejected"
+    for value in ("", "maybe"):
+        bad = client_for(alice).get(f"/api/canvases/{canvas.pk}/proposals/?status={value}")
+        assert bad.status_code == 400 and bad.json()["error"]["field"] == "status"
 
 
 def test_a_stale_proposal_is_flagged_and_needs_force(seeded, alice, bob):

@@ -128,3 +128,20 @@ def test_one_message_supersedes_a_node_through_one_suggestion_only(canvas, alice
     for s in suggestions:  # both can be accepted: the second adds a node instead of failing
         response = client_for(alice).post(f"/api/suggestions/{s.pk}/accept/", {}, format="json")
         assert response.status_code == 200, response.json()
+
+
+def test_preview_refuses_a_falsy_conversation_id_instead_of_ignoring_it(canvas, alice):
+    url = f"/api/canvases/{canvas.pk}/context-preview/"
+    for value, status, code in ((0, 404, "NOT_FOUND"), ({}, 400, "INVALID"), ("", 400, "INVALID")):
+        response = client_for(alice).post(url, {"conversation_id": value}, format="json")
+        assert response.status_code == status and response.json()["error"]["code"] == code, (value, response.json())
+    assert client_for(alice).post(url, {"conversation_id": None}, format="json").status_code == 200
+
+
+def test_a_conversation_started_without_a_title_is_named_after_its_first_question(canvas, alice, scripted_llm):
+    created = client_for(alice).post(f"/api/canvases/{canvas.pk}/conversations/", {"title": ""}, format="json")
+    assert created.status_code == 201 and created.json()["title"] == ""
+    scripted_llm.push({"content": "ok"})
+    turn = services.turn_prepare(user=alice, canvas_id=canvas.pk, text="数据库端口是多少？", viewport=None,
+                                 conversation_id=created.json()["id"])
+    assert turn.conversation.title == "数据库端口是多少？"

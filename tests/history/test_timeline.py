@@ -149,6 +149,10 @@ def test_timeline_and_activity_endpoints(canvas, apply, as_agent, alice, bob, vi
     bad = client_for(vic).get(f"/api/canvases/{canvas.pk}/nodes/{node}/timeline/?chain=maybe")
     schema_check(bad, "node_timeline")
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "chain"
+    for url in (f"/api/canvases/{canvas.pk}/nodes/{node}/timeline/?actor_kind=",
+                f"/api/canvases/{canvas.pk}/activity/?actor_kind=robot"):
+        empty = client_for(vic).get(url)  # present but not a documented value: refused, not ignored
+        assert empty.status_code == 400 and empty.json()["error"]["field"] == "actor_kind"
 
     activity = client_for(bob).get(f"/api/canvases/{canvas.pk}/activity/?limit=1")
     schema_check(activity, "canvas_activity")

@@ -28,10 +28,6 @@ EXCLUDED_OPERATIONS = ["auth_token_revoke", "auth_token_create", "auth_login", "
 KNOWN = {
     ("ST201", "POST /api/canvases/{canvas_id}/ops/"):
         "by design: a resent client_op_id returns its original result whatever the payload (idempotency)",
-    ("ST201", "POST /api/canvases/{canvas_id}/context-preview/"):
-        "chat: a falsy conversation_id ({} or 0) is treated as absent (chat/services.py) - reported",
-    ("ST201", "POST /api/canvases/{canvas_id}/conversations/"):
-        "chat: an empty title is accepted (a default title is used) but the schema says minLength 1 - reported",
 }
 
 

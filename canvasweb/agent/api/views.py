@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from canvasweb.agent import services
 from canvasweb.agent.models import ProposalStatus
 from canvasweb.canvases.api.serializers import ErrorSerializer, errors
-from canvasweb.common.drf import JSONAPIView, json_object
+from canvasweb.common.drf import JSONAPIView, json_object, query_choice
 
 from . import serializers as s
 
@@ -26,7 +26,7 @@ class ProposalListView(JSONAPIView):
                    summary="The agent's proposals on a canvas, newest first (those your role may see)",
                    responses={200: s.ProposalSerializer(many=True), **errors(400, 401, 404)})
     def get(self, request, canvas_id: int):
-        status = request.query_params.get("status") or None
+        status = query_choice(request, "status", ProposalStatus.values)
         return Response(services.proposal_list(user=request.user, canvas_id=canvas_id, status=status))
 
 

@@ -390,7 +390,8 @@ class ChangesView(JSONAPIView):
         if since > canvas.revision:
             # The client holds revisions this canvas never had (e.g. the database was reset).
             return Response({"from": since, "to": since, "events": [], "needs_resync": True, "has_more": False})
-        return Response(selectors.changes_since(canvas=canvas, role=role, since=since, limit=limit))
+        return Response(selectors.changes_since(canvas=canvas, role=role, since=since, limit=limit,
+                                                user_id=request.user.pk))
 
 
 class NodeHistoryView(JSONAPIView):

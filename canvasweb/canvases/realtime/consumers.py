@@ -446,13 +446,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         too_far = since is None or since > canvas.revision or canvas.revision - since > _config(
             "CATCH_UP_MAX_REVISIONS")
         if not too_far:
-            changes = selectors.changes_since(canvas=canvas, role=role, since=since)
-            # The client's state was filtered for the role it had at `since`: if that role changed
-            # since, changes on top of it would keep what the new role may not see (or miss what it
-            # now may). Start again from a snapshot.
-            own_role_changed = any(c["entity"] == "member" and c["id"] == str(self.user.pk)
-                                   for event in changes["events"] for c in event["changes"])
-            if not changes["needs_resync"] and not changes["has_more"] and not own_role_changed:
+            # needs_resync covers a change of this user's own role in the range: start from a snapshot.
+            changes = selectors.changes_since(canvas=canvas, role=role, since=since, user_id=self.user.pk)
+            if not changes["needs_resync"] and not changes["has_more"]:
                 return {"canvas": canvas_info, "changes": changes}
         return {"canvas": canvas_info, "snapshot": selectors.canvas_snapshot(canvas=canvas, role=role)}
 

@@ -12,7 +12,8 @@ class ConversationSerializer(serializers.Serializer):
 
 
 class ConversationCreateSerializer(serializers.Serializer):
-    title = serializers.CharField(required=False, max_length=200)
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                  help_text="Empty or absent: the conversation is named after its first question.")
 
 
 class MessageSerializer(serializers.Serializer):

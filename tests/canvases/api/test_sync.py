@@ -100,6 +100,23 @@ def test_changes_ask_for_resync(canvas, apply, bob, viewer_client, matches_schem
     assert response.json()["needs_resync"] is True and response.json()["events"] == []
 
 
+def test_changes_ask_for_resync_across_your_own_role_change(canvas, mixed, alice, bob, editor_client):
+    """bob holds internal nodes as an editor; demoted to viewer, catching up must not keep them."""
+    from canvasweb.canvases import services
+    from canvasweb.canvases.actors import user_actor
+
+    before = Canvas.objects.get(pk=canvas.pk).revision
+    services.member_set(actor=user_actor(alice), canvas_id=canvas.pk, username="bob", role="viewer")
+    body = editor_client.get(f"/api/canvases/{canvas.pk}/changes/?since={before}").json()
+    assert body["needs_resync"] is True
+    snapshot = editor_client.get(f"/api/canvases/{canvas.pk}/snapshot/").json()
+    assert mixed["internal"] not in {n["id"] for n in snapshot["nodes"]}
+    # Someone else's role change is an ordinary change for everyone else.
+    after = Canvas.objects.get(pk=canvas.pk).revision
+    services.member_set(actor=user_actor(alice), canvas_id=canvas.pk, username="vic", role="editor")
+    assert editor_client.get(f"/api/canvases/{canvas.pk}/changes/?since={after}").json()["needs_resync"] is False
+
+
 @pytest.mark.parametrize("query, field", [
     ("", "since"),
     ("?since=", "since"),
