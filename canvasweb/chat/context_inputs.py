@@ -6,6 +6,7 @@ nodes and no index rebuild.
 """
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 
@@ -74,10 +75,19 @@ def history_for(*, conversation, exclude_id: int | None = None) -> tuple[Message
     return tuple(message_data(m) for m in rows.order_by("id"))
 
 
+_VIEWPORT_DEFAULTS = {"x": 0.0, "y": 0.0, "zoom": 1.0, "width": 1280.0, "height": 800.0}
+
+
 def viewport_from(raw: dict | None) -> Viewport:
+    """A Viewport from a client's {x, y, zoom, width, height}; every given value must be a finite number."""
     raw = raw or {}
-    return Viewport(x=float(raw.get("x", 0.0)), y=float(raw.get("y", 0.0)), zoom=float(raw.get("zoom", 1.0)),
-                    width=float(raw.get("width", 1280.0)), height=float(raw.get("height", 800.0)))
+    values = {}
+    for name, default in _VIEWPORT_DEFAULTS.items():
+        value = raw.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number")
+        values[name] = float(value)
+    return Viewport(**values)
 
 
 def default_budget(*, total: int | None = None, system_tokens: int) -> Budget:

@@ -145,3 +145,11 @@ def test_a_conversation_started_without_a_title_is_named_after_its_first_questio
     turn = services.turn_prepare(user=alice, canvas_id=canvas.pk, text="数据库端口是多少？", viewport=None,
                                  conversation_id=created.json()["id"])
     assert turn.conversation.title == "数据库端口是多少？"
+
+
+def test_preview_refuses_a_question_that_is_not_text_and_a_viewport_that_is_not_numbers(canvas, alice):
+    url = f"/api/canvases/{canvas.pk}/context-preview/"
+    for body, field in (({"text": 5}, "text"), ({"text": ["a"]}, "text"),
+                        ({"viewport": {"x": "5"}}, "viewport"), ({"viewport": {"zoom": True}}, "viewport")):
+        response = client_for(alice).post(url, body, format="json")
+        assert response.status_code == 400 and response.json()["error"]["field"] == field, (body, response.json())

@@ -101,6 +101,8 @@ class ContextPreviewView(JSONAPIView):
         viewport = body.get("viewport")
         if viewport is not None and not isinstance(viewport, dict):
             raise InvalidOperation("viewport must be an object", field="viewport")
+        if not isinstance(body.get("text", ""), str):
+            raise InvalidOperation("text must be a string", field="text")
         return Response(services.context_preview(user=request.user, canvas_id=canvas_id,
                                                  text=body.get("text", ""), viewport=viewport,
                                                  conversation_id=body.get("conversation_id")))
