@@ -153,3 +153,10 @@ def test_preview_refuses_a_question_that_is_not_text_and_a_viewport_that_is_not_
                         ({"viewport": {"x": "5"}}, "viewport"), ({"viewport": {"zoom": True}}, "viewport")):
         response = client_for(alice).post(url, body, format="json")
         assert response.status_code == 400 and response.json()["error"]["field"] == field, (body, response.json())
+
+
+def test_preview_body_may_be_absent_but_not_null(canvas, alice):
+    url = f"/api/canvases/{canvas.pk}/context-preview/"
+    assert client_for(alice).post(url).status_code == 200  # no body: all fields are optional
+    null = client_for(alice).post(url, "null", content_type="application/json")
+    assert null.status_code == 400 and "JSON object" in null.json()["error"]["message"]

@@ -37,7 +37,7 @@ class ProposalApproveView(JSONAPIView):
                    request=s.ProposalApproveSerializer,
                    responses={200: s.ProposalDecisionSerializer, **errors(400, 401, 403, 404), **CONFLICT})
     def post(self, request, proposal_id: int):
-        body = json_object(request.data or {}, allowed={"force"})
+        body = json_object(request.data, allowed={"force"})
         return Response(services.proposal_approve(user=request.user, proposal_id=proposal_id,
                                                   force=body.get("force", False)))
 
@@ -46,5 +46,5 @@ class ProposalRejectView(JSONAPIView):
     @extend_schema(operation_id="proposal_reject", tags=[AGENT], summary="Reject a proposal (nothing is applied)",
                    request=None, responses={200: s.ProposalDecisionSerializer, **errors(401, 403, 404), **CONFLICT})
     def post(self, request, proposal_id: int):
-        json_object(request.data or {}, allowed=())
+        json_object(request.data, allowed=())
         return Response(services.proposal_reject(user=request.user, proposal_id=proposal_id))

@@ -71,7 +71,7 @@ class SuggestionAcceptView(JSONAPIView):
                    request=s.SuggestionAcceptSerializer,
                    responses={200: s.SuggestionResultSerializer, **errors(400, 401, 403, 404)})
     def post(self, request, suggestion_id: int):
-        body = json_object(request.data or {}, allowed={"x", "y", "supersede", "sensitivity"},
+        body = json_object(request.data, allowed={"x", "y", "supersede", "sensitivity"},
                            nullable={"sensitivity"})
         supersede = body.get("supersede", True)
         if not isinstance(supersede, bool):
@@ -96,7 +96,7 @@ class ContextPreviewView(JSONAPIView):
                    summary="What the next chat turn would send from this viewport (nothing is sent)",
                    request=s.PreviewInputSerializer, responses={200: s.PreviewSerializer, **errors(400, 401, 404)})
     def post(self, request, canvas_id: int):
-        body = json_object(request.data or {}, allowed={"text", "conversation_id", "viewport"},
+        body = json_object(request.data, allowed={"text", "conversation_id", "viewport"},
                            nullable={"conversation_id"})
         viewport = body.get("viewport")
         if viewport is not None and not isinstance(viewport, dict):
