@@ -104,8 +104,11 @@ _INTERNAL_MARK_RE = re.compile(
     r"\b(?:is|are|keep (?:it|this|that|them))\s+internal\b|\bconfidential\b|\bunder NDA\b|"
     r"\b(?:do not|don't|never) (?:share|publish|disclose|tell)\b|\bnot (?:for|to be shared with) (?:viewers|the public|customers|clients|outsiders)\b|"
     r"\bviewers? (?:must not|mustn't|can't|cannot|should not|shouldn't|may not) (?:see|know)\b|\bnot public\b|\bcodename\b|"
-    r"内部(?:信息|资料|数据|消息|代号|使用|可见|口径|文件|价格|数字|人员)|仅限?内部|对内|不对外|(?:不要|不得|不能|禁止|别)(?:外传|泄露|公开|对外)|"
-    r"对外保密|保密|敏感|查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号",
+    r"内部(?:信息|资料|数据|消息|代号|使用|可见|口径|文件|价格|数字|人员)|仅限?内部|对内(?:公开|使用|可见)|不对外|"
+    r"(?:不要|不得|不能|禁止|别)(?:外传|泄露|公开|对外)|"
+    # Not bare 保密 / 敏感: "保密期限 3 年" (a contract's term) and "大小写敏感" say nothing about the audience.
+    r"(?:对外|注意|需要|要|请|务必)保密|保密(?:信息|资料|数据)|敏感(?:信息|数据|内容)|"
+    r"查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号",
     re.IGNORECASE,
 )
 _SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
@@ -178,7 +181,7 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
     """Facts worth offering for the canvas from one user message (deterministic order)."""
     facts: list[SuggestedFact] = []
     seen: set[tuple[str, str, str | None]] = set()
-    sensitivity = sensitivity_marked(text)  # before masking: "password=..." itself says secret
+    sensitivity = sensitivity_marked(text)  # of the whole message: the warning may sit in another sentence
 
     def add(content: str, kind: str, subject: str, value: str | None, reason: str, previous: str | None = None) -> None:
         value = _clean_value(value) if value else value

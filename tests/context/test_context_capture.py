@@ -100,3 +100,10 @@ def test_questions_are_not_captured_as_facts():
     assert capture_facts(text="要不要做线上直播，让没法到场的同事也能参与？") == []
     assert capture_facts(text="Can we move the database port to 5434?") == []
     assert kinds("Never deploy on Fridays. Should we also freeze on Mondays?") == {("rule", None)}
+
+
+def test_words_that_only_look_like_markers_stay_public():
+    assert sensitivities("保密条款：保密期限 3 年，自合同终止之日起算。") == {"public"}
+    assert sensitivities("用户名大小写敏感，最长 32 个字符。") == {"public"}
+    assert sensitivities("对内存的要求是 512 MB。") == {"public"}
+    assert sensitivities("这个数字请保密：预算 48 万元。") == {"internal"}
