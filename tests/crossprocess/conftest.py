@@ -1,20 +1,10 @@
 """Two Daphne processes on Redis + Postgres (the docker-compose topology, without Docker)."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from canvasweb.testing.servers import Cluster, create_postgres_database, drop_postgres_database
-
-
-def require_env(name: str) -> str:
-    value = os.environ.get(name)
-    if not value:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} is not set: scripts/test.sh starts the services and sets it")
-        pytest.skip(f"{name} not set; run through scripts/test.sh to start Redis and Postgres")
-    return value
+from tests.service_env import require_env
 
 
 @pytest.fixture(scope="module")

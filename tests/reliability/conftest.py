@@ -23,30 +23,12 @@ import pytest
 
 from canvasweb.testing.servers import (Cluster, RedisServer, create_postgres_database, drop_postgres_database,
                                        sqlite_url)
+from tests.service_env import require_env, require_redis_server  # noqa: F401  (the tests import them from here)
 
 
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value not in (None, "") else default
-
-
-def require_env(name: str) -> str:
-    """A service the test needs; CI must provide it (fail), a laptop may not have it (skip)."""
-    value = os.environ.get(name)
-    if not value:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} is not set: scripts/test.sh starts the services and sets it")
-        pytest.skip(f"{name} not set; run through scripts/test.sh to start Redis and Postgres")
-    return value
-
-
-def require_redis_server() -> None:
-    import shutil
-
-    if shutil.which("redis-server") is None:
-        if os.environ.get("CI"):
-            pytest.fail("redis-server is not installed: scripts/setup.sh installs it")
-        pytest.skip("redis-server is not installed")
 
 
 @pytest.fixture(scope="session")

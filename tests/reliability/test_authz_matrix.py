@@ -186,14 +186,9 @@ def test_rest_matrix(record_figures):
                 failures.append(f"{case.label()}: 200 but nothing changed")
             continue
         code = response.json().get("error", {}).get("code")
-        if case.should_pass:
-            failures.append(f"{case.label()}: refused {response.status_code} {code}, must be allowed")
+        if not _refused_cleanly(case, f"{response.status_code} {code}", code, before, after, failures):
             continue
         refused += 1
-        if code not in REFUSAL_CODES:
-            failures.append(f"{case.label()}: refused with {code}")
-        if after != before:
-            failures.append(f"{case.label()}: refused but rows changed")
         if len(new_events) != 1 or new_events[0].user_id != user.pk or new_events[0].code != code \
                 or new_events[0].channel != "rest":
             failures.append(f"{case.label()}: {len(new_events)} security events for one refusal "
@@ -308,14 +303,9 @@ async def test_websocket_matrix(record_figures, settings):
                 world = await _fresh_targets(world)
             continue
         code = answer["error"]["code"]
-        if case.should_pass:
-            failures.append(f"{case.label()}: refused {code}, must be allowed")
+        if not _refused_cleanly(case, code, code, before, after, failures):
             continue
         refused += 1
-        if code not in REFUSAL_CODES:
-            failures.append(f"{case.label()}: refused with {code}")
-        if after != before:
-            failures.append(f"{case.label()}: refused but rows changed")
         if count != events + 1 or new_events[0].channel != "websocket" or new_events[0].user_id != user.pk:
             failures.append(f"{case.label()}: {count - events} security events for one refusal")
     for ws in sockets.values():
@@ -439,3 +429,15 @@ def test_permission_functions_are_monotone_in_the_role():
     for role in ("owner", "editor", "viewer"):
         seen = [permissions.can_see(role, s) for s in ("public", "internal", "secret")]
         assert seen == sorted(seen, reverse=True), (role, seen)
+
+
+def _refused_cleanly(case, answer: str, code: str, before, after, failures: list[str]) -> bool:
+    """Record what is wrong with a refusal; False when the case should have been allowed."""
+    if case.should_pass:
+        failures.append(f"{case.label()}: refused {answer}, must be allowed")
+        return False
+    if code not in REFUSAL_CODES:
+        failures.append(f"{case.label()}: refused with {code}")
+    if after != before:
+        failures.append(f"{case.label()}: refused but rows changed")
+    return True
