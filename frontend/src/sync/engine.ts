@@ -135,6 +135,8 @@ export interface EngineOptions {
   maxFrameBytes?: number;
   /** ops per second the client sends at most (stays under the server's WS_OPS_PER_SECOND) */
   opsPerSecond?: number;
+  /** ops sent and not yet answered, at most (the server refuses more than 100 waiting) */
+  maxInFlight?: number;
   /** fallback pause after RATE_LIMITED when the server sends no retry_after_ms */
   rateLimitPauseMs?: number;
   pendingStore?: PendingStore;
@@ -198,6 +200,9 @@ export class SyncEngine {
   private sendTokens = 0;
   private sendTokensAt = 0;
   private holdUntil = 0;
+  /** current pace: halved on RATE_LIMITED, recovers with every ack (up to opsPerSecond) */
+  private sendRate = 0;
+  private lastRateCutAt = -Infinity;
   private pumpTimer: ReturnType<typeof setTimeout> | null = null;
   /** ops restored from the store, held until welcome confirms the same user */
   private restored: { userId: number | string | null; ops: StoredOp[] } | null = null;
@@ -239,12 +244,14 @@ export class SyncEngine {
       catchUpTimeoutMs: options.catchUpTimeoutMs ?? 5_000,
       maxFrameBytes: options.maxFrameBytes ?? 65_000,
       opsPerSecond: options.opsPerSecond ?? 40,
+      maxInFlight: options.maxInFlight ?? 50,
       rateLimitPauseMs: options.rateLimitPauseMs ?? 250,
       random: options.random ?? Math.random,
       now: options.now ?? (() => Date.now()),
     };
     this.store = options.pendingStore ?? null;
     this.sendTokens = this.opts.opsPerSecond;
+    this.sendRate = this.opts.opsPerSecond;
     this.state = this.buildState();
   }
 
@@ -586,11 +593,13 @@ export class SyncEngine {
       this.schedulePump(this.holdUntil - now);
       return;
     }
-    const rate = this.opts.opsPerSecond;
+    const rate = this.sendRate;
     this.sendTokens = Math.min(rate, this.sendTokens + ((now - this.sendTokensAt) / 1000) * rate);
     this.sendTokensAt = now;
+    let inFlight = this.pending.filter((p) => p.sent && p.ackedRevision === null).length;
     for (const p of this.pending) {
       if (p.ackedRevision !== null || p.sent) continue;
+      if (inFlight >= this.opts.maxInFlight) return; // the next answer pumps again
       if (this.sendTokens < 1) {
         this.schedulePump(Math.ceil(((1 - this.sendTokens) / rate) * 1000));
         return;
@@ -598,6 +607,7 @@ export class SyncEngine {
       if (!this.sendOp(p)) return;
       this.sendTokens -= 1;
       p.sent = true;
+      inFlight++;
     }
   }
 
@@ -782,7 +792,17 @@ export class SyncEngine {
     if (!ev.client_op_id) return;
     if (ev.actor?.user && this.user && ev.actor.user.id !== this.user.id) return;
     const p = this.pending.find((x) => x.clientOpId === ev.client_op_id);
-    if (p && p.ackedRevision === null) p.ackedRevision = ev.revision;
+    if (p && p.ackedRevision === null) this.committed(p, ev.revision);
+  }
+
+  /** The server committed `p` (its ack or its change event, whichever came first). */
+  private committed(p: PendingOp, revision: number) {
+    p.ackedRevision = revision;
+    p.sent = false;
+    this.sendRate = Math.min(this.opts.opsPerSecond, this.sendRate + 1);
+    this.replayIfOvertaken(p);
+    this.persist();
+    this.schedulePump(0);
   }
 
   private applyEvent(ev: ChangeEvent) {
@@ -839,12 +859,7 @@ export class SyncEngine {
 
   private onAck(msg: { client_op_id: string; revision: number; duplicate?: boolean; changes?: EntityChange[] }) {
     const p = this.pending.find((x) => x.clientOpId === msg.client_op_id);
-    if (p && p.ackedRevision === null) {
-      p.ackedRevision = msg.revision;
-      p.sent = false;
-      this.replayIfOvertaken(p);
-      this.persist();
-    }
+    if (p && p.ackedRevision === null) this.committed(p, msg.revision);
     if (!msg.duplicate && typeof msg.revision === 'number') {
       // The ack carries the same changes as the change event for its revision.
       this.onChange({
@@ -893,10 +908,16 @@ export class SyncEngine {
       // Nothing was applied. Pause, then resend from this op on, in order; never drop it.
       p.retries++;
       p.sent = false;
+      const now = this.opts.now();
+      if (now - this.lastRateCutAt > 200) {
+        // One cut per burst of rejects: the later ones answer frames sent before the first arrived.
+        this.sendRate = Math.max(5, this.sendRate / 2);
+        this.sendTokens = Math.min(this.sendTokens, 0);
+        this.lastRateCutAt = now;
+      }
       const hinted = Number(msg.error?.retry_after_ms);
-      const backoff = Math.min(this.opts.maxBackoffMs, this.opts.rateLimitPauseMs * 2 ** Math.min(p.retries - 1, 6));
-      const pause = Number.isFinite(hinted) && hinted > 0 ? Math.max(hinted, backoff / 2) : backoff;
-      this.holdUntil = Math.max(this.holdUntil, this.opts.now() + pause);
+      const pause = Math.min(this.opts.maxBackoffMs, Number.isFinite(hinted) && hinted > 0 ? hinted : this.opts.rateLimitPauseMs);
+      this.holdUntil = Math.max(this.holdUntil, now + pause);
       this.clearTimer('pumpTimer');
       this.schedulePump(pause);
       this.emit();
@@ -912,6 +933,7 @@ export class SyncEngine {
     if (idx >= 0) {
       this.pending.splice(idx, 1);
       this.persist();
+      this.schedulePump(0);
     }
     this.notice({
       kind: 'reject',

@@ -26,11 +26,11 @@ function memoryStore(initial: { userId: number | string | null; ops: StoredOp[] 
   return { store, saved, last: () => saved[saved.length - 1] };
 }
 
-function boot(opts: { store?: PendingStore; opsPerSecond?: number; user?: typeof ALICE } = {}) {
+function boot(opts: { store?: PendingStore; opsPerSecond?: number; maxInFlight?: number } = {}) {
   const f = fakeSocketFactory();
   const engine = new SyncEngine({
     url: 'ws://t/', socketFactory: f.factory, sessionId: 'k', random: () => 0,
-    pendingStore: opts.store, opsPerSecond: opts.opsPerSecond,
+    pendingStore: opts.store, opsPerSecond: opts.opsPerSecond, maxInFlight: opts.maxInFlight,
     // these tests answer no pings
     pingIntervalMs: 3_600_000, idleTimeoutMs: 3_600_000,
   });
@@ -93,6 +93,20 @@ describe('ops under RATE_LIMITED', () => {
     expect(engine.getSnapshot().doc.nodes.get('a')?.x).toBe(20);
   });
 
+  it('also replays when the change event of the later move arrives before its ack', async () => {
+    const { engine, f } = boot();
+    const s = await welcome(f);
+    const first = engine.submit({ type: 'node.move', id: 'a', x: 1, y: 1 });
+    const second = engine.submit({ type: 'node.move', id: 'a', x: 2, y: 2 });
+    s.receive({ type: 'reject', client_op_id: first, error: { code: 'RATE_LIMITED', message: 'slow' } });
+    s.receive({ type: 'change', revision: 6, client_op_id: second, actor: { kind: 'user', user: ALICE }, at: '2026-12-01T10:00:00Z',
+      changes: [{ entity: 'node', action: 'updated', id: 'a', fields: ['x', 'y'], data: node('a', { x: 2, y: 2 }) }] });
+    s.receive({ type: 'ack', client_op_id: second, revision: 6, duplicate: false, changes: [] });
+    s.clearSent();
+    vi.advanceTimersByTime(1_000);
+    expect(s.sentOfType('op').map((m) => m.op.x)).toEqual([1, 2]);
+  });
+
   it('never drops an op for rate limiting, however often it is refused', async () => {
     const { engine, f, notices } = boot();
     const s = await welcome(f);
@@ -107,7 +121,7 @@ describe('ops under RATE_LIMITED', () => {
   });
 
   it('paces a long offline queue below the server limit instead of flooding it', async () => {
-    const { engine, f } = boot({ opsPerSecond: 20 });
+    const { engine, f } = boot({ opsPerSecond: 20, maxInFlight: 1_000 });
     engine.goOffline();
     for (let i = 0; i < 60; i++) engine.submit({ type: 'node.move', id: 'a', x: i, y: i });
     engine.goOnline();
@@ -118,6 +132,16 @@ describe('ops under RATE_LIMITED', () => {
     vi.advanceTimersByTime(1_000);
     const xs = s.sentOfType('op').map((m) => m.op.x);
     expect(xs).toEqual([...Array(60).keys()]);
+  });
+
+  it('keeps at most maxInFlight ops unanswered and sends the next as answers arrive', async () => {
+    const { engine, f } = boot({ opsPerSecond: 1_000, maxInFlight: 3 });
+    const s = await welcome(f);
+    const ids = [1, 2, 3, 4, 5].map((i) => engine.submit({ type: 'node.move', id: 'a', x: i, y: i }));
+    expect(s.sentOfType('op').map((m) => m.client_op_id)).toEqual(ids.slice(0, 3));
+    s.receive({ type: 'ack', client_op_id: ids[0], revision: 6, duplicate: false, changes: [] });
+    vi.advanceTimersByTime(5);
+    expect(s.sentOfType('op').map((m) => m.client_op_id)).toEqual(ids.slice(0, 4));
   });
 });
 

@@ -2,7 +2,6 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { indexedDbPendingStore } from './pendingStore';
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
 
 describe('indexedDbPendingStore', () => {
   it('keeps the last saved queue per canvas across store instances (a reload)', async () => {
@@ -15,7 +14,7 @@ describe('indexedDbPendingStore', () => {
         { clientOpId: 'a-2', op: { type: 'node.update', id: 'n', fields: { content: '会议改到周四' } } },
       ],
     });
-    await settle();
+    await first.flush();
     const reloaded = indexedDbPendingStore('7')!;
     const saved = await reloaded.load();
     expect(saved?.userId).toBe(3);
@@ -27,7 +26,7 @@ describe('indexedDbPendingStore', () => {
     const store = indexedDbPendingStore('9')!;
     store.save({ userId: 1, ops: [{ clientOpId: 'x', op: { type: 'node.delete', id: 'n' } }] });
     store.save({ userId: 1, ops: [] });
-    await settle();
+    await store.flush();
     expect(await indexedDbPendingStore('9')!.load()).toBeNull();
   });
 });

@@ -19,7 +19,7 @@ function database(): UseStore {
  * after a newer one; a browser without IndexedDB (private mode in some
  * browsers) simply keeps the queue in memory.
  */
-export function indexedDbPendingStore(canvasId: string): PendingStore | null {
+export function indexedDbPendingStore(canvasId: string): (PendingStore & { flush(): Promise<void> }) | null {
   if (typeof indexedDB === 'undefined') return null;
   const key = `canvas:${canvasId}`;
   let chain: Promise<unknown> = Promise.resolve();
@@ -34,6 +34,10 @@ export function indexedDbPendingStore(canvasId: string): PendingStore | null {
       chain = chain
         .then(() => (record.ops.length ? set(key, record, database()) : del(key, database())))
         .catch((err) => console.warn('could not keep unsent edits in IndexedDB', err));
+    },
+    /** Resolves once every save so far has landed. */
+    async flush() {
+      await chain;
     },
   };
 }
