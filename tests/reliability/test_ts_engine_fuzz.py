@@ -70,6 +70,7 @@ def test_shipped_engine_converges_and_keeps_order(pg_redis_cluster, record_figur
                      sorted({c for s in seeds for c in s["rejected"]})},
         "max_converged_ms": max((s["converged_ms"] or 0) for s in seeds),
         "order_ops": order["ops"], "order_rate_limited": order["rate_limited"], "order_diverged": len(order["diverged"]),
+        "order_drained_ms": order["drained_ms"],
     }
     record_figures("ts_engine_fuzz", figures)
     problems = [f"seed {s['seed']}: lost {s['lost']}, {s['diverged'][:5]}" for s in seeds if s["lost"] or s["diverged"]]
