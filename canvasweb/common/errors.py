@@ -43,3 +43,13 @@ class Conflict(CanvasError):
 class RateLimited(CanvasError):
     code = "RATE_LIMITED"
     http_status = 429
+
+    def __init__(self, message: str, *, field: str | None = None, retry_after_ms: int | None = None):
+        super().__init__(message, field=field)
+        self.retry_after_ms = retry_after_ms
+
+    def as_dict(self) -> dict:
+        data = super().as_dict()
+        if self.retry_after_ms is not None:
+            data["retry_after_ms"] = self.retry_after_ms
+        return data

@@ -38,6 +38,8 @@ PROTOCOL_VERSION = 1
 CLOSE_TOO_LARGE = 1009
 CLOSE_MEMBERSHIP_REVOKED = 4403
 CLOSE_CANVAS_DELETED = 4404
+# When the op queue is full: about the time a few queued ops take to apply.
+QUEUE_FULL_RETRY_MS = 200
 PRESENCE_COLORS = ("#e76f51", "#2a9d8f", "#e9c46a", "#264653", "#f4a261", "#6d597a", "#3a86ff", "#8338ec",
                    "#ff006e", "#06d6a0")
 
@@ -78,6 +80,10 @@ class TokenBucket:
             self.tokens -= 1
             return True
         return False
+
+    def retry_after_ms(self) -> int:
+        """How long until the next op would be admitted."""
+        return max(1, math.ceil((1 - self.tokens) / self.rate * 1000))
 
 
 class CanvasConsumer(AsyncWebsocketConsumer):
@@ -283,10 +289,11 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         error = None
         if not self.bucket.take():
             error = RateLimited(
-                f"more than {_config('WS_OPS_PER_SECOND')} ops per second; this op was not applied, resend it")
+                f"more than {_config('WS_OPS_PER_SECOND')} ops per second; this op was not applied, resend it",
+                retry_after_ms=self.bucket.retry_after_ms())
         elif self.op_queue.qsize() >= self.max_queued_ops:
             error = RateLimited(f"{self.max_queued_ops} ops are already waiting to be applied; "
-                                "this op was not applied, resend it")
+                                "this op was not applied, resend it", retry_after_ms=QUEUE_FULL_RETRY_MS)
         if error is not None:
             await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()})
             return

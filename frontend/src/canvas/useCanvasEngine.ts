@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { SyncEngine, type Notice } from '../sync/engine';
 import { toast } from '../lib/toast';
+import { indexedDbPendingStore } from '../sync/pendingStore';
 
 export function canvasSocketUrl(canvasId: string, loc: Location = window.location): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
@@ -11,7 +12,7 @@ const REJECT_HINT: Record<string, string> = {
   FORBIDDEN: 'You do not have permission to do that.',
   NOT_FOUND: 'That item no longer exists — someone may have deleted it.',
   CONFLICT: 'That conflicts with an existing item.',
-  RATE_LIMITED: 'Too many edits at once. Slow down a little.',
+  RATE_LIMITED: 'Too many edits at once. They will be sent shortly.',
 };
 
 export function noticeToToast(n: Notice) {
@@ -42,14 +43,25 @@ export function useCanvasEngine(canvasId: string | null): SyncEngine | null {
       setEngine(null);
       return;
     }
-    const e = new SyncEngine({ url: canvasSocketUrl(canvasId) });
+    const e = new SyncEngine({ url: canvasSocketUrl(canvasId), pendingStore: indexedDbPendingStore(canvasId) ?? undefined });
     const off = e.onNotice(noticeToToast);
     const onOnline = () => e.reconnectNow();
+    const onOffline = () => e.connectionLost();
+    // Unsent edits are kept in IndexedDB too, but the user should still know they have not reached the server.
+    const onBeforeUnload = (ev: BeforeUnloadEvent) => {
+      if (!e.hasUnsentOps()) return;
+      ev.preventDefault();
+      ev.returnValue = '';
+    };
     window.addEventListener('online', onOnline);
+    window.addEventListener('offline', onOffline);
+    window.addEventListener('beforeunload', onBeforeUnload);
     e.start();
     setEngine(e);
     return () => {
       window.removeEventListener('online', onOnline);
+      window.removeEventListener('offline', onOffline);
+      window.removeEventListener('beforeunload', onBeforeUnload);
       off();
       e.stop();
     };

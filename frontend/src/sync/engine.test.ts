@@ -182,13 +182,36 @@ describe('SyncEngine connection', () => {
 
   it('sends ping periodically and drops a silent connection', () => {
     const h = setup();
-    vi.advanceTimersByTime(25_000);
+    vi.advanceTimersByTime(2_000);
     expect(h.sock().sentOfType('ping')).toHaveLength(1);
     h.sock().receive({ type: 'pong' });
     const s = h.sock();
     vi.advanceTimersByTime(100_000);
     expect(s.closed).toBe(true);
     expect(h.engine.getSnapshot().status).not.toBe('online');
+  });
+
+  it('notices a dead network within 5 seconds and shows reconnecting', () => {
+    const h = setup();
+    const s = h.sock();
+    // pongs keep it online
+    for (let i = 0; i < 5; i++) {
+      vi.advanceTimersByTime(2_000);
+      s.receive({ type: 'pong' });
+    }
+    expect(h.engine.getSnapshot().status).toBe('online');
+    // the network drops silently: no close frame, nothing arrives
+    vi.advanceTimersByTime(6_100);
+    expect(s.closed).toBe(true);
+    expect(h.engine.getSnapshot().status).toBe('reconnecting');
+  });
+
+  it('drops the connection at once when the browser reports it is offline', () => {
+    const h = setup();
+    const s = h.sock();
+    h.engine.connectionLost();
+    expect(s.closed).toBe(true);
+    expect(h.engine.getSnapshot().status).toBe('reconnecting');
   });
 });
 

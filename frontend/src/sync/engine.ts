@@ -41,6 +41,26 @@ export interface PendingOp {
   ackedRevision: number | null;
   /** rate-limit retries so far */
   retries: number;
+  /** sent on the current connection and not answered yet */
+  sent?: boolean;
+  /** rejected (not RATE_LIMITED) while an earlier op waited for its resend: resent once more in order */
+  orderRetries?: number;
+}
+
+/** An unacknowledged op as kept across page loads (see PendingStore). */
+export interface StoredOp {
+  clientOpId: string;
+  op: Op;
+}
+
+/**
+ * Where the unacknowledged ops survive a reload or a closed tab (IndexedDB in
+ * the browser, see pendingStore.ts). `userId` guards against replaying one
+ * user's edits under another login.
+ */
+export interface PendingStore {
+  load(): Promise<{ userId: number | string | null; ops: StoredOp[] } | null>;
+  save(state: { userId: number | string | null; ops: StoredOp[] }): void;
 }
 
 export interface PresencePeer {
@@ -113,12 +133,21 @@ export interface EngineOptions {
   idleTimeoutMs?: number;
   catchUpTimeoutMs?: number;
   maxFrameBytes?: number;
-  maxRateLimitRetries?: number;
+  /** ops per second the client sends at most (stays under the server's WS_OPS_PER_SECOND) */
+  opsPerSecond?: number;
+  /** ops sent and not yet answered, at most (the server refuses more than 100 waiting) */
+  maxInFlight?: number;
+  /** fallback pause after RATE_LIMITED when the server sends no retry_after_ms */
+  rateLimitPauseMs?: number;
+  pendingStore?: PendingStore;
   random?: () => number;
   now?: () => number;
 }
 
 const WS_OPEN = 1;
+
+/** Ops that only set fields, so sending them again restores their intent. */
+const REPLAYABLE = new Set<string>(['node.update', 'node.move', 'node.archive', 'edge.update']);
 
 function randomId(): string {
   const c = (globalThis as { crypto?: Crypto }).crypto;
@@ -138,7 +167,10 @@ const byteLength = (s: string) => new TextEncoder().encode(s).length;
 
 export class SyncEngine {
   readonly sessionId: string;
-  private readonly opts: Required<Omit<EngineOptions, 'socketFactory' | 'sessionId'>> & { socketFactory: SocketFactory };
+  private readonly opts: Required<Omit<EngineOptions, 'socketFactory' | 'sessionId' | 'pendingStore'>> & {
+    socketFactory: SocketFactory;
+  };
+  private readonly store: PendingStore | null;
 
   // connection
   private socket: SocketLike | null = null;
@@ -162,6 +194,19 @@ export class SyncEngine {
   private catchUpTimer: ReturnType<typeof setTimeout> | null = null;
   private pending: PendingOp[] = [];
   private counter = 0;
+
+  // sending: ops leave strictly in queue order, paced by a token bucket, and
+  // pause after RATE_LIMITED until the server's retry_after_ms has passed.
+  private sendTokens = 0;
+  private sendTokensAt = 0;
+  private holdUntil = 0;
+  /** current pace: halved on RATE_LIMITED, recovers with every ack (up to opsPerSecond) */
+  private sendRate = 0;
+  private lastRateCutAt = -Infinity;
+  private pumpTimer: ReturnType<typeof setTimeout> | null = null;
+  /** ops restored from the store, held until welcome confirms the same user */
+  private restored: { userId: number | string | null; ops: StoredOp[] } | null = null;
+  private restoring = false;
 
   // presence
   private peers = new Map<string, PresencePeer>();
@@ -193,14 +238,20 @@ export class SyncEngine {
       initialBackoffMs: options.initialBackoffMs ?? 500,
       maxBackoffMs: options.maxBackoffMs ?? 10_000,
       presenceIntervalMs: options.presenceIntervalMs ?? 80,
-      pingIntervalMs: options.pingIntervalMs ?? 25_000,
-      idleTimeoutMs: options.idleTimeoutMs ?? 70_000,
+      // A dead network is noticed within ~5 s: the server answers every ping.
+      pingIntervalMs: options.pingIntervalMs ?? 2_000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 5_000,
       catchUpTimeoutMs: options.catchUpTimeoutMs ?? 5_000,
       maxFrameBytes: options.maxFrameBytes ?? 65_000,
-      maxRateLimitRetries: options.maxRateLimitRetries ?? 5,
+      opsPerSecond: options.opsPerSecond ?? 40,
+      maxInFlight: options.maxInFlight ?? 50,
+      rateLimitPauseMs: options.rateLimitPauseMs ?? 250,
       random: options.random ?? Math.random,
       now: options.now ?? (() => Date.now()),
     };
+    this.store = options.pendingStore ?? null;
+    this.sendTokens = this.opts.opsPerSecond;
+    this.sendRate = this.opts.opsPerSecond;
     this.state = this.buildState();
   }
 
@@ -315,7 +366,53 @@ export class SyncEngine {
   start(): void {
     if (this.started) return;
     this.started = true;
+    if (this.store) {
+      this.restoring = true;
+      this.store
+        .load()
+        .then((saved) => {
+          if (saved && saved.ops.length > 0) this.restored = saved;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          this.restoring = false;
+          this.adoptRestored();
+        });
+    }
     this.connect();
+  }
+
+  /** Put the ops of an earlier page load in front of the queue once we know who we are. */
+  private adoptRestored() {
+    if (this.restoring || !this.user) return;
+    const saved = this.restored;
+    this.restored = null;
+    if (saved && saved.ops.length > 0 && String(saved.userId) === String(this.user.id)) {
+      const known = new Set(this.pending.map((p) => p.clientOpId));
+      const older = saved.ops
+        .filter((o) => !known.has(o.clientOpId))
+        .map<PendingOp>((o) => ({ clientOpId: o.clientOpId, op: o.op, ackedRevision: null, retries: 0 }));
+      this.pending = [...older, ...this.pending];
+      for (const p of this.pending) p.sent = false;
+    }
+    this.persist();
+    this.pump();
+    this.emit();
+  }
+
+  /** True while some op has not been acknowledged by the server (the page warns before unload). */
+  hasUnsentOps(): boolean {
+    return this.pending.some((p) => p.ackedRevision === null) || (this.restored?.ops.length ?? 0) > 0;
+  }
+
+  private persist() {
+    if (!this.store || this.restoring) return;
+    const ops = this.pending.filter((p) => p.ackedRevision === null).map((p) => ({ clientOpId: p.clientOpId, op: p.op }));
+    try {
+      this.store.save({ userId: this.user?.id ?? null, ops });
+    } catch {
+      /* storage full or unavailable: the queue still lives in memory */
+    }
   }
 
   stop(): void {
@@ -324,6 +421,7 @@ export class SyncEngine {
     this.clearTimer('reconnectTimer');
     this.clearTimer('presenceTimer');
     this.clearTimer('catchUpTimer');
+    this.clearTimer('pumpTimer');
     this.listeners.clear();
     this.noticeListeners.clear();
     this.frameListeners.clear();
@@ -343,6 +441,14 @@ export class SyncEngine {
     this.forcedOffline = false;
     this.attempt = 0;
     this.reconnectNow();
+  }
+
+  /** The browser says the network is gone: stop trusting the socket now instead of at the next heartbeat. */
+  connectionLost(): void {
+    if (!this.socket || this.stopped || this.forcedOffline || this.revoked) return;
+    this.teardownSocket();
+    this.scheduleReconnect();
+    this.emit();
   }
 
   /** Skip the backoff wait (e.g. the browser came back online). */
@@ -382,8 +488,10 @@ export class SyncEngine {
     this.awaitingSync = false;
     this.clearTimer('pingTimer');
     this.clearTimer('catchUpTimer');
+    this.clearTimer('pumpTimer');
     this.catchUpSentAt = null;
     this.peers.clear();
+    for (const p of this.pending) p.sent = false;
     if (s) {
       s.onopen = s.onmessage = s.onclose = s.onerror = null;
       try {
@@ -400,9 +508,8 @@ export class SyncEngine {
     this.helloSent = true;
     this.awaitingSync = true;
     // Resend everything not yet committed, in order, with the same ids.
-    for (const p of this.pending) {
-      if (p.ackedRevision === null) this.sendOp(p);
-    }
+    for (const p of this.pending) p.sent = false;
+    this.pump();
     this.clearTimer('pingTimer');
     this.pingTimer = setInterval(() => this.heartbeat(), this.opts.pingIntervalMs);
     this.emit();
@@ -448,7 +555,7 @@ export class SyncEngine {
     }, delay);
   }
 
-  private clearTimer(name: 'reconnectTimer' | 'pingTimer' | 'presenceTimer' | 'catchUpTimer') {
+  private clearTimer(name: 'reconnectTimer' | 'pingTimer' | 'presenceTimer' | 'catchUpTimer' | 'pumpTimer') {
     const t = this[name];
     if (t !== null) {
       clearTimeout(t as ReturnType<typeof setTimeout>);
@@ -471,8 +578,45 @@ export class SyncEngine {
     }
   }
 
-  private sendOp(p: PendingOp) {
-    this.sendFrame({ type: 'op', client_op_id: p.clientOpId, op: p.op });
+  private sendOp(p: PendingOp): boolean {
+    return this.sendFrame({ type: 'op', client_op_id: p.clientOpId, op: p.op });
+  }
+
+  /**
+   * Send the unsent ops in queue order. Never skips one: a later op (an edge
+   * to a node being created, a second move) must not overtake an earlier one.
+   */
+  private pump() {
+    if (!this.isOpen() || this.restoring || (this.restored && !this.user)) return;
+    const now = this.opts.now();
+    if (now < this.holdUntil) {
+      this.schedulePump(this.holdUntil - now);
+      return;
+    }
+    const rate = this.sendRate;
+    this.sendTokens = Math.min(rate, this.sendTokens + ((now - this.sendTokensAt) / 1000) * rate);
+    this.sendTokensAt = now;
+    let inFlight = this.pending.filter((p) => p.sent && p.ackedRevision === null).length;
+    for (const p of this.pending) {
+      if (p.ackedRevision !== null || p.sent) continue;
+      if (inFlight >= this.opts.maxInFlight) return; // the next answer pumps again
+      if (this.sendTokens < 1) {
+        this.schedulePump(Math.ceil(((1 - this.sendTokens) / rate) * 1000));
+        return;
+      }
+      if (!this.sendOp(p)) return;
+      this.sendTokens -= 1;
+      p.sent = true;
+      inFlight++;
+    }
+  }
+
+  private schedulePump(delay: number) {
+    if (this.pumpTimer !== null) return;
+    this.pumpTimer = setTimeout(() => {
+      this.pumpTimer = null;
+      this.pump();
+    }, Math.max(1, delay));
   }
 
   // ------------------------------------------------------------ ops
@@ -493,7 +637,8 @@ export class SyncEngine {
     }
     const p: PendingOp = { clientOpId, op, ackedRevision: null, retries: 0 };
     this.pending.push(p);
-    if (this.isOpen()) this.sendOp(p);
+    this.persist();
+    this.pump();
     this.emit();
     return clientOpId;
   }
@@ -600,6 +745,7 @@ export class SyncEngine {
       this.awaitingSync = false;
     }
     this.flushPresence();
+    if (this.restored || this.store) this.adoptRestored();
     this.emit();
   }
 
@@ -646,7 +792,17 @@ export class SyncEngine {
     if (!ev.client_op_id) return;
     if (ev.actor?.user && this.user && ev.actor.user.id !== this.user.id) return;
     const p = this.pending.find((x) => x.clientOpId === ev.client_op_id);
-    if (p && p.ackedRevision === null) p.ackedRevision = ev.revision;
+    if (p && p.ackedRevision === null) this.committed(p, ev.revision);
+  }
+
+  /** The server committed `p` (its ack or its change event, whichever came first). */
+  private committed(p: PendingOp, revision: number) {
+    p.ackedRevision = revision;
+    p.sent = false;
+    this.sendRate = Math.min(this.opts.opsPerSecond, this.sendRate + 1);
+    this.replayIfOvertaken(p);
+    this.persist();
+    this.schedulePump(0);
   }
 
   private applyEvent(ev: ChangeEvent) {
@@ -673,7 +829,11 @@ export class SyncEngine {
       }
     }
     const r = this.revision;
-    if (r !== null) this.pending = this.pending.filter((p) => p.ackedRevision === null || p.ackedRevision > r);
+    if (r !== null) {
+      const before = this.pending.length;
+      this.pending = this.pending.filter((p) => p.ackedRevision === null || p.ackedRevision > r);
+      if (this.pending.length !== before) this.persist();
+    }
     const waitingFor = this.pending.some((p) => p.ackedRevision !== null);
     if (this.buffered.size > 0 || waitingFor) this.requestCatchUp();
     else {
@@ -699,7 +859,7 @@ export class SyncEngine {
 
   private onAck(msg: { client_op_id: string; revision: number; duplicate?: boolean; changes?: EntityChange[] }) {
     const p = this.pending.find((x) => x.clientOpId === msg.client_op_id);
-    if (p && p.ackedRevision === null) p.ackedRevision = msg.revision;
+    if (p && p.ackedRevision === null) this.committed(p, msg.revision);
     if (!msg.duplicate && typeof msg.revision === 'number') {
       // The ack carries the same changes as the change event for its revision.
       this.onChange({
@@ -714,19 +874,67 @@ export class SyncEngine {
     this.emit();
   }
 
-  private onReject(msg: { client_op_id: string; error?: { code?: string; message?: string; field?: string | null } }) {
+  /**
+   * An op committed while an earlier op touching the same node or edge waits
+   * for its resend (RATE_LIMITED) will be overwritten by that older op. Send
+   * its fields again right after it, so the newest intent wins as typed.
+   */
+  private replayIfOvertaken(p: PendingOp) {
+    const idx = this.pending.indexOf(p);
+    if (!REPLAYABLE.has(p.op.type)) return;
+    const mine = touchedIds(p.op, new Set<string>());
+    const overtaken = this.pending
+      .slice(0, idx)
+      .some((e) => e.ackedRevision === null && e.retries > 0 && [...touchedIds(e.op, new Set<string>())].some((id) => mine.has(id)));
+    if (!overtaken) return;
+    const copy: PendingOp = { clientOpId: `${this.sessionId}-${++this.counter}`, op: p.op, ackedRevision: null, retries: 0 };
+    this.pending.splice(idx + 1, 0, copy);
+  }
+
+  /** An earlier op is still waiting to be (re)sent: this one may have failed only because of it. */
+  private waitsBehindEarlier(p: PendingOp): boolean {
+    const idx = this.pending.indexOf(p);
+    return this.pending.slice(0, idx).some((e) => e.ackedRevision === null && (e.retries > 0 || !e.sent));
+  }
+
+  private onReject(msg: {
+    client_op_id: string;
+    error?: { code?: string; message?: string; field?: string | null; retry_after_ms?: number };
+  }) {
     const idx = this.pending.findIndex((x) => x.clientOpId === msg.client_op_id);
     const p = idx >= 0 ? this.pending[idx] : undefined;
     const code = msg.error?.code;
-    if (p && code === 'RATE_LIMITED' && p.retries < this.opts.maxRateLimitRetries) {
+    if (p && code === 'RATE_LIMITED') {
+      // Nothing was applied. Pause, then resend from this op on, in order; never drop it.
       p.retries++;
-      const delay = Math.min(this.opts.maxBackoffMs, 250 * 2 ** p.retries);
-      setTimeout(() => {
-        if (this.pending.includes(p) && p.ackedRevision === null && this.isOpen()) this.sendOp(p);
-      }, delay);
+      p.sent = false;
+      const now = this.opts.now();
+      if (now - this.lastRateCutAt > 200) {
+        // One cut per burst of rejects: the later ones answer frames sent before the first arrived.
+        this.sendRate = Math.max(5, this.sendRate / 2);
+        this.sendTokens = Math.min(this.sendTokens, 0);
+        this.lastRateCutAt = now;
+      }
+      const hinted = Number(msg.error?.retry_after_ms);
+      const pause = Math.min(this.opts.maxBackoffMs, Number.isFinite(hinted) && hinted > 0 ? hinted : this.opts.rateLimitPauseMs);
+      this.holdUntil = Math.max(this.holdUntil, now + pause);
+      this.clearTimer('pumpTimer');
+      this.schedulePump(pause);
+      this.emit();
       return;
     }
-    if (idx >= 0) this.pending.splice(idx, 1);
+    if (p && (p.orderRetries ?? 0) < 2 && this.waitsBehindEarlier(p)) {
+      // e.g. an edge whose node.create was rate-limited: send it again after that op.
+      p.orderRetries = (p.orderRetries ?? 0) + 1;
+      p.sent = false;
+      this.pump();
+      return;
+    }
+    if (idx >= 0) {
+      this.pending.splice(idx, 1);
+      this.persist();
+      this.schedulePump(0);
+    }
     this.notice({
       kind: 'reject',
       message: msg.error?.message ?? 'The server rejected an edit.',

@@ -296,6 +296,9 @@ async def test_ops_beyond_the_rate_limit_are_refused(channel_layer, settings):
     results = [await send_op(ws, node_op(f"n{i}")) for i in range(6)]
     codes = [r.get("error", {}).get("code") for r in results]
     assert codes.count("RATE_LIMITED") >= 2 and codes[:3] == [None, None, None]
+    # The reject says when to come back: at 3 ops/s the next token is at most a third of a second away.
+    waits = [r["error"]["retry_after_ms"] for r in results if r.get("error", {}).get("code") == "RATE_LIMITED"]
+    assert all(isinstance(w, int) and 1 <= w <= 334 for w in waits)
     await asyncio.sleep(1.1)
     assert (await send_op(ws, node_op("after")))["type"] == "ack"
     await ws.disconnect()
