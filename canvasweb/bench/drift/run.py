@@ -7,17 +7,21 @@ strategies, budgets and probes.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from django.db import transaction
 
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.chat import services as chat_services
-from canvasweb.chat.context_inputs import TOKEN_CACHE, canvas_inputs, history_for
+from canvasweb.chat.context_inputs import TOKEN_CACHE, canvas_inputs
 from canvasweb.context.tokens import count_tokens
 from canvasweb.context.types import BudgetConfigError
 
@@ -76,10 +80,14 @@ def _meta(scenario: Scenario, index: int, probe: dict) -> ProbeMeta:
 def _record(run: DriftRun, *, meta: ProbeMeta, strategy: str, budget: int | None, messages: list[dict],
             tokens: int, compile_ms: float, wall_ms: float, compiled=None, nodes=(), layer_tokens=None,
             error: str | None = None) -> dict:
+    text = message_text(messages)
     result = {"probe_id": meta.probe_id, "scenario": meta.scenario, "strategy": strategy, "budget": budget,
               "tokens": tokens, "compile_ms": round(compile_ms, 3), "wall_ms": round(wall_ms, 3),
-              "layer_tokens": layer_tokens or {}, "error": error}
-    result.update(score(meta, message_text(messages)) if not error else {
+              "layer_tokens": layer_tokens or {}, "error": error,
+              # Two runs on the same files and code must send byte-identical prompts.
+              "prompt_sha256": hashlib.sha256(
+                  "\x1e".join(f"{m['role']}\x1f{m.get('content') or ''}" for m in messages).encode()).hexdigest()[:16]}
+    result.update(score(meta, text) if not error else {
         "recall_hit": False, "missing": list(meta.expect_all), "forbid_found": [], "stale_found": [],
         "leak_found": [], "unplaced_missing": list(meta.unplaced_expected), "unplaced_forbid_found": []})
     if compiled is not None and strategy in CANVAS_STRATEGIES and (result["missing"] or result["forbid_found"]):
@@ -94,14 +102,47 @@ def _record(run: DriftRun, *, meta: ProbeMeta, strategy: str, budget: int | None
     return result
 
 
+@contextlib.contextmanager
+def history_read_once() -> Iterator[None]:
+    """While one probe compiles, load the conversation's history from the database once, not per strategy x budget.
+
+    Nothing is written between those compiles, so every load would return the same
+    rows; on a 600-turn conversation the repeated loads were most of the run time.
+    The compiler still receives exactly what `history_for` returns.
+    """
+    loader = getattr(chat_services, "history_for", None)
+    if loader is None:
+        yield
+        return
+    memo: dict[tuple, Any] = {}
+
+    @functools.wraps(loader)
+    def once(*, conversation, **kwargs):
+        key = (conversation.pk, conversation.summarized_through_id,
+               tuple(sorted((k, v) for k, v in kwargs.items() if v is not None)))
+        if key not in memo:
+            memo[key] = loader(conversation=conversation, **kwargs)
+        return memo[key]
+
+    with mock.patch.object(chat_services, "history_for", once):
+        yield
+
+
 def _compile_probe(run: DriftRun, replay: CanvasReplay, meta: ProbeMeta, *, strategies: Sequence[str],
                    history_index: HistoryIndex | None, capture: bool) -> None:
+    with history_read_once():
+        _compile_strategies(run, replay, meta, strategies=strategies, history_index=history_index, capture=capture)
+
+
+def _compile_strategies(run: DriftRun, replay: CanvasReplay, meta: ProbeMeta, *, strategies: Sequence[str],
+                        history_index: HistoryIndex | None, capture: bool) -> None:
     user = replay.user_for(meta.role)
     _, role = canvas_selectors.canvas_for_member(user=user, canvas_id=replay.canvas_id)
     nodes, _, _ = canvas_inputs(canvas_id=replay.canvas_id)
     for strategy in strategies:
         if strategy in ("naive-canvas", "bm25-history"):
-            history = history_for(conversation=replay.conversation) if strategy == "naive-canvas" else ()
+            history = (chat_services.history_for(conversation=replay.conversation) if strategy == "naive-canvas"
+                       else ())
             for budget in run.options.budgets:
                 t = time.perf_counter()
                 if strategy == "naive-canvas":
@@ -182,13 +223,15 @@ def run_drift(scenarios: Sequence[Scenario], options: DriftOptions) -> DriftRun:
                                 "lang": scenario.lang, "turns": len(scenario.turns), "probes": len(scenario.probes)}
         t = time.perf_counter()
         info.update(_replay(run, scenario, capture=False, strategies=plain, metas=metas, progress=progress))
+        info["replay_seconds"] = round(time.perf_counter() - t, 2)
         if "canvas+capture" in want:
+            t = time.perf_counter()
             cap = _replay(run, scenario, capture=True, strategies=["canvas"], metas=metas, progress=progress)
             info["capture"] = cap["capture"]
             info["capture_log"] = cap["capture_log"]
             info["capture_op_errors"] = cap["op_errors"]
             info["capture_nodes"] = cap["nodes"]
-        info["replay_seconds"] = round(time.perf_counter() - t, 2)
+            info["capture_replay_seconds"] = round(time.perf_counter() - t, 2)
         run.metas.extend(metas[i] for i in sorted(metas))
         run.scenarios.append(info)
     run.replay_seconds = round(time.perf_counter() - t0, 2)
