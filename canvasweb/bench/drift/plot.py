@@ -92,36 +92,39 @@ def write_plots(report: dict, out: Path) -> list[Path]:
 
 
 def write_pattern_plot(report: dict, path: Path) -> Path:
-    """Per probe tag: grouped bars of in-prompt recall (top) and stale+leak (bottom) per strategy, one panel per budget."""
+    """Per probe tag: grouped bars per strategy; in-prompt recall (left) and stale+leak (right), a row per budget."""
     plt = _pyplot()
     tags = list(report["rows_by_tag"])
     budgets = report["budgets"]
     strategies = [s for s in STRATEGIES if any(r["strategy"] == s for r in report["rows"])]
-    fig, axes = plt.subplots(2, len(budgets), figsize=(max(7.0, 0.9 * len(tags) * len(budgets) + 3), 7.5),
-                             squeeze=False, sharey="row")
+    panel_width = max(5.0, 0.6 * len(tags) + 1.5)
+    fig, axes = plt.subplots(len(budgets), 2, figsize=(2 * panel_width, 3.2 * len(budgets) + 1.0),
+                             squeeze=False, sharey=True)
     width = 0.8 / max(1, len(strategies))
-    for col, budget in enumerate(budgets):
-        for row, (key, label) in enumerate((("recall", "in-prompt recall %"), ("stale_leak_rate", "stale+leak %"))):
+    for row, budget in enumerate(budgets):
+        for col, (key, label) in enumerate((("recall", "in-prompt recall %"), ("stale_leak_rate", "stale+leak %"))):
             ax = axes[row][col]
             for j, s in enumerate(strategies):
                 vals = []
                 for tag in tags:
                     r = next((r for r in report["rows_by_tag"][tag] if r["strategy"] == s and r["budget"] == budget),
                              None)
-                    vals.append((r[key] or 0.0) * 100 if r and r[key] is not None else 0.0)
+                    vals.append(r[key] * 100 if r and r[key] is not None else 0.0)
                 ax.bar([i + (j - (len(strategies) - 1) / 2) * width for i in range(len(tags))], vals, width=width,
                        label=s, color=COLORS.get(s))
             ax.set_xticks(range(len(tags)))
-            ax.set_xticklabels([f"{t} ({report['tags'][t]})" for t in tags], rotation=35, ha="right", fontsize=7)
+            ax.set_xticklabels([f"{t} ({report['tags'][t]})" for t in tags], rotation=30, ha="right", fontsize=7)
             ax.set_ylim(0, 105)
             ax.grid(True, axis="y", alpha=0.3)
+            ax.set_title(f"{label[:-2]} @ {budget} tokens", fontsize=9)
             if col == 0:
                 ax.set_ylabel(label)
-            if row == 0:
-                ax.set_title(f"budget {budget}")
-    axes[0][0].legend(fontsize=7, ncol=2)
-    fig.suptitle(f"Per pattern: {report['scenario_count']} scenarios, {report['probe_count']} probes")
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(strategies), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.995))
+    fig.suptitle(f"Per pattern (probe tag, probes in brackets): {report['scenario_count']} scenarios, "
+                 f"{report['probe_count']} probes", y=0.965, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
