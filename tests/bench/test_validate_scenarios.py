@@ -1,4 +1,4 @@
-"""bench/validate_scenarios.py: tags, the optional "at", long conversations, per-pattern coverage, never-placed share."""
+"""bench/validate_scenarios.py: tags, the optional "at", long conversations, coverage, never-placed share."""
 from __future__ import annotations
 
 import importlib.util

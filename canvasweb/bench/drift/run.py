@@ -183,7 +183,8 @@ def _replay(run: DriftRun, scenario: Scenario, *, capture: bool, strategies: Seq
         by_turn.setdefault(probe["after_turn"], []).append(i)
     last = max(by_turn)
     history_index = HistoryIndex() if "bm25-history" in strategies else None
-    with transaction.atomic(), fixed_time_and_ids(clock=clock, seed=f"{scenario.id}:{'capture' if capture else 'plain'}"):
+    seed = f"{scenario.id}:{'capture' if capture else 'plain'}"
+    with transaction.atomic(), fixed_time_and_ids(clock=clock, seed=seed):
         replay = CanvasReplay(scenario, users=bench_users(), capture=capture, clock=clock)
         for t, turn in enumerate(scenario.turns[: last + 1]):
             replay.play_turn(t, turn, viewport=_probe_viewport(scenario, t))
