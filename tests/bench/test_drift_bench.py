@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from canvasweb.bench import drift
 
@@ -169,12 +169,17 @@ def test_model_timeout_is_an_error_not_a_hang(tmp_path, scripted_llm):
 
 
 @pytest.mark.django_db
-def test_model_without_configuration_is_skipped(tmp_path, settings):
+def test_model_without_configuration_is_a_clear_error_before_the_run(tmp_path, settings):
     settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
-    err = tmp_path / "err.txt"
-    with err.open("w") as stderr:
-        report = _run(tmp_path / "out", "--budgets", "2000", "--strategies", "canvas", "--model", "--no-plots",
-                      stderr=stderr)
-    assert report["model"]["configured"] is False and "LLM_BASE_URL" in report["model"]["skipped"]
-    assert "--model skipped" in err.read_text()
-    assert "answer_accuracy" not in report["rows"][0]
+    out = tmp_path / "out"
+    with pytest.raises(CommandError, match="--model: No model is configured. Set LLM_BASE_URL"):
+        _run(out, "--budgets", "2000", "--strategies", "canvas", "--model", "--no-plots")
+    assert not (out / "report.json").exists()
+
+
+@pytest.mark.django_db
+def test_model_options_are_checked(tmp_path, scripted_llm):
+    with pytest.raises(CommandError, match="--model-concurrency must be at least 1"):
+        _run(tmp_path / "out", "--model", "--model-concurrency", "0")
+    with pytest.raises(CommandError, match="--model-timeout must be a positive number"):
+        _run(tmp_path / "out", "--model", "--model-timeout", "0")

@@ -62,6 +62,12 @@ class Command(BaseCommand):
             raise CommandError("--model-concurrency must be at least 1")
         if opts["model_timeout"] is not None and opts["model_timeout"] <= 0:
             raise CommandError("--model-timeout must be a positive number of seconds")
+        if opts["model"]:
+            from canvasweb.chat.llm import ModelConfig, ModelNotConfigured
+
+            if not ModelConfig.from_settings().configured:
+                # Fail before the replay: a real-model run without a model would only score prompts.
+                raise CommandError(f"--model: {ModelNotConfigured.message}")
         try:
             scenarios = load_scenarios(opts["scenarios"])
         except ScenarioError as exc:
@@ -87,8 +93,6 @@ class Command(BaseCommand):
                 run = drift.run_drift(scenarios, options)
         if opts["model"]:
             drift.ask_model(run, stderr=sys.stderr)
-            if not run.model_info.get("configured"):
-                self.stderr.write(self.style.WARNING(f"--model skipped: {run.model_info['skipped']}"))
         report = drift.build_report(run, argv=sys.argv, database=database, started=started)
         write_json(out / "report.json", report)
         (out / "report.md").write_text(drift.render_markdown(report) + "\n", encoding="utf-8")
