@@ -159,13 +159,18 @@ def test_model_answers_are_scored(tmp_path, scripted_llm):
 
 @pytest.mark.django_db
 def test_model_timeout_is_an_error_not_a_hang(tmp_path, scripted_llm):
-    scripted_llm.push({"when": "How often do we sample the soil?", "delay": 3.0, "content": "90 seconds"})
+    scripted_llm.push({"when": "How often do we sample the soil?", "delay": 6.0, "content": "90 seconds"})
     report = _run(tmp_path / "out", "--budgets", "1000", "--strategies", "canvas", "--model", "--model-timeout",
-                  "0.5", "--no-plots")
+                  "1.5", "--no-plots")
     row = report["rows"][0]
-    assert row["model_errors"] == 1 and row["model_answers"] == PROBES
+    assert row["model_answers"] == PROBES and 1 <= row["model_errors"] <= PROBES
+    assert report["model"]["timeout_s"] == 1.5
+    # The answer that would have taken 6 s became an error; an error never counts as correct (even though the
+    # scripted reply would have been right).
     slow = next(r for r in report["results"] if r["probe_id"] == "test-en-orchard-irrigation#2")
-    assert slow["model"]["error"] and slow["model"]["correct"] is False
+    assert slow["model"]["error"] and slow["model"]["answer"] == "" and slow["model"]["correct"] is False
+    errors = [r["model"] for r in report["results"] if r["model"]["error"]]
+    assert row["model_errors"] == len(errors) and not any(e["correct"] for e in errors)
 
 
 @pytest.mark.django_db
