@@ -136,12 +136,13 @@ def test_two_processes_with_different_hash_seeds_agree(tmp_path):
 def test_model_answers_are_scored(tmp_path, scripted_llm):
     # The orchard port question gets a right answer, the stocktake count question one that names the retired
     # value too; every other prompt gets the scripted default reply (which holds no expected string).
-    for _ in range(2):  # one per strategy (full, canvas)
+    for _ in range(3):  # one per strategy (full, canvas, and the bm25-history reference that every run adds)
         scripted_llm.push({"when": "Which port should the controller board connect to?",
                            "content": "Connect to port 1885."},
                           {"when": "一共有多少把扫码设备可用？", "content": "之前是 14 台，现在是 16 台。"})
     report = _run(tmp_path / "out", "--budgets", "1000", "--strategies", "full,canvas", "--model", "--no-plots")
     assert report["model"]["configured"] is True and report["model"]["concurrency"] == 4
+    assert [r["strategy"] for r in report["rows"]] == ["full", "canvas", "bm25-history"]
     _check_rows(report["rows"], probes=PROBES)
     for row in report["rows"]:
         assert row["model_answers"] == PROBES and row["model_errors"] == 0
@@ -153,7 +154,7 @@ def test_model_answers_are_scored(tmp_path, scripted_llm):
     count = next(r for r in report["results"] if r["probe_id"] == "test-zh-warehouse-stocktake#0")
     assert count["model"]["correct"] is False and count["model"]["forbid_found"] == ["14 台"]
     # Every compiled prompt reached the model once.
-    assert len(scripted_llm.requests) == 2 * PROBES
+    assert len(scripted_llm.requests) == 3 * PROBES
     assert "answer accuracy" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
@@ -162,15 +163,17 @@ def test_model_timeout_is_an_error_not_a_hang(tmp_path, scripted_llm):
     scripted_llm.push({"when": "How often do we sample the soil?", "delay": 6.0, "content": "90 seconds"})
     report = _run(tmp_path / "out", "--budgets", "1000", "--strategies", "canvas", "--model", "--model-timeout",
                   "1.5", "--no-plots")
-    row = report["rows"][0]
-    assert row["model_answers"] == PROBES and 1 <= row["model_errors"] <= PROBES
+    assert [r["strategy"] for r in report["rows"]] == ["canvas", "bm25-history"]
+    assert all(r["model_answers"] == PROBES for r in report["rows"])
     assert report["model"]["timeout_s"] == 1.5
-    # The answer that would have taken 6 s became an error; an error never counts as correct (even though the
-    # scripted reply would have been right).
-    slow = next(r for r in report["results"] if r["probe_id"] == "test-en-orchard-irrigation#2")
-    assert slow["model"]["error"] and slow["model"]["answer"] == "" and slow["model"]["correct"] is False
+    # The answer that would have taken 6 s (to whichever of the probe's two prompts came first) became an error;
+    # an error never counts as correct, although the scripted reply would have been right.
+    slow = [r["model"] for r in report["results"]
+            if r["probe_id"] == "test-en-orchard-irrigation#2" and r["model"]["error"]]
+    assert slow and slow[0]["answer"] == "" and slow[0]["correct"] is False
     errors = [r["model"] for r in report["results"] if r["model"]["error"]]
-    assert row["model_errors"] == len(errors) and not any(e["correct"] for e in errors)
+    assert sum(r["model_errors"] for r in report["rows"]) == len(errors) >= 1
+    assert not any(e["correct"] for e in errors)
 
 
 @pytest.mark.django_db

@@ -209,6 +209,8 @@ def _replay(run: DriftRun, scenario: Scenario, *, capture: bool, strategies: Seq
 
 def run_drift(scenarios: Sequence[Scenario], options: DriftOptions) -> DriftRun:
     """Replay every scenario (each inside a rolled-back transaction) and compile every probe."""
+    # The BM25-over-history reference is in every report, next to whatever product strategies were asked for.
+    options.strategies = list(dict.fromkeys([*options.strategies, "bm25-history"]))
     run = DriftRun(options=options)
     want = set(options.strategies)
     plain = [s for s in ("full", "window", "summary", "canvas", "naive-canvas", "bm25-history")

@@ -35,7 +35,8 @@ class Command(BaseCommand):
                             help="folders of *.json drift scenarios (or files); several may be given")
         parser.add_argument("--budgets", default="1000,2000,4000", help="comma-separated token budgets")
         parser.add_argument("--strategies", default=",".join(drift.STRATEGIES),
-                            help=f"comma-separated, from: {', '.join(drift.STRATEGIES)}")
+                            help=f"comma-separated, from: {', '.join(drift.STRATEGIES)} "
+                                 "(bm25-history, the reference, is always added)")
         parser.add_argument("--model", action="store_true",
                             help="also send every compiled prompt to the configured model and score its answers")
         parser.add_argument("--model-concurrency", type=int, default=4,
