@@ -26,10 +26,22 @@ probe fair:
   sliding window sees it), short or frequently repeated strings, probes
   earlier than turn 30, expected text only in a far node that no selection
   mechanism (pin, distance, link, question match) would reach, and a stale
-  (forbidden) value repeated in the chat at or after the turn that retired it.
+  (forbidden) value repeated in the chat at or after the turn that retired it;
+* optional fields: a probe's `tags` (a list of strings; tags outside the
+  FORMAT.md list are warned about, since a typo splits a pattern in the
+  report) and a turn's `at` (an ISO-8601 timestamp, a local extension read by
+  drift_bench's replay clock; a time earlier than the previous turn's is
+  warned about).
+
+Any size is accepted: long conversations (hundreds of turns, many probes, no
+canvas ops) and canvases of 150+ nodes; fewer than 40 turns or 2 probes is
+warned about.
 
 It also classifies each probe by the drift kind it exercises and prints a
-summary table (--markdown prints it as a Markdown table for the README).
+summary table (--markdown prints it as a Markdown table for the README), the
+per-pattern coverage (probes and scenarios per tag) and the share of probed
+facts never placed on the canvas (expected strings that no node held, whatever
+its status, at the probe).
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ import json
 import math
 import re
 import sys
+from datetime import datetime
 from pathlib import Path
 
 FORMAT = "drift-scenario/1"
@@ -55,6 +68,15 @@ OP_FIELDS = {
     "link": ({"op", "source", "target", "relation"}, set()),
     "archive": ({"op", "key"}, set()),
 }
+
+# Probe tags named in the drift FORMAT.md (others are allowed, with a warning).
+KNOWN_TAGS = {
+    "paraphrase", "long-message", "correction-in-chat", "corrected-twice", "correction-by-supersede",
+    "far-unpinned", "busy-canvas", "linked", "role-viewer", "role-editor", "distractor", "archived",
+    "never-placed",  # used by the development sets: the fact was never put on the canvas
+}
+CORRECTION_TAGS = {"correction-in-chat", "corrected-twice", "correction-by-supersede"}
+LONG_TURNS = 300  # a conversation this long counts as "long" in the summary
 
 NEAR = 700.0  # effective distance (distance / weight) counted as "near the viewport"
 FAR = 1500.0  # raw distance counted as "far off the viewport"
@@ -107,6 +129,17 @@ def keywords(text: str) -> set[str]:
             continue
         out.update(run[i : i + 2] for i in range(len(run) - 1))
     return out
+
+
+def parse_at(v):
+    """A turn's optional "at" as an aware datetime (naive means UTC), or None if it is not ISO-8601."""
+    if not isinstance(v, str) or not v:
+        return None
+    try:
+        t = datetime.fromisoformat(v.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=__import__("datetime").timezone.utc)
 
 
 def is_num(v) -> bool:
@@ -384,6 +417,7 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
         probes = []
 
     # Turns.
+    last_at = None
     for i, t in enumerate(turns):
         if not isinstance(t, dict):
             rep.error(f"turn {i}: must be an object")
@@ -396,17 +430,25 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
         if "canvas_ops" in t and not isinstance(t["canvas_ops"], list):
             rep.error(f"turn {i}: canvas_ops must be a list")
             t["canvas_ops"] = []
-        extra = set(t) - {"role", "content", "canvas_ops"}
+        extra = set(t) - {"role", "content", "canvas_ops", "at"}
         if extra:
             rep.warn(f"turn {i}: unknown fields {sorted(extra)}")
+        if "at" in t:
+            at_time = parse_at(t["at"])
+            if at_time is None:
+                rep.error(f"turn {i}: at must be an ISO-8601 timestamp such as 2026-03-02T10:15:00Z")
+            else:
+                if last_at is not None and at_time < last_at:
+                    rep.warn(f"turn {i}: at {t['at']} is earlier than the previous timestamped turn")
+                last_at = at_time
         if i > 0 and isinstance(turns[i - 1], dict) and t.get("role") == turns[i - 1].get("role"):
             rep.warn(f"turn {i}: two {t.get('role')} turns in a row")
     if isinstance(turns[0], dict) and turns[0].get("role") != "user":
         rep.warn("turn 0 is not a user turn")
-    if not 40 <= len(turns) <= 80:
-        rep.warn(f"{len(turns)} turns (expected 40-80)")
-    if not 2 <= len(probes) <= 4:
-        rep.warn(f"{len(probes)} probes (expected 2-4)")
+    if len(turns) < 40:
+        rep.warn(f"{len(turns)} turns (expected 40 or more)")
+    if len(probes) < 2:
+        rep.warn(f"{len(probes)} probes (expected 2 or more)")
 
     full = replay(turns, len(turns) - 1, rep)  # reports op errors once
 
@@ -426,14 +468,48 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
     probe_rows = []
     kinds_seen: list[str] = []
     uncaptured = False
+    # Canvas state after each turn, built incrementally (long conversations: no replay per probe).
+    states: dict[int, Canvas] = {}
+    wanted = sorted({p["after_turn"] for p in probes if isinstance(p, dict) and isinstance(p.get("after_turn"), int)
+                     and not isinstance(p.get("after_turn"), bool) and 0 <= p["after_turn"] < len(turns)})
+    if wanted:
+        import copy
+
+        running = Canvas()
+        sink = Report("")
+        pos = 0
+        for at_turn in wanted:
+            for i in range(pos, at_turn + 1):
+                for j, op in enumerate(turns[i].get("canvas_ops") or [] if isinstance(turns[i], dict) else []):
+                    apply_op(running, op, f"turn {i} op {j}", i, sink)
+            pos = at_turn + 1
+            states[at_turn] = copy.deepcopy(running)
+    # Which strings each node ever held (any status), per turn it was created, for "never placed".
+    placed_texts: list[tuple[int, str]] = []
+    for i, t in enumerate(turns):
+        if isinstance(t, dict):
+            for op in t.get("canvas_ops") or []:
+                if isinstance(op, dict):
+                    body = op.get("new") if op.get("op") == "supersede" else op
+                    if isinstance(body, dict) and isinstance(body.get("content"), str) and op.get("op") in (
+                            "add_node", "supersede", "update_node"):
+                        placed_texts.append((i, body["content"]))
+    expected_total = expected_unplaced = 0
     for pi, p in enumerate(probes):
         where = f"probe {pi}"
         if not isinstance(p, dict):
             rep.error(f"{where}: must be an object")
             continue
-        extra = set(p) - {"after_turn", "viewport", "as_role", "question", "expect_all", "forbid"}
+        extra = set(p) - {"after_turn", "viewport", "as_role", "question", "expect_all", "forbid", "tags"}
         if extra:
             rep.warn(f"{where}: unknown fields {sorted(extra)}")
+        tags = p.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(x, str) and x.strip() for x in tags):
+            rep.error(f"{where}: tags must be a list of non-empty strings")
+            tags = []
+        for tag in tags:
+            if tag not in KNOWN_TAGS:
+                rep.warn(f"{where}: tag {tag!r} is not in the FORMAT.md list (a typo splits a pattern in reports)")
         at = p.get("after_turn")
         if not isinstance(at, int) or isinstance(at, bool) or not 0 <= at < len(turns):
             rep.error(f"{where}: after_turn must be a turn index 0..{len(turns) - 1}")
@@ -464,7 +540,17 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
         if not expect:
             rep.warn(f"{where}: expect_all is empty")
 
-        canvas = replay(turns, at, None)
+        canvas = states.get(at) or replay(turns, at, None)
+        if set(tags) & CORRECTION_TAGS and not forbid:
+            rep.warn(f"{where}: tagged as a correction but forbids no retired value")
+        if "role-viewer" in tags and role != "viewer":
+            rep.warn(f"{where}: tagged role-viewer but asked as {role}")
+        unplaced_here = 0
+        for s in expect:
+            expected_total += 1
+            if not any(turn <= at and contains(text, s) for turn, text in placed_texts):
+                expected_unplaced += 1
+                unplaced_here += 1
         recent_lo = max(0, at - args.recent + 1)
         recent = turn_text[recent_lo : at + 1]
         kinds: list[str] = []
@@ -542,7 +628,8 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
 
         kinds = [k for k in KINDS if k in kinds]
         kinds_seen.extend(kinds)
-        probe_rows.append({"after_turn": at, "role": role, "kinds": kinds})
+        probe_rows.append({"after_turn": at, "role": role, "kinds": kinds, "tags": sorted(set(tags)),
+                           "expected": len(expect), "unplaced": unplaced_here})
 
     if uncaptured and "uncaptured" not in str(data.get("description", "")).lower():
         rep.note("probes rely on facts never placed on the canvas; say 'uncaptured' in the description")
@@ -560,8 +647,15 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
         "probe_rows": probe_rows,
         "kinds": [k for k in KINDS if k in kinds_seen],
         "description": data.get("description", ""),
+        "expected": expected_total,
+        "unplaced": expected_unplaced,
+        "long": len(turns) >= LONG_TURNS,
     }
     return rep, info
+
+
+def share(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.0f} %" if whole else "-"
 
 
 def main(argv=None) -> int:
@@ -609,17 +703,18 @@ def main(argv=None) -> int:
             infos.append(info)
 
     if args.markdown:
-        print("| id | lang | drift kinds | turns | ~tokens | nodes | probes |")
-        print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+        print("| id | lang | drift kinds | turns | ~tokens | nodes | probes | never-placed facts |")
+        print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
         for i in infos:
             kinds = ", ".join(i["kinds"]) or "-"
-            print(f"| {i['id']} | {i['lang']} | {kinds} | {i['turns']} | {i['tokens']} | {i['nodes']} | {i['probes']} |")
+            print(f"| {i['id']} | {i['lang']} | {kinds} | {i['turns']} | {i['tokens']} | {i['nodes']} | {i['probes']} "
+                  f"| {share(i['unplaced'], i['expected'])} |")
     else:
         print()
-        print(f"{'id':<34} {'lang':<4} {'turns':>5} {'~tok':>6} {'nodes':>5} {'probes':>6}  kinds")
+        print(f"{'id':<34} {'lang':<4} {'turns':>5} {'~tok':>6} {'nodes':>5} {'probes':>6} {'unplaced':>8}  kinds")
         for i in infos:
             print(f"{str(i['id']):<34} {str(i['lang']):<4} {i['turns']:>5} {i['tokens']:>6} {i['nodes']:>5} "
-                  f"{i['probes']:>6}  {', '.join(i['kinds']) or '-'}")
+                  f"{i['probes']:>6} {share(i['unplaced'], i['expected']):>8}  {', '.join(i['kinds']) or '-'}")
             if args.verbose:
                 for j, r in enumerate(i["probe_rows"]):
                     print(f"{'':<6}probe {j}: after_turn {r['after_turn']}, {r['role']}: {', '.join(r['kinds']) or 'near/plain'}")
@@ -637,6 +732,26 @@ def main(argv=None) -> int:
         pr = sum(1 for i in infos for r in i["probe_rows"] if k in r["kinds"])
         cov.append(f"{k}: {s} scenarios/{pr} probes")
     print("coverage: " + "; ".join(cov))
+    tag_probes: dict[str, int] = {}
+    tag_scenarios: dict[str, int] = {}
+    for i in infos:
+        seen_here = set()
+        for r in i["probe_rows"]:
+            for tag in r["tags"] or ["(untagged)"]:
+                tag_probes[tag] = tag_probes.get(tag, 0) + 1
+                seen_here.add(tag)
+        for tag in seen_here:
+            tag_scenarios[tag] = tag_scenarios.get(tag, 0) + 1
+    print("per-pattern coverage (tags): " + ("; ".join(
+        f"{t}: {tag_probes[t]} probes/{tag_scenarios[t]} scenarios" for t in sorted(tag_probes)) or "-"))
+    missing = sorted(KNOWN_TAGS - set(tag_probes))
+    if missing:
+        print(f"patterns with no probe: {', '.join(missing)}")
+    expected = sum(i["expected"] for i in infos)
+    unplaced = sum(i["unplaced"] for i in infos)
+    print(f"probed facts never placed on the canvas: {unplaced} of {expected} ({share(unplaced, expected)}); "
+          f"long conversations ({LONG_TURNS}+ turns): {sum(1 for i in infos if i['long'])}; "
+          f"largest canvas: {max((i['nodes'] for i in infos), default=0)} nodes")
     print(f"errors: {n_err}  warnings: {n_warn}")
     if n_err or (args.strict and n_warn):
         print("RESULT: FAIL")

@@ -35,10 +35,14 @@ class Command(BaseCommand):
                             help="folders of *.json drift scenarios (or files); several may be given")
         parser.add_argument("--budgets", default="1000,2000,4000", help="comma-separated token budgets")
         parser.add_argument("--strategies", default=",".join(drift.STRATEGIES),
-                            help=f"comma-separated, from: {', '.join(drift.STRATEGIES)}")
+                            help=f"comma-separated, from: {', '.join(drift.STRATEGIES)} "
+                                 "(bm25-history, the reference, is always added)")
         parser.add_argument("--model", action="store_true",
                             help="also send every compiled prompt to the configured model and score its answers")
-        parser.add_argument("--model-concurrency", type=int, default=4)
+        parser.add_argument("--model-concurrency", type=int, default=4,
+                            help="answers requested at the same time (default 4)")
+        parser.add_argument("--model-timeout", type=float, default=None,
+                            help="seconds per answer (default: the product's LLM_TIMEOUT_SECONDS)")
         parser.add_argument("--out", required=True, help="folder for report.json, report.md and the plots")
         parser.add_argument("--in-current-db", action="store_true",
                             help="use the configured database (each scenario still runs in a transaction that "
@@ -55,6 +59,16 @@ class Command(BaseCommand):
             raise CommandError(f"unknown strategy {unknown[0] if unknown else '(none)'}; "
                                f"choose from {', '.join(drift.STRATEGIES)}")
         budgets = _int_list(opts["budgets"])
+        if opts["model_concurrency"] < 1:
+            raise CommandError("--model-concurrency must be at least 1")
+        if opts["model_timeout"] is not None and opts["model_timeout"] <= 0:
+            raise CommandError("--model-timeout must be a positive number of seconds")
+        if opts["model"]:
+            from canvasweb.chat.llm import ModelConfig, ModelNotConfigured
+
+            if not ModelConfig.from_settings().configured:
+                # Fail before the replay: a real-model run without a model would only score prompts.
+                raise CommandError(f"--model: {ModelNotConfigured.message}")
         try:
             scenarios = load_scenarios(opts["scenarios"])
         except ScenarioError as exc:
@@ -64,7 +78,8 @@ class Command(BaseCommand):
         options = drift.DriftOptions(budgets=budgets, strategies=strategies, model=opts["model"],
                                      progress=not opts["no_progress"],
                                      dump_prompts=(out / "prompts") if opts["dump_prompts"] else None,
-                                     model_concurrency=opts["model_concurrency"])
+                                     model_concurrency=opts["model_concurrency"],
+                                     model_timeout=opts["model_timeout"])
         started = started_at()
         self.stderr.write(f"drift_bench: {len(scenarios)} scenarios, "
                           f"{sum(len(s.probes) for s in scenarios)} probes, budgets {budgets}, "
@@ -79,14 +94,25 @@ class Command(BaseCommand):
                 run = drift.run_drift(scenarios, options)
         if opts["model"]:
             drift.ask_model(run, stderr=sys.stderr)
-            if not run.model_info.get("configured"):
-                self.stderr.write(self.style.WARNING(f"--model skipped: {run.model_info['skipped']}"))
         report = drift.build_report(run, argv=sys.argv, database=database, started=started)
         write_json(out / "report.json", report)
         (out / "report.md").write_text(drift.render_markdown(report) + "\n", encoding="utf-8")
         plots = [] if opts["no_plots"] else drift.write_plots(report, out)
         headers, rows = drift.table_rows(report["rows"])
         self.stdout.write(text_table(headers, rows))
+        strategies = drift.report_strategies(report)
+        answer = " / answer accuracy" if report["model"].get("configured") else ""
+        if len(report["sets"]) > 1:
+            groups = {s["label"]: report["rows_by_set"][s["label"]] for s in report["sets"]}
+            groups[drift.TOTAL] = report["rows"]
+            counts = {s["label"]: s["probes"] for s in report["sets"]} | {drift.TOTAL: report["probe_count"]}
+            self.stdout.write("\nper scenario set: in-prompt recall / stale+leak" + answer)
+            self.stdout.write(text_table(*drift.pivot_rows(groups, counts=counts, strategies=strategies,
+                                                           budgets=budgets)))
+        self.stdout.write("\nper pattern (probe tags): in-prompt recall / stale+leak" + answer)
+        self.stdout.write(text_table(*drift.pivot_rows(report["rows_by_tag"], counts=report["tags"],
+                                                       strategies=strategies, budgets=budgets)))
+        self.stdout.write(f"replay + compile: {report['replay_seconds']} s")
         for t in report["targets"]:
             self.stdout.write(f"target {t['name']}: {t['value']} (goal {t['target']}) "
                               f"{'met' if t['met'] else 'MISSED'}")
