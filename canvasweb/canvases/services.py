@@ -289,6 +289,7 @@ def actor_to_dict(actor: Actor) -> dict:
         "approved_by": user_ref(actor.approved_by),
         "conversation_id": actor.conversation_id,
         "reason": actor.reason or None,
+        "via": actor.via or None,
     }
 
 
@@ -367,6 +368,7 @@ def _agent_provenance(actor: Actor) -> dict | None:
         "message_id": actor.message_id,
         "agent_run_id": actor.agent_run_id or None,
         "approved_by": user_ref(actor.approved_by),
+        "via": actor.via or None,
     }
 
 
