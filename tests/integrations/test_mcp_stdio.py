@@ -64,3 +64,21 @@ def test_api_token_command_shows_and_revokes(alice):
     assert not Token.objects.filter(user=alice).exists()
     with pytest.raises(CommandError, match="no user"):
         call_command("api_token", "nobody-here")
+
+
+def test_a_revoked_token_stops_a_running_stdio_server(planted, canvas, tokens, bob):
+    from canvasweb.common import auth_services
+
+    async def main():
+        async with Client(stdio_params(canvas.pk, tokens["bob"])) as client:
+            before = {t.name for t in (await client.list_tools()).tools}
+            await asyncio.to_thread(auth_services.token_revoke, user=bob)
+            try:
+                await client.list_tools()
+            except Exception as exc:  # noqa: BLE001 - the SDK raises MCPError
+                return before, str(exc)
+            return before, None
+
+    before, error = asyncio.run(main())
+    assert "add_node" in before
+    assert error is not None and "UNAUTHENTICATED" in error

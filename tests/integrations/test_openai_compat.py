@@ -225,3 +225,19 @@ def test_unknown_endpoint_and_wrong_method(live_server_url, tokens, db):
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_url"
     wrong = httpx2.get(f"{live_server_url}/v1/chat/completions")
     assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_conversation_header_picks_or_refuses(planted, canvas, api, scripted_llm, bob, alice):
+    from canvasweb.chat import services as chat_services
+
+    own = chat_services.conversation_create(user=bob, canvas_id=canvas.pk, title="planning")
+    foreign = chat_services.conversation_create(user=alice, canvas_id=canvas.pk, title="alice's")
+    scripted_llm.push({"content": "ok"})
+    reply = api("bob").chat.completions.create(model=f"canvas:{canvas.pk}", extra_headers={
+        "X-Canvasweb-Conversation": str(own.pk)}, messages=[{"role": "user", "content": "status?"}])
+    assert reply.model_extra["canvasweb"]["conversation_id"] == own.pk
+    with pytest.raises(openai.NotFoundError) as caught:
+        api("bob").chat.completions.create(model=f"canvas:{canvas.pk}", extra_headers={
+            "X-Canvasweb-Conversation": str(foreign.pk)}, messages=[{"role": "user", "content": "status?"}])
+    assert caught.value.body["code"] == "conversation_not_found"
+    assert foreign.messages.count() == 0

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from canvasweb.common.errors import CanvasError
 
+from ..access import Unauthenticated, user_for_token
 from .session import session_for
 
 logger = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ class Principal:
     user_id: int
     canvas_id: int
     session_key: str = "default"
+    # stdio: the token is checked again on every call, so revoking it stops a running server too.
+    token: str | None = None
 
 
 def build_server(*, principal: Principal | None = None) -> Server:
@@ -60,6 +63,8 @@ def build_server(*, principal: Principal | None = None) -> Server:
         who = principal_of(ctx)
 
         def run():
+            if who.token is not None and user_for_token(who.token).pk != who.user_id:
+                raise Unauthenticated("invalid API token")
             session = session_for(user_id=who.user_id, canvas_id=who.canvas_id, session_key=who.session_key,
                                   client_name=client_name(ctx))
             return func(session, *args)

@@ -39,6 +39,8 @@ class OpenAIError(Exception):
 
     @classmethod
     def from_canvas_error(cls, error: CanvasError, *, param: str | None = None) -> "OpenAIError":
+        if error.code == "NOT_FOUND" and error.field in ("conversation_id", "X-Canvasweb-Conversation"):
+            return cls(404, error.message, code="conversation_not_found", param="X-Canvasweb-Conversation")
         code = {"NOT_FOUND": "model_not_found", "UNAUTHENTICATED": "invalid_api_key",
                 "FORBIDDEN": "permission_denied", "RATE_LIMITED": "rate_limit_exceeded"}.get(error.code,
                                                                                           "invalid_value")

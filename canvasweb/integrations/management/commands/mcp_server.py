@@ -35,7 +35,9 @@ class Command(BaseCommand):
             raise CommandError(f"{exc.code}: {exc.message}{hint}") from None
         self.stderr.write(f"canvasweb MCP server: canvas {canvas.pk} ({canvas.name}) as {user.get_username()} "
                           f"({role}), on stdio")
-        server = build_server(principal=Principal(user_id=user.pk, canvas_id=canvas.pk, session_key="stdio"))
+        token = os.environ[TOKEN_ENV].strip()
+        server = build_server(principal=Principal(user_id=user.pk, canvas_id=canvas.pk, session_key="stdio",
+                                                  token=token))
 
         async def serve() -> None:
             async with stdio_server() as (read_stream, write_stream):
