@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
 from canvasweb.canvases import selectors as canvas_selectors
@@ -89,7 +88,3 @@ def record_refusal(*, user, canvas_id: int | None, channel: str, op_type: str, e
         user=user if getattr(user, "pk", None) else None, actor_kind="user", channel=channel[:20],
         op_type=op_type[:40], code=error.code[:20], reason=error.message,
         detail={"field": error.field, **(detail or {})}, conversation_id=conversation_id)
-
-
-def user_by_name(username: str):
-    return get_user_model().objects.filter(username=username).first()

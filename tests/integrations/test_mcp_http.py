@@ -88,3 +88,14 @@ def test_http_refusals_are_json_errors(planted, canvas, tokens, live_server_url,
     if status == 401:
         assert response.headers["www-authenticate"].startswith("Bearer")
     assert Node.objects.count() == nodes
+
+
+def test_oversized_mcp_request_is_refused(planted, canvas, tokens, live_server_url):
+    nodes = Node.objects.count()
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "add_node", "arguments": {"content": "长" * (700 * 1024)}}})
+    response = httpx2.post(f"{live_server_url}/mcp/{canvas.pk}/", content=body, timeout=20, headers={
+        "Authorization": f"Bearer {tokens['bob']}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream"})
+    assert response.status_code == 413
+    assert Node.objects.count() == nodes

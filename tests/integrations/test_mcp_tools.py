@@ -193,3 +193,14 @@ def test_external_access_off_refuses_everything(planted, canvas, bob, alice):
     result = run_mcp(bob, canvas, script)
     assert result.is_error and "switched off" in result.content[0].text
     assert SecurityEvent.objects.count() == events_before + 2
+
+
+def test_chinese_search_then_read_by_handle(planted, canvas, bob):
+    async def script(client):
+        found = payload(await client.call_tool("search_nodes", {"query": "发票服务 负责人"}))
+        handle = found["results"][0]["node"]
+        return found, payload(await client.call_tool("read_node", {"node": handle}))
+
+    found, read = run_mcp(bob, canvas, script)
+    assert found["results"][0]["text"] == ZH_FACT
+    assert read["node"]["text"] == ZH_FACT and read["ok"]
