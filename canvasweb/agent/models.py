@@ -25,6 +25,8 @@ class AgentRun(models.Model):
     message = models.ForeignKey("chat.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
                                 help_text="the assistant message whose tool calls this run executed")
     tools = models.JSONField(default=list, help_text="names of the tools offered")
+    via = models.CharField(max_length=100, blank=True, default="",
+                           help_text="the tool outside the page this run came from, e.g. MCP (Claude Desktop)")
     rounds = models.PositiveIntegerField(default=0)
     calls = models.PositiveIntegerField(default=0)
     writes = models.PositiveIntegerField(default=0)

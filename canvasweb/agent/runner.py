@@ -111,6 +111,7 @@ class AgentRunner:
         self.mode: str | None = None
         self._mask: Callable[[str], str] | None = None
         self.unavailable = ""          # why no tools were offered, if none were
+        self.via = ""                  # set by canvasweb.integrations: the client outside the page
         self.handles: dict[str, str] = {}
         self.by_id: dict[str, str] = {}
         self.next_handle = 1
@@ -155,7 +156,7 @@ class AgentRunner:
             names = [n for n in tools.WRITE_TOOLS if n != "archive_node" or canvas.agent_may_archive] + names
         self.offered = tuple(names)
         self.run = AgentRun.objects.create(run_id=uuid.uuid4().hex, canvas=canvas, user=self.user, role=role,
-                                           mode=canvas.agent_mode, tools=list(names))
+                                           mode=canvas.agent_mode, tools=list(names), via=self.via[:100])
         return [self._schema(name) for name in names]
 
     async def execute(self, *, turn, calls: list[dict], round_number: int) -> tuple[list[dict], list[dict]]:
@@ -222,7 +223,7 @@ class AgentRunner:
             op_for_log = planned.op
             self._check_write_budget()
             actor = agent_actor(self.user, conversation_id=turn.conversation.pk,
-                                message_id=turn.assistant_message.pk, agent_run_id=self.run.run_id)
+                                message_id=turn.assistant_message.pk, agent_run_id=self.run.run_id, via=self.via)
             if canvas.agent_mode == AgentMode.PROPOSE:
                 error = self._dry_run(actor, planned.op)
                 if error is not None:

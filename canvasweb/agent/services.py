@@ -94,7 +94,8 @@ def proposal_approve(*, user, proposal_id: Any, force: bool = False) -> dict:
                            "force=true or reject it", field="force")
         actor = agent_actor(proposal.requested_by, conversation_id=proposal.conversation_id,
                             message_id=proposal.message_id,
-                            agent_run_id=proposal.run.run_id if proposal.run_id else "", approved_by=user)
+                            agent_run_id=proposal.run.run_id if proposal.run_id else "", approved_by=user,
+                            via=proposal.run.via if proposal.run_id else "")
         try:
             result = canvas_services.apply_operation(actor=actor, canvas_id=proposal.canvas_id, op=proposal.op)
         except CanvasError as exc:  # the write path recorded the refusal in the security log

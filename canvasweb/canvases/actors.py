@@ -21,6 +21,8 @@ class Actor:
     approved_by: AbstractBaseUser | None = None
     # Why the write happened when it is not a plain edit: revert, undo, redo, import.
     reason: str = ""
+    # The tool outside the page the agent works in, e.g. "MCP (Claude Desktop)"; empty for the in-page chat.
+    via: str = ""
 
     @property
     def is_agent(self) -> bool:
@@ -41,6 +43,7 @@ def agent_actor(
     message_id: int | None = None,
     agent_run_id: str = "",
     approved_by: AbstractBaseUser | None = None,
+    via: str = "",
 ) -> Actor:
     return Actor(
         user=user,
@@ -50,4 +53,5 @@ def agent_actor(
         message_id=message_id,
         agent_run_id=agent_run_id,
         approved_by=approved_by,
+        via=via,
     )

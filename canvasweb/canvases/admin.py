@@ -40,7 +40,8 @@ class CanvasAdmin(admin.ModelAdmin):
                     actor=_admin_actor(request), canvas_id=obj.pk, name=obj.name, description=obj.description,
                     agent_policy={"mode": obj.agent_mode, "scope": obj.agent_scope,
                                   "protect_pinned": obj.agent_protect_pinned,
-                                  "allow_archive": obj.agent_may_archive})
+                                  "allow_archive": obj.agent_may_archive,
+                                  "external_access": obj.agent_external_access})
             else:
                 created = services.canvas_create(user=request.user, name=obj.name, description=obj.description)
                 obj.pk = created.pk

@@ -65,6 +65,8 @@ class Canvas(models.Model):
     agent_scope = models.CharField(max_length=10, choices=AgentScope.choices, default=AgentScope.ALL)
     agent_protect_pinned = models.BooleanField(default=True)
     agent_may_archive = models.BooleanField(default=True)
+    # MCP server and OpenAI-compatible endpoint (canvasweb/integrations): tools outside the page.
+    agent_external_access = models.BooleanField(default=True)
 
     class Meta:
         verbose_name_plural = "canvases"

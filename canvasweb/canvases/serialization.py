@@ -62,6 +62,7 @@ def agent_policy_to_dict(canvas: Canvas) -> dict:
         "scope": canvas.agent_scope,
         "protect_pinned": canvas.agent_protect_pinned,
         "allow_archive": canvas.agent_may_archive,
+        "external_access": canvas.agent_external_access,
     }
 
 

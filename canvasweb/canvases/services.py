@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 # Fields that do not change a node's identity for versioning purposes are none:
 # every accepted change bumps `version`, which keys the token cache.
 POLICY_FIELDS = {"mode": "agent_mode", "scope": "agent_scope", "protect_pinned": "agent_protect_pinned",
-                 "allow_archive": "agent_may_archive"}
+                 "allow_archive": "agent_may_archive", "external_access": "agent_external_access"}
 
 
 @dataclass
@@ -289,6 +289,7 @@ def actor_to_dict(actor: Actor) -> dict:
         "approved_by": user_ref(actor.approved_by),
         "conversation_id": actor.conversation_id,
         "reason": actor.reason or None,
+        "via": actor.via or None,
     }
 
 
@@ -367,6 +368,7 @@ def _agent_provenance(actor: Actor) -> dict | None:
         "message_id": actor.message_id,
         "agent_run_id": actor.agent_run_id or None,
         "approved_by": user_ref(actor.approved_by),
+        "via": actor.via or None,
     }
 
 
@@ -532,7 +534,7 @@ def _clean_policy(policy: Any) -> dict:
             raise InvalidOperation(f"scope must be one of {', '.join(AgentScope.values)}",
                                    field="agent_policy.scope")
         clean["scope"] = policy["scope"]
-    for flag in ("protect_pinned", "allow_archive"):
+    for flag in ("protect_pinned", "allow_archive", "external_access"):
         if flag in policy:
             if not isinstance(policy[flag], bool):
                 raise InvalidOperation(f"{flag} must be true or false", field=f"agent_policy.{flag}")

@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, WebSockets through Channels."""
+"""ASGI entry point: HTTP through Django, the MCP server at /mcp/, WebSockets through Channels."""
 import os
 
 from django.core.asgi import get_asgi_application
@@ -11,10 +11,22 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from canvasweb.canvases.realtime.auth import SessionOrTokenAuthMiddleware  # noqa: E402
 from canvasweb.canvases.realtime.routing import websocket_urlpatterns  # noqa: E402
+from canvasweb.integrations.mcp.http import PREFIX as MCP_PREFIX  # noqa: E402
+from canvasweb.integrations.mcp.http import mcp_http_app  # noqa: E402
+
+
+async def http_app(scope, receive, send):
+    """/mcp/<canvas id>/ is the MCP server (streamable HTTP, docs/integrations.md); the rest is Django."""
+    path = scope.get("path", "")
+    if path == MCP_PREFIX or path.startswith(MCP_PREFIX + "/"):
+        await mcp_http_app(scope, receive, send)
+    else:
+        await django_asgi_app(scope, receive, send)
+
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": http_app,
         "websocket": AllowedHostsOriginValidator(SessionOrTokenAuthMiddleware(URLRouter(websocket_urlpatterns))),
     }
 )

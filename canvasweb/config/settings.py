@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "canvasweb.history",
     "canvasweb.chat",
     "canvasweb.agent",
+    "canvasweb.integrations",
     "canvasweb.web",
     "canvasweb.bench",
     "canvasweb.reliability",

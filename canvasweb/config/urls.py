@@ -8,5 +8,7 @@ urlpatterns = [
     path("api/", include("canvasweb.history.urls")),
     path("api/", include("canvasweb.agent.api.urls")),
     path("api/", include("canvasweb.canvases.api.urls")),
+    # The OpenAI-compatible endpoint (docs/integrations.md); the MCP server is mounted in asgi.py.
+    path("v1/", include("canvasweb.integrations.openai_compat.urls")),
     path("", include("canvasweb.web.urls")),
 ]

@@ -238,7 +238,7 @@ def test_provenance_and_change_log_name_the_agent_the_user_and_the_conversation(
     assert new.author_kind == "agent" and new.created_by == bob
     assert new.provenance == {"on_behalf_of": {"id": bob.pk, "username": "bob"},
                               "conversation_id": turn.conversation.pk, "message_id": turn.assistant_message.pk,
-                              "agent_run_id": runner.run.run_id, "approved_by": None}
+                              "agent_run_id": runner.run.run_id, "approved_by": None, "via": None}
     entries = ChangeLogEntry.objects.filter(revision=events[0]["revision"], canvas=canvas)
     assert entries.count() == 3  # node created, old node updated, supersedes edge created
     for entry in entries:

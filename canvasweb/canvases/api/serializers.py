@@ -130,6 +130,8 @@ class AgentPolicySerializer(serializers.Serializer):
     scope = enum(AgentScope, "AgentScope", help_text="all, or tagged: only nodes tagged agent-writable or agent-written.")
     protect_pinned = serializers.BooleanField(help_text="The agent may not change or create pinned anchors.")
     allow_archive = serializers.BooleanField(help_text="The agent may archive nodes.")
+    external_access = serializers.BooleanField(
+        help_text="Tools outside the page may use this canvas: the MCP server and the OpenAI-compatible endpoint.")
 
 
 class AgentPolicyPatchSerializer(serializers.Serializer):
@@ -137,6 +139,7 @@ class AgentPolicyPatchSerializer(serializers.Serializer):
     scope = enum(AgentScope, "AgentScope", required=False)
     protect_pinned = serializers.BooleanField(required=False)
     allow_archive = serializers.BooleanField(required=False)
+    external_access = serializers.BooleanField(required=False)
 
 
 class CanvasSerializer(serializers.Serializer):

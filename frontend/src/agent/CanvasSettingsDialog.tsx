@@ -8,7 +8,7 @@ import { AnchorIcon, ArchiveIcon, BotIcon, DownloadIcon } from '../components/Ic
 import { toast } from '../lib/toast';
 import { downloadExport } from '../history/jsonCanvas';
 
-export const DEFAULT_POLICY: AgentPolicyValue = { mode: 'propose', scope: 'all', protect_pinned: true, allow_archive: true };
+export const DEFAULT_POLICY: AgentPolicyValue = { mode: 'propose', scope: 'all', protect_pinned: true, allow_archive: true, external_access: true };
 
 const MODES: { id: AgentMode; label: string; hint: string }[] = [
   { id: 'off', label: 'Off', hint: 'The agent only answers; it never changes the canvas.' },
@@ -135,6 +135,19 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
               disabled={value.mode === 'off'}
               onChange={(e) => set('allow_archive', e.target.checked)}
               data-testid="policy-allow-archive"
+            />
+          </label>
+          <label className="switch-row">
+            <span className="switch-label">
+              <BotIcon size={14} /> MCP and API access
+              <span className="muted small"> tools outside the page (Claude Desktop, LangChain, Dify) may use this canvas with a member&apos;s API token</span>
+            </span>
+            <input
+              type="checkbox"
+              className="switch"
+              checked={value.external_access}
+              onChange={(e) => set('external_access', e.target.checked)}
+              data-testid="policy-external-access"
             />
           </label>
         </section>

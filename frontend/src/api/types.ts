@@ -305,6 +305,8 @@ export interface AgentPolicyValue {
   scope: 'all' | 'tagged';
   protect_pinned: boolean;
   allow_archive: boolean;
+  /** The MCP server and the OpenAI-compatible endpoint may use this canvas (docs/integrations.md). */
+  external_access: boolean;
 }
 
 export interface ProposalFieldChange {

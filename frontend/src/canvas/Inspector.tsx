@@ -309,6 +309,8 @@ interface Provenance {
   on_behalf_of?: { username?: string } | null;
   approved_by?: { username?: string } | null;
   conversation_id?: number | null;
+  /** The tool outside the page the agent worked in, e.g. "MCP (Claude Desktop)". */
+  via?: string | null;
 }
 
 function AgentProvenance({ node }: { node: CanvasNode }) {
@@ -320,6 +322,7 @@ function AgentProvenance({ node }: { node: CanvasNode }) {
       <span className="badge badge-agent">
         <BotIcon size={11} /> agent
       </span>{' '}
+      {p.via && <span className="muted">via {p.via} </span>}
       for <strong>{who}</strong>
       {p.approved_by?.username && <span className="muted"> · approved by {p.approved_by.username}</span>}
       {p.conversation_id != null && (

@@ -19,7 +19,7 @@ def test_list_shows_role_and_member_count(canvas, owner_client, viewer_client, m
     assert item["id"] == canvas.pk and item["name"] == "Launch plan"
     assert item["role"] == "owner" and item["member_count"] == 3
     assert item["agent_policy"] == {"mode": "propose", "scope": "all", "protect_pinned": True,
-                                    "allow_archive": True}
+                                    "allow_archive": True, "external_access": True}
     assert viewer_client.get("/api/canvases/").json()[0]["role"] == "viewer"
     assert client_for(make_user("stranger")).get("/api/canvases/").json() == []
 
@@ -79,7 +79,7 @@ def test_update_name_description_and_policy(canvas, owner_client, matches_schema
     body = response.json()
     assert body["name"] == "Launch plan v2" and body["description"] == "发布计划"
     assert body["agent_policy"] == {"mode": "auto", "scope": "tagged", "protect_pinned": False,
-                                    "allow_archive": False}
+                                    "allow_archive": False, "external_access": True}
     assert body["revision"] == canvas.revision + 1
     # Partial policy; an unchanged PATCH adds no revision.
     again = owner_client.patch(f"/api/canvases/{canvas.pk}/", {"agent_policy": {"mode": "off"}}, format="json")
