@@ -43,3 +43,14 @@ class Conflict(CanvasError):
 class RateLimited(CanvasError):
     code = "RATE_LIMITED"
     http_status = 429
+
+
+class EditConflict(Conflict):
+    """A content edit made on a stale base: carries the node as it is now, so the client can offer a choice."""
+
+    def __init__(self, message: str, *, field: str | None = None, current: dict | None = None):
+        super().__init__(message, field=field)
+        self.current = current
+
+    def as_dict(self) -> dict:
+        return {**super().as_dict(), "current": self.current}
