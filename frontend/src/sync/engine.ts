@@ -11,6 +11,7 @@ import type {
   ChangeEvent,
   EntityChange,
   Op,
+  PresenceActivity,
   PresenceCursor,
   PresenceViewport,
   Role,
@@ -49,6 +50,10 @@ export interface PresencePeer {
   color: string;
   viewport: PresenceViewport | null;
   cursor: PresenceCursor | null;
+  /** node this person has an editor open on */
+  editing?: string | null;
+  /** node this person is dragging, and where it is now */
+  dragging?: PresenceActivity['dragging'];
   updatedAt: number;
 }
 
@@ -74,6 +79,8 @@ export interface Notice {
   field?: string | null;
   clientOpId?: string;
   op?: Op;
+  /** CONFLICT on a stale base_version: the node as the server has it now */
+  current?: CanvasNode;
 }
 
 export interface EngineState {
@@ -166,6 +173,7 @@ export class SyncEngine {
   // presence
   private peers = new Map<string, PresencePeer>();
   private presenceLatest: { viewport: PresenceViewport; cursor: PresenceCursor | null } | null = null;
+  private presenceActivity: PresenceActivity = { editing: null, dragging: null };
   private presenceLastSentAt = -Infinity;
   private presenceLastPayload = '';
   private presenceTimer: ReturnType<typeof setTimeout> | null = null;
@@ -505,6 +513,12 @@ export class SyncEngine {
     this.flushPresence();
   }
 
+  /** Announce which node I am editing / dragging; sent with the next presence frame (same throttle). */
+  setActivity(activity: Partial<PresenceActivity>): void {
+    this.presenceActivity = { ...this.presenceActivity, ...activity };
+    this.flushPresence();
+  }
+
   private flushPresence() {
     if (!this.presenceLatest || !this.isOpen()) return;
     const now = this.opts.now();
@@ -518,7 +532,7 @@ export class SyncEngine {
       }
       return;
     }
-    const payload = JSON.stringify({ type: 'presence', ...this.presenceLatest });
+    const payload = JSON.stringify({ type: 'presence', ...this.presenceLatest, ...this.presenceActivity });
     if (payload === this.presenceLastPayload) return;
     if (this.socket && this.socket.readyState === WS_OPEN) {
       this.socket.send(payload);
@@ -714,7 +728,7 @@ export class SyncEngine {
     this.emit();
   }
 
-  private onReject(msg: { client_op_id: string; error?: { code?: string; message?: string; field?: string | null } }) {
+  private onReject(msg: { client_op_id: string; error?: { code?: string; message?: string; field?: string | null; current?: CanvasNode } }) {
     const idx = this.pending.findIndex((x) => x.clientOpId === msg.client_op_id);
     const p = idx >= 0 ? this.pending[idx] : undefined;
     const code = msg.error?.code;
@@ -734,6 +748,7 @@ export class SyncEngine {
       field: msg.error?.field ?? null,
       clientOpId: msg.client_op_id,
       op: p?.op,
+      current: msg.error?.current ?? undefined,
     });
     this.emit();
   }
@@ -758,6 +773,8 @@ export class SyncEngine {
       color: typeof msg.color === 'string' ? msg.color : '#64748b',
       viewport: msg.viewport ?? null,
       cursor: msg.cursor ?? null,
+      editing: typeof msg.editing === 'string' ? msg.editing : null,
+      dragging: msg.dragging && typeof msg.dragging.id === 'string' ? msg.dragging : null,
       updatedAt: this.opts.now(),
     });
     this.emit();
