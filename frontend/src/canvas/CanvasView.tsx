@@ -44,6 +44,8 @@ import { CanvasDrafts } from './editing/CanvasDrafts';
 import { useEditSession } from './editing/editSession';
 
 const nodeTypes = { card: NodeCard, ghost: GhostCard };
+// Shift+click extends the selection, like Ctrl/Cmd+click.
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const edgeTypes = { floating: FloatingEdge };
 
 interface Props {
@@ -309,13 +311,17 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       } else if (e.key === 'Enter' && !readOnly && selection.nodes.size === 1 && !editingId && !(e.target as HTMLElement | null)?.closest?.('button, a')) {
         e.preventDefault();
         startEditing([...selection.nodes][0]);
+      } else if ((e.key === 'a' || e.key === 'A') && (e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey) {
+        // Ctrl/Cmd+A: every card (not the agent's ghost proposals).
+        e.preventDefault();
+        setSelection({ nodes: new Set(engine.getSnapshot().doc.nodes.keys()), edges: new Set() });
       } else if (e.key === 'Escape' && !editingId) {
         setSelection({ nodes: new Set(), edges: new Set() });
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [readOnly, selection, editingId, onDeleteSelection, startEditing, setSelection]);
+  }, [readOnly, selection, editingId, onDeleteSelection, startEditing, setSelection, engine]);
 
   // ------------------------------------------------------------ first fit
 
@@ -383,6 +389,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         nodesConnectable={!readOnly}
         elementsSelectable
         deleteKeyCode={null}
+        multiSelectionKeyCode={MULTI_SELECT_KEYS}
         zoomOnDoubleClick={false}
         minZoom={0.1}
         maxZoom={2.5}

@@ -272,6 +272,12 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
           data-testid="inspector-pinned"
         />
       </label>
+      {node.pinned && node.sensitivity === 'secret' && (
+        <div className="field-hint warn" role="note" data-testid="pinned-secret-warning">
+          Pinned and secret together: the model always gets this note, but only as a redacted placeholder — its text is
+          never sent. Make it internal if the model should read it.
+        </div>
+      )}
 
       {!readOnly && (
         <div className="inspector-actions">

@@ -1,6 +1,7 @@
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
 import { byTestId, flush, node, q, renderCanvas, useCanvasHarness } from '../../test/canvasHarness';
+import { handle } from '../../lib/testHooks';
 import type { FakeSocket } from '../../test/fakeSocket';
 
 useCanvasHarness();
@@ -41,7 +42,7 @@ function lastOp(sock: FakeSocket) {
   return ops[ops.length - 1];
 }
 
-describe('editing together', () => {
+describe('editing together', { timeout: 20_000 }, () => {
   it('sends base_version and turns a CONFLICT into a choice: keep mine rebases on the current version', async () => {
     const sock = await renderCanvas();
     const editor = await openEditor('n-new');
@@ -159,5 +160,19 @@ describe('editing together', () => {
     await flush();
     const wrapper = q('.react-flow__node[data-id="n-key"]')!;
     expect(wrapper.style.transform).toMatch(/translate\(640px,\s*90px\)/);
+  });
+
+  it('Ctrl+A selects every card, and pinned + secret together shows a warning', async () => {
+    await renderCanvas();
+    await key(window.document.body, 'a', { ctrlKey: true });
+    await flush();
+    expect(byTestId('node-n-db')!.className).toContain('selected');
+    expect(byTestId('node-n-key')!.className).toContain('selected');
+    await act(async () => {
+      handle.submit({ type: 'node.update', id: 'n-key', fields: { pinned: true } });
+    });
+    await act(async () => handle.focusNode('n-key'));
+    await flush();
+    expect(byTestId('pinned-secret-warning')?.textContent).toContain('never sent');
   });
 });
