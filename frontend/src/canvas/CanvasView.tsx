@@ -38,7 +38,8 @@ import { RemoteCursors } from './RemoteCursors';
 import { useOverlay } from './overlay';
 import { GhostCard } from '../agent/GhostNode';
 import { ghostsFor, markedNodes } from '../agent/proposals';
-import { buildNodes, coord, decorate, isEditableTarget, round2, type FlowNode } from './flowNodes';
+import { buildNodes, coord, decorate, round2, type FlowNode } from './flowNodes';
+import { useCanvasKeyboard } from './useCanvasKeyboard';
 import { PeerActivityContext, usePeerActivity } from './editing/peerActivity';
 import { CanvasDrafts } from './editing/CanvasDrafts';
 import { useEditSession } from './editing/editSession';
@@ -301,27 +302,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   // ------------------------------------------------------------ keyboard
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (isEditableTarget(e.target) || (e.target as HTMLElement | null)?.closest?.('.dialog, .popover')) return;
-      if (e.key === 'Delete' || e.key === 'Backspace') {
-        if (readOnly) return;
-        e.preventDefault();
-        onDeleteSelection();
-      } else if (e.key === 'Enter' && !readOnly && selection.nodes.size === 1 && !editingId && !(e.target as HTMLElement | null)?.closest?.('button, a')) {
-        e.preventDefault();
-        startEditing([...selection.nodes][0]);
-      } else if ((e.key === 'a' || e.key === 'A') && (e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey) {
-        // Ctrl/Cmd+A: every card (not the agent's ghost proposals).
-        e.preventDefault();
-        setSelection({ nodes: new Set(engine.getSnapshot().doc.nodes.keys()), edges: new Set() });
-      } else if (e.key === 'Escape' && !editingId) {
-        setSelection({ nodes: new Set(), edges: new Set() });
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [readOnly, selection, editingId, onDeleteSelection, startEditing, setSelection, engine]);
+  useCanvasKeyboard({ engine, readOnly, selection, setSelection, editingId, startEditing, onDeleteSelection });
 
   // ------------------------------------------------------------ first fit
 
