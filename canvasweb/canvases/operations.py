@@ -40,6 +40,8 @@ class Operation:
     # node.create / node.supersede body (validated, defaults filled) or edge.create body
     body: dict[str, Any] = field(default_factory=dict)
     ops: tuple["Operation", ...] = ()
+    # node.update: the node version the edit started from (None: last writer wins)
+    base_version: int | None = None
 
     @property
     def is_batch(self) -> bool:
@@ -85,13 +87,14 @@ def _parse_node_create(raw: dict) -> Operation:
 
 
 def _parse_node_update(raw: dict) -> Operation:
-    _only_keys(raw, {"type", "id", "fields"}, prefix="")
+    _only_keys(raw, {"type", "id", "fields", "base_version"}, prefix="")
     fields = raw.get("fields")
     if not isinstance(fields, dict) or not fields:
         raise InvalidOperation("fields must be a non-empty object", field="fields")
     _only_keys(fields, set(NODE_FIELDS), prefix="fields.")
     clean = {name: _NODE_FIELD_VALIDATORS[name](value, f"fields.{name}") for name, value in fields.items()}
-    return Operation(type="node.update", target_id=_uuid(raw.get("id"), "id"), fields=clean)
+    return Operation(type="node.update", target_id=_uuid(raw.get("id"), "id"), fields=clean,
+                     base_version=_base_version(raw.get("base_version")))
 
 
 def _parse_node_move(raw: dict) -> Operation:
@@ -251,6 +254,15 @@ def _content(value: Any, name: str) -> str:
         raise InvalidOperation(f"{name} must not contain NUL characters", field=name)
     if len(value) > MAX_CONTENT_CHARS:
         raise InvalidOperation(f"{name} is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}", field=name)
+    return value
+
+
+def _base_version(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidOperation("base_version must be a positive integer (a node version) or null",
+                               field="base_version")
     return value
 
 

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from canvasweb.common.errors import CanvasError, Conflict, Forbidden, InvalidOperation, NotFound
+from canvasweb.common.errors import CanvasError, Conflict, EditConflict, Forbidden, InvalidOperation, NotFound
 from canvasweb.history.chain import entry_digest
 from canvasweb.history.models import ChangeLogEntry, SecurityEvent
 
@@ -399,7 +399,34 @@ def _op_node_create(write: _Write, op: Operation) -> None:
 def _op_node_update(write: _Write, op: Operation) -> None:
     node = _get_node(write, op.target_id)
     permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=node, operation=op.type)
+    if op.base_version is not None:
+        _require_fresh_content_base(write, node, op)
     _update_node_fields(write, node, op.fields)
+
+
+def _require_fresh_content_base(write: _Write, node: Node, op: Operation) -> None:
+    """Refuse a content edit whose base another writer's content change has overtaken (docs/protocol.md).
+
+    Only `content` is checked: other fields stay last-writer-wins. The actor's own
+    later versions never conflict, so queued offline edits of one person apply in order.
+    """
+    if op.base_version > node.version:
+        raise InvalidOperation(f"base_version {op.base_version} is newer than the node (version {node.version})",
+                               field="base_version")
+    if "content" not in op.fields or op.fields["content"] == node.content or op.base_version == node.version:
+        return
+    newer = ChangeLogEntry.objects.filter(canvas=write.canvas, entity="node", target_id=str(node.id)).order_by(
+        "-revision", "-seq").values_list("fields", "after", "actor_kind", "actor_user_id")
+    for fields, after, actor_kind, actor_user_id in newer.iterator():
+        version = (after or {}).get("version")
+        if not isinstance(version, int) or version <= op.base_version:
+            return
+        own = actor_kind == write.actor.kind == "user" and actor_user_id == write.actor.user.pk
+        if "content" in fields and not own:
+            raise EditConflict(
+                f"node {node.id} was edited by someone else since version {op.base_version} "
+                f"(now version {node.version}); your text was not saved",
+                field="fields.content", current=node_to_dict(node))
 
 
 def _op_node_delete(write: _Write, op: Operation) -> None:

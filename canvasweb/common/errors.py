@@ -53,3 +53,13 @@ class RateLimited(CanvasError):
         if self.retry_after_ms is not None:
             data["retry_after_ms"] = self.retry_after_ms
         return data
+
+class EditConflict(Conflict):
+    """A content edit made on a stale base: carries the node as it is now, so the client can offer a choice."""
+
+    def __init__(self, message: str, *, field: str | None = None, current: dict | None = None):
+        super().__init__(message, field=field)
+        self.current = current
+
+    def as_dict(self) -> dict:
+        return {**super().as_dict(), "current": self.current}

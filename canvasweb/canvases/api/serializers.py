@@ -61,6 +61,8 @@ class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable machine-readable code, e.g. INVALID, NOT_FOUND, FORBIDDEN.")
     message = serializers.CharField(help_text="Human-readable explanation.")
     field = serializers.CharField(allow_null=True, help_text="The offending field (dotted path) or null.")
+    current = any_json(required=False, allow_null=True,
+                       help_text="Only for CONFLICT on a stale node.update base_version: the node as it is now.")
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -72,7 +74,8 @@ _ERROR_TEXT = {
     401: "UNAUTHENTICATED: no valid session or token.",
     403: "FORBIDDEN: your role may not do this; CSRF_FAILED: session request without a valid CSRF token.",
     404: "NOT_FOUND: no such canvas (or you are not a member), node, edge or member.",
-    409: "CONFLICT: a client-chosen id already exists.",
+    409: "CONFLICT: a client-chosen id already exists, or a content edit's base_version is stale "
+         "(then `current` holds the node as it is now).",
     413: "TOO_LARGE: request body over the size limit.",
     415: "UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.",
 }
@@ -331,6 +334,10 @@ class NodeUpdateOpSerializer(serializers.Serializer):
     type = enum(["node.update"], "OpTypeNodeUpdate")
     id = serializers.UUIDField()
     fields = NodeFieldsSerializer(help_text="A non-empty subset.")
+    base_version = serializers.IntegerField(
+        min_value=1, required=False, allow_null=True,
+        help_text="The node version the edit started from. A `content` change on a base that someone else's "
+                  "content edit has overtaken is refused with 409 CONFLICT (error.current = the node now).")
 
 
 class NodeMoveOpSerializer(serializers.Serializer):

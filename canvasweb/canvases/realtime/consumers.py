@@ -13,6 +13,7 @@ import math
 import random
 import secrets
 import time
+import uuid
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -340,11 +341,17 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         viewport = _clean_point(message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport")
         cursor = message.get("cursor")
         cursor = None if cursor is None else _clean_point(cursor, ("x", "y"), "cursor")
+        editing = _clean_node_id(message.get("editing"), "editing")
+        dragging = message.get("dragging")
+        if dragging is not None:
+            dragging = {"id": _clean_node_id(dragging.get("id") if isinstance(dragging, dict) else None,
+                                             "dragging.id", required=True),
+                        **_clean_point(dragging, ("x", "y"), "dragging")}
         self.presence = {
             "type": "presence", "connection_id": self.connection_id,
             "user": {"id": self.user.pk, "username": self.user.get_username()},
             "color": PRESENCE_COLORS[self.user.pk % len(PRESENCE_COLORS)],
-            "viewport": viewport, "cursor": cursor,
+            "viewport": viewport, "cursor": cursor, "editing": editing, "dragging": dragging,
         }
         interval = _config("PRESENCE_MIN_INTERVAL_MS") / 1000
         wait = self.last_presence_sent + interval - time.monotonic()
@@ -552,6 +559,21 @@ def _record_refused_connect(*, user, canvas_id: int) -> None:
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _clean_node_id(value: Any, name: str, *, required: bool = False) -> str | None:
+    """A node id in a presence frame: a UUID string (or null). Not looked up: presence is a hint."""
+    if value is None and not required:
+        return None
+    try:
+        return str(uuid.UUID(value)) if isinstance(value, str) else _bad_node_id(name)
+    except ValueError:
+        return _bad_node_id(name)
+
+
+def _bad_node_id(name: str):
+    raise BadMessage(f"{name} must be a node id (a UUID string){'' if name == 'dragging.id' else ' or null'}",
+                     field=name)
 
 
 def _clean_point(value: Any, keys: tuple[str, ...], name: str) -> dict:

@@ -132,7 +132,7 @@ export type EdgeFields = Partial<Pick<CanvasEdge, 'relation' | 'label'>>;
 
 export type Op =
   | { type: 'node.create'; node: NodeCreateBody }
-  | { type: 'node.update'; id: string; fields: NodeFields }
+  | { type: 'node.update'; id: string; fields: NodeFields; base_version?: number | null }
   | { type: 'node.move'; id: string; x: number; y: number }
   | { type: 'node.delete'; id: string }
   | { type: 'node.supersede'; id: string; node: NodeCreateBody }
@@ -181,6 +181,12 @@ export interface PresenceViewport {
 export interface PresenceCursor {
   x: number;
   y: number;
+}
+
+/** What a person is doing right now (presence `editing` / `dragging`, docs/protocol.md). */
+export interface PresenceActivity {
+  editing: string | null;
+  dragging: { id: string; x: number; y: number } | null;
 }
 
 // ---------------------------------------------------------------- chat (docs/protocol.md "Chat", docs/api.md "Chat")

@@ -26,132 +26,28 @@ import {
   type NodeChange,
 } from '@xyflow/react';
 import type { Op, Relation } from '../api/types';
-import type { Doc } from '../sync/apply';
 import { newEntityId, type EngineState } from '../sync/engine';
-import { clamp, snippet } from '../lib/format';
-import { LIMITS } from '../api/types';
+import { snippet } from '../lib/format';
 import { useCanvasActions, useEditingId, type Selection } from './context';
-import { NodeCard, type CardDecor, type CardNode } from './NodeCard';
+import { NodeCard, type CardNode } from './NodeCard';
 import { FloatingEdge, type RelEdge } from './FloatingEdge';
 import { kindMeta, relationColor } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
 import { RemoteCursors } from './RemoteCursors';
-import { useOverlay, type OverlayState } from './overlay';
-import { GhostCard, type GhostFlowNode } from '../agent/GhostNode';
+import { useOverlay } from './overlay';
+import { GhostCard } from '../agent/GhostNode';
 import { ghostsFor, markedNodes } from '../agent/proposals';
+import { buildNodes, coord, decorate, round2, type FlowNode } from './flowNodes';
+import { useCanvasKeyboard } from './useCanvasKeyboard';
+import { PeerActivityContext, usePeerActivity } from './editing/peerActivity';
+import { CanvasDrafts } from './editing/CanvasDrafts';
+import { useEditSession } from './editing/editSession';
 
 const nodeTypes = { card: NodeCard, ghost: GhostCard };
+// Shift+click extends the selection, like Ctrl/Cmd+click.
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const edgeTypes = { floating: FloatingEdge };
-
-type FlowNode = CardNode | GhostFlowNode;
-
-/** Per-node decorations from the overlay (preview ranks, filters, proposals). */
-function decorate(overlay: OverlayState, marked: Map<string, number[]>) {
-  const { preview, agentOnly } = overlay;
-  return (node: { id: string; author_kind: string }): CardDecor => {
-    const inc = preview?.included.get(node.id);
-    const exc = preview && !inc ? preview.excluded.get(node.id)?.reason ?? 'not_selected' : null;
-    return {
-      rank: inc ? inc.rank : null,
-      ctxReason: inc ? inc.reason : null,
-      placeholder: inc ? inc.placeholder : false,
-      excluded: exc,
-      dimmed: (agentOnly && node.author_kind !== 'agent') || (!!preview && !inc),
-      proposals: marked.get(node.id) ?? null,
-    };
-  };
-}
-
-function sameDecor(a: CardDecor | undefined, b: CardDecor): boolean {
-  return (
-    !!a &&
-    a.rank === b.rank &&
-    a.ctxReason === b.ctxReason &&
-    a.placeholder === b.placeholder &&
-    a.excluded === b.excluded &&
-    a.dimmed === b.dimmed &&
-    (a.proposals ?? []).join(',') === (b.proposals ?? []).join(',')
-  );
-}
-
-const round2 = (v: number) => Math.round(v * 100) / 100;
-const coord = (v: number) => round2(clamp(v, -LIMITS.coordAbsMax, LIMITS.coordAbsMax));
-
-function isEditableTarget(t: EventTarget | null): boolean {
-  const el = t as HTMLElement | null;
-  if (!el || !el.tagName) return false;
-  return el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable;
-}
-
-/** Rebuild React Flow nodes from the document, keeping identity, measurements and drag positions. */
-function buildNodes(
-  prev: FlowNode[],
-  doc: Doc,
-  pendingIds: ReadonlySet<string>,
-  selected: ReadonlySet<string>,
-  readOnly: boolean,
-  decor: (n: { id: string; author_kind: string }) => CardDecor,
-  ghosts: GhostFlowNode['data'][],
-): FlowNode[] {
-  const prevById = new Map(prev.filter((n): n is CardNode => n.type === 'card').map((n) => [n.id, n]));
-  const out: FlowNode[] = [];
-  for (const node of doc.nodes.values()) {
-    const p = prevById.get(node.id);
-    const pending = pendingIds.has(node.id);
-    const succ = node.superseded_by ? doc.nodes.get(node.superseded_by) : undefined;
-    const successor = node.superseded_by ? (succ ? snippet(succ.content, 36) : null) : null;
-    const isSelected = selected.has(node.id);
-    const draggable = !readOnly;
-    const d = decor(node);
-    if (
-      p &&
-      p.data.node === node &&
-      sameDecor(p.data.decor, d) &&
-      p.data.pending === pending &&
-      p.data.successor === successor &&
-      !!p.selected === isSelected &&
-      p.draggable === draggable &&
-      (p.dragging || (p.position.x === node.x && p.position.y === node.y))
-    ) {
-      out.push(p);
-      continue;
-    }
-    out.push({
-      id: node.id,
-      type: 'card',
-      position: p?.dragging ? p.position : { x: node.x, y: node.y },
-      data: { node, pending, successor, decor: d },
-      selected: isSelected,
-      dragging: p?.dragging,
-      measured: p?.measured,
-      draggable,
-      zIndex: node.archived || node.superseded_by ? 0 : 1,
-      ariaLabel: `${kindMeta(node.kind).label}: ${snippet(node.content, 60) || 'empty'}`,
-    });
-  }
-  const prevGhosts = new Map(prev.filter((n): n is GhostFlowNode => n.type === 'ghost').map((n) => [n.id, n]));
-  for (const g of ghosts) {
-    const p = prevGhosts.get(g.node.id);
-    if (p && p.data.proposal === g.proposal && p.data.node.x === g.node.x && p.data.node.y === g.node.y) {
-      out.push(p);
-      continue;
-    }
-    out.push({
-      id: g.node.id,
-      type: 'ghost',
-      position: { x: g.node.x, y: g.node.y },
-      data: g,
-      measured: p?.measured,
-      draggable: false,
-      selectable: false,
-      connectable: false,
-      zIndex: 2,
-      ariaLabel: `Proposed by the agent: ${snippet(g.node.content, 60)}`,
-    });
-  }
-  return out;
-}
 
 interface Props {
   state: EngineState;
@@ -171,13 +67,15 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const [edgeEdit, setEdgeEdit] = useState<{ id: string; x: number; y: number } | null>(null);
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const { doc, pendingIds } = state;
+  const session = useEditSession();
+  const activity = usePeerActivity(state.peers);
 
   const ghosts = useMemo(() => ghostsFor(overlay.proposals, doc), [overlay.proposals, doc]);
   const decor = useMemo(() => decorate(overlay, markedNodes(overlay.proposals)), [overlay]);
 
   useLayoutEffect(() => {
-    setRfNodes((prev) => buildNodes(prev, doc, pendingIds, selection.nodes, readOnly, decor, ghosts.nodes));
-  }, [doc, pendingIds, selection.nodes, readOnly, decor, ghosts.nodes]);
+    setRfNodes((prev) => buildNodes(prev, doc, pendingIds, selection.nodes, readOnly, decor, ghosts.nodes, activity.dragged));
+  }, [doc, pendingIds, selection.nodes, readOnly, decor, ghosts.nodes, activity.dragged]);
 
   const onGhostClick = useCallback((proposalId: number) => overlayStore.focusProposal(proposalId), [overlayStore]);
 
@@ -256,9 +154,19 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [setSelection],
   );
 
+  // Others see the card move while it is dragged (presence, throttled); the move is committed once, on drop.
+  const onNodeDrag = useCallback(
+    (_e: unknown, node: FlowNode) => {
+      if (readOnly || node.type !== 'card') return;
+      engine.setActivity({ dragging: { id: node.id, x: coord(node.position.x), y: coord(node.position.y) } });
+    },
+    [engine, readOnly],
+  );
+
   const onNodeDragStop = useCallback(
     (_e: unknown, _node: FlowNode, nodes: FlowNode[]) => {
       if (readOnly) return;
+      engine.setActivity({ dragging: null });
       const ops: Op[] = [];
       for (const n of nodes) {
         const cur = engine.getNode(n.id);
@@ -337,19 +245,26 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     setConnectDraft(null);
   }, []);
 
-  // Double-click on the empty pane creates a note there and starts editing it.
+  // Double-click on the empty pane opens a new-note draft there; it is created only when saved with text.
   const onDoubleClick = useCallback(
     (e: ReactMouseEvent) => {
       if (readOnly) return;
       const target = e.target as HTMLElement;
       if (!target.classList?.contains('react-flow__pane')) return;
       const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
-      const id = newEntityId();
-      submit({ type: 'node.create', node: { id, content: '', kind: 'note', x: coord(p.x - 100), y: coord(p.y - 24) } });
-      setSelection({ nodes: new Set([id]), edges: new Set() });
-      startEditing(id);
+      startEditing(null);
+      setSelection({ nodes: new Set(), edges: new Set() });
+      session.openNoteDraft({ x: coord(p.x - 100), y: coord(p.y - 24), text: '', message: null });
     },
-    [readOnly, rf, submit, setSelection, startEditing],
+    [readOnly, rf, setSelection, startEditing, session],
+  );
+
+  const toWrapper = useCallback(
+    (p: { x: number; y: number }) => {
+      const s = rf.flowToScreenPosition(p);
+      return toLocal(s.x, s.y);
+    },
+    [rf, toLocal],
   );
 
   // ------------------------------------------------------------ presence
@@ -387,23 +302,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   // ------------------------------------------------------------ keyboard
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (isEditableTarget(e.target) || (e.target as HTMLElement | null)?.closest?.('.dialog, .popover')) return;
-      if (e.key === 'Delete' || e.key === 'Backspace') {
-        if (readOnly) return;
-        e.preventDefault();
-        onDeleteSelection();
-      } else if (e.key === 'Enter' && !readOnly && selection.nodes.size === 1 && !editingId && !(e.target as HTMLElement | null)?.closest?.('button, a')) {
-        e.preventDefault();
-        startEditing([...selection.nodes][0]);
-      } else if (e.key === 'Escape' && !editingId) {
-        setSelection({ nodes: new Set(), edges: new Set() });
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [readOnly, selection, editingId, onDeleteSelection, startEditing, setSelection]);
+  useCanvasKeyboard({ engine, readOnly, selection, setSelection, editingId, startEditing, onDeleteSelection });
 
   // ------------------------------------------------------------ first fit
 
@@ -448,6 +347,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         sendPresence();
       }}
     >
+      <PeerActivityContext.Provider value={activity}>
       <ReactFlow<FlowNode, RelEdge>
         nodes={rfNodes}
         edges={rfEdges}
@@ -457,6 +357,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onEdgesChange={onEdgesChange}
         onConnect={onConnect}
         onConnectEnd={onConnectEnd}
+        onNodeDrag={onNodeDrag}
         onNodeDragStop={onNodeDragStop}
         onNodeDoubleClick={onNodeDoubleClick}
         onNodeClick={onNodeClick}
@@ -469,6 +370,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         nodesConnectable={!readOnly}
         elementsSelectable
         deleteKeyCode={null}
+        multiSelectionKeyCode={MULTI_SELECT_KEYS}
         zoomOnDoubleClick={false}
         minZoom={0.1}
         maxZoom={2.5}
@@ -490,6 +392,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         />
         <RemoteCursors peers={state.peers} />
       </ReactFlow>
+      </PeerActivityContext.Provider>
+      <CanvasDrafts doc={doc} toWrapper={toWrapper} />
 
       {!state.synced && (
         <div className="canvas-overlay" data-testid="canvas-loading">

@@ -1,14 +1,16 @@
-import { useEffect, useRef, useState } from 'react';
-import { LIMITS, NODE_KINDS, RELATIONS, relationLabel, SENSITIVITIES, type CanvasEdge, type CanvasNode, type Relation, type NodeFields, type NodeKind, type Sensitivity } from '../api/types';
+import { useEffect, useState } from 'react';
+import { LIMITS, NODE_KINDS, SENSITIVITIES, type CanvasEdge, type CanvasNode, type NodeFields, type NodeKind, type Sensitivity } from '../api/types';
 import { AnchorIcon, ArchiveIcon, ArrowRightIcon, BotIcon, ChevronLeftIcon, CopyPlusIcon, HistoryIcon, LockIcon, TrashIcon } from '../components/Icons';
-import { clamp, formatDateTime, isComposing, snippet } from '../lib/format';
-import { newEntityId } from '../sync/engine';
+import { clamp, formatDateTime, snippet } from '../lib/format';
 import type { Doc } from '../sync/apply';
 import { useCanvasActions } from './context';
-import { KIND_META, kindMeta, relationColor, SENSITIVITY_META, weightStyle } from './kinds';
+import { KIND_META, kindMeta, SENSITIVITY_META } from './kinds';
 import { TagInput } from './TagInput';
-import { findFreeSpot } from './placement';
 import { NodeHistory } from './NodeHistory';
+import { ContentField } from './editing/ContentField';
+import { EdgeInspector } from './EdgeInspector';
+import { CanvasOverview } from './CanvasOverview';
+import { useEditSession } from './editing/editSession';
 
 interface Props {
   doc: Doc;
@@ -49,201 +51,6 @@ function MultiInspector({ nodeCount, edgeCount, onDelete }: { nodeCount: number;
         </button>
       )}
     </div>
-  );
-}
-
-function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
-  const { submit, readOnly, focusNode, selectOnly } = useCanvasActions();
-  const [label, setLabel] = useState(edge.label ?? '');
-  useEffect(() => setLabel(edge.label ?? ''), [edge.label]);
-  const source = doc.nodes.get(edge.source);
-  const target = doc.nodes.get(edge.target);
-  const commitLabel = () => {
-    if (label !== (edge.label ?? '')) submit({ type: 'edge.update', id: edge.id, fields: { label } });
-  };
-  const end = (n: CanvasNode | undefined, id: string) => (
-    <button className="link-btn edge-end-btn" onClick={() => focusNode(id)} disabled={!n}>
-      {n ? snippet(n.content || 'Empty note', 40) : 'hidden node'}
-    </button>
-  );
-  return (
-    <div className="inspector-section" data-testid="edge-inspector">
-      <div className="inspector-head">
-        <h2 className="inspector-title">Link</h2>
-        <span className="muted small">v{edge.version}</span>
-      </div>
-      <div className="edge-path">
-        {end(source, edge.source)}
-        <span className="edge-path-rel" style={{ color: relationColor(edge.relation) }}>
-          {relationLabel(edge.relation)} <ArrowRightIcon size={12} />
-        </span>
-        {end(target, edge.target)}
-      </div>
-      <label className="field">
-        <span>Relation</span>
-        <select
-          value={edge.relation}
-          disabled={readOnly}
-          onChange={(e) => submit({ type: 'edge.update', id: edge.id, fields: { relation: e.target.value as Relation } })}
-          data-testid="inspector-edge-relation"
-        >
-          {RELATIONS.map((r) => (
-            <option key={r} value={r}>
-              {relationLabel(r)}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span>Label</span>
-        <input
-          value={label}
-          readOnly={readOnly}
-          maxLength={200}
-          placeholder={readOnly ? '' : 'Optional note on the link'}
-          onChange={(e) => setLabel(e.target.value)}
-          onBlur={() => !readOnly && commitLabel()}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !isComposing(e)) commitLabel();
-          }}
-          data-testid="inspector-edge-label"
-        />
-      </label>
-      {!readOnly && (
-        <button
-          className="btn btn-block btn-danger-ghost"
-          onClick={() => {
-            submit({ type: 'edge.delete', id: edge.id });
-            selectOnly([]);
-          }}
-          data-testid="inspector-edge-delete"
-        >
-          <TrashIcon size={14} /> Delete link
-        </button>
-      )}
-      <dl className="meta-list">
-        <dt>Created by</dt>
-        <dd>{edge.created_by?.username ?? 'unknown'}</dd>
-        <dt>Created</dt>
-        <dd>{formatDateTime(edge.created_at)}</dd>
-      </dl>
-    </div>
-  );
-}
-
-function CanvasOverview({ doc }: { doc: Doc }) {
-  const { readOnly } = useCanvasActions();
-  let pinned = 0;
-  let archived = 0;
-  for (const n of doc.nodes.values()) {
-    if (n.pinned) pinned++;
-    if (n.archived) archived++;
-  }
-  return (
-    <div className="inspector-section overview">
-      <h2 className="inspector-title">Canvas</h2>
-      <div className="stat-grid">
-        <div className="stat">
-          <div className="stat-value" data-testid="stat-nodes">{doc.nodes.size}</div>
-          <div className="stat-label">nodes</div>
-        </div>
-        <div className="stat">
-          <div className="stat-value">{doc.edges.size}</div>
-          <div className="stat-label">links</div>
-        </div>
-        <div className="stat">
-          <div className="stat-value">{pinned}</div>
-          <div className="stat-label">pinned</div>
-        </div>
-        <div className="stat">
-          <div className="stat-value">{archived}</div>
-          <div className="stat-label">archived</div>
-        </div>
-      </div>
-      <p className="muted small">Select a node to see and edit its details.</p>
-      <h3 className="inspector-subtitle">Kinds</h3>
-      <div className="legend">
-        {NODE_KINDS.map((k) => (
-          <span key={k} className="kind-pill" style={{ color: KIND_META[k].color, background: KIND_META[k].bg }}>
-            {KIND_META[k].label}
-          </span>
-        ))}
-      </div>
-      <h3 className="inspector-subtitle">Links</h3>
-      <ul className="legend-list">
-        {RELATIONS.map((r) => (
-          <li key={r}>
-            <span className="relation-swatch" style={{ background: relationColor(r) }} /> {relationLabel(r)}
-          </li>
-        ))}
-      </ul>
-      {!readOnly && (
-        <>
-          <h3 className="inspector-subtitle">Shortcuts</h3>
-          <ul className="shortcut-list">
-            <li><kbd>Double-click</kbd> canvas: new note</li>
-            <li><kbd>Double-click</kbd> node / <kbd>Enter</kbd>: edit</li>
-            <li><kbd>Shift</kbd>+<kbd>Enter</kbd>: new line</li>
-            <li>Drag between dots: link nodes</li>
-            <li><kbd>Delete</kbd>: delete selection</li>
-          </ul>
-        </>
-      )}
-    </div>
-  );
-}
-
-function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }) {
-  const { submit } = useCanvasActions();
-  const [value, setValue] = useState(node.content);
-  const focused = useRef(false);
-  // Only text the user typed is committed: a focused but untouched field must not
-  // write its stale value back over someone else's newer edit on blur.
-  const dirty = useRef(false);
-  useEffect(() => {
-    if (!focused.current || !dirty.current) setValue(node.content);
-  }, [node.content]);
-  const commit = () => {
-    if (dirty.current && value !== node.content) submit({ type: 'node.update', id: node.id, fields: { content: value } });
-    dirty.current = false;
-  };
-  return (
-    <label className="field">
-      <span className="field-label-row">
-        Content
-        {value.length > LIMITS.contentMax * 0.9 && (
-          <span className={`char-count inline${value.length > LIMITS.contentMax ? ' over' : ''}`}>
-            {value.length.toLocaleString()} / {LIMITS.contentMax.toLocaleString()}
-          </span>
-        )}
-      </span>
-      <textarea
-        className="inspector-content"
-        value={value}
-        readOnly={readOnly}
-        rows={5}
-        data-testid="inspector-content"
-        onFocus={() => (focused.current = true)}
-        onChange={(e) => {
-          dirty.current = true;
-          setValue(e.target.value);
-        }}
-        onBlur={() => {
-          focused.current = false;
-          if (!readOnly) commit();
-        }}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && (e.metaKey || e.ctrlKey) && !isComposing(e)) {
-            e.preventDefault();
-            commit();
-          } else if (e.key === 'Escape') {
-            dirty.current = false;
-            setValue(node.content);
-            (e.target as HTMLTextAreaElement).blur();
-          }
-        }}
-      />
-    </label>
   );
 }
 
@@ -339,6 +146,7 @@ function AgentProvenance({ node }: { node: CanvasNode }) {
 
 function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
   const actions = useCanvasActions();
+  const session = useEditSession();
   const { submit, readOnly, canvasId } = actions;
   const [showHistory, setShowHistory] = useState(false);
   const meta = kindMeta(node.kind);
@@ -347,27 +155,8 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
 
   const update = (fields: NodeFields) => submit({ type: 'node.update', id: node.id, fields });
 
-  const supersede = () => {
-    const id = newEntityId();
-    const spot = findFreeSpot(node, doc.nodes.values(), { w: weightStyle(node.weight).width }, actions.measure);
-    submit({
-      type: 'node.supersede',
-      id: node.id,
-      node: {
-        id,
-        content: node.content,
-        kind: node.kind,
-        x: spot.x,
-        y: spot.y,
-        weight: node.weight,
-        tags: node.tags,
-        pinned: node.pinned,
-        sensitivity: node.sensitivity,
-      },
-    });
-    actions.selectOnly([id]);
-    actions.startEditing(id);
-  };
+  // A draft over the canvas, prefilled; nothing is written until it is saved (canvas/editing/CanvasDrafts).
+  const supersede = () => session.openSupersede(node.id);
 
   if (showHistory) {
     return (
@@ -486,6 +275,12 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
           data-testid="inspector-pinned"
         />
       </label>
+      {node.pinned && node.sensitivity === 'secret' && (
+        <div className="field-hint warn" role="note" data-testid="pinned-secret-warning">
+          Pinned and secret together: the model always gets this note, but only as a redacted placeholder — its text is
+          never sent. Make it internal if the model should read it.
+        </div>
+      )}
 
       {!readOnly && (
         <div className="inspector-actions">

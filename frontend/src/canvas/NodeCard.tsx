@@ -4,7 +4,8 @@ import type { CanvasNode } from '../api/types';
 import { AnchorIcon, ArchiveIcon, ArrowRightIcon, BotIcon, LockIcon } from '../components/Icons';
 import { kindMeta, weightStyle } from './kinds';
 import { useCanvasActions, useEditingId } from './context';
-import { NodeEditor } from './NodeEditor';
+import { CardEditor } from './editing/CardEditor';
+import { usePeerEditors } from './editing/peerActivity';
 
 export interface CardDecor {
   /** context preview: rank when the node would be sent to the model */
@@ -82,6 +83,7 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
   const meta = kindMeta(node.kind);
   const ws = weightStyle(node.weight);
   const superseded = !!node.superseded_by;
+  const peerEditors = usePeerEditors(id);
 
   const cls = [
     'node-card',
@@ -97,16 +99,12 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
     decor?.excluded && 'ctx-excluded',
     decor?.dimmed && 'dimmed',
     decor?.proposals && 'has-proposal',
+    peerEditors && 'peer-editing',
   ]
     .filter(Boolean)
     .join(' ');
 
   const style = { width: ws.width, borderWidth: ws.border, '--kind': meta.color, '--kind-bg': meta.bg } as CSSProperties;
-
-  const commit = (value: string) => {
-    actions.startEditing(null);
-    if (value !== node.content) actions.submit({ type: 'node.update', id, fields: { content: value } });
-  };
 
   return (
     <div
@@ -147,6 +145,16 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
           <BotIcon size={11} /> proposed change
         </button>
       )}
+      {peerEditors && (
+        <span
+          className="peer-editing-badge"
+          style={{ '--peer': peerEditors[0].color } as CSSProperties}
+          title={`${peerEditors.map((p) => p.username).join(', ')} ${peerEditors.length > 1 ? 'are' : 'is'} editing this note`}
+          data-testid="badge-peer-editing"
+        >
+          ✎ {peerEditors.map((p) => p.username).join(', ')} editing
+        </span>
+      )}
       {(['top', 'right', 'bottom', 'left'] as const).map((side) => (
         <Handle
           key={side}
@@ -181,9 +189,9 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
         </span>
       </div>
       {editing ? (
-        <NodeEditor initial={node.content} placeholder="Write a fact, requirement, decision…" onCommit={commit} onCancel={() => actions.startEditing(null)} />
+        <CardEditor node={node} />
       ) : (
-        <div className={`node-content${node.content ? '' : ' empty'}`} data-testid="node-content">
+        <div className={`node-content${node.content ? '' : ' empty'}`} data-testid="node-content" dir="auto">
           {node.content || (actions.readOnly ? 'Empty note' : 'Empty note — double-click to write')}
         </div>
       )}

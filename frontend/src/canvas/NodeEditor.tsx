@@ -1,17 +1,28 @@
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { LIMITS } from '../api/types';
 import { isComposing } from '../lib/format';
+import { partsNeeded } from './editing/splitText';
 
 interface Props {
   initial: string;
   placeholder?: string;
   onCommit(value: string): void;
   onCancel(): void;
+  /** offered when the text is over the limit: save it as several notes */
+  onSplit?(value: string): void;
+  /** why this text is back in the editor (a rejected save) */
+  message?: string | null;
+  /** shown above the text (e.g. "changed underneath") */
+  notice?: ReactNode;
 }
 
-/** Inline textarea: Enter commits, Shift+Enter adds a line, Escape cancels, blur commits. IME-safe. */
-export function NodeEditor({ initial, placeholder, onCommit, onCancel }: Props) {
+/**
+ * Inline textarea: Enter commits, Shift+Enter adds a line, Escape cancels, blur commits. IME-safe.
+ * Text over the limit is never committed (nor lost on blur): it stays here with the offer to split it.
+ */
+export function NodeEditor({ initial, placeholder, onCommit, onCancel, onSplit, message, notice }: Props) {
   const [value, setValue] = useState(initial);
+  const [blocked, setBlocked] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
   const done = useRef(false);
 
@@ -41,8 +52,13 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel }: Props) 
     return () => cancelAnimationFrame(raf);
   }, []);
 
+  const over = value.length > LIMITS.contentMax;
   const finish = (commit: boolean) => {
     if (done.current) return;
+    if (commit && over) {
+      setBlocked(true);
+      return;
+    }
     done.current = true;
     if (commit) onCommit(value);
     else onCancel();
@@ -51,7 +67,14 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel }: Props) 
   const length = value.length;
   return (
     <div className="node-editor-wrap">
+      {notice}
+      {message && (
+        <div className="node-editor-message" role="alert" data-testid="editor-restored">
+          {message}
+        </div>
+      )}
       <textarea
+        dir="auto"
         ref={ref}
         className="node-editor nodrag nowheel nopan"
         value={value}
@@ -76,8 +99,30 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel }: Props) 
         onBlur={() => finish(true)}
       />
       {length > LIMITS.contentMax * 0.9 && (
-        <div className={`char-count${length > LIMITS.contentMax ? ' over' : ''}`}>
+        <div className={`char-count${over ? ' over' : ''}`} data-testid="editor-char-count">
           {length.toLocaleString()} / {LIMITS.contentMax.toLocaleString()}
+        </div>
+      )}
+      {over && (
+        <div className={`node-editor-limit${blocked ? ' blocked' : ''}`} role="alert" data-testid="editor-over-limit">
+          <span>
+            Too long to save: a note holds at most {LIMITS.contentMax.toLocaleString()} characters. Shorten it
+            {onSplit ? ' or split it.' : '.'} Your text stays here.
+          </span>
+          {onSplit && (
+            <button
+              type="button"
+              className="btn btn-small btn-primary"
+              data-testid="editor-split"
+              onMouseDown={(e) => e.preventDefault()}
+              onClick={() => {
+                done.current = true;
+                onSplit(value);
+              }}
+            >
+              Split into {partsNeeded(value, LIMITS.contentMax)} notes
+            </button>
+          )}
         </div>
       )}
     </div>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { SyncEngine, type Notice } from '../sync/engine';
 import { toast } from '../lib/toast';
 import { indexedDbPendingStore } from '../sync/pendingStore';
+import { textOfOp } from './editing/editSession';
 
 export function canvasSocketUrl(canvasId: string, loc: Location = window.location): string {
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws';
@@ -12,19 +13,22 @@ const REJECT_HINT: Record<string, string> = {
   FORBIDDEN: 'You do not have permission to do that.',
   NOT_FOUND: 'That item no longer exists — someone may have deleted it.',
   CONFLICT: 'That conflicts with an existing item.',
+  TOO_LARGE: 'That edit is too large.',
   RATE_LIMITED: 'Too many edits at once. They will be sent shortly.',
 };
 
 export function noticeToToast(n: Notice) {
   switch (n.kind) {
     case 'reject': {
+      // A stale content edit opens the conflict choice instead (canvas/editing/ConflictDialog).
+      if (n.code === 'CONFLICT' && n.current) return;
       const hint = n.code ? REJECT_HINT[n.code] : undefined;
       const msg = n.message && n.message !== hint ? (hint && n.code !== 'INVALID' ? `${hint} (${n.message})` : n.message) : hint ?? 'The server rejected an edit.';
-      toast.error(msg, 'Edit rejected');
+      toast.error(textOfOp(n.op) ? `${msg} Your text is back in the editor.` : msg, 'Edit rejected');
       return;
     }
     case 'too-large':
-      toast.error(n.message, 'Edit not sent');
+      toast.error(textOfOp(n.op) ? `${n.message} Your text is back in the editor.` : n.message, 'Edit not sent');
       return;
     case 'revoked':
       toast.error(n.message, 'Access revoked');

@@ -146,20 +146,16 @@ describe('CanvasPage', () => {
     expect(byTestId('pending-count')?.textContent).toBe('1');
   });
 
-  it('creates a note on double-click of the empty pane and commits the inline edit', async () => {
+  it('opens a new-note draft on double-click and creates the node only when saved with text', async () => {
     const sock = await renderCanvas();
     sock.clearSent();
     const pane = q('.react-flow__pane')!;
     await act(async () => {
       pane.dispatchEvent(new MouseEvent('dblclick', { bubbles: true, clientX: 300, clientY: 200 }));
     });
-    const create = sock.sentOfType('op')[0];
-    expect(create.op.type).toBe('node.create');
-    expect(create.op.node.kind).toBe('note');
-    const id = create.op.node.id as string;
-    expect(id).toMatch(/[0-9a-f-]{36}/);
-    expect(byTestId(`node-${id}`)).not.toBeNull();
-    expect(byTestId('pending-count')?.textContent).toBe('1');
+    // Nothing is sent for a note that was never written.
+    expect(sock.sentOfType('op')).toHaveLength(0);
+    expect(byTestId('note-draft')).not.toBeNull();
 
     const editor = byTestId('node-editor') as HTMLTextAreaElement;
     expect(editor).not.toBeNull();
@@ -173,15 +169,34 @@ describe('CanvasPage', () => {
     await act(async () => {
       editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, isComposing: true }));
     });
-    expect(sock.sentOfType('op')).toHaveLength(1);
+    expect(sock.sentOfType('op')).toHaveLength(0);
     expect(byTestId('node-editor')).not.toBeNull();
     await act(async () => {
       editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
     });
-    const update = sock.sentOfType('op')[1];
-    expect(update.op).toEqual({ type: 'node.update', id, fields: { content: '新的需求' } });
-    expect(byTestId('node-editor')).toBeNull();
+    const [create] = sock.sentOfType('op');
+    expect(create.op.type).toBe('node.create');
+    expect(create.op.node.kind).toBe('note');
+    expect(create.op.node.content).toBe('新的需求');
+    const id = create.op.node.id as string;
+    expect(id).toMatch(/[0-9a-f-]{36}/);
+    expect(byTestId('note-draft')).toBeNull();
     expect(byTestId(`node-${id}`)?.textContent).toContain('新的需求');
+  });
+
+  it('Escape after a double-click discards the empty new note', async () => {
+    const sock = await renderCanvas();
+    sock.clearSent();
+    await act(async () => {
+      q('.react-flow__pane')!.dispatchEvent(new MouseEvent('dblclick', { bubbles: true, clientX: 300, clientY: 200 }));
+    });
+    const editor = byTestId('node-editor') as HTMLTextAreaElement;
+    await act(async () => {
+      editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    });
+    expect(byTestId('note-draft')).toBeNull();
+    expect(sock.sentOfType('op')).toHaveLength(0);
+    expect(handle.getState().nodes).toHaveLength(4);
   });
 
   it('shows a toast when the server rejects an edit and rolls it back', async () => {
@@ -195,7 +210,11 @@ describe('CanvasPage', () => {
     });
     const toast = document.querySelector('[data-testid="toast"]');
     expect(toast?.textContent).toContain('content must be at most 10000 characters');
-    expect(byTestId('node-n-db')?.textContent).toContain('数据库端口是 5433');
+    // The rejected text is not lost: the editor reopens on the node holding it.
+    const editor = byTestId('node-editor') as HTMLTextAreaElement;
+    expect(editor?.value).toBe('x'.repeat(10_001));
+    expect(byTestId('editor-restored')?.textContent).toContain('Not saved');
+    expect(byTestId('editor-over-limit')).not.toBeNull();
   });
 
   it('selects a node into the inspector and deletes it with the Delete key', async () => {

@@ -27,6 +27,8 @@ import { CanvasSettingsDialog } from '../agent/CanvasSettingsDialog';
 import { ActivityFeed } from '../history/ActivityFeed';
 import { useUndoRedo } from '../history/useUndoRedo';
 import { NotFoundPage } from './NotFoundPage';
+import { EditSession, EditSessionContext } from '../canvas/editing/editSession';
+import { ConflictDialog } from '../canvas/editing/ConflictDialog';
 
 const CHAT_OPEN_KEY = 'canvasweb.chatOpen';
 
@@ -133,6 +135,20 @@ function Workspace({
   );
 
   const startEditing = useCallback((id: string | null) => setEditingId(readOnly ? null : id), [readOnly]);
+
+  // Rejected and conflicting edits come back here instead of being dropped (docs/protocol.md, CONFLICT).
+  const editSession = useMemo(
+    () =>
+      new EditSession(
+        (id) => {
+          setSelection({ nodes: new Set([id]), edges: new Set() });
+          setEditingId(id);
+        },
+        (id) => !!engine.getNode(id),
+      ),
+    [engine],
+  );
+  useEffect(() => engine.onNotice((n) => editSession.onNotice(n)), [engine, editSession]);
 
   const actions = useMemo<CanvasActions>(
     () => ({
@@ -263,6 +279,7 @@ function Workspace({
 
   return (
     <CanvasActionsContext.Provider value={actions}>
+      <EditSessionContext.Provider value={editSession}>
       <EditingContext.Provider value={editingId}>
         <CanvasLayout
           header={header}
@@ -306,7 +323,9 @@ function Workspace({
           />
         )}
         {membersOpen && <MembersDialog canvasId={canvasId} me={state.user ?? auth.user} isOwner={role === 'owner'} onClose={() => setMembersOpen(false)} />}
+        <ConflictDialog />
       </EditingContext.Provider>
+      </EditSessionContext.Provider>
     </CanvasActionsContext.Provider>
   );
 }

@@ -11,6 +11,7 @@ import type {
   ChangeEvent,
   EntityChange,
   Op,
+  PresenceActivity,
   PresenceCursor,
   PresenceViewport,
   Role,
@@ -69,6 +70,10 @@ export interface PresencePeer {
   color: string;
   viewport: PresenceViewport | null;
   cursor: PresenceCursor | null;
+  /** node this person has an editor open on */
+  editing?: string | null;
+  /** node this person is dragging, and where it is now */
+  dragging?: PresenceActivity['dragging'];
   updatedAt: number;
 }
 
@@ -94,6 +99,8 @@ export interface Notice {
   field?: string | null;
   clientOpId?: string;
   op?: Op;
+  /** CONFLICT on a stale base_version: the node as the server has it now */
+  current?: CanvasNode;
 }
 
 export interface EngineState {
@@ -211,6 +218,7 @@ export class SyncEngine {
   // presence
   private peers = new Map<string, PresencePeer>();
   private presenceLatest: { viewport: PresenceViewport; cursor: PresenceCursor | null } | null = null;
+  private presenceActivity: PresenceActivity = { editing: null, dragging: null };
   private presenceLastSentAt = -Infinity;
   private presenceLastPayload = '';
   private presenceTimer: ReturnType<typeof setTimeout> | null = null;
@@ -650,6 +658,12 @@ export class SyncEngine {
     this.flushPresence();
   }
 
+  /** Announce which node I am editing / dragging; sent with the next presence frame (same throttle). */
+  setActivity(activity: Partial<PresenceActivity>): void {
+    this.presenceActivity = { ...this.presenceActivity, ...activity };
+    this.flushPresence();
+  }
+
   private flushPresence() {
     if (!this.presenceLatest || !this.isOpen()) return;
     const now = this.opts.now();
@@ -663,7 +677,7 @@ export class SyncEngine {
       }
       return;
     }
-    const payload = JSON.stringify({ type: 'presence', ...this.presenceLatest });
+    const payload = JSON.stringify({ type: 'presence', ...this.presenceLatest, ...this.presenceActivity });
     if (payload === this.presenceLastPayload) return;
     if (this.socket && this.socket.readyState === WS_OPEN) {
       this.socket.send(payload);
@@ -899,7 +913,7 @@ export class SyncEngine {
 
   private onReject(msg: {
     client_op_id: string;
-    error?: { code?: string; message?: string; field?: string | null; retry_after_ms?: number };
+    error?: { code?: string; message?: string; field?: string | null; retry_after_ms?: number; current?: CanvasNode };
   }) {
     const idx = this.pending.findIndex((x) => x.clientOpId === msg.client_op_id);
     const p = idx >= 0 ? this.pending[idx] : undefined;
@@ -923,7 +937,7 @@ export class SyncEngine {
       this.emit();
       return;
     }
-    if (p && (p.orderRetries ?? 0) < 2 && this.waitsBehindEarlier(p)) {
+    if (p && code === 'NOT_FOUND' && (p.orderRetries ?? 0) < 2 && this.waitsBehindEarlier(p)) {
       // e.g. an edge whose node.create was rate-limited: send it again after that op.
       p.orderRetries = (p.orderRetries ?? 0) + 1;
       p.sent = false;
@@ -942,6 +956,7 @@ export class SyncEngine {
       field: msg.error?.field ?? null,
       clientOpId: msg.client_op_id,
       op: p?.op,
+      current: msg.error?.current ?? undefined,
     });
     this.emit();
   }
@@ -966,6 +981,8 @@ export class SyncEngine {
       color: typeof msg.color === 'string' ? msg.color : '#64748b',
       viewport: msg.viewport ?? null,
       cursor: msg.cursor ?? null,
+      editing: typeof msg.editing === 'string' ? msg.editing : null,
+      dragging: msg.dragging && typeof msg.dragging.id === 'string' ? msg.dragging : null,
       updatedAt: this.opts.now(),
     });
     this.emit();

@@ -1,0 +1,149 @@
+// Drafts that live only on this screen until saved: a new note (double-click on
+// the empty canvas) and a new version of a note (supersede). Escape cancels
+// either; an empty new note is never sent.
+import { useEffect, useRef, useState } from 'react';
+import { LIMITS, type CanvasNode, type Op } from '../../api/types';
+import { isComposing, snippet } from '../../lib/format';
+import type { Doc } from '../../sync/apply';
+import { newEntityId } from '../../sync/engine';
+import { useCanvasActions } from '../context';
+import { weightStyle } from '../kinds';
+import { NodeEditor } from '../NodeEditor';
+import { findFreeSpot } from '../placement';
+import { splitOps } from './CardEditor';
+import { useEditSession, useEditSessionState, type NoteDraft } from './editSession';
+import './editing.css';
+
+interface Props {
+  doc: Doc;
+  /** flow position → position inside the canvas wrapper */
+  toWrapper(p: { x: number; y: number }): { x: number; y: number };
+}
+
+export function CanvasDrafts({ doc, toWrapper }: Props) {
+  const { noteDraft, supersedeOf } = useEditSessionState();
+  const old = supersedeOf ? doc.nodes.get(supersedeOf) : undefined;
+  return (
+    <>
+      {noteDraft && <NewNoteDraft draft={noteDraft} doc={doc} at={toWrapper(noteDraft)} />}
+      {supersedeOf && <SupersedeDraft key={supersedeOf} old={old} doc={doc} />}
+    </>
+  );
+}
+
+/** Ops that create a new note holding `text` at (x, y), split into several notes past the limit. */
+export function newNoteOps(text: string, x: number, y: number, doc: Doc): { id: string; ops: Op[] } {
+  const id = newEntityId();
+  const draftNode = { id, content: '', kind: 'note', x, y, weight: 1, tags: [], sensitivity: 'public' } as unknown as CanvasNode;
+  const [first, ...rest] = splitOps(draftNode, text, null, doc.nodes.values());
+  const content = first.type === 'node.update' ? (first.fields.content as string) : text;
+  return { id, ops: [{ type: 'node.create', node: { id, content, kind: 'note', x, y } }, ...rest] };
+}
+
+function NewNoteDraft({ draft, doc, at }: { draft: NoteDraft; doc: Doc; at: { x: number; y: number } }) {
+  const session = useEditSession();
+  const { submit, selectOnly } = useCanvasActions();
+  const save = (value: string) => {
+    session.closeNoteDraft();
+    if (!value.trim()) return; // an empty note that was never written is not sent
+    const { id, ops } = newNoteOps(value, draft.x, draft.y, doc);
+    for (const op of ops) submit(op);
+    selectOnly([id]);
+  };
+  return (
+    <div className="note-draft node-card kind-note editing" style={{ left: at.x, top: at.y, width: weightStyle(1).width }} data-testid="note-draft">
+      <div className="note-draft-head">New note · Enter saves · Esc discards</div>
+      <NodeEditor
+        initial={draft.text}
+        message={draft.message}
+        placeholder="Write a fact, requirement, decision…"
+        onCommit={save}
+        onCancel={() => session.closeNoteDraft()}
+        onSplit={save}
+      />
+    </div>
+  );
+}
+
+function SupersedeDraft({ old, doc }: { old: CanvasNode | undefined; doc: Doc }) {
+  const session = useEditSession();
+  const { submit, selectOnly, measure } = useCanvasActions();
+  const [value, setValue] = useState(old?.content ?? '');
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+
+  const problem = !old
+    ? 'The note is gone (deleted, or no longer visible to you). Your text is still here to copy.'
+    : old.superseded_by
+      ? 'Someone already superseded this note. Your text is still here to copy.'
+      : null;
+  const over = value.length > LIMITS.contentMax;
+  const unchanged = !!old && value === old.content;
+  const canSave = !problem && !over && !unchanged && value.trim().length > 0;
+
+  const save = () => {
+    if (!old || !canSave) return;
+    const id = newEntityId();
+    const spot = findFreeSpot(old, doc.nodes.values(), { w: weightStyle(old.weight).width }, measure);
+    submit({
+      type: 'node.supersede',
+      id: old.id,
+      node: { id, content: value, kind: old.kind, x: spot.x, y: spot.y, weight: old.weight, tags: old.tags, pinned: old.pinned, sensitivity: old.sensitivity },
+    });
+    session.closeSupersede();
+    selectOnly([id]);
+  };
+
+  return (
+    <div
+      className="supersede-draft"
+      role="dialog"
+      aria-label="New version"
+      data-testid="supersede-draft"
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === 'Escape' && !isComposing(e)) {
+          e.preventDefault();
+          session.closeSupersede();
+        } else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !isComposing(e)) {
+          e.preventDefault();
+          save();
+        }
+      }}
+    >
+      <div className="supersede-draft-head">
+        <strong>New version</strong> of <q dir="auto">{snippet(old?.content ?? '', 60) || 'an empty note'}</q>
+      </div>
+      <textarea
+        ref={ref}
+        dir="auto"
+        className="supersede-draft-text"
+        value={value}
+        rows={5}
+        aria-label="Text of the new version"
+        data-testid="supersede-draft-text"
+        onChange={(e) => setValue(e.target.value)}
+      />
+      {problem && <div className="node-editor-message" role="alert">{problem}</div>}
+      {over && (
+        <div className="node-editor-limit blocked" role="alert">
+          {value.length.toLocaleString()} / {LIMITS.contentMax.toLocaleString()} characters: shorten it to save.
+        </div>
+      )}
+      <div className="supersede-draft-foot">
+        <span className="muted small">{unchanged ? 'Change the text to save a new version.' : 'Ctrl+Enter saves · Esc cancels'}</span>
+        <button className="btn btn-small" onClick={() => session.closeSupersede()} data-testid="supersede-cancel">
+          Cancel
+        </button>
+        <button className="btn btn-small btn-primary" onClick={save} disabled={!canSave} data-testid="supersede-save">
+          Save new version
+        </button>
+      </div>
+    </div>
+  );
+}
