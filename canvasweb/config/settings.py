@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees exceptions from every view: /api/ answers 500 INTERNAL as JSON, never a debug page.
+    "canvasweb.common.api_errors.APIJSONErrorsMiddleware",
 ]
 
 ROOT_URLCONF = "canvasweb.config.urls"
@@ -149,7 +151,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "canvasweb.common.api_errors.api_exception_handler",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["canvasweb.common.parsers.LimitedJSONParser"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Canvasweb API",

@@ -10,3 +10,6 @@ urlpatterns = [
     path("api/", include("canvasweb.canvases.api.urls")),
     path("", include("canvasweb.web.urls")),
 ]
+
+# A 500 under /api/ is JSON in the API's error shape (canvasweb/common/api_errors.py).
+handler500 = "canvasweb.common.api_errors.handler500"
