@@ -326,8 +326,7 @@ def _edge_level(source: Node, target: Node) -> int:
 def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> Node:
     node = Node.objects.filter(pk=node_id, canvas=write.canvas).select_related("created_by").first()
     if node is None or not permissions.can_see(write.role, node.sensitivity):
-        if node is None and Node.objects.filter(pk=node_id).exists() and field_name != "id":
-            raise InvalidOperation(f"{field_name} belongs to another canvas", field=field_name)
+        # A node of another canvas answers exactly like an unknown id: ids leak nothing.
         raise NotFound(f"no node {node_id} on this canvas", field=field_name)
     return node
 

@@ -10,7 +10,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,6 +31,7 @@ from .llm import ModelConfig
 from .models import (Conversation, FactSuggestion, Message, MessageRole, MessageSource, MessageStatus, ModelRequest,
                      SuggestionStatus)
 from .prompts import SYSTEM_PROMPT
+from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
 
 MAX_QUESTION_CHARS = 8000
 # Messages always kept verbatim after a fold (the rest go into the summary).
@@ -50,6 +50,8 @@ class PreparedTurn:
     handles: dict[str, str]
     suggestions: list[dict] = field(default_factory=list)
     compiled: CompiledContext | None = None
+    # The compile report as this role may see it (sent as chat.started.context).
+    preview: dict | None = None
 
 
 # --- conversations --------------------------------------------------------------------
@@ -138,20 +140,22 @@ def context_preview(*, user, canvas_id: int, text: str, viewport: dict | None,
     question = text.strip() if isinstance(text, str) and text.strip() else "(your next question)"
     compiled = compile_for(canvas_id=canvas_id, role=role, question=question[:MAX_QUESTION_CHARS],
                            viewport=viewport, conversation=conversation)
-    return preview_payload(compiled)
+    return preview_payload(compiled, canvas_id=canvas_id, role=role)
 
 
-def preview_payload(compiled: CompiledContext) -> dict:
+def preview_payload(compiled: CompiledContext, *, canvas_id: int, role: str) -> dict:
+    """The report as this role may see it: nodes it may not see are left out, even as ids or counts."""
     report = compiled.report
+    excluded, excluded_counts = visible_exclusions(report.excluded_nodes, report.excluded_counts,
+                                                   hidden=hidden_node_ids(canvas_id=canvas_id, role=role))
     return {
         "budget": report.budget,
         "layer_tokens": report.layer_tokens,
         "total_tokens": report.total_tokens,
         "included": [{"node_id": n.node_id, "handle": n.handle, "rank": n.rank, "reason": n.reason,
                       "tokens": n.tokens, "placeholder": n.placeholder} for n in report.included_nodes],
-        "excluded": [{"node_id": n.node_id, "reason": n.reason, "detail": n.detail}
-                     for n in report.excluded_nodes[:200]],
-        "excluded_counts": report.excluded_counts,
+        "excluded": excluded[:200],
+        "excluded_counts": excluded_counts,
         "truncations": [vars(t) if not hasattr(t, "__slots__") else {s: getattr(t, s) for s in t.__slots__}
                         for t in report.truncations],
         "notes": report.notes,
@@ -191,11 +195,13 @@ def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
             conversation=conversation, message=assistant, canvas=canvas, user=user, purpose="chat",
             model=config.model, base_url=config.base_url, strategy=report.strategy, messages=compiled.messages,
             tools=tools, layer_tokens=report.layer_tokens, budget=report.budget.get("total", 0),
-            included_node_ids=[n.node_id for n in report.included_nodes], report=report.to_dict())
+            included_node_ids=[n.node_id for n in report.included_nodes],
+            report=visible_report_dict(report.to_dict(), hidden=hidden_node_ids(canvas_id=canvas.pk, role=role)))
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return PreparedTurn(conversation=conversation, user_message=user_message, assistant_message=assistant,
                         model_request=model_request, messages=compiled.messages, role=role,
-                        handles=dict(report.handles), suggestions=suggestions, compiled=compiled)
+                        handles=dict(report.handles), suggestions=suggestions, compiled=compiled,
+                        preview=preview_payload(compiled, canvas_id=canvas.pk, role=role))
 
 
 def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms: int,
@@ -389,19 +395,28 @@ def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
 
 
 def model_request_for(*, user, request_id: int) -> ModelRequest:
+    """The asker's own request, and only while they are still a member of its canvas (staff: any)."""
     request = ModelRequest.objects.filter(pk=request_id).select_related("conversation").first()
     if request is None or (request.conversation.user_id != user.pk and not user.is_staff):
+        raise NotFound("no such model request", field="request_id")
+    if not user.is_staff and canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) is None:
         raise NotFound("no such model request", field="request_id")
     return request
 
 
-def model_request_to_dict(request: ModelRequest) -> dict:
+def model_request_to_dict(request: ModelRequest, *, user=None) -> dict:
+    """`report` is filtered for the asker's current role (staff who are not members see it whole)."""
+    report = request.report
+    if user is not None:
+        role = canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) or (
+            "owner" if user.is_staff else None)
+        report = visible_report_dict(report, hidden=hidden_node_ids(canvas_id=request.canvas_id, role=role))
     return {
         "id": request.pk, "conversation_id": request.conversation_id, "message_id": request.message_id,
         "purpose": request.purpose, "model": request.model, "base_url": request.base_url,
         "strategy": request.strategy, "messages": request.messages, "tools": request.tools,
         "layer_tokens": request.layer_tokens, "budget": request.budget,
-        "included_node_ids": request.included_node_ids, "report": request.report,
+        "included_node_ids": request.included_node_ids, "report": report,
         "response_text": request.response_text, "tool_calls": request.tool_calls, "usage": request.usage,
         "latency_ms": request.latency_ms, "error": request.error or None,
         "created_at": request.created_at.isoformat().replace("+00:00", "Z"),
@@ -415,5 +430,3 @@ def llm_status() -> dict:
             "help": None if config.configured else
             "Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) and restart; see README 'Connecting a model'."}
 
-
-__all__ = ["settings"]

@@ -63,7 +63,7 @@ class ModelRequestView(JSONAPIView):
                    responses={200: s.ModelRequestSerializer, **errors(401, 404)})
     def get(self, request, request_id: int):
         record = services.model_request_for(user=request.user, request_id=request_id)
-        return Response(services.model_request_to_dict(record))
+        return Response(services.model_request_to_dict(record, user=request.user))
 
 
 class SuggestionAcceptView(JSONAPIView):
