@@ -387,6 +387,23 @@ def _update_node_fields(write: _Write, node: Node, fields: dict[str, Any]) -> No
     node.save()
     write.record(entity="node", action="updated", target_id=str(node.id), fields=changed, before=before,
                  after=node_to_dict(node), vb=before_level, va=_node_level(node))
+    if _node_level(node) != before_level:
+        _record_edge_visibility(write, node, before_level)
+
+
+def _record_edge_visibility(write: _Write, node: Node, before_level: int) -> None:
+    """The node's sensitivity changed, so may its edges' levels: each edge whose level changed gets a record
+    with empty `fields`, so a role that loses (or regains) the node loses (or regains) its edges in the
+    same event (canvases/visibility.py turns it into `removed` / `created`; others skip it)."""
+    after_level = _node_level(node)
+    for edge in Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
+                                                                                     "created_by"):
+        other_level = _node_level(edge.target if edge.source_id == node.pk else edge.source)
+        vb, va = max(before_level, other_level), max(after_level, other_level)
+        if vb != va:
+            data = edge_to_dict(edge)
+            write.record(entity="edge", action="updated", target_id=str(edge.id), fields=[], before=data,
+                         after=data, vb=vb, va=va)
 
 
 def _op_node_create(write: _Write, op: Operation) -> None:
