@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from django.db import transaction
 from django.utils import timezone
@@ -248,6 +248,8 @@ class FoldPlan:
     conversation: Conversation
     fold: list[Message]
     keep: list[Message]
+    # Masks the values of the canvas's secret nodes (the fold request and the stored summary never hold them).
+    secret_mask: Callable[[str], str] = field(default=lambda text: text)
 
 
 def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> FoldPlan | None:
@@ -257,43 +259,37 @@ def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> Fold
     recent_tokens = sum((m.token_count or 0) + 4 for m in history)
     if len(history) <= KEEP_AFTER_FOLD or not should_fold(recent_tokens=recent_tokens, recent_budget=recent_budget):
         return None
-    return FoldPlan(conversation=conversation, fold=history[:-KEEP_AFTER_FOLD], keep=history[-KEEP_AFTER_FOLD:])
+    return FoldPlan(conversation=conversation, fold=history[:-KEEP_AFTER_FOLD], keep=history[-KEEP_AFTER_FOLD:],
+                    secret_mask=canvas_inputs(canvas_id=conversation.canvas_id)[2].secret_masker)
 
 
 def summary_prompt(plan: FoldPlan) -> list[dict]:
-    """The model-written summary request: the template, masked like every prompt."""
+    """The model-written summary request: the template, masked like every prompt (credentials and the
+    values of secret nodes)."""
     transcript = "\n".join(f"{m.role}: {m.content}" for m in plan.fold)
     prompt = SUMMARY_PROMPT_TEMPLATE.format(max_words=SUMMARY_MAX_TOKENS // 2,
                                             previous_summary=plan.conversation.summary or "(none)",
                                             messages=transcript)
-    return [{"role": "user", "content": mask_credentials(prompt)}]
+    return [{"role": "user", "content": plan.secret_mask(mask_credentials(prompt))}]
 
 
 def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversation:
     """Fold: the model's summary when it wrote one, else the deterministic extractive summary."""
     conversation = plan.conversation
     if model_text and model_text.strip():
-        text = wrap_model_summary(mask_credentials(model_text))
+        text = wrap_model_summary(plan.secret_mask(mask_credentials(model_text)))
         tokens = count_tokens(text, encoding=TOKEN_CACHE.encoding)
     else:
         result = build_summary(messages=[message_data(m) for m in plan.fold], max_tokens=SUMMARY_MAX_TOKENS,
                                later_messages=[message_data(m) for m in plan.keep],
                                previous_summary=conversation.summary or None, cache=TOKEN_CACHE)
-        text, tokens = result.text, result.tokens
+        text = plan.secret_mask(result.text)
+        tokens = result.tokens if text == result.text else count_tokens(text, encoding=TOKEN_CACHE.encoding)
     conversation.summary = text
     conversation.summary_token_count = tokens
     conversation.summarized_through_id = plan.fold[-1].pk
     conversation.save(update_fields=["summary", "summary_token_count", "summarized_through_id", "updated_at"])
     return conversation
-
-
-def fold_summary_if_due(*, conversation: Conversation, recent_budget: int) -> bool:
-    """The offline fold (extractive); chat/turns.py asks the model first when one is configured."""
-    plan = summary_fold_plan(conversation=conversation, recent_budget=recent_budget)
-    if plan is None:
-        return False
-    summary_store(plan=plan)
-    return True
 
 
 def _title_from(question: str) -> str:
