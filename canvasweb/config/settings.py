@@ -199,6 +199,12 @@ CANVASWEB = {
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
+    # Retention (manage.py prune_history): op receipts answer resends of an op id; keep them longer than
+    # any client stays offline. Security events are the refusal log.
+    "OP_RECEIPT_RETENTION_DAYS": env_int("CANVASWEB_OP_RECEIPT_RETENTION_DAYS", 30),
+    "SECURITY_EVENT_RETENTION_DAYS": env_int("CANVASWEB_SECURITY_EVENT_RETENTION_DAYS", 90),
+    # Identical refusals (same user, canvas, channel, op type, code) within this window share one row.
+    "SECURITY_EVENT_COALESCE_SECONDS": env_int("CANVASWEB_SECURITY_EVENT_COALESCE_SECONDS", 60),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.
