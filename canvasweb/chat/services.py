@@ -350,11 +350,20 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
 
     `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
     """
-    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
-    if suggestion.status != SuggestionStatus.PENDING:
-        raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
     if sensitivity is not None and sensitivity not in Sensitivity.values:
         raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
+    with transaction.atomic():
+        # The row lock makes check-then-write one step: of two concurrent accepts, the second waits here and
+        # then sees the status the first one set.
+        suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id, lock=True)
+        if suggestion.status != SuggestionStatus.PENDING:
+            raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
+        return _accept_locked(user=user, suggestion=suggestion, x=x, y=y, supersede=supersede,
+                              sensitivity=sensitivity)
+
+
+def _accept_locked(*, user, suggestion: FactSuggestion, x: float, y: float, supersede: bool,
+                   sensitivity: str | None) -> dict:
     node_id = uuid.uuid4()
     body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
             "tags": ["captured"], "sensitivity": sensitivity or suggestion.sensitivity}
@@ -379,11 +388,13 @@ def suggestion_dismiss(*, user, suggestion_id: int) -> dict:
     return {"suggestion": suggestion_to_dict(suggestion)}
 
 
-def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
+def _suggestion_for(*, user, suggestion_id: Any, lock: bool = False) -> FactSuggestion:
     if isinstance(suggestion_id, bool) or not isinstance(suggestion_id, int):
         raise InvalidOperation("suggestion_id must be an integer", field="suggestion_id")
-    suggestion = FactSuggestion.objects.select_related("conversation").filter(
-        pk=suggestion_id, conversation__user=user).first()
+    rows = FactSuggestion.objects.select_related("conversation").filter(pk=suggestion_id, conversation__user=user)
+    if lock:
+        rows = rows.select_for_update(of=("self",))
+    suggestion = rows.first()
     if suggestion is None or canvas_selectors.user_role(user=user,
                                                          canvas_id=suggestion.conversation.canvas_id) is None:
         raise NotFound("no such suggestion", field="suggestion_id")

@@ -205,6 +205,8 @@ CANVASWEB = {
     "SECURITY_EVENT_RETENTION_DAYS": env_int("CANVASWEB_SECURITY_EVENT_RETENTION_DAYS", 90),
     # Identical refusals (same user, canvas, channel, op type, code) within this window share one row.
     "SECURITY_EVENT_COALESCE_SECONDS": env_int("CANVASWEB_SECURITY_EVENT_COALESCE_SECONDS", 60),
+    # POST /api/auth/login/ and /api/auth/token/ per client address (DRF rate syntax; "off" disables).
+    "AUTH_THROTTLE_RATE": os.environ.get("CANVASWEB_AUTH_THROTTLE_RATE", "20/minute"),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.

@@ -75,6 +75,7 @@ _ERROR_TEXT = {
     409: "CONFLICT: a client-chosen id already exists.",
     413: "TOO_LARGE: request body over the size limit.",
     415: "UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.",
+    429: "RATE_LIMITED: too many attempts from this address; retry after the Retry-After header's seconds.",
 }
 
 
