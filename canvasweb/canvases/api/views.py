@@ -102,8 +102,8 @@ class CsrfView(JSONAPIView):
         responses={200: s.CsrfOutputSerializer},
     )
     def get(self, request):
-        """Sets the `csrftoken` cookie and returns the same token. Browsers send it back in the `X-CSRFToken` header on
-        every POST/PATCH/DELETE made with the session cookie."""
+        """Sets the `csrftoken` cookie and returns a token valid for it (a masked form, so not the cookie's string).
+        Browsers send it back in the `X-CSRFToken` header on every POST/PATCH/DELETE made with the session cookie."""
         # get_token marks the cookie for sending, like @ensure_csrf_cookie.
         return Response({"csrf_token": get_token(request._request)})
 
