@@ -55,3 +55,13 @@ def test_a_sole_members_canvas_is_deleted_and_a_user_never_logged_is_removed(db)
     assert Canvas.objects.get(pk=own.pk).deleted_at is not None
     assert services.user_delete(user=never)["deactivated"] is False
     assert not User.objects.filter(username="never-logged").exists()
+
+
+def test_the_delete_user_command_uses_the_service(canvas, alice, bob):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("delete_user", "bob", stdout=out)
+    assert '"left": [' in out.getvalue() and not Membership.objects.filter(user=bob).exists()
