@@ -30,6 +30,22 @@ def _single_write_path_guard(request):
 
 
 @pytest.fixture(autouse=True)
+def _one_security_event_per_refusal(settings):
+    # Tests count refusals row by row; tests/history/test_retention.py turns coalescing back on.
+    # The suite logs in far more often than a person: the login/token throttle has its own test.
+    settings.CANVASWEB = {**settings.CANVASWEB, "SECURITY_EVENT_COALESCE_SECONDS": 0,
+                          "AUTH_THROTTLE_RATE": "10000/minute"}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counts():
+    # DRF throttles count in the cache; tests log in many times from one address.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     # PBKDF2's cost is for production; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

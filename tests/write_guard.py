@@ -1,50 +1,88 @@
 """A guard that fails any test in which a canvas row is written outside the write path.
 
-Installed for every test by tests/conftest.py. Rows of these models may only be
-saved or deleted while `canvasweb/canvases/services.py` is on the call stack.
+Installed for every test by tests/conftest.py. It wraps every SQL statement
+(`connection.execute_wrapper`, on the current connection and on every new one),
+so it sees what save/delete signals never do: `QuerySet.update()`,
+`bulk_create()`, cascades and raw SQL. An INSERT, UPDATE or DELETE on a canvas
+table must have `canvasweb/canvases/services.py` on the call stack, when the
+statement comes from Canvasweb or test code (Django's own test-database flush
+does not).
 """
 from __future__ import annotations
 
+import re
 import sys
 
-from django.db.models.signals import pre_delete, pre_save
+from django.db import connections
+from django.db.backends.signals import connection_created
 
 WRITE_PATH_FILES = ("canvasweb/canvases/services.py",)
-GUARDED_MODELS = ("canvases.Canvas", "canvases.Membership", "canvases.Node", "canvases.Edge",
-                  "canvases.OpReceipt", "history.ChangeLogEntry")
+GUARDED_TABLES = ("canvases_canvas", "canvases_membership", "canvases_node", "canvases_edge",
+                  "canvases_opreceipt", "history_changelogentry")
+_WRITE_SQL = re.compile(
+    r"^\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+[\"`]?(\w+)[\"`]?", re.IGNORECASE)
+# Frames from these files are what "our code" means; anything else (pytest-django's flush) is not watched.
+_OWN_CODE = ("/canvasweb/", "/tests/")
+_IGNORED_FILES = ("/tests/write_guard.py",)
 
 
 class WriteOutsideServiceError(AssertionError):
     pass
 
 
-def _called_from_write_path() -> bool:
+def written_table(sql: str) -> str | None:
+    match = _WRITE_SQL.match(sql or "")
+    if match is None:
+        return None
+    table = match.group(1).lower()
+    return table if table in GUARDED_TABLES else None
+
+
+def _stack_verdict() -> tuple[bool, bool]:
+    """(services.py on the stack, any Canvasweb or test frame on the stack)."""
     frame = sys._getframe(2)
+    own = False
     while frame is not None:
-        if frame.f_code.co_filename.replace("\\", "/").endswith(WRITE_PATH_FILES):
-            return True
+        filename = frame.f_code.co_filename.replace("\\", "/")
+        if filename.endswith(WRITE_PATH_FILES):
+            return True, True
+        if any(part in filename for part in _OWN_CODE) and not filename.endswith(_IGNORED_FILES) \
+                and "/migrations/" not in filename:
+            own = True
         frame = frame.f_back
-    return False
+    return False, own
 
 
-def _guard(sender, instance, **kwargs):
-    if not _called_from_write_path():
-        raise WriteOutsideServiceError(
-            f"{sender.__name__} row written outside canvasweb/canvases/services.py"
-        )
+def guard(execute, sql, params, many, context):
+    table = written_table(sql)
+    if table is not None:
+        in_services, own = _stack_verdict()
+        if own and not in_services:
+            raise WriteOutsideServiceError(
+                f"{table} written outside canvasweb/canvases/services.py: {str(sql)[:120]}")
+    return execute(sql, params, many, context)
+
+
+def _add(connection) -> None:
+    if guard not in connection.execute_wrappers:
+        connection.execute_wrappers.append(guard)
+
+
+def _on_connection_created(sender, connection, **kwargs):
+    _add(connection)
 
 
 def install() -> list:
-    from django.apps import apps
+    for connection in connections.all(initialized_only=True):
+        _add(connection)
+    for alias in connections:
+        _add(connections[alias])
+    connection_created.connect(_on_connection_created, dispatch_uid="canvasweb-write-guard")
+    return list(connections)
 
-    models = [apps.get_model(label) for label in GUARDED_MODELS]
-    for model in models:
-        pre_save.connect(_guard, sender=model, dispatch_uid=f"write-guard-save-{model.__name__}")
-        pre_delete.connect(_guard, sender=model, dispatch_uid=f"write-guard-delete-{model.__name__}")
-    return models
 
-
-def uninstall(models: list) -> None:
-    for model in models:
-        pre_save.disconnect(sender=model, dispatch_uid=f"write-guard-save-{model.__name__}")
-        pre_delete.disconnect(sender=model, dispatch_uid=f"write-guard-delete-{model.__name__}")
+def uninstall(aliases: list) -> None:
+    connection_created.disconnect(dispatch_uid="canvasweb-write-guard")
+    for connection in connections.all(initialized_only=True):
+        while guard in connection.execute_wrappers:
+            connection.execute_wrappers.remove(guard)

@@ -15,13 +15,13 @@ validated arguments into canvas operations.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from canvasweb.canvases.models import NodeKind
 from canvasweb.canvases.operations import COORDINATE_LIMIT, MAX_LABEL_CHARS, MAX_TAG_CHARS, MAX_WEIGHT, MIN_WEIGHT
 from canvasweb.common.errors import Forbidden, InvalidOperation
+from canvasweb.common.json_safety import finite_float, require_safe
 
 HANDLE_PATTERN = r"^n[1-9][0-9]{0,4}$"
 _HANDLE_RE = re.compile(HANDLE_PATTERN)
@@ -164,7 +164,8 @@ def parse_arguments(raw: Any) -> dict:
         raise InvalidOperation(f"arguments are not valid JSON: {str(exc)[:120]}", field="arguments") from None
     if not isinstance(value, dict):
         raise InvalidOperation("arguments must be a JSON object", field="arguments")
-    return value
+    # A lone surrogate or an integer beyond float range from the model: refused like any bad argument.
+    return require_safe(value, "arguments")
 
 
 def validate_arguments(name: str, args: dict) -> dict:
@@ -215,7 +216,7 @@ def _check(value: Any, schema: dict, path: str) -> None:
             raise InvalidOperation(f"{where} must be a number", field=where)
         if kind == "integer" and not (isinstance(value, int) or float(value).is_integer()):
             raise InvalidOperation(f"{where} must be a whole number", field=where)
-        if not math.isfinite(float(value)):
+        if finite_float(value) is None:
             raise InvalidOperation(f"{where} must be a finite number", field=where)
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):

@@ -77,7 +77,9 @@ class Canvas(models.Model):
 
 class Membership(models.Model):
     canvas = models.ForeignKey(Canvas, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="canvas_memberships")
+    # PROTECT: a user leaves canvases through services.user_delete (logged, broadcast, owner kept), never
+    # by a silent cascade.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="canvas_memberships")
     role = models.CharField(max_length=10, choices=Role.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -147,7 +149,8 @@ class OpReceipt(models.Model):
     client_op_id = models.CharField(max_length=64)
     revision = models.BigIntegerField()
     changes = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Indexed for the retention prune (canvasweb/history/retention.py).
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         constraints = [

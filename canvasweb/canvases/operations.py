@@ -7,12 +7,12 @@ database (does the node exist, is it visible) live in the services.
 """
 from __future__ import annotations
 
-import math
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from canvasweb.common.errors import InvalidOperation
+from canvasweb.common.json_safety import finite_float
 
 from .models import NodeKind, Relation, Sensitivity
 
@@ -225,8 +225,8 @@ def _finite(value: Any, name: str) -> float:
     # bool is an int in Python; a JSON true is not a number here.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidOperation(f"{name} must be a number", field=name)
-    number = float(value)
-    if not math.isfinite(number):
+    number = finite_float(value)  # also None for an int too large for a float (OverflowError)
+    if number is None:
         raise InvalidOperation(f"{name} must be a finite number", field=name)
     return number
 

@@ -23,7 +23,8 @@ from django.utils import timezone
 
 from canvasweb.common.errors import CanvasError, Conflict, EditConflict, Forbidden, InvalidOperation, NotFound
 from canvasweb.history.chain import entry_digest
-from canvasweb.history.models import ChangeLogEntry, SecurityEvent
+from canvasweb.history.models import ChangeLogEntry
+from canvasweb.history.security_log import record_security_event
 
 from . import permissions
 from .actors import Actor
@@ -303,7 +304,7 @@ def _broadcast(canvas_id: int, event: dict) -> None:
 def _record_refusal(*, actor: Actor, canvas_id: int, op_type: str, error: CanvasError,
                     client_op_id: str | None) -> None:
     try:
-        SecurityEvent.objects.create(
+        record_security_event(  # identical refusals in a short window share one row
             canvas_id_ref=canvas_id if isinstance(canvas_id, int) else None,
             user=actor.user, actor_kind=actor.kind, channel=actor.channel, op_type=op_type[:40], code=error.code,
             reason=error.message, detail={"field": error.field, "client_op_id": client_op_id},
@@ -327,8 +328,7 @@ def _edge_level(source: Node, target: Node) -> int:
 def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> Node:
     node = Node.objects.filter(pk=node_id, canvas=write.canvas).select_related("created_by").first()
     if node is None or not permissions.can_see(write.role, node.sensitivity):
-        if node is None and Node.objects.filter(pk=node_id).exists() and field_name != "id":
-            raise InvalidOperation(f"{field_name} belongs to another canvas", field=field_name)
+        # A node of another canvas answers exactly like an unknown id: ids leak nothing.
         raise NotFound(f"no node {node_id} on this canvas", field=field_name)
     return node
 
@@ -390,6 +390,23 @@ def _update_node_fields(write: _Write, node: Node, fields: dict[str, Any]) -> No
     node.save()
     write.record(entity="node", action="updated", target_id=str(node.id), fields=changed, before=before,
                  after=node_to_dict(node), vb=before_level, va=_node_level(node))
+    if _node_level(node) != before_level:
+        _record_edge_visibility(write, node, before_level)
+
+
+def _record_edge_visibility(write: _Write, node: Node, before_level: int) -> None:
+    """The node's sensitivity changed, so may its edges' levels: each edge whose level changed gets a record
+    with empty `fields`, so a role that loses (or regains) the node loses (or regains) its edges in the
+    same event (canvases/visibility.py turns it into `removed` / `created`; others skip it)."""
+    after_level = _node_level(node)
+    for edge in Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
+                                                                                     "created_by"):
+        other_level = _node_level(edge.target if edge.source_id == node.pk else edge.source)
+        vb, va = max(before_level, other_level), max(after_level, other_level)
+        if vb != va:
+            data = edge_to_dict(edge)
+            write.record(entity="edge", action="updated", target_id=str(edge.id), fields=[], before=data,
+                         after=data, vb=vb, va=va)
 
 
 def _op_node_create(write: _Write, op: Operation) -> None:
@@ -589,7 +606,91 @@ def _require_another_owner(canvas: Canvas, leaving) -> None:
         raise InvalidOperation("a canvas must keep at least one owner", field="role")
 
 
+# --- deleting a user ----------------------------------------------------------------------
+
+
+def user_delete(*, user, transfer: bool = True) -> dict:
+    """Delete a user account through the write path (Membership.user is PROTECT: nothing else can).
+
+    On every live canvas the user leaves as a logged, broadcast revision. Where they are the last owner,
+    ownership passes first to the longest-standing editor (else viewer) when `transfer`, or the deletion
+    is refused (nothing changed). A canvas where they are the only member is deleted (soft, logged).
+    The hash-chained change log names its actors (actor_user_id is hashed, and PROTECT): a user who
+    appears in it is deactivated (no password, no token, inactive) instead of removed; others are deleted.
+    """
+    memberships = list(Membership.objects.filter(user=user).select_related("canvas").order_by("canvas_id"))
+    plan: list[tuple[Membership, Membership | None]] = []
+    for membership in memberships:
+        canvas = membership.canvas
+        heir = None
+        if canvas.deleted_at is None and membership.role == Role.OWNER and not Membership.objects.filter(
+                canvas=canvas, role=Role.OWNER).exclude(user=user).exists():
+            heir = (Membership.objects.filter(canvas=canvas).exclude(user=user).select_related("user")
+                    .order_by(models_role_rank(), "id").first())
+            if heir is not None and not transfer:
+                raise Conflict(f"{user.get_username()} is the last owner of canvas {canvas.pk}; transfer "
+                               "ownership first", field="user")
+        plan.append((membership, heir))
+    actor = Actor(user=user, kind="user", channel="admin", reason="account deleted")
+    report: dict[str, Any] = {"left": [], "transferred": [], "deleted_canvases": []}
+    with transaction.atomic():
+        for membership, heir in plan:
+            canvas_id = membership.canvas_id
+            if membership.canvas.deleted_at is not None:
+                membership.delete()  # the canvas is gone: nobody to tell
+                continue
+            if heir is not None:
+                member_set(actor=actor, canvas_id=canvas_id, user_id=heir.user_id, role=Role.OWNER)
+                report["transferred"].append({"canvas_id": canvas_id, "to": heir.user_id})
+            elif membership.role == Role.OWNER and not Membership.objects.filter(
+                    canvas_id=canvas_id).exclude(user=user).exists():
+                canvas_delete(actor=actor, canvas_id=canvas_id)
+                Membership.objects.filter(canvas_id=canvas_id, user=user).delete()
+                report["deleted_canvases"].append(canvas_id)
+                continue
+            _commit(actor=actor, canvas_id=canvas_id, op_type="member.remove",
+                    handler=lambda write, uid=user.pk: _leave(write, uid))
+            report["left"].append(canvas_id)
+        if ChangeLogEntry.objects.filter(Q(actor_user=user) | Q(approved_by=user)).exists():
+            from rest_framework.authtoken.models import Token
+
+            user.is_active = False
+            user.set_unusable_password()
+            user.save(update_fields=["is_active", "password"])
+            Token.objects.filter(user=user).delete()
+            report["deactivated"] = True
+        else:
+            user.delete()
+            report["deactivated"] = False
+    return report
+
+
+def receipts_prune(*, before) -> int:
+    """Retention (canvasweb/history/retention.py): op receipts created before `before` are dropped."""
+    return OpReceipt.objects.filter(created_at__lt=before).delete()[0]
+
+
+def models_role_rank():
+    from django.db.models import Case, IntegerField, Value, When
+
+    return Case(When(role=Role.OWNER, then=Value(0)), When(role=Role.EDITOR, then=Value(1)), default=Value(2),
+                output_field=IntegerField())
+
+
+def _leave(write: _Write, user_id: int) -> None:
+    """A member leaving (their account is deleted): allowed for every role, unlike member_remove."""
+    membership = Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
+    if membership is None:
+        return
+    if membership.role == Role.OWNER:
+        _require_another_owner(write.canvas, membership.user)
+    before = {"user": user_ref(membership.user), "role": membership.role}
+    membership.delete()
+    write.record(entity="member", action="deleted", target_id=str(user_id), fields=[], before=before, after=None,
+                 vb=0, va=None)
+
+
 __all__ = [
     "ApplyResult", "apply_operation", "canvas_create", "canvas_update", "canvas_delete", "member_set",
-    "member_remove", "actor_to_dict", "agent_policy_to_dict", "Forbidden",
+    "member_remove", "user_delete", "actor_to_dict", "agent_policy_to_dict", "Forbidden",
 ]

@@ -3,8 +3,15 @@
 Each record carries `_vb`/`_va`: the sensitivity level of the entity before and
 after the change (edges take the higher level of their two ends). A receiver
 at level L sees a record as-is when it could see the entity after the change;
-as `removed` when it could see it before but not after; not at all otherwise.
-An entity that becomes visible needs its edges too, so that asks for a resync.
+as `removed` when it could see it before but not after; as `created` (with its
+data) when it could not see it before but can after; not at all otherwise.
+
+When a node's sensitivity changes, the services add a record for each of its edges
+whose level changed, with empty `fields` (services._record_edge_visibility): a
+role that loses the node loses those edges in the same event, a role that regains
+it gets them back, and a role that saw them all along skips the record (nothing
+about the edge changed for it). The live broadcast and changes-since both go
+through here, so they agree.
 """
 from __future__ import annotations
 
@@ -27,10 +34,10 @@ def filter_changes(changes: Iterable[dict], *, level: int) -> tuple[list[dict], 
             if before_ok:
                 visible.append(public)
         elif after_ok:
-            if change["action"] == "updated" and not before_ok and change["entity"] == "node":
-                needs_resync = True
-            elif change["action"] == "updated" and not before_ok:
+            if change["action"] == "updated" and not before_ok:
                 visible.append({**public, "action": "created", "fields": []})
+            elif change["action"] == "updated" and change["entity"] == "edge" and not change.get("fields"):
+                continue  # a visibility-only edge record for a role that saw the edge before and after
             else:
                 visible.append(public)
         elif before_ok:

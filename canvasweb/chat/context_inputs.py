@@ -6,16 +6,16 @@ nodes and no index rebuild.
 """
 from __future__ import annotations
 
-import math
 import threading
 from collections import OrderedDict
 
 from django.conf import settings
 
 from canvasweb.canvases.models import Canvas, Edge, Node
+from canvasweb.common.json_safety import finite_float
 from canvasweb.context.selection import CanvasIndex
 from canvasweb.context.tokens import TokenCache
-from canvasweb.context.types import Budget, EdgeData, MessageData, NodeData, Viewport
+from canvasweb.context.types import EdgeData, MessageData, NodeData, Viewport
 
 from .models import Message, MessageRole
 
@@ -83,14 +83,8 @@ def viewport_from(raw: dict | None) -> Viewport:
     raw = raw or {}
     values = {}
     for name, default in _VIEWPORT_DEFAULTS.items():
-        value = raw.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        value = finite_float(raw.get(name, default))
+        if value is None:
             raise ValueError(f"{name} must be a finite number")
-        values[name] = float(value)
+        values[name] = value
     return Viewport(**values)
-
-
-def default_budget(*, total: int | None = None, system_tokens: int) -> Budget:
-    llm = settings.LLM
-    total = total or (llm["CONTEXT_WINDOW"] - llm["MAX_OUTPUT_TOKENS"])
-    return Budget.from_total(total=total, system=system_tokens)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,6 +31,7 @@ from .llm import ModelConfig
 from .models import (Conversation, FactSuggestion, Message, MessageRole, MessageSource, MessageStatus, ModelRequest,
                      SuggestionStatus)
 from .prompts import SYSTEM_PROMPT
+from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
 
 MAX_QUESTION_CHARS = 8000
 # Messages always kept verbatim after a fold (the rest go into the summary).
@@ -50,6 +50,8 @@ class PreparedTurn:
     handles: dict[str, str]
     suggestions: list[dict] = field(default_factory=list)
     compiled: CompiledContext | None = None
+    # The compile report as this role may see it (sent as chat.started.context).
+    preview: dict | None = None
 
 
 # --- conversations --------------------------------------------------------------------
@@ -138,20 +140,22 @@ def context_preview(*, user, canvas_id: int, text: str, viewport: dict | None,
     question = text.strip() if isinstance(text, str) and text.strip() else "(your next question)"
     compiled = compile_for(canvas_id=canvas_id, role=role, question=question[:MAX_QUESTION_CHARS],
                            viewport=viewport, conversation=conversation)
-    return preview_payload(compiled)
+    return preview_payload(compiled, canvas_id=canvas_id, role=role)
 
 
-def preview_payload(compiled: CompiledContext) -> dict:
+def preview_payload(compiled: CompiledContext, *, canvas_id: int, role: str) -> dict:
+    """The report as this role may see it: nodes it may not see are left out, even as ids or counts."""
     report = compiled.report
+    excluded, excluded_counts = visible_exclusions(report.excluded_nodes, report.excluded_counts,
+                                                   hidden=hidden_node_ids(canvas_id=canvas_id, role=role))
     return {
         "budget": report.budget,
         "layer_tokens": report.layer_tokens,
         "total_tokens": report.total_tokens,
         "included": [{"node_id": n.node_id, "handle": n.handle, "rank": n.rank, "reason": n.reason,
                       "tokens": n.tokens, "placeholder": n.placeholder} for n in report.included_nodes],
-        "excluded": [{"node_id": n.node_id, "reason": n.reason, "detail": n.detail}
-                     for n in report.excluded_nodes[:200]],
-        "excluded_counts": report.excluded_counts,
+        "excluded": excluded[:200],
+        "excluded_counts": excluded_counts,
         "truncations": [vars(t) if not hasattr(t, "__slots__") else {s: getattr(t, s) for s in t.__slots__}
                         for t in report.truncations],
         "notes": report.notes,
@@ -191,11 +195,13 @@ def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
             conversation=conversation, message=assistant, canvas=canvas, user=user, purpose="chat",
             model=config.model, base_url=config.base_url, strategy=report.strategy, messages=compiled.messages,
             tools=tools, layer_tokens=report.layer_tokens, budget=report.budget.get("total", 0),
-            included_node_ids=[n.node_id for n in report.included_nodes], report=report.to_dict())
+            included_node_ids=[n.node_id for n in report.included_nodes],
+            report=visible_report_dict(report.to_dict(), hidden=hidden_node_ids(canvas_id=canvas.pk, role=role)))
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return PreparedTurn(conversation=conversation, user_message=user_message, assistant_message=assistant,
                         model_request=model_request, messages=compiled.messages, role=role,
-                        handles=dict(report.handles), suggestions=suggestions, compiled=compiled)
+                        handles=dict(report.handles), suggestions=suggestions, compiled=compiled,
+                        preview=preview_payload(compiled, canvas_id=canvas.pk, role=role))
 
 
 def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms: int,
@@ -242,6 +248,8 @@ class FoldPlan:
     conversation: Conversation
     fold: list[Message]
     keep: list[Message]
+    # Masks the values of the canvas's secret nodes (the fold request and the stored summary never hold them).
+    secret_mask: Callable[[str], str] = field(default=lambda text: text)
 
 
 def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> FoldPlan | None:
@@ -251,43 +259,37 @@ def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> Fold
     recent_tokens = sum((m.token_count or 0) + 4 for m in history)
     if len(history) <= KEEP_AFTER_FOLD or not should_fold(recent_tokens=recent_tokens, recent_budget=recent_budget):
         return None
-    return FoldPlan(conversation=conversation, fold=history[:-KEEP_AFTER_FOLD], keep=history[-KEEP_AFTER_FOLD:])
+    return FoldPlan(conversation=conversation, fold=history[:-KEEP_AFTER_FOLD], keep=history[-KEEP_AFTER_FOLD:],
+                    secret_mask=canvas_inputs(canvas_id=conversation.canvas_id)[2].secret_masker)
 
 
 def summary_prompt(plan: FoldPlan) -> list[dict]:
-    """The model-written summary request: the template, masked like every prompt."""
+    """The model-written summary request: the template, masked like every prompt (credentials and the
+    values of secret nodes)."""
     transcript = "\n".join(f"{m.role}: {m.content}" for m in plan.fold)
     prompt = SUMMARY_PROMPT_TEMPLATE.format(max_words=SUMMARY_MAX_TOKENS // 2,
                                             previous_summary=plan.conversation.summary or "(none)",
                                             messages=transcript)
-    return [{"role": "user", "content": mask_credentials(prompt)}]
+    return [{"role": "user", "content": plan.secret_mask(mask_credentials(prompt))}]
 
 
 def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversation:
     """Fold: the model's summary when it wrote one, else the deterministic extractive summary."""
     conversation = plan.conversation
     if model_text and model_text.strip():
-        text = wrap_model_summary(mask_credentials(model_text))
+        text = wrap_model_summary(plan.secret_mask(mask_credentials(model_text)))
         tokens = count_tokens(text, encoding=TOKEN_CACHE.encoding)
     else:
         result = build_summary(messages=[message_data(m) for m in plan.fold], max_tokens=SUMMARY_MAX_TOKENS,
                                later_messages=[message_data(m) for m in plan.keep],
                                previous_summary=conversation.summary or None, cache=TOKEN_CACHE)
-        text, tokens = result.text, result.tokens
+        text = plan.secret_mask(result.text)
+        tokens = result.tokens if text == result.text else count_tokens(text, encoding=TOKEN_CACHE.encoding)
     conversation.summary = text
     conversation.summary_token_count = tokens
     conversation.summarized_through_id = plan.fold[-1].pk
     conversation.save(update_fields=["summary", "summary_token_count", "summarized_through_id", "updated_at"])
     return conversation
-
-
-def fold_summary_if_due(*, conversation: Conversation, recent_budget: int) -> bool:
-    """The offline fold (extractive); chat/turns.py asks the model first when one is configured."""
-    plan = summary_fold_plan(conversation=conversation, recent_budget=recent_budget)
-    if plan is None:
-        return False
-    summary_store(plan=plan)
-    return True
 
 
 def _title_from(question: str) -> str:
@@ -348,11 +350,20 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
 
     `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
     """
-    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
-    if suggestion.status != SuggestionStatus.PENDING:
-        raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
     if sensitivity is not None and sensitivity not in Sensitivity.values:
         raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
+    with transaction.atomic():
+        # The row lock makes check-then-write one step: of two concurrent accepts, the second waits here and
+        # then sees the status the first one set.
+        suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id, lock=True)
+        if suggestion.status != SuggestionStatus.PENDING:
+            raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
+        return _accept_locked(user=user, suggestion=suggestion, x=x, y=y, supersede=supersede,
+                              sensitivity=sensitivity)
+
+
+def _accept_locked(*, user, suggestion: FactSuggestion, x: float, y: float, supersede: bool,
+                   sensitivity: str | None) -> dict:
     node_id = uuid.uuid4()
     body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
             "tags": ["captured"], "sensitivity": sensitivity or suggestion.sensitivity}
@@ -377,11 +388,13 @@ def suggestion_dismiss(*, user, suggestion_id: int) -> dict:
     return {"suggestion": suggestion_to_dict(suggestion)}
 
 
-def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
+def _suggestion_for(*, user, suggestion_id: Any, lock: bool = False) -> FactSuggestion:
     if isinstance(suggestion_id, bool) or not isinstance(suggestion_id, int):
         raise InvalidOperation("suggestion_id must be an integer", field="suggestion_id")
-    suggestion = FactSuggestion.objects.select_related("conversation").filter(
-        pk=suggestion_id, conversation__user=user).first()
+    rows = FactSuggestion.objects.select_related("conversation").filter(pk=suggestion_id, conversation__user=user)
+    if lock:
+        rows = rows.select_for_update(of=("self",))
+    suggestion = rows.first()
     if suggestion is None or canvas_selectors.user_role(user=user,
                                                          canvas_id=suggestion.conversation.canvas_id) is None:
         raise NotFound("no such suggestion", field="suggestion_id")
@@ -389,19 +402,28 @@ def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
 
 
 def model_request_for(*, user, request_id: int) -> ModelRequest:
+    """The asker's own request, and only while they are still a member of its canvas (staff: any)."""
     request = ModelRequest.objects.filter(pk=request_id).select_related("conversation").first()
     if request is None or (request.conversation.user_id != user.pk and not user.is_staff):
+        raise NotFound("no such model request", field="request_id")
+    if not user.is_staff and canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) is None:
         raise NotFound("no such model request", field="request_id")
     return request
 
 
-def model_request_to_dict(request: ModelRequest) -> dict:
+def model_request_to_dict(request: ModelRequest, *, user=None) -> dict:
+    """`report` is filtered for the asker's current role (staff who are not members see it whole)."""
+    report = request.report
+    if user is not None:
+        role = canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) or (
+            "owner" if user.is_staff else None)
+        report = visible_report_dict(report, hidden=hidden_node_ids(canvas_id=request.canvas_id, role=role))
     return {
         "id": request.pk, "conversation_id": request.conversation_id, "message_id": request.message_id,
         "purpose": request.purpose, "model": request.model, "base_url": request.base_url,
         "strategy": request.strategy, "messages": request.messages, "tools": request.tools,
         "layer_tokens": request.layer_tokens, "budget": request.budget,
-        "included_node_ids": request.included_node_ids, "report": request.report,
+        "included_node_ids": request.included_node_ids, "report": report,
         "response_text": request.response_text, "tool_calls": request.tool_calls, "usage": request.usage,
         "latency_ms": request.latency_ms, "error": request.error or None,
         "created_at": request.created_at.isoformat().replace("+00:00", "Z"),
@@ -415,5 +437,3 @@ def llm_status() -> dict:
             "help": None if config.configured else
             "Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) and restart; see README 'Connecting a model'."}
 
-
-__all__ = ["settings"]

@@ -58,7 +58,7 @@ class ChatSession:
             "conversation": services.conversation_to_dict(turn.conversation),
             "user_message": services.message_to_dict(turn.user_message),
             "assistant_message_id": turn.assistant_message.pk, "model_request_id": turn.model_request.pk,
-            "context": services.preview_payload(turn.compiled), "suggestions": turn.suggestions,
+            "context": turn.preview, "suggestions": turn.suggestions,
         })
         self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
         self.tasks.add(self.task)

@@ -1,11 +1,23 @@
-"""DRF exception handler: every API error has the shape {"error": {code, message, field}}."""
+"""DRF exception handler: every API error has the shape {"error": {code, message, field}}.
+
+An unexpected exception is logged and answered `500 INTERNAL` in the same shape: never Django's HTML
+(debug) page with a traceback and settings, whatever DJANGO_DEBUG says.
+"""
 from __future__ import annotations
 
+import logging
+
+from django.http import JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from .errors import CanvasError
+
+logger = logging.getLogger("canvasweb.api")
+
+INTERNAL_ERROR = {"code": "INTERNAL", "message": "the server failed to handle this request; nothing was changed",
+                  "field": None}
 
 _DRF_CODES = {
     status.HTTP_400_BAD_REQUEST: "INVALID",
@@ -29,7 +41,9 @@ def api_exception_handler(exc, context):
         return error_response(exc)
     response = exception_handler(exc, context)
     if response is None:
-        return None
+        view = context.get("view") if context else None
+        logger.error("unhandled error in %s", type(view).__name__ if view else "an API view", exc_info=exc)
+        return Response({"error": INTERNAL_ERROR}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
         code = "UNAUTHENTICATED"
     else:
@@ -47,3 +61,33 @@ def api_exception_handler(exc, context):
         message = str(detail[0])
     response.data = {"error": {"code": code, "message": message or "request failed", "field": field}}
     return response
+
+
+def internal_error_response() -> JsonResponse:
+    return JsonResponse({"error": INTERNAL_ERROR}, status=500)
+
+
+class APIJSONErrorsMiddleware:
+    """Non-DRF code under /api/ (URL resolvers, plain Django views, middleware below this one):
+    an unexpected exception answers 500 INTERNAL as JSON, not the HTML or debug page."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not request.path.startswith("/api/"):
+            return None
+        logger.error("unhandled error on %s %s", request.method, request.path[:200], exc_info=exception)
+        return internal_error_response()
+
+
+def handler500(request, *args, **kwargs):
+    """urls.handler500: JSON for /api/ paths (DEBUG off), Django's plain page elsewhere."""
+    if request.path.startswith("/api/"):
+        return internal_error_response()
+    from django.views.defaults import server_error
+
+    return server_error(request)

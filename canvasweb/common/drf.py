@@ -7,39 +7,27 @@ reported with their own error code so browser clients can refetch the token.
 """
 from __future__ import annotations
 
-import codecs
 from typing import Any, Iterable
 
 from django.conf import settings
 from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions, status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
-from rest_framework.settings import api_settings
-from rest_framework.utils import json
 from rest_framework.views import APIView
 
 from .errors import CanvasError, InvalidOperation
+# The parser lives apart: DRF's settings import it while rest_framework.views loads.
+from .parsers import LimitedJSONParser, PayloadTooLarge, max_body_bytes
 
-
-def max_body_bytes() -> int:
-    """Largest accepted request body (Django's DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB by default)."""
-    limit = getattr(settings, "DATA_UPLOAD_MAX_MEMORY_SIZE", None)
-    return int(limit) if limit else 2_621_440
+__all__ = ["LimitedJSONParser", "PayloadTooLarge", "max_body_bytes", "JSONAPIView", "json_object", "query_choice",
+           "enforce_csrf", "CsrfFailed", "CsrfSessionAuthentication", "CsrfSessionScheme"]
 
 
 class CsrfFailed(CanvasError):
     code = "CSRF_FAILED"
     http_status = 403
-
-
-class PayloadTooLarge(exceptions.APIException):
-    # The API exception handler maps 413 to code TOO_LARGE.
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "request body too large"
-    default_code = "too_large"
 
 
 class _CsrfRejected(exceptions.PermissionDenied):
@@ -65,24 +53,6 @@ class CsrfSessionScheme(SessionScheme):
 def enforce_csrf(request) -> None:
     """Check the CSRF token even for anonymous requests (DRF only checks authenticated sessions)."""
     CsrfSessionAuthentication().enforce_csrf(request)
-
-
-class LimitedJSONParser(JSONParser):
-    """DRF's strict JSON parser (NaN/Infinity refused) with a body size cap and no 500 on deep nesting."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        limit = max_body_bytes()
-        raw = stream.read(limit + 1) if stream is not None else b""
-        if len(raw) > limit:
-            raise PayloadTooLarge(f"request body is larger than {limit} bytes")
-        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        try:
-            text = codecs.decode(raw, encoding)
-            return json.loads(text, parse_constant=json.strict_constant if api_settings.STRICT_JSON else None)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
 
 
 class JSONAPIView(APIView):

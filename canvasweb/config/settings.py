@@ -72,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so it sees exceptions from every view: /api/ answers 500 INTERNAL as JSON, never a debug page.
+    "canvasweb.common.api_errors.APIJSONErrorsMiddleware",
 ]
 
 ROOT_URLCONF = "canvasweb.config.urls"
@@ -150,7 +152,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "canvasweb.common.api_errors.api_exception_handler",
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["canvasweb.common.parsers.LimitedJSONParser"],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Canvasweb API",
@@ -198,6 +200,14 @@ CANVASWEB = {
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
+    # Retention (manage.py prune_history): op receipts answer resends of an op id; keep them longer than
+    # any client stays offline. Security events are the refusal log.
+    "OP_RECEIPT_RETENTION_DAYS": env_int("CANVASWEB_OP_RECEIPT_RETENTION_DAYS", 30),
+    "SECURITY_EVENT_RETENTION_DAYS": env_int("CANVASWEB_SECURITY_EVENT_RETENTION_DAYS", 90),
+    # Identical refusals (same user, canvas, channel, op type, code) within this window share one row.
+    "SECURITY_EVENT_COALESCE_SECONDS": env_int("CANVASWEB_SECURITY_EVENT_COALESCE_SECONDS", 60),
+    # POST /api/auth/login/ and /api/auth/token/ per client address (DRF rate syntax; "off" disables).
+    "AUTH_THROTTLE_RATE": os.environ.get("CANVASWEB_AUTH_THROTTLE_RATE", "20/minute"),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.

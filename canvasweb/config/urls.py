@@ -12,3 +12,6 @@ urlpatterns = [
     path("v1/", include("canvasweb.integrations.openai_compat.urls")),
     path("", include("canvasweb.web.urls")),
 ]
+
+# A 500 under /api/ is JSON in the API's error shape (canvasweb/common/api_errors.py).
+handler500 = "canvasweb.common.api_errors.handler500"

@@ -183,8 +183,8 @@ def _mask_short(text: str) -> str:
 
 
 def secret_placeholder(node: NodeData) -> str:
-    """Says the fact exists; never its value, never its tags."""
-    return f"[secret node {node.id}: content withheld]"
+    """Says the fact exists; never its value, its tags or its id (the record's handle names it)."""
+    return "[secret node: content withheld]"
 
 
 # Value-like tokens inside secret node text: ASCII runs that mix letters and

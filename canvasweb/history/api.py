@@ -195,7 +195,11 @@ def _query_int(request, name: str, *, default: int | None, minimum: int = 0) -> 
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < minimum:
+    if not raw.isascii() or not raw.isdigit():
+        raise InvalidOperation(f"{name} must be an integer of at least {minimum}", field=name)
+    if len(raw.lstrip("0")) > 18:
+        raise InvalidOperation(f"{name} is too large; the largest accepted value is {10**18 - 1}", field=name)
+    if int(raw) < minimum:
         raise InvalidOperation(f"{name} must be an integer of at least {minimum}", field=name)
     return int(raw)
 

@@ -41,6 +41,7 @@ from canvasweb.canvases.operations import (
     MIN_WEIGHT,
 )
 from canvasweb.common.errors import CanvasError
+from canvasweb.common.json_safety import find_unsafe, finite_float
 
 NAMESPACE = "canvasweb"
 FORMAT_VERSION = 1
@@ -180,6 +181,9 @@ def plan_import(document: Any) -> ImportPlan:
     """Check a whole JSON Canvas document and return what to create, or raise ImportRejected."""
     problems: list[str] = []
     plan = ImportPlan()
+    unsafe = find_unsafe(document)  # lone surrogates, ints beyond float range (files not read by the API parser)
+    if unsafe is not None:
+        raise ImportRejected([unsafe[1]])
     if not isinstance(document, dict):
         raise ImportRejected(["the file must be a JSON object with `nodes` and `edges` lists"])
     _report_unknown(plan, "the document", document, DOC_KEYS)
@@ -301,8 +305,8 @@ def _number(raw: dict, name: str, where: str, problems: list[str], *, label: str
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(f"{where}: {label} must be a number")
         return None
-    number = float(value)
-    if not math.isfinite(number):
+    number = finite_float(value)  # None for NaN and for an int too large for a float
+    if number is None:
         problems.append(f"{where}: {label} must be a finite number")
         return None
     low = -limit if minimum is None else minimum

@@ -48,12 +48,14 @@ class ChangeLogEntry(models.Model):
     visibility_after = models.PositiveSmallIntegerField(null=True)
 
     actor_kind = models.CharField(max_length=10, choices=ActorKind.choices)
+    # PROTECT: actor_user_id and approved_by_id are part of the entry's hash; nulling them on a user
+    # deletion would break the chain (canvases.services.user_delete deactivates such users instead).
     actor_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+",
         help_text="the person who made the change; for agent writes, the person it acted for",
     )
     actor_username = models.CharField(max_length=150, blank=True, default="")
-    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     conversation_id = models.BigIntegerField(null=True, blank=True)
     message_id = models.BigIntegerField(null=True, blank=True)
     agent_run_id = models.CharField(max_length=64, blank=True, default="")
@@ -99,6 +101,10 @@ class SecurityEvent(models.Model):
     reason = models.TextField()
     detail = models.JSONField(null=True, blank=True)
     conversation_id = models.BigIntegerField(null=True, blank=True)
+    # Identical refusals within CANVASWEB["SECURITY_EVENT_COALESCE_SECONDS"] share one row (a flood of
+    # refused ops does not write a row each): how many there were, and when the last one came.
+    repeats = models.PositiveIntegerField(default=1)
+    last_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

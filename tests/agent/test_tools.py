@@ -121,3 +121,19 @@ def test_valid_arguments_pass(name, args):
 def test_refusals_are_canvas_errors_with_codes():
     for exc in (Forbidden("x"), InvalidOperation("y")):
         assert isinstance(exc, CanvasError) and exc.as_dict()["code"] in ("FORBIDDEN", "INVALID")
+
+
+@pytest.mark.parametrize("raw, field", [
+    ('{"content": "a\\ud800b"}', "arguments.content"),
+    ('{"content": "ok", "weight": 1' + "0" * 400 + '}', "arguments.weight"),
+])
+def test_model_arguments_with_a_lone_surrogate_or_a_huge_int_are_invalid(raw, field):
+    with pytest.raises(InvalidOperation) as caught:
+        tools.parse_arguments(raw)
+    assert caught.value.field == field
+
+
+def test_the_schema_check_refuses_a_huge_int_without_overflow():
+    with pytest.raises(InvalidOperation) as caught:
+        tools.validate_arguments("move_node", {"node": "n1", "x": 10 ** 400, "y": 0})
+    assert caught.value.field == "x"

@@ -173,7 +173,7 @@ def test_invalid_input_is_rejected_with_field_and_changes_nothing(canvas, apply,
     assert revision(canvas) == start and not Node.objects.exists()
 
 
-def test_unknown_relation_and_cross_canvas_edge_are_invalid(canvas, apply, alice, bob):
+def test_unknown_relation_is_invalid_and_cross_canvas_edge_not_found(canvas, apply, alice, bob):
     a = apply(bob, node_op("a")).changes[0]["id"]
     b = apply(bob, node_op("b")).changes[0]["id"]
     with pytest.raises(InvalidOperation):
@@ -181,7 +181,7 @@ def test_unknown_relation_and_cross_canvas_edge_are_invalid(canvas, apply, alice
     other = services.canvas_create(user=alice, name="other")
     services.member_set(actor=user_actor(alice), canvas_id=other.pk, username="bob", role="editor")
     foreign = apply(bob, node_op("elsewhere"), canvas_id=other.pk).changes[0]["id"]
-    with pytest.raises(InvalidOperation) as info:
+    with pytest.raises(NotFound) as info:
         apply(bob, {"type": "edge.create", "edge": {"source": a, "target": foreign}})
     assert info.value.field == "edge.target"
 

@@ -77,8 +77,36 @@ def test_offline_fold_only_when_the_window_is_70_percent_full(canvas, alice):
         Message.objects.create(conversation=conversation, role="user" if i % 2 == 0 else "assistant",
                                source="user_input" if i % 2 == 0 else "assistant_reply",
                                content=f"message {i}: port 5433 never 5432", token_count=20)
-    assert services.fold_summary_if_due(conversation=conversation, recent_budget=1000) is False
-    assert services.fold_summary_if_due(conversation=conversation, recent_budget=100) is True
+    assert services.summary_fold_plan(conversation=conversation, recent_budget=1000) is None
+    services.summary_store(plan=services.summary_fold_plan(conversation=conversation, recent_budget=100))
     conversation.refresh_from_db()
     kept = Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id).count()
     assert kept == services.KEEP_AFTER_FOLD and "5433" in conversation.summary
+
+
+@pytest.mark.django_db
+def test_the_fold_request_and_the_stored_summary_never_hold_a_secret_node_value(canvas, alice, apply):
+    from tests.conftest import node_op
+
+    apply(alice, node_op("备份库口令 Rq8-Wm2-Yt6-Pz4", sensitivity="secret"))
+
+    def conversation_with_the_value():
+        conversation = Conversation.objects.create(canvas=canvas, user=alice)
+        for i in range(6):
+            Message.objects.create(conversation=conversation, role="user" if i % 2 == 0 else "assistant",
+                                   source="user_input" if i % 2 == 0 else "assistant_reply",
+                                   content=f"第 {i} 条：备份库口令是 Rq8-Wm2-Yt6-Pz4，端口 6543", token_count=30)
+        return conversation
+
+    conversation = conversation_with_the_value()
+    plan = services.summary_fold_plan(conversation=conversation, recent_budget=100)
+    prompt = services.summary_prompt(plan)
+    assert "Rq8-Wm2-Yt6-Pz4" not in prompt[0]["content"] and "6543" in prompt[0]["content"]
+    services.summary_store(plan=plan, model_text="摘要：口令 Rq8-Wm2-Yt6-Pz4")
+    conversation.refresh_from_db()
+    assert "Rq8-Wm2-Yt6-Pz4" not in conversation.summary
+    # The extractive fold (no model) is masked too.
+    extractive = conversation_with_the_value()
+    services.summary_store(plan=services.summary_fold_plan(conversation=extractive, recent_budget=100))
+    extractive.refresh_from_db()
+    assert extractive.summary and "Rq8-Wm2-Yt6-Pz4" not in extractive.summary

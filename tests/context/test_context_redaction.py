@@ -69,7 +69,7 @@ def test_secret_placeholder_never_has_value_or_tags():
     n = NodeData(id="s1", content="Production database password is hunter2-Qx9.", sensitivity="secret",
                  tags=("credential", "prod-db"))
     p = secret_placeholder(n)
-    assert "s1" in p and "withheld" in p
+    assert "s1" not in p and "withheld" in p  # the id stays on the server; the record's handle names it
     assert "hunter2" not in p and "credential" not in p and "prod-db" not in p
 
 

@@ -46,7 +46,7 @@ def test_record_format_handles_and_relations():
 def test_secret_rendered_as_placeholder_without_tags():
     block = render(sample_nodes())
     assert "hunter2" not in block.text and "credential" not in block.text
-    assert "[secret node sec-1: content withheld]" in block.text
+    assert "[secret node: content withheld]" in block.text and "sec-1" not in block.text
     assert any(i.placeholder for i in block.included if i.node_id == "sec-1")
 
 

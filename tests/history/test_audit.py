@@ -49,6 +49,7 @@ def test_verify_audit_passes_on_an_untouched_log(canvas, apply, as_agent, alice,
     assert code == 0 and "1 of 1 canvas(es) verified" in output
 
 
+@pytest.mark.allow_direct_writes  # tampers with rows on purpose, behind the write path
 def test_raw_sql_tampering_fails_verify_audit_at_exactly_that_entry(canvas, apply, as_agent, alice, bob):
     node = some_history(canvas, apply, as_agent, alice, bob)
     other = services.canvas_create(user=alice, name="untouched")
@@ -73,6 +74,7 @@ def test_raw_sql_tampering_fails_verify_audit_at_exactly_that_entry(canvas, appl
     assert code == 1 and f"canvas {other.pk}: OK" in output and f"canvas {canvas.pk}: FAILED" in output
 
 
+@pytest.mark.allow_direct_writes  # tampers with rows on purpose, behind the write path
 def test_deleted_or_rehashed_rows_are_found(canvas, apply, as_agent, alice, bob):
     some_history(canvas, apply, as_agent, alice, bob)
     entries = list(ChangeLogEntry.objects.filter(canvas=canvas).order_by("revision", "seq"))
@@ -140,6 +142,7 @@ def _random_op(rng, nodes, edges):
     ]}
 
 
+@pytest.mark.allow_direct_writes  # tampers with rows on purpose, behind the write path
 def test_replay_of_a_random_history_equals_the_database(canvas, alice, bob, auto_agent):
     rng = random.Random(20261130)
     actors = [user_actor(alice), user_actor(bob), user_actor(bob, channel="websocket"),

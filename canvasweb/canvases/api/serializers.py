@@ -78,6 +78,7 @@ _ERROR_TEXT = {
          "(then `current` holds the node as it is now).",
     413: "TOO_LARGE: request body over the size limit.",
     415: "UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.",
+    429: "RATE_LIMITED: too many attempts from this address; retry after the Retry-After header's seconds.",
 }
 
 

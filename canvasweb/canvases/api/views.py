@@ -22,6 +22,7 @@ from canvasweb.canvases.visibility import filter_changes
 from canvasweb.common import auth_services
 from canvasweb.common.drf import JSONAPIView, enforce_csrf, json_object
 from canvasweb.common.errors import InvalidOperation, NotFound
+from canvasweb.common.throttles import AuthRateThrottle
 
 from . import serializers as s
 
@@ -78,8 +79,10 @@ def _query_int(request, name: str, *, default: int | None = None, minimum: int =
         if default is None:
             raise InvalidOperation(f"{name} is required", field=name)
         return default
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+    if not raw.isascii() or not raw.isdigit():
         raise InvalidOperation(f"{name} must be a non-negative integer", field=name)
+    if len(raw.lstrip("0")) > 18:
+        raise InvalidOperation(f"{name} is too large; the largest accepted value is {10**18 - 1}", field=name)
     value = int(raw)
     if value < minimum:
         raise InvalidOperation(f"{name} must be at least {minimum}", field=name)
@@ -99,8 +102,8 @@ class CsrfView(JSONAPIView):
         responses={200: s.CsrfOutputSerializer},
     )
     def get(self, request):
-        """Sets the `csrftoken` cookie and returns the same token. Browsers send it back in the `X-CSRFToken` header on
-        every POST/PATCH/DELETE made with the session cookie."""
+        """Sets the `csrftoken` cookie and returns a token valid for it (a masked form, so not the cookie's string).
+        Browsers send it back in the `X-CSRFToken` header on every POST/PATCH/DELETE made with the session cookie."""
         # get_token marks the cookie for sending, like @ensure_csrf_cookie.
         return Response({"csrf_token": get_token(request._request)})
 
@@ -108,12 +111,13 @@ class CsrfView(JSONAPIView):
 class LoginView(JSONAPIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    throttle_classes = [AuthRateThrottle]  # password guessing: 429 RATE_LIMITED past the rate
 
     @extend_schema(
         operation_id="auth_login", tags=[AUTH], auth=[],
         summary="Log in with a session cookie (browsers; needs the CSRF token even though anonymous)",
         request=s.LoginInputSerializer,
-        responses={200: s.LoginOutputSerializer, **s.errors(400, 403, 413, 415)},
+        responses={200: s.LoginOutputSerializer, **s.errors(400, 403, 413, 415, 429)},
     )
     def post(self, request):
         """Checks username and password and starts a session (`sessionid` cookie). Requires the CSRF cookie and
@@ -164,11 +168,14 @@ class TokenView(JSONAPIView):
         # POST takes username + password only: no session, so no CSRF token needed.
         return [] if self._is_post() else super().get_authenticators()
 
+    def get_throttles(self):
+        return [AuthRateThrottle()] if self._is_post() else []
+
     @extend_schema(
         operation_id="auth_token_create", tags=[AUTH], auth=[],
         summary="Get (or create) your API token for scripts",
         request=s.LoginInputSerializer,
-        responses={200: s.TokenOutputSerializer, **s.errors(400, 413, 415)},
+        responses={200: s.TokenOutputSerializer, **s.errors(400, 413, 415, 429)},
     )
     def post(self, request):
         """Returns the user's API token, creating it on first use (one token per user; the same key every time until

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import random
 import secrets
 import time
@@ -29,8 +28,10 @@ from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.visibility import filter_event
 from canvasweb.chat.turns import ChatSession
 from canvasweb.common.errors import BadMessage, CanvasError, RateLimited
+from canvasweb.common.json_safety import finite_float
 
 from . import daphne_guards
+from .frame_safety import unsafe_frame_reply
 from .groups import canvas_group
 
 logger = logging.getLogger(__name__)
@@ -230,6 +231,10 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 raise BadMessage("frame is not valid JSON") from None
             if not isinstance(message, dict):
                 raise BadMessage("a frame must be a JSON object")
+            unsafe = unsafe_frame_reply(message)  # lone surrogates, ints beyond float range: INVALID
+            if unsafe is not None:
+                await self.send_json(unsafe)
+                return
             kind = message.get("type")
             # `type` may be any JSON value (a list is not even hashable): only strings name handlers.
             handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
@@ -581,9 +586,8 @@ def _clean_point(value: Any, keys: tuple[str, ...], name: str) -> dict:
         raise BadMessage(f"{name} must be an object with {', '.join(keys)}", field=name)
     clean = {}
     for key in keys:
-        number = value.get(key)
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) \
-                or abs(number) > 1e7:
+        number = finite_float(value.get(key))
+        if number is None or abs(number) > 1e7:
             raise BadMessage(f"{name}.{key} must be a finite number", field=f"{name}.{key}")
-        clean[key] = float(number)
+        clean[key] = number
     return clean

@@ -14,6 +14,7 @@ from canvasweb.chat import services
 from canvasweb.chat.models import Message
 from canvasweb.common.drf import JSONAPIView, json_object
 from canvasweb.common.errors import InvalidOperation
+from canvasweb.common.json_safety import finite_float
 
 from . import serializers as s
 
@@ -22,10 +23,10 @@ CANVAS_ID = OpenApiParameter("canvas_id", OpenApiTypes.INT, OpenApiParameter.PAT
 
 
 def _number(body: dict, name: str) -> float:
-    value = body.get(name, 0.0)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidOperation(f"{name} must be a number", field=name)
-    return float(value)
+    value = finite_float(body.get(name, 0.0))
+    if value is None:
+        raise InvalidOperation(f"{name} must be a finite number", field=name)
+    return value
 
 
 class ConversationListView(JSONAPIView):
@@ -62,7 +63,7 @@ class ModelRequestView(JSONAPIView):
                    responses={200: s.ModelRequestSerializer, **errors(401, 404)})
     def get(self, request, request_id: int):
         record = services.model_request_for(user=request.user, request_id=request_id)
-        return Response(services.model_request_to_dict(record))
+        return Response(services.model_request_to_dict(record, user=request.user))
 
 
 class SuggestionAcceptView(JSONAPIView):

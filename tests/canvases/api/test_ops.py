@@ -159,14 +159,14 @@ def test_not_found_targets(canvas, editor_client, matches_schema):
     assert response.status_code == 404 and err(response)["field"] == "id"
 
 
-def test_edge_to_a_node_in_another_canvas_is_invalid(canvas, alice, editor_client, apply, bob):
+def test_edge_to_a_node_in_another_canvas_is_not_found_like_an_unknown_id(canvas, alice, editor_client, apply, bob):
     other = services.canvas_create(user=alice, name="Other")
     foreign = apply(alice, node_op("elsewhere"), canvas_id=other.pk).changes[0]["id"]
     local = apply(bob, node_op("here")).changes[0]["id"]
     response = post_op(editor_client, canvas, {"type": "edge.create", "edge": {"source": local, "target": foreign,
                                                                                "relation": "depends_on"}})
-    assert response.status_code == 400
-    assert err(response) == {**err(response), "code": "INVALID", "field": "edge.target"}
+    assert response.status_code == 404
+    assert err(response) == {**err(response), "code": "NOT_FOUND", "field": "edge.target"}
     assert not Edge.objects.exists()
 
 

@@ -93,7 +93,9 @@ def test_changes_ask_for_resync(canvas, apply, bob, viewer_client, matches_schem
     before = Canvas.objects.get(pk=canvas.pk).revision
     apply(bob, {"type": "node.update", "id": node, "fields": {"sensitivity": "public"}})
     body = viewer_client.get(f"/api/canvases/{canvas.pk}/changes/?since={before}").json()
-    assert body["needs_resync"] is True
+    # A node coming into view arrives as `created` with its data (and its edges): no resync needed.
+    assert body["needs_resync"] is False
+    assert [(c["action"], c["id"]) for c in body["events"][-1]["changes"]] == [("created", node)]
     # A client claiming a revision the canvas never had must start over too.
     response = viewer_client.get(f"/api/canvases/{canvas.pk}/changes/?since={before + 100}")
     matches_schema(response, "canvas_changes")

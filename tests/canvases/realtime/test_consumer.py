@@ -177,7 +177,7 @@ async def test_viewer_write_is_forbidden_and_logged(channel_layer):
     await vic.disconnect()
 
 
-async def test_edge_to_another_canvas_is_invalid(channel_layer):
+async def test_edge_to_another_canvas_is_not_found(channel_layer):
     canvas, users, tokens = await setup_canvas()
     other = await database_sync_to_async(services.canvas_create)(user=users["alice"], name="other")
     foreign = await database_sync_to_async(services.apply_operation)(
@@ -186,7 +186,7 @@ async def test_edge_to_another_canvas_is_invalid(channel_layer):
     local = await send_op(alice, node_op("here"))
     reject = await send_op(alice, {"type": "edge.create", "edge": {
         "source": local["changes"][0]["id"], "target": foreign.changes[0]["id"]}})
-    assert reject["error"]["code"] == "INVALID" and reject["error"]["field"] == "edge.target"
+    assert reject["error"]["code"] == "NOT_FOUND" and reject["error"]["field"] == "edge.target"
     await alice.disconnect()
 
 

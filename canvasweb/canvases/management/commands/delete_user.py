@@ -1,0 +1,33 @@
+"""manage.py delete_user USERNAME [--no-transfer]: delete an account through the write path.
+
+Plain deletion (e.g. from the Django admin) is refused by PROTECT on memberships and change-log actors;
+see canvases.services.user_delete for what happens to the user's canvases.
+"""
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from canvasweb.canvases import services
+from canvasweb.common.errors import CanvasError
+
+
+class Command(BaseCommand):
+    help = "Delete a user: leave every canvas (logged), hand over sole ownership or refuse, then delete/deactivate."
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("--no-transfer", action="store_true",
+                            help="refuse instead of making another member owner where the user is the last owner")
+
+    def handle(self, *args, username: str, no_transfer: bool = False, **options):
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"no user named {username!r}")
+        try:
+            report = services.user_delete(user=user, transfer=not no_transfer)
+        except CanvasError as exc:
+            raise CommandError(exc.message) from None
+        self.stdout.write(json.dumps(report))
