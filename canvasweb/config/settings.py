@@ -197,6 +197,16 @@ CANVASWEB = {
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
+    # Memory held per process for chat context (docs/benchmarks.md, "Memory"): canvas indexes
+    # (node data + spatial grid + keyword postings), prepared node/message text with token counts,
+    # and token counts keyed by text. Each is an LRU bounded by an estimate of its bytes.
+    "INDEX_CACHE_BYTES": env_int("CANVASWEB_INDEX_CACHE_BYTES", 512 * 1024 * 1024),
+    "TOKEN_CACHE_BYTES": env_int("CANVASWEB_TOKEN_CACHE_BYTES", 128 * 1024 * 1024),
+    "TOKEN_COUNT_CACHE_BYTES": env_int("CANVASWEB_TOKEN_COUNT_CACHE_BYTES", 32 * 1024 * 1024),
+    # A cached canvas index further behind than this many revisions is rebuilt, not caught up.
+    "INDEX_CATCH_UP_MAX_REVISIONS": env_int("CANVASWEB_INDEX_CATCH_UP_MAX_REVISIONS", 2000),
+    # Threads that compile context, capture facts and update indexes (off the database thread).
+    "COMPILE_THREADS": env_int("CANVASWEB_COMPILE_THREADS", 2),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.
