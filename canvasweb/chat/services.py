@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from canvasweb.canvases import selectors as canvas_selectors
@@ -77,10 +78,38 @@ def conversations_for(*, user, canvas_id: int) -> list[Conversation]:
     return list(Conversation.objects.filter(user=user, canvas_id=canvas_id).order_by("-updated_at"))
 
 
+MESSAGE_PAGE_DEFAULT = 100
+MESSAGE_PAGE_MAX = 500
+
+
+def messages_page(*, conversation: Conversation, before: int | None = None, limit: int | None = None
+                  ) -> tuple[list[Message], int | None]:
+    """The newest `limit` messages with an id below `before`, oldest first, and the `before` of the
+    next (older) page or None. Two queries whatever the page holds: messages, then their model
+    request ids (prefetched, so message_to_dict asks nothing per assistant message)."""
+    limit = MESSAGE_PAGE_DEFAULT if limit is None else limit
+    if not 1 <= limit <= MESSAGE_PAGE_MAX:
+        raise InvalidOperation(f"limit must be between 1 and {MESSAGE_PAGE_MAX}", field="limit")
+    rows = Message.objects.filter(conversation=conversation)
+    if before is not None:
+        rows = rows.filter(id__lt=before)
+    rows = rows.order_by("-id").prefetch_related(
+        Prefetch("model_requests", queryset=ModelRequest.objects.order_by("id").only("id", "message_id")))
+    page = list(rows[:limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    page.reverse()
+    return page, (page[0].pk if more and page else None)
+
+
 def message_to_dict(message: Message) -> dict:
     # The first request of a turn holds the compiled context; agent rounds follow it.
-    request_ids = (list(message.model_requests.order_by("id").values_list("id", flat=True))
-                   if message.role == MessageRole.ASSISTANT and message.pk else [])
+    if message.role != MessageRole.ASSISTANT or not message.pk:
+        request_ids = []
+    elif "model_requests" in getattr(message, "_prefetched_objects_cache", {}):
+        request_ids = [r.pk for r in message.model_requests.all()]  # prefetched, in id order
+    else:
+        request_ids = list(message.model_requests.order_by("id").values_list("id", flat=True))
     request_id = request_ids[0] if request_ids else None
     return {
         "id": message.pk, "conversation_id": message.conversation_id, "role": message.role,
