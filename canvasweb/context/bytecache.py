@@ -20,7 +20,10 @@ ENTRY_OVERHEAD = 120
 def text_bytes(text: str) -> int:
     if not text:
         return 49
-    width = 1 if text.isascii() else (4 if any(ord(c) > 0xFFFF for c in text) else 2)
+    if text.isascii():
+        return 49 + len(text)
+    top = ord(max(text))  # C speed; CPython stores every character at the widest one's size
+    width = 1 if top < 0x100 else (2 if top < 0x10000 else 4)
     return 49 + width * len(text)
 
 
