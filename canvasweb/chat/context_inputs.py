@@ -42,8 +42,8 @@ _tokens.set_count_cache_bytes(_CANVASWEB.get("TOKEN_COUNT_CACHE_BYTES", 32 * 102
 
 # Estimated bytes held per node / edge besides its text (NodeData, index lists, grid entry,
 # posting slots); calibrated with tracemalloc (docs/benchmarks.md, "Memory").
-NODE_OVERHEAD_BYTES = 1400
-EDGE_OVERHEAD_BYTES = 500
+NODE_OVERHEAD_BYTES = 600
+EDGE_OVERHEAD_BYTES = 300
 
 
 @dataclass
