@@ -249,9 +249,9 @@ def _update_node_rows(nodes: list[Node], fields: tuple[str, ...]) -> None:
     columns = [Node._meta.get_field(name) for name in fields]
     pk = Node._meta.pk
     qn = connection.ops.quote_name
-    sql = (f"UPDATE {qn(Node._meta.db_table)} SET "
-           + ", ".join(f"{qn(column.column)} = %s" for column in columns)
-           + f" WHERE {qn(pk.column)} = %s")
+    # Identifiers come from the model's own metadata (quoted); every value is a parameter.
+    assignments = ", ".join(f"{qn(column.column)} = %s" for column in columns)
+    sql = f"UPDATE {qn(Node._meta.db_table)} SET {assignments} WHERE {qn(pk.column)} = %s"  # nosec B608
     rows = [[column.get_db_prep_save(getattr(node, column.attname), connection) for column in columns]
             + [pk.get_db_prep_value(node.pk, connection)] for node in nodes]
     with connection.cursor() as cursor:
