@@ -358,6 +358,113 @@ class SyncOptions:
     conn_max_age: int | None = None
     warmup: int = 3
     progress: bool = True
+    # Also run the same clients against a bare Channels relay (canvasweb/bench/relay_asgi.py) on the
+    # same Redis and report the app's figures as ratios of the relay's.
+    floor: bool = False
+
+
+class RelayCluster(Cluster):
+    """Two Daphne processes serving the bare relay instead of the app (no database use)."""
+
+    def start_one(self, port: int | None = None) -> int:
+        import subprocess
+        import sys
+
+        from canvasweb.testing.servers import ROOT, free_port, wait_for_port
+
+        port = port or free_port()
+        log = self.workdir / f"relay-{port}.log"
+        proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                 "canvasweb.bench.relay_asgi:application"],
+                                cwd=ROOT, env=self.env(), stdout=log.open("wb"), stderr=subprocess.STDOUT)
+        wait_for_port(port, proc=proc, timeout=30)
+        self.ports.append(port)
+        self.procs.append(proc)
+        self.logs.append(log)
+        return port
+
+
+def run_floor(options: SyncOptions, *, redis_url: str, extra_env: dict, log=print) -> tuple[list[dict], list[str]]:
+    """The same phases with the same clients against the bare relay."""
+    relay = RelayCluster(database_url="sqlite:///unused", redis_url=redis_url, extra_env=extra_env)
+    rows, notes = [], []
+    try:
+        relay.start(2)
+        for n in options.clients:
+            phases, client_notes = asyncio.run(run_clients(
+                relay, canvas_id=900_000 + n, tokens=["relay"] * n, ops=options.ops, rates=options.rates,
+                timeout=options.timeout, phases=options.phases, progress=None, warmup=options.warmup,
+                paced_seconds=options.paced_seconds))
+            notes += [f"relay {n} clients: {x}" for x in client_notes]
+            for phase in phases:
+                if phase.name == "warmup":
+                    continue
+                # No change log behind the relay: every acked op counts as delivered once.
+                row = _phase_row(phase, clients=n, log_counts=Counter({cid: 1 for cid in phase.acked}))
+                row["paced_rate"] = phase.paced_rate
+                row["server"] = "relay"
+                rows.append(row)
+                log(f"bench_sync relay: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
+                    f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s")
+    finally:
+        relay.stop()
+    return rows, notes
+
+
+def floor_ratios(rows: Sequence[dict], relay_rows: Sequence[dict]) -> list[dict]:
+    """App / relay per (clients, phase): ops/s, fan-out p50 and p99, missed deliveries of both."""
+    relay = {(r["clients"], r["phase"], r.get("paced_rate")): r for r in relay_rows}
+    out = []
+    for r in rows:
+        f = relay.get((r["clients"], r["phase"], r.get("paced_rate")))
+        if f is None:
+            continue
+
+        def ratio(key: str) -> float | None:
+            a, b = r.get(key), f.get(key)
+            return round(a / b, 2) if a is not None and b else None
+
+        out.append({"clients": r["clients"], "phase": r["phase"], "paced_rate": r.get("paced_rate"),
+                    "app_ops_per_s": r["committed_ops_per_s"], "relay_ops_per_s": f["committed_ops_per_s"],
+                    "ops_ratio": ratio("committed_ops_per_s"),
+                    "app_fanout_p50_ms": r["fanout_p50_ms"], "relay_fanout_p50_ms": f["fanout_p50_ms"],
+                    "fanout_p50_ratio": ratio("fanout_p50_ms"),
+                    "app_fanout_p99_ms": r["fanout_p99_ms"], "relay_fanout_p99_ms": f["fanout_p99_ms"],
+                    "fanout_p99_ratio": ratio("fanout_p99_ms"),
+                    "app_ack_p50_ms": r["ack_p50_ms"], "relay_ack_p50_ms": f["ack_p50_ms"],
+                    "app_missed": r["deliveries_missed"], "relay_missed": f["deliveries_missed"]})
+    return out
+
+
+def floor_targets(ratios: Sequence[dict]) -> list[dict]:
+    out = []
+    for r in ratios:
+        if r["phase"] == "saturated" and r["clients"] in (10, 50):
+            out.append({"name": f"saturated ops/s vs relay @ {r['clients']} clients", "value": r["ops_ratio"],
+                        "target": ">= 0.7", "met": r["ops_ratio"] is not None and r["ops_ratio"] >= 0.7})
+            out.append({"name": f"missed deliveries, saturated @ {r['clients']} clients", "value": r["app_missed"],
+                        "target": "== 0", "met": r["app_missed"] == 0})
+        if r["phase"] == "paced" and r["clients"] >= 50:
+            out.append({"name": f"paced fan-out p50 vs relay @ {r['clients']} clients ({r['paced_rate']:g}/s)",
+                        "value": r["fanout_p50_ratio"], "target": "<= 1.3",
+                        "met": r["fanout_p50_ratio"] is not None and r["fanout_p50_ratio"] <= 1.3})
+    return out
+
+
+FLOOR_COLUMNS = (("clients", "clients"), ("phase", "phase"), ("app_ops_per_s", "app ops/s"),
+                 ("relay_ops_per_s", "relay ops/s"), ("ops_ratio", "ratio"),
+                 ("app_fanout_p50_ms", "app fan-out p50"), ("relay_fanout_p50_ms", "relay p50"),
+                 ("fanout_p50_ratio", "ratio"), ("app_fanout_p99_ms", "app p99"),
+                 ("relay_fanout_p99_ms", "relay p99"), ("app_missed", "app missed"),
+                 ("relay_missed", "relay missed"))
+
+
+def floor_table(ratios: Sequence[dict]) -> tuple[list[str], list[list]]:
+    rows = []
+    for r in ratios:
+        r = dict(r, phase=r["phase"] + (f" {r['paced_rate']:g}/s" if r.get("paced_rate") else ""))
+        rows.append([r.get(k) for k, _ in FLOOR_COLUMNS])
+    return [h for _, h in FLOOR_COLUMNS], rows
 
 
 def database_for(options: SyncOptions, workdir: Path) -> tuple[str, str, bool]:
@@ -375,6 +482,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
     cluster = None
     db_url, db_desc, drop = None, "", False
     rows: list[dict] = []
+    relay_rows: list[dict] = []
     warmups: list[dict] = []
     notes: list[str] = []
     server_version = None
@@ -422,6 +530,13 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
                 log(f"bench_sync: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
                     f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s, "
                     f"lost acked {row['lost_acked_ops']}")
+        if options.floor:
+            cluster.stop()  # the relay gets the machine to itself, as the app did
+            if any(p.returncode not in (0, 1, -15, None) for p in cluster.procs):
+                notes.append("a Daphne process exited abnormally:\n" + cluster.log_text()[-2000:])
+            cluster.procs = []  # stopped on purpose; not checked again below
+            relay_rows, relay_notes = run_floor(options, redis_url=redis.url, extra_env=extra, log=log)
+            notes += relay_notes
     finally:
         if cluster is not None:
             cluster.stop()
@@ -437,6 +552,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
         shutil.rmtree(workdir, ignore_errors=True)
     return {"database": db_desc, "database_server_version": server_version, "database_commit_p50_ms": commit_ms,
             "rows": rows, "warmup": warmups,
+            "floor_rows": relay_rows, "floor": floor_ratios(rows, relay_rows) if relay_rows else [],
             "notes": notes,
             "server_env": {"CANVASWEB_WS_OPS_PER_SECOND": options.ops_per_second_limit,
                            "DATABASE_CONN_MAX_AGE": options.conn_max_age if options.conn_max_age is not None
@@ -541,6 +657,10 @@ def render_markdown(report: dict) -> str:
                  align=["l", "r", "l", "l"]),
         "",
     ]
+    if report.get("floor"):
+        fh, fr = floor_table(report["floor"])
+        lines += ["## Against the floor (a bare Channels relay, same clients, same Redis, same run)", "",
+                  md_table(fh, fr, align=["r", "l"] + ["r"] * (len(fh) - 2)), ""]
     if report.get("notes"):
         lines += ["## Notes", ""] + [f"- {n}" for n in report["notes"]] + [""]
     return "\n".join(lines)

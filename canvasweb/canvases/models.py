@@ -55,6 +55,8 @@ class Canvas(models.Model):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, default="")
     revision = models.BigIntegerField(default=0)
+    # Hash of the newest change-log entry, kept here so a commit chains its entries without a query.
+    last_hash = models.CharField(max_length=64, blank=True, default="")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

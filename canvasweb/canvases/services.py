@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -57,6 +57,10 @@ class _Write:
     role: str
     op_type: str
     records: list[dict] = field(default_factory=list)
+    # Group commit (apply_operations): nodes fetched for the batch, and node updates whose
+    # row writes wait for one bulk_update at the end of the batch ({pk: (node, fields)}).
+    node_cache: dict | None = None
+    deferred: dict | None = None
 
     def record(self, *, entity: str, action: str, target_id: str, fields: list[str], before: dict | None,
                after: dict | None, vb: int | None, va: int | None) -> None:
@@ -71,11 +75,93 @@ class _Write:
 
 def apply_operation(*, actor: Actor, canvas_id: int, op: dict | Operation, client_op_id: str | None = None
                     ) -> ApplyResult:
-    """Apply one node/edge operation or a batch atomically, as `actor`."""
-    raw_type = op.type if isinstance(op, Operation) else (op.get("type") if isinstance(op, dict) else None)
+    """Apply one node/edge operation or a batch atomically, as `actor` (a group commit of one)."""
+    outcome = apply_operations(canvas_id=canvas_id, requests=[OpRequest(actor=actor, op=op,
+                                                                        client_op_id=client_op_id)],
+                               broadcast=True).results[0]
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
 
+
+@dataclass
+class OpRequest:
+    actor: Actor
+    op: Any
+    client_op_id: str | None = None
+
+
+@dataclass
+class BatchOutcome:
+    # Per request, in order: its ApplyResult, or the error that refused it (CanvasError) or broke it.
+    results: list[Any]
+    # The committed change events in revision order (one per op that changed something).
+    events: list[dict]
+
+
+# Ops whose only writes are plain node fields: applied from the batch's node cache, their rows
+# written together by one bulk_update, no savepoint needed (every check runs before any change).
+_FAST_OPS = ("node.move", "node.update")
+
+
+def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bool = False) -> BatchOutcome:
+    """Group commit: apply many node/edge operations (from any actors) on one canvas in one transaction.
+
+    One canvas lock, one membership query, one receipt query, the targeted nodes fetched together,
+    one bulk_update of the changed node fields, one bulk INSERT of log entries, one revision UPDATE
+    and one receipts INSERT (ON CONFLICT DO NOTHING) for the whole batch. Each op still gets its own
+    revision, log entries, receipt and change event, in request order, so the protocol is unchanged.
+    One op's refusal does not touch the others: fast ops are fully checked before they change
+    anything; every other op runs in its own savepoint. With `broadcast`, events go to the channel
+    layer on commit from this thread; otherwise the caller broadcasts `events` after it returns.
+    """
+    results: list[Any] = [None] * len(requests)
+    todo = []
+    for i, request in enumerate(requests):
+        try:
+            _check_client_op_id(request.client_op_id)
+            todo.append(i)
+        except CanvasError as exc:
+            results[i] = exc
+    events: list[dict] = []
+    if todo:
+        try:
+            with transaction.atomic():
+                events = _apply_batch(canvas_id=canvas_id, requests=requests, todo=todo, results=results)
+                if broadcast and events:
+                    committed = list(events)
+                    transaction.on_commit(lambda: [_broadcast(canvas_id, event) for event in committed])
+        except CanvasError as exc:  # the canvas itself is gone: every op gets the same answer
+            for i in todo:
+                results[i] = exc
+            events = []
+    for i, request in enumerate(requests):
+        if isinstance(results[i], CanvasError):
+            _record_refusal(actor=request.actor, canvas_id=canvas_id, op_type=_raw_type(request.op),
+                            error=results[i], client_op_id=request.client_op_id)
+    return BatchOutcome(results=results, events=events)
+
+
+def _raw_type(op: Any) -> str:
+    raw = op.type if isinstance(op, Operation) else (op.get("type") if isinstance(op, dict) else None)
+    return str(raw or "invalid")
+
+
+def _check_client_op_id(client_op_id: Any) -> None:
+    if client_op_id is not None and (not isinstance(client_op_id, str) or not 1 <= len(client_op_id) <= 64):
+        raise InvalidOperation("client_op_id must be a string of 1-64 characters", field="client_op_id")
+
+
+def _member_role(*, actor: Actor, roles: dict[int, str]) -> str | None:
+    role = roles.get(actor.user.pk)
+    if role is None and actor.channel == "admin" and actor.user.is_staff and not actor.is_agent:
+        # Site staff manage canvases and memberships from the Django admin.
+        role = Role.OWNER
+    return role
+
+
+def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
     def handler(write: _Write) -> None:
-        parsed = op if isinstance(op, Operation) else parse_operation(op)
         for single in parsed.flat():
             write.op_type = single.type
             permissions.require_role(actor=actor, role=write.role, operation=single.type)
@@ -83,8 +169,138 @@ def apply_operation(*, actor: Actor, canvas_id: int, op: dict | Operation, clien
             _OP_HANDLERS[single.type](write, single)
         write.op_type = parsed.type
 
-    return _commit(actor=actor, canvas_id=canvas_id, op_type=str(raw_type or "invalid"), handler=handler,
-                   client_op_id=client_op_id)
+    return handler
+
+
+def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]) -> list[dict]:
+    canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
+    if canvas is None:
+        raise NotFound("no such canvas", field="canvas_id")
+    user_ids = {requests[i].actor.user.pk for i in todo}
+    roles = dict(Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role"))
+    receipts: dict[tuple, ApplyResult] = {}
+    op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
+    if op_ids:
+        for user_id, op_id, revision, changes in OpReceipt.objects.filter(
+                canvas=canvas, user_id__in=user_ids, client_op_id__in=op_ids).values_list(
+                "user_id", "client_op_id", "revision", "changes"):
+            receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
+    parsed: dict[int, Operation] = {}
+    for i in todo:
+        op = requests[i].op
+        try:
+            parsed[i] = op if isinstance(op, Operation) else parse_operation(op)
+        except CanvasError as exc:
+            results[i] = exc
+    fast_ids = {parsed[i].target_id for i in parsed if parsed[i].type in _FAST_OPS}
+    node_cache = {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related(
+        "created_by")} if fast_ids else {}
+    batch = _Batch(canvas=canvas)
+    for i in todo:
+        if i not in parsed:
+            continue
+        request, op = requests[i], parsed[i]
+        role = _member_role(actor=request.actor, roles=roles)
+        if role is None:
+            # Same answer as for a missing canvas: non-members learn nothing.
+            results[i] = NotFound("no such canvas", field="canvas_id")
+            continue
+        key = (request.actor.user.pk, request.client_op_id)
+        if request.client_op_id and key in receipts:
+            results[i] = receipts[key]
+            continue
+        fast = op.type in _FAST_OPS
+        write = _Write(canvas=canvas, actor=request.actor, role=role, op_type=op.type,
+                       node_cache=node_cache if fast else None, deferred=batch.deferred if fast else None)
+        handler = _op_handler(request.actor, op)
+        try:
+            if fast:
+                handler(write)
+            else:
+                # A general op reads and writes rows directly: it sees the batch's node writes so far,
+                # and the cached node objects may be stale after it.
+                batch.flush_nodes()
+                node_cache.clear()
+                with transaction.atomic():  # a savepoint: a refusal half-way leaves nothing behind
+                    handler(write)
+        except CanvasError as exc:
+            results[i] = exc
+            continue
+        except Exception as exc:  # a bug or a database error in one op must not fail the others
+            if fast:
+                raise  # no savepoint to roll back to: the batch fails as a whole
+            logger.exception("op %s failed on canvas %s", op.type, canvas_id)
+            results[i] = exc
+            continue
+        result = batch.add(write, client_op_id=request.client_op_id)
+        if request.client_op_id:
+            receipts[key] = ApplyResult(revision=result.revision, duplicate=True, changes=result.changes)
+        results[i] = result
+    batch.finish()
+    return batch.events
+
+
+def _update_node_rows(nodes: list[Node], fields: tuple[str, ...]) -> None:
+    """bulk_update of `fields` as one parameterized UPDATE run for every node (executemany).
+
+    Django's bulk_update builds a CASE WHEN per field and row, which costs more CPU than the
+    database spends on it (~6 ms per node at batch size 50); this is the same write, cheaper.
+    """
+    connection = transaction.get_connection()
+    columns = [Node._meta.get_field(name) for name in fields]
+    pk = Node._meta.pk
+    qn = connection.ops.quote_name
+    # Identifiers come from the model's own metadata (quoted); every value is a parameter.
+    assignments = ", ".join(f"{qn(column.column)} = %s" for column in columns)
+    sql = f"UPDATE {qn(Node._meta.db_table)} SET {assignments} WHERE {qn(pk.column)} = %s"  # nosec B608
+    rows = [[column.get_db_prep_save(getattr(node, column.attname), connection) for column in columns]
+            + [pk.get_db_prep_value(node.pk, connection)] for node in nodes]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
+class _Batch:
+    """Revisions, log entries and receipts of a group commit, written together by `finish`."""
+
+    def __init__(self, *, canvas: Canvas) -> None:
+        self.canvas = canvas
+        self.entries: list[ChangeLogEntry] = []
+        self.receipts: list[OpReceipt] = []
+        self.events: list[dict] = []
+        self.deferred: dict = {}
+        self.first_revision = canvas.revision
+
+    def add(self, write: _Write, *, client_op_id: str | None) -> ApplyResult:
+        if not write.records:
+            # Nothing changed (e.g. a field set to its current value): no revision.
+            result = ApplyResult(revision=self.canvas.revision, duplicate=False, changes=[])
+        else:
+            result = _log_and_bump(write, client_op_id=client_op_id, entries=self.entries)
+            self.events.append(result.event)
+        if client_op_id:
+            self.receipts.append(OpReceipt(canvas=self.canvas, user=write.actor.user, client_op_id=client_op_id,
+                                           revision=result.revision, changes=result.changes))
+        return result
+
+    def flush_nodes(self) -> None:
+        by_fields: dict[tuple, list[Node]] = {}
+        for node, fields in self.deferred.values():
+            by_fields.setdefault(tuple(sorted(fields)), []).append(node)
+        for fields, nodes in by_fields.items():
+            _update_node_rows(nodes, fields)
+        self.deferred.clear()
+
+    def finish(self) -> None:
+        self.flush_nodes()
+        if self.entries:
+            ChangeLogEntry.objects.bulk_create(self.entries)
+        if self.canvas.revision != self.first_revision:
+            Canvas.objects.filter(pk=self.canvas.pk).update(revision=self.canvas.revision,
+                                                            last_hash=self.canvas.last_hash,
+                                                            updated_at=timezone.now())
+        if self.receipts:
+            # The canvas lock already serializes receipts; ON CONFLICT DO NOTHING is the backstop.
+            OpReceipt.objects.bulk_create(self.receipts, ignore_conflicts=True)
 
 
 def canvas_create(*, user, name: str, description: str = "") -> Canvas:
@@ -204,16 +420,13 @@ def _commit(*, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_W
 
 def _commit_or_raise(*, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_Write], None],
                      client_op_id: str | None) -> ApplyResult:
-    if client_op_id is not None and (not isinstance(client_op_id, str) or not 1 <= len(client_op_id) <= 64):
-        raise InvalidOperation("client_op_id must be a string of 1-64 characters", field="client_op_id")
+    _check_client_op_id(client_op_id)
     with transaction.atomic():
         canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
         if canvas is None:
             raise NotFound("no such canvas", field="canvas_id")
-        role = Membership.objects.filter(canvas=canvas, user=actor.user).values_list("role", flat=True).first()
-        if role is None and actor.channel == "admin" and actor.user.is_staff and not actor.is_agent:
-            # Site staff manage canvases and memberships from the Django admin.
-            role = Role.OWNER
+        roles = dict(Membership.objects.filter(canvas=canvas, user=actor.user).values_list("user_id", "role"))
+        role = _member_role(actor=actor, roles=roles)
         if role is None:
             # Same answer as for a missing canvas: non-members learn nothing.
             raise NotFound("no such canvas", field="canvas_id")
@@ -224,34 +437,23 @@ def _commit_or_raise(*, actor: Actor, canvas_id: int, op_type: str, handler: Cal
 
         write = _Write(canvas=canvas, actor=actor, role=role, op_type=op_type)
         handler(write)
-        if not write.records:
-            # Nothing changed (e.g. a field set to its current value): no revision.
-            result = ApplyResult(revision=canvas.revision, duplicate=False, changes=[])
-        else:
-            result = _log_and_bump(write, client_op_id=client_op_id)
-        if client_op_id:
-            try:
-                with transaction.atomic():
-                    OpReceipt.objects.create(canvas=canvas, user=actor.user, client_op_id=client_op_id,
-                                             revision=result.revision, changes=result.changes)
-            except IntegrityError:  # pragma: no cover - guarded by the canvas lock
-                raise Conflict("this client_op_id is being applied concurrently", field="client_op_id")
+        batch = _Batch(canvas=canvas)
+        result = batch.add(write, client_op_id=client_op_id)
+        batch.finish()
         if result.event is not None:
             event = result.event
             transaction.on_commit(lambda: _broadcast(canvas.pk, event))
         return result
 
 
-def _log_and_bump(write: _Write, *, client_op_id: str | None) -> ApplyResult:
+def _log_and_bump(write: _Write, *, client_op_id: str | None, entries: list) -> ApplyResult:
+    """Next revision for `write`: its log entries (chained from canvas.last_hash) go into `entries`;
+    the caller writes them and the canvas row (`_Batch.finish`)."""
     canvas = write.canvas
     canvas.revision += 1
-    Canvas.objects.filter(pk=canvas.pk).update(revision=canvas.revision, updated_at=timezone.now())
     now = timezone.now()
-    last = ChangeLogEntry.objects.filter(canvas=canvas).order_by("-revision", "-seq").values_list(
-        "hash", flat=True).first()
-    prev_hash = last or ""
+    prev_hash = canvas.last_hash or ""
     actor = write.actor
-    entries = []
     for seq, record in enumerate(write.records):
         entry = ChangeLogEntry(
             canvas=canvas, revision=canvas.revision, seq=seq, op_type=record["_op"], entity=record["entity"],
@@ -265,7 +467,7 @@ def _log_and_bump(write: _Write, *, client_op_id: str | None) -> ApplyResult:
         entry.hash = entry_digest(entry, prev_hash)
         prev_hash = entry.hash
         entries.append(entry)
-    ChangeLogEntry.objects.bulk_create(entries)
+    canvas.last_hash = prev_hash
     changes = [_public_record(r) for r in write.records]
     event = {
         "type": "change",
@@ -326,7 +528,12 @@ def _edge_level(source: Node, target: Node) -> int:
 
 
 def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> Node:
-    node = Node.objects.filter(pk=node_id, canvas=write.canvas).select_related("created_by").first()
+    cache = write.node_cache
+    node = cache.get(node_id) if cache is not None else None
+    if node is None:
+        node = Node.objects.filter(pk=node_id, canvas=write.canvas).select_related("created_by").first()
+        if node is not None and cache is not None:
+            cache[node.pk] = node
     if node is None or not permissions.can_see(write.role, node.sensitivity):
         # A node of another canvas answers exactly like an unknown id: ids leak nothing.
         raise NotFound(f"no node {node_id} on this canvas", field=field_name)
@@ -387,7 +594,13 @@ def _update_node_fields(write: _Write, node: Node, fields: dict[str, Any]) -> No
     for name in changed:
         setattr(node, name if name != "superseded_by" else "superseded_by_id", fields[name])
     node.version += 1
-    node.save()
+    if write.deferred is not None and all(name in NODE_FIELDS for name in changed):
+        # Group commit: written by the batch's bulk_update (changed fields only).
+        node.updated_at = timezone.now()
+        _, pending = write.deferred.setdefault(node.pk, (node, set()))
+        pending.update(changed, ("version", "updated_at"))
+    else:
+        node.save(update_fields=[*changed, "version", "updated_at"])
     write.record(entity="node", action="updated", target_id=str(node.id), fields=changed, before=before,
                  after=node_to_dict(node), vb=before_level, va=_node_level(node))
     if _node_level(node) != before_level:
@@ -449,14 +662,15 @@ def _require_fresh_content_base(write: _Write, node: Node, op: Operation) -> Non
 def _op_node_delete(write: _Write, op: Operation) -> None:
     node = _get_node(write, op.target_id)
     node_level = _node_level(node)
-    # Edges first (each logged), then successors' back-references, then the node.
-    for edge in Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
-                                                                                     "created_by"):
+    # Edges first (each logged, deleted in one statement), then successors' back-references, then the node.
+    edges = list(Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
+                                                                                      "created_by"))
+    for edge in edges:
         before = edge_to_dict(edge)
-        level = _edge_level(edge.source, edge.target)
-        edge.delete()
         write.record(entity="edge", action="deleted", target_id=before["id"], fields=[], before=before,
-                     after=None, vb=level, va=None)
+                     after=None, vb=_edge_level(edge.source, edge.target), va=None)
+    if edges:
+        Edge.objects.filter(pk__in=[edge.pk for edge in edges]).delete()
     for predecessor in Node.objects.filter(superseded_by=node).select_related("created_by"):
         _update_node_fields(write, predecessor, {"superseded_by": None})
     before = node_to_dict(node)
@@ -691,6 +905,7 @@ def _leave(write: _Write, user_id: int) -> None:
 
 
 __all__ = [
-    "ApplyResult", "apply_operation", "canvas_create", "canvas_update", "canvas_delete", "member_set",
-    "member_remove", "user_delete", "actor_to_dict", "agent_policy_to_dict", "Forbidden",
+    "ApplyResult", "BatchOutcome", "OpRequest", "apply_operation", "apply_operations", "canvas_create",
+    "canvas_update", "canvas_delete", "member_set", "member_remove", "user_delete", "actor_to_dict",
+    "agent_policy_to_dict", "Forbidden",
 ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from canvasweb.canvases import selectors as canvas_selectors
@@ -79,10 +80,38 @@ def conversations_for(*, user, canvas_id: int) -> list[Conversation]:
     return list(Conversation.objects.filter(user=user, canvas_id=canvas_id).order_by("-updated_at"))
 
 
+MESSAGE_PAGE_DEFAULT = 100
+MESSAGE_PAGE_MAX = 500
+
+
+def messages_page(*, conversation: Conversation, before: int | None = None, limit: int | None = None
+                  ) -> tuple[list[Message], int | None]:
+    """The newest `limit` messages with an id below `before`, oldest first, and the `before` of the
+    next (older) page or None. Two queries whatever the page holds: messages, then their model
+    request ids (prefetched, so message_to_dict asks nothing per assistant message)."""
+    limit = MESSAGE_PAGE_DEFAULT if limit is None else limit
+    if not 1 <= limit <= MESSAGE_PAGE_MAX:
+        raise InvalidOperation(f"limit must be between 1 and {MESSAGE_PAGE_MAX}", field="limit")
+    rows = Message.objects.filter(conversation=conversation)
+    if before is not None:
+        rows = rows.filter(id__lt=before)
+    rows = rows.order_by("-id").prefetch_related(
+        Prefetch("model_requests", queryset=ModelRequest.objects.order_by("id").only("id", "message_id")))
+    page = list(rows[:limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    page.reverse()
+    return page, (page[0].pk if more and page else None)
+
+
 def message_to_dict(message: Message) -> dict:
     # The first request of a turn holds the compiled context; agent rounds follow it.
-    request_ids = (list(message.model_requests.order_by("id").values_list("id", flat=True))
-                   if message.role == MessageRole.ASSISTANT and message.pk else [])
+    if message.role != MessageRole.ASSISTANT or not message.pk:
+        request_ids = []
+    elif "model_requests" in getattr(message, "_prefetched_objects_cache", {}):
+        request_ids = [r.pk for r in message.model_requests.all()]  # prefetched, in id order
+    else:
+        request_ids = list(message.model_requests.order_by("id").values_list("id", flat=True))
     request_id = request_ids[0] if request_ids else None
     return {
         "id": message.pk, "conversation_id": message.conversation_id, "role": message.role,
@@ -165,28 +194,64 @@ def preview_payload(compiled: CompiledContext, *, canvas_id: int, role: str) -> 
 # --- a chat turn -------------------------------------------------------------------------
 
 
+@dataclass
+class TurnStart:
+    """What a turn needs before compiling: checked, nothing written yet."""
+    user: Any
+    canvas: Any
+    role: str
+    question: str
+    conversation: Conversation | None
+
+
 def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
                  conversation_id: int | None = None, tools: list[dict] | None = None) -> PreparedTurn:
-    """Store the question, capture facts, compile the context and open the model request record."""
+    """Store the question, capture facts, compile the context and open the model request record.
+
+    Three steps, so the socket path (chat/turns.py) can run the middle one off the database
+    thread: `turn_begin` checks (no writes), `turn_compile` captures and compiles (reads only,
+    no transaction held), `turn_store` writes the turn's rows in one short transaction.
+    """
+    start = turn_begin(user=user, canvas_id=canvas_id, text=text, conversation_id=conversation_id)
+    compiled, captured = turn_compile(start=start, viewport=viewport)
+    return turn_store(start=start, compiled=compiled, captured=captured, tools=tools)
+
+
+def turn_begin(*, user, canvas_id: int, text: Any, conversation_id: int | None = None) -> TurnStart:
     question = validate_question(text)
     canvas, role = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
+    conversation = None
+    if conversation_id is not None:
+        conversation = conversation_for_user(user=user, conversation_id=conversation_id)
+        if conversation.canvas_id != canvas.pk:
+            raise NotFound("no such conversation on this canvas", field="conversation_id")
+    return TurnStart(user=user, canvas=canvas, role=role, question=question, conversation=conversation)
+
+
+def turn_compile(*, start: TurnStart, viewport: dict | None) -> tuple[CompiledContext, list[dict]]:
+    """Capture facts from the question and compile the context (the question is not stored yet,
+    so the history is exactly what precedes it)."""
+    captured = _capture_plan(canvas_id=start.canvas.pk, text=start.question, role=start.role)
+    compiled = compile_for(canvas_id=start.canvas.pk, role=start.role, question=start.question, viewport=viewport,
+                           conversation=start.conversation)
+    return compiled, captured
+
+
+def turn_store(*, start: TurnStart, compiled: CompiledContext, captured: list[dict],
+               tools: list[dict] | None = None) -> PreparedTurn:
     config = ModelConfig.from_settings()
+    user, canvas, question = start.user, start.canvas, start.question
     with transaction.atomic():
-        if conversation_id is None:
+        conversation = start.conversation
+        if conversation is None:
             conversation = Conversation.objects.create(canvas=canvas, user=user, title=_title_from(question))
-        else:
-            conversation = conversation_for_user(user=user, conversation_id=conversation_id)
-            if conversation.canvas_id != canvas.pk:
-                raise NotFound("no such conversation on this canvas", field="conversation_id")
-            if not conversation.title:  # created without a title: named after its first question
-                conversation.title = _title_from(question)
-                conversation.save(update_fields=["title"])
+        elif not conversation.title:  # created without a title: named after its first question
+            conversation.title = _title_from(question)
+            conversation.save(update_fields=["title"])
         user_message = Message.objects.create(
             conversation=conversation, role=MessageRole.USER, source=MessageSource.USER_INPUT, content=question,
             token_count=count_tokens(question, encoding=TOKEN_CACHE.encoding))
-        suggestions = _capture_suggestions(conversation=conversation, message=user_message, role=role)
-        compiled = compile_for(canvas_id=canvas.pk, role=role, question=question, viewport=viewport,
-                               conversation=conversation, exclude_message_id=user_message.pk)
+        suggestions = _store_suggestions(conversation=conversation, message=user_message, captured=captured)
         assistant = Message.objects.create(conversation=conversation, role=MessageRole.ASSISTANT,
                                            source=MessageSource.ASSISTANT_REPLY, content="",
                                            status=MessageStatus.STREAMING)
@@ -196,12 +261,12 @@ def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
             model=config.model, base_url=config.base_url, strategy=report.strategy, messages=compiled.messages,
             tools=tools, layer_tokens=report.layer_tokens, budget=report.budget.get("total", 0),
             included_node_ids=[n.node_id for n in report.included_nodes],
-            report=visible_report_dict(report.to_dict(), hidden=hidden_node_ids(canvas_id=canvas.pk, role=role)))
+            report=visible_report_dict(report.to_dict(), hidden=hidden_node_ids(canvas_id=canvas.pk, role=start.role)))
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return PreparedTurn(conversation=conversation, user_message=user_message, assistant_message=assistant,
-                        model_request=model_request, messages=compiled.messages, role=role,
+                        model_request=model_request, messages=compiled.messages, role=start.role,
                         handles=dict(report.handles), suggestions=suggestions, compiled=compiled,
-                        preview=preview_payload(compiled, canvas_id=canvas.pk, role=role))
+                        preview=preview_payload(compiled, canvas_id=canvas.pk, role=start.role))
 
 
 def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms: int,
@@ -301,12 +366,18 @@ def _title_from(question: str) -> str:
 
 
 def _capture_suggestions(*, conversation: Conversation, message: Message, role: str) -> list[dict]:
-    facts = capture_facts(text=message.content)
+    captured = _capture_plan(canvas_id=conversation.canvas_id, text=message.content, role=role)
+    return _store_suggestions(conversation=conversation, message=message, captured=captured)
+
+
+def _capture_plan(*, canvas_id: int, text: str, role: str) -> list[dict]:
+    """The suggestions a message would get (reads only: runs off the database thread)."""
+    facts = capture_facts(text=text)
     if not facts or role == "viewer":
         return []  # viewers cannot write, so nothing to offer
-    nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
+    nodes, _, _ = canvas_inputs(canvas_id=canvas_id)
     visible = [n for n in nodes if can_see(role, n.sensitivity)]
-    created = []
+    planned = []
     offered: set[str] = set()
     targeted: set[str] = set()  # one suggestion per message supersedes a given node; a second would fail
     for fact in facts[:5]:
@@ -320,11 +391,17 @@ def _capture_suggestions(*, conversation: Conversation, message: Message, role: 
             targeted.add(candidates[0].id)
         # A correction of an internal node is internal too, unless the user says otherwise when accepting.
         sensitivity = stricter(fact.sensitivity, candidates[0].sensitivity) if candidates else fact.sensitivity
-        created.append(FactSuggestion.objects.create(
-            conversation=conversation, message=message, content=fact.content[:2000], kind=_node_kind(fact.kind),
+        planned.append(dict(
+            content=fact.content[:2000], kind=_node_kind(fact.kind),
             subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
             supersede_node_id=uuid.UUID(candidates[0].id) if candidates else None,
             sensitivity=strictest_markable(role, sensitivity)))
+    return planned
+
+
+def _store_suggestions(*, conversation: Conversation, message: Message, captured: list[dict]) -> list[dict]:
+    created = [FactSuggestion.objects.create(conversation=conversation, message=message, **fields)
+               for fields in captured]
     return [suggestion_to_dict(s) for s in created]
 
 

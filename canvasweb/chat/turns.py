@@ -16,6 +16,7 @@ from channels.db import database_sync_to_async
 from canvasweb.common.errors import BadMessage, CanvasError
 
 from . import services
+from .executor import off_db_thread
 from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
 
 logger = logging.getLogger(__name__)
@@ -44,9 +45,15 @@ class ChatSession:
         try:
             runner = _agent_runner(user=self.user, canvas_id=self.canvas_id)
             tools = await database_sync_to_async(runner.tools_offered)() if runner else None
-            turn = await database_sync_to_async(services.turn_prepare)(
-                user=self.user, canvas_id=self.canvas_id, text=message.get("text"), viewport=message.get("viewport"),
-                conversation_id=conversation_id, tools=tools)
+            start = await database_sync_to_async(services.turn_begin)(
+                user=self.user, canvas_id=self.canvas_id, text=message.get("text"),
+                conversation_id=conversation_id)
+            # Capture and compile on the compile pool, outside any transaction: a big canvas must not
+            # hold up the database thread every socket's ops go through.
+            compiled, captured = await off_db_thread(services.turn_compile, start=start,
+                                                     viewport=message.get("viewport"))
+            turn = await database_sync_to_async(services.turn_store)(
+                start=start, compiled=compiled, captured=captured, tools=tools)
         except CanvasError as exc:
             await self.send({"type": "chat.error", "request_id": request_id, "message_id": None,
                              "error": exc.as_dict()})
@@ -72,8 +79,8 @@ class ChatSession:
     async def handle_preview(self, message: dict) -> None:
         request_id = _request_id(message)
         try:
-            payload = await database_sync_to_async(services.context_preview)(
-                user=self.user, canvas_id=self.canvas_id, text=message.get("text") or "",
+            payload = await off_db_thread(
+                services.context_preview, user=self.user, canvas_id=self.canvas_id, text=message.get("text") or "",
                 viewport=message.get("viewport"), conversation_id=message.get("conversation_id"))
         except CanvasError as exc:
             await self.send({"type": "error", "request_id": request_id, "error": exc.as_dict()})

@@ -208,6 +208,19 @@ CANVASWEB = {
     "SECURITY_EVENT_COALESCE_SECONDS": env_int("CANVASWEB_SECURITY_EVENT_COALESCE_SECONDS", 60),
     # POST /api/auth/login/ and /api/auth/token/ per client address (DRF rate syntax; "off" disables).
     "AUTH_THROTTLE_RATE": os.environ.get("CANVASWEB_AUTH_THROTTLE_RATE", "20/minute"),
+    # Memory held per process for chat context (docs/benchmarks.md, "Memory"): canvas indexes
+    # (node data + spatial grid + keyword postings), prepared node/message text with token counts,
+    # and token counts keyed by text. Each is an LRU bounded by an estimate of its bytes.
+    "INDEX_CACHE_BYTES": env_int("CANVASWEB_INDEX_CACHE_BYTES", 512 * 1024 * 1024),
+    "TOKEN_CACHE_BYTES": env_int("CANVASWEB_TOKEN_CACHE_BYTES", 128 * 1024 * 1024),
+    "TOKEN_COUNT_CACHE_BYTES": env_int("CANVASWEB_TOKEN_COUNT_CACHE_BYTES", 32 * 1024 * 1024),
+    # A cached canvas index further behind than this many revisions is rebuilt, not caught up.
+    "INDEX_CATCH_UP_MAX_REVISIONS": env_int("CANVASWEB_INDEX_CATCH_UP_MAX_REVISIONS", 2000),
+    # Threads that compile context, capture facts and update indexes (off the database thread).
+    "COMPILE_THREADS": env_int("CANVASWEB_COMPILE_THREADS", 2),
+    # Group commit (canvases/realtime/committer.py): ops per transaction, and per socket per transaction.
+    "GROUP_COMMIT_MAX_OPS": env_int("CANVASWEB_GROUP_COMMIT_MAX_OPS", 200),
+    "GROUP_COMMIT_OPS_PER_SOCKET": env_int("CANVASWEB_GROUP_COMMIT_OPS_PER_SOCKET", 8),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.

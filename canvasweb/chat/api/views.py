@@ -11,7 +11,6 @@ from rest_framework.response import Response
 
 from canvasweb.canvases.api.serializers import errors
 from canvasweb.chat import services
-from canvasweb.chat.models import Message
 from canvasweb.common.drf import JSONAPIView, json_object
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import finite_float
@@ -49,12 +48,35 @@ class ConversationListView(JSONAPIView):
 
 class MessageListView(JSONAPIView):
     @extend_schema(operation_id="conversation_messages", tags=[CHAT],
-                   summary="All messages of one of your conversations, oldest first",
-                   responses={200: s.MessageSerializer(many=True), **errors(401, 404)})
+                   summary="A page of messages of one of your conversations (the newest page by default), "
+                           "oldest first",
+                   parameters=[
+                       OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                                        description=f"messages per page, 1-{services.MESSAGE_PAGE_MAX} "
+                                                    f"(default {services.MESSAGE_PAGE_DEFAULT})"),
+                       OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                                        description="only messages with a smaller id (the X-Next-Before "
+                                                    "header of the previous page)")],
+                   responses={200: s.MessageSerializer(many=True), **errors(400, 401, 404)})
     def get(self, request, conversation_id: int):
         conversation = services.conversation_for_user(user=request.user, conversation_id=conversation_id)
-        messages = Message.objects.filter(conversation=conversation).order_by("id")
-        return Response([services.message_to_dict(m) for m in messages])
+        messages, next_before = services.messages_page(
+            conversation=conversation, before=_query_int(request, "before"), limit=_query_int(request, "limit"))
+        response = Response([services.message_to_dict(m) for m in messages])
+        if next_before is not None:
+            response["X-Next-Before"] = str(next_before)
+            limit = len(messages)
+            response["Link"] = f'<{request.path}?before={next_before}&limit={limit}>; rel="next"'
+        return response
+
+
+def _query_int(request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or len(raw) > 15:
+        raise InvalidOperation(f"{name} must be a positive integer", field=name)
+    return int(raw)
 
 
 class ModelRequestView(JSONAPIView):

@@ -43,6 +43,9 @@ class Command(BaseCommand):
         parser.add_argument("--warmup", type=int, default=3,
                             help="unreported warm-up ops per client before the measured phases")
         parser.add_argument("--out", default="", help="folder for report.json and report.md (optional)")
+        parser.add_argument("--floor", action="store_true",
+                            help="also run the same clients against a bare Channels relay (no auth, no database) "
+                                 "and report the app's ops/s and fan-out as ratios of the relay's")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
@@ -66,7 +69,8 @@ class Command(BaseCommand):
             clients=clients, ops=opts["ops"], rates=tuple(rates), paced_seconds=opts["paced_seconds"],
             postgres_url=opts["postgres_url"],
             timeout=opts["timeout"], phases=phases, ops_per_second_limit=opts["ops_per_second_limit"],
-            conn_max_age=opts["conn_max_age"], progress=not opts["no_progress"], warmup=max(0, opts["warmup"]))
+            conn_max_age=opts["conn_max_age"], progress=not opts["no_progress"], warmup=max(0, opts["warmup"]),
+            floor=opts["floor"])
         started = started_at()
         try:
             result = sync_bench.run_sync(options, log=lambda msg: self.stderr.write(msg))
@@ -78,10 +82,14 @@ class Command(BaseCommand):
             "finished_at": started_at(), "command": " ".join(sys.argv), "machine": machine_info(),
             "clients": clients, "ops": opts["ops"], "rates": rates, "paced_seconds": opts["paced_seconds"],
             "phases": list(phases), **result,
-            "targets": sync_bench.targets(result["rows"], postgres=postgres, warmup=result["warmup"]),
+            "targets": sync_bench.targets(result["rows"], postgres=postgres, warmup=result["warmup"])
+            + sync_bench.floor_targets(result["floor"]),
         }
         headers, rows = sync_bench.table(report["rows"])
         self.stdout.write(text_table(headers, rows))
+        if report["floor"]:
+            self.stdout.write("against the floor (bare Channels relay, same clients):")
+            self.stdout.write(text_table(*sync_bench.floor_table(report["floor"])))
         for t in report["targets"]:
             self.stdout.write(f"target {t['name']}: {t['value']} (goal {t['target']}) "
                               f"{'met' if t['met'] else 'MISSED'}")

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('canvases', '0001_initial'),
+        ('canvases', '0002_canvas_agent_external_access'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,123 @@
+"""Does a long chat compile on one canvas delay anyone's edits on another?
+
+In one process (the way one Daphne serves both canvases), over the canvas
+WebSocket protocol (channels' WebsocketCommunicator against the real ASGI
+application, in-memory channel layer, a temporary SQLite file):
+
+* `baseline`: a client on canvas A sends `node.move` ops in a closed loop
+  (next op 20 ms after the previous ack) for `--seconds`; ack latency measured;
+* `during`: the same while a client on canvas B asks for a `context.preview`
+  whose compile takes `--compile-seconds` of pure-Python CPU (the real compile
+  plus a busy loop standing in for a very large canvas);
+* `during_on_db_thread`: the same, with the compile run on the database thread
+  as before issue 13 (`database_sync_to_async`), for comparison.
+
+The compile runs on the compile pool (canvasweb/chat/executor.py), so it does
+not queue in front of database work; it still competes for the GIL and the
+two cores, which is what the `during / baseline` ratio measures.
+"""
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+import uuid
+from typing import Any
+
+from canvasweb.bench.common import percentile, rnd
+
+
+def _busy(seconds: float) -> None:
+    deadline = time.perf_counter() + seconds
+    x = 0
+    while time.perf_counter() < deadline:
+        for i in range(2000):
+            x += i * i
+
+
+async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | None) -> dict[str, Any]:
+    from channels.db import database_sync_to_async
+    from channels.testing import WebsocketCommunicator
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from canvasweb.canvases import services as canvas_services
+    from canvasweb.chat import services as chat_services
+    from canvasweb.chat import turns
+    from canvasweb.config.asgi import application
+
+    def setup():
+        user = get_user_model().objects.create_user(username=f"stall-{uuid.uuid4().hex[:8]}", password=None)
+        token = Token.objects.get_or_create(user=user)[0].key
+        a = canvas_services.canvas_create(user=user, name="edits")
+        b = canvas_services.canvas_create(user=user, name="long compile")
+        from canvasweb.canvases.actors import user_actor
+        node = canvas_services.apply_operation(actor=user_actor(user), canvas_id=a.pk, op={
+            "type": "node.create", "node": {"content": "moving 节点", "x": 0, "y": 0}}).changes[0]["id"]
+        return token, a.pk, b.pk, node
+
+    token, canvas_a, canvas_b, node_id = await database_sync_to_async(setup)()
+
+    async def join(canvas_id):
+        ws = WebsocketCommunicator(application, f"/ws/canvases/{canvas_id}/", headers=[
+            (b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())])
+        connected, _ = await ws.connect()
+        assert connected
+        await ws.send_json_to({"type": "hello", "last_revision": None})
+        await ws.receive_json_from(10)
+        await ws.receive_json_from(10)
+        return ws
+
+    editor = await join(canvas_a)
+    asker = await join(canvas_b)
+    latencies: list[float] = []
+    deadline = time.monotonic() + seconds
+    original = chat_services.context_preview
+    original_off = turns.off_db_thread
+
+    def slow_preview(**kwargs):
+        _busy(compile_seconds)
+        return original(**kwargs)
+
+    preview_task = None
+    if on_db_thread is not None:
+        chat_services.context_preview = slow_preview
+        if on_db_thread:
+            async def on_db(fn, /, *args, **kwargs):
+                return await database_sync_to_async(fn)(*args, **kwargs)
+            turns.off_db_thread = on_db
+        await asker.send_json_to({"type": "context.preview", "request_id": "p", "text": "部署 plan"})
+        preview_task = asyncio.ensure_future(asker.receive_json_from(compile_seconds * 4 + 30))
+        await asyncio.sleep(0.2)
+    try:
+        k = 0
+        while time.monotonic() < deadline:
+            k += 1
+            t0 = time.perf_counter()
+            await editor.send_json_to({"type": "op", "client_op_id": uuid.uuid4().hex,
+                                       "op": {"type": "node.move", "id": node_id, "x": float(k), "y": 1.0}})
+            while True:
+                msg = await editor.receive_json_from(compile_seconds * 4 + 30)
+                if msg["type"] in ("ack", "reject"):
+                    break
+            latencies.append((time.perf_counter() - t0) * 1000)
+            await asyncio.sleep(0.02)
+        if preview_task is not None:
+            await preview_task
+    finally:
+        chat_services.context_preview = original
+        turns.off_db_thread = original_off
+        await editor.disconnect()
+        await asker.disconnect()
+    return {"ops": len(latencies), "ack_p50_ms": rnd(statistics.median(latencies), 2),
+            "ack_p90_ms": rnd(percentile(latencies, 0.9), 2), "ack_max_ms": rnd(max(latencies), 1)}
+
+
+def run(*, seconds: float, compile_seconds: float) -> dict[str, Any]:
+    rows = {}
+    for name, mode in (("baseline", None), ("during", False), ("during_on_db_thread", True)):
+        rows[name] = asyncio.run(_run(seconds=seconds, compile_seconds=compile_seconds, on_db_thread=mode))
+    base = rows["baseline"]["ack_p50_ms"]
+    for name in ("during", "during_on_db_thread"):
+        rows[name]["p50_over_baseline"] = rnd(rows[name]["ack_p50_ms"] / base, 2) if base else None
+    return rows

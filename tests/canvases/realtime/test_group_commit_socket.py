@@ -1,0 +1,84 @@
+"""Group commit over the socket: ops of several sockets share transactions, acks and change frames stay per op."""
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from canvasweb.canvases.realtime import committer
+from canvasweb.history.audit import verify_chain
+from tests.canvases.realtime.test_consumer import channel_layer, join, node_op, send_op, setup_canvas  # noqa: F401
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _collect(ws, *, acks: int, changes=(), timeout: float = 5.0):
+    """Acks until `acks` arrived, and change frames until every client_op_id in `changes` was seen."""
+    got_acks, got_changes = [], []
+    wanted = set(changes)
+    while len(got_acks) < acks or not wanted <= {m.get("client_op_id") for m in got_changes}:
+        message = await ws.receive_json_from(timeout=timeout)
+        if message["type"] in ("ack", "reject"):
+            got_acks.append(message)
+        elif message["type"] == "change":
+            got_changes.append(message)
+    return got_acks, [m for m in got_changes if m.get("client_op_id") in wanted]
+
+
+async def test_ops_from_two_sockets_commit_in_shared_batches_with_per_op_acks(channel_layer):
+    canvas, users, tokens = await setup_canvas()
+    alice, _, _ = await join(canvas.pk, tokens["alice"])
+    bob, _, _ = await join(canvas.pk, tokens["bob"])
+    a_node = (await send_op(alice, node_op("alice 的节点")))["changes"][0]["id"]
+    b_node = (await send_op(bob, node_op("bob's node")))["changes"][0]["id"]
+    unit = committer.committer_for(canvas.pk)
+    batches_before, ops_before = unit.batches, unit.ops
+    count = 12
+    ids = {"alice": [f"a-{i}-{uuid.uuid4().hex[:6]}" for i in range(count)],
+           "bob": [f"b-{i}-{uuid.uuid4().hex[:6]}" for i in range(count)]}
+    for i in range(count):  # sent back to back, no waiting for acks
+        await alice.send_json_to({"type": "op", "client_op_id": ids["alice"][i],
+                                  "op": {"type": "node.move", "id": a_node, "x": float(i + 1), "y": 0.0}})
+        await bob.send_json_to({"type": "op", "client_op_id": ids["bob"][i],
+                                "op": {"type": "node.move", "id": b_node, "x": 0.0, "y": float(i + 1)}})
+    a_acks, a_changes = await _collect(alice, acks=count, changes=ids["bob"])
+    b_acks, b_changes = await _collect(bob, acks=count, changes=ids["alice"])
+    # Each socket's acks come in its own order, each op with its own revision.
+    assert [m["client_op_id"] for m in a_acks] == ids["alice"]
+    assert [m["client_op_id"] for m in b_acks] == ids["bob"]
+    assert all(m["type"] == "ack" and not m["duplicate"] for m in a_acks + b_acks)
+    revisions = sorted(m["revision"] for m in a_acks + b_acks)
+    assert revisions == list(range(revisions[0], revisions[0] + 2 * count))
+    # Every other socket hears every op as its own change frame, in revision order.
+    assert [m["client_op_id"] for m in a_changes] == ids["bob"]
+    assert [m["client_op_id"] for m in b_changes] == ids["alice"]
+    assert [m["revision"] for m in a_changes] == sorted(m["revision"] for m in a_changes)
+    assert unit.ops - ops_before == 2 * count
+    assert unit.batches - batches_before < 2 * count  # some ops shared a transaction
+    report = await asyncio.to_thread(lambda: verify_chain(canvas_id=canvas.pk))
+    assert report.ok
+    for ws in (alice, bob):
+        await ws.disconnect()
+
+
+async def test_a_refused_op_in_a_batch_is_rejected_alone(channel_layer):
+    canvas, users, tokens = await setup_canvas()
+    alice, _, _ = await join(canvas.pk, tokens["alice"])
+    vic, _, _ = await join(canvas.pk, tokens["vic"])
+    node = (await send_op(alice, node_op("shared")))["changes"][0]["id"]
+    await alice.send_json_to({"type": "op", "client_op_id": "ok-1",
+                              "op": {"type": "node.move", "id": node, "x": 5.0, "y": 5.0}})
+    await vic.send_json_to({"type": "op", "client_op_id": "no-1",
+                            "op": {"type": "node.move", "id": node, "x": 9.0, "y": 9.0}})
+    await alice.send_json_to({"type": "op", "client_op_id": "ok-2",
+                              "op": {"type": "node.move", "id": node, "x": 6.0, "y": 6.0}})
+    acks, _ = await _collect(alice, acks=2)
+    assert [(m["type"], m["client_op_id"]) for m in acks] == [("ack", "ok-1"), ("ack", "ok-2")]
+    while True:
+        message = await vic.receive_json_from(timeout=5)
+        if message.get("client_op_id") == "no-1" and message["type"] in ("ack", "reject"):
+            break
+    assert message["type"] == "reject" and message["error"]["code"] == "FORBIDDEN"
+    for ws in (alice, vic):
+        await ws.disconnect()
