@@ -147,6 +147,11 @@ def forget_canvas(*, canvas_id: int) -> None:
     INDEX_CACHE.pop(canvas_id)
 
 
+def forget_all_canvases() -> None:
+    """Drop every cached canvas (a benchmark replays canvases whose pk and creation time repeat)."""
+    INDEX_CACHE.clear()
+
+
 def _current(state: CanvasState | None, revision: int, created_at) -> bool:
     # A newer cached revision than the one just read is fine too (another thread caught up further).
     return state is not None and state.created_at == created_at and state.revision >= revision

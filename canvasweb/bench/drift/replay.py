@@ -109,11 +109,7 @@ class SeededIds:
 
 def reset_product_caches() -> None:
     """Forget per-canvas caches of an earlier replay (same pk and creation time after a rollback)."""
-    cache = getattr(context_inputs, "_INDEX_CACHE", None)
-    lock = getattr(context_inputs, "_LOCK", None)
-    if cache is not None and hasattr(cache, "clear"):
-        with lock or contextlib.nullcontext():
-            cache.clear()
+    context_inputs.forget_all_canvases()
 
 
 @contextlib.contextmanager
