@@ -33,6 +33,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
 from .redaction import build_secret_masker, secret_fingerprint, secret_values
 from .text import extract_terms
 from .types import (
@@ -126,6 +127,8 @@ class CanvasIndex:
         self.adjacency: dict[int, list[tuple[int, int]]] = {}  # idx -> [(neighbour idx, edge index)]
         self.postings: dict[str, list[int]] = {}
         self.n_indexed = 0
+        self.text_index: NodeTextIndex | None = None
+        self.updated_ts: list[float | None] = []
         self._secret_masker: Callable[[str], str] | None = None
         self._secret_fingerprint = ""
         self._stale = None
@@ -141,7 +144,10 @@ class CanvasIndex:
         edges: Iterable[EdgeData] = (),
         cell_size: float | None = None,
         min_weight: float = 0.05,
+        text_index: NodeTextIndex | None = None,
     ) -> CanvasIndex:
+        """`text_index`: a NodeTextIndex the caller keeps in sync with these nodes
+        (add/remove per committed change); built here when absent."""
         self = cls()
         # Sorting by id makes every tie-break (and so the output) independent
         # of the order rows came from the database.
@@ -163,6 +169,12 @@ class CanvasIndex:
         self._build_bands()
         self._build_edges(edges)
         self._build_postings()
+        self.updated_ts = [_timestamp(n.updated_at) for n in self.nodes]
+        if text_index is None:
+            text_index = NodeTextIndex()
+            for n in self.nodes:
+                text_index.add(n)
+        self.text_index = text_index
         return self
 
     def _auto_cell_size(self) -> float:
@@ -382,6 +394,7 @@ def _scan_entries(
     index: CanvasIndex,
     role_level: int,
     excl: _Exclusions,
+    decay: list[float] | None = None,
 ) -> None:
     status = index.status
     level = index.level
@@ -390,6 +403,8 @@ def _scan_entries(
     hypot = math.hypot
     for x, y, w, i in entries:
         eff = hypot(x - qx, y - qy) / w
+        if decay is not None:
+            eff /= decay[i]  # decay <= 1 only raises eff: the bands' lower bounds stay valid
         if eff > radius:
             n_out = excl.counts.get("out_of_range", 0)
             if n_out < excl.limit:  # list the first few (scanned nearest-first), count the rest
@@ -428,6 +443,7 @@ def _scan_band(
     role_level: int,
     excl: _Exclusions,
     stats: dict[str, int],
+    decay: list[float] | None = None,
 ) -> None:
     cell = index.cell_size
     cells = band.cells
@@ -437,7 +453,8 @@ def _scan_band(
     walk_limit = 2 * len(cells) + 9
     visited = 0
     r = 0
-    kw = dict(qx=qx, qy=qy, radius=radius, k=k, heap=heap, index=index, role_level=role_level, excl=excl)
+    kw = dict(qx=qx, qy=qy, radius=radius, k=k, heap=heap, index=index, role_level=role_level, excl=excl,
+              decay=decay)
     while True:
         lower = (r - 1) * cell if r > 0 else 0.0
         if lower > raw_max:
@@ -504,8 +521,16 @@ def select_nodes(
     question: str = "",
     config: SelectionConfig | None = None,
     limit: int | None = None,
+    now: str | None = None,
+    question_vector: Sequence[float] | None = None,
+    node_vectors: dict[str, Sequence[float]] | None = None,
 ) -> Selection:
-    """Rank the nodes the asking role may see for this viewport and question."""
+    """Rank the nodes the asking role may see for this viewport and question.
+
+    `now` (ISO 8601; default: the newest updated_at on the canvas) ages
+    unpinned nodes (SelectionConfig.decay_*). With `question_vector` and
+    `node_vectors`, question matching fuses BM25 with embedding similarity.
+    """
     cfg = config or SelectionConfig()
     role_level = ROLE_LEVEL[role]
     k = max(1, min(limit or cfg.max_candidates, cfg.max_candidates))
@@ -515,10 +540,12 @@ def select_nodes(
     stats: dict[str, int] = {}
     nodes = index.nodes
     weights = index.weights
+    decay = node_decay(index, now=now, half_life_days=cfg.decay_half_life_days, floor=cfg.decay_floor)
 
     def eff_of(i: int) -> float:
         n = nodes[i]
-        return math.hypot(n.x - qx, n.y - qy) / weights[i]
+        d = math.hypot(n.x - qx, n.y - qy) / weights[i]
+        return d / decay[i] if decay is not None else d
 
     chosen: list[Candidate] = []
     taken: dict[int, Candidate] = {}
@@ -556,7 +583,7 @@ def select_nodes(
     for band in index.bands:
         _scan_band(
             band, index=index, qx=qx, qy=qy, radius=radius, k=k, heap=heap,
-            role_level=role_level, excl=excl, stats=stats,
+            role_level=role_level, excl=excl, stats=stats, decay=decay,
         )
     stats["viewport_limited"] = excl.counts.get("over_budget", 0)
     for neg_eff, neg_i in sorted(heap, key=lambda t: (-t[0], -t[1])):
@@ -596,7 +623,11 @@ def select_nodes(
     if q_terms and index.n_indexed:
         by_score: dict[float, list[int]] = {}
         matched = 0
-        for i, s in _question_scores(index, q_terms).items():
+        scores = _question_scores(index, q_terms)
+        if index.text_index is not None:
+            scores = _hybrid_scores(index, question, scores, decay=decay, question_vector=question_vector,
+                                    node_vectors=node_vectors, limit=cfg.max_question_matches)
+        for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information
             matched += 1
@@ -652,6 +683,113 @@ def _question_scores(index: CanvasIndex, q_terms: frozenset[str]) -> dict[int, f
         for i in plist:
             acc[i] = acc.get(i, 0.0) + w
     return acc
+
+
+def _hybrid_scores(
+    index: CanvasIndex,
+    question: str,
+    term_share: dict[int, float],
+    *,
+    decay: list[float] | None,
+    question_vector: Sequence[float] | None,
+    node_vectors: dict[str, Sequence[float]] | None,
+    limit: int,
+) -> dict[int, float]:
+    """Question match per node in 0..1: BM25 over words (jieba for Chinese), blended with the
+    character-bigram term share (robust to segmentation differences), fused with embedding
+    similarity when vectors are given, and aged like the viewport ranking."""
+    ti = index.text_index
+    q = query_terms(question)
+    bm25 = ti.scores(q) if q else {}
+    top = max(bm25.values(), default=0.0) or 1.0
+    out: dict[int, float] = {}
+    for node_id, s in bm25.items():
+        i = index.pos.get(node_id)
+        if i is not None and index.status[i] == _OK and nodes_visible_text(index, i):
+            out[i] = 0.7 * s / top
+    for i, s in term_share.items():
+        out[i] = out.get(i, 0.0) + 0.3 * s
+    if question_vector is not None and node_vectors:
+        lexical = sorted(out, key=lambda i: (-out[i], i))[: limit * 3]
+        dense_ids = [i for i, n in enumerate(index.nodes)
+                     if n.id in node_vectors and index.status[i] == _OK and nodes_visible_text(index, i)]
+        dense_ids.sort(key=lambda i: (-cosine(question_vector, node_vectors[index.nodes[i].id]), i))
+        fused = reciprocal_rank_fusion([lexical, dense_ids[: limit * 3]])
+        best = max(fused.values(), default=0.0) or 1.0
+        out = {i: s / best for i, s in fused.items()}
+    if decay is not None:
+        out = {i: s * (0.5 + 0.5 * decay[i]) for i, s in out.items()}
+    return {i: round(s, 6) for i, s in out.items() if s > 0}
+
+
+def nodes_visible_text(index: CanvasIndex, i: int) -> bool:
+    """Secret text is never matched: whether its placeholder shows up would leak the value."""
+    return index.nodes[i].sensitivity != "secret"
+
+
+def node_decay(index: CanvasIndex, *, now: str | None, half_life_days: float, floor: float) -> list[float] | None:
+    """Per node a factor in [floor, 1] that divides its effective distance's weight; None = no aging.
+
+    Pinned nodes never age; nodes without a timestamp count as current.
+    """
+    if half_life_days <= 0 or not index.nodes:
+        return None
+    ref = _timestamp(now) if now else max((t for t in index.updated_ts if t is not None), default=None)
+    if ref is None:
+        return None
+    half = half_life_days * 86400.0
+    out = []
+    for i, ts in enumerate(index.updated_ts):
+        if ts is None or index.pinned[i] or ts >= ref:
+            out.append(1.0)
+        else:
+            out.append(max(floor, 0.5 ** ((ref - ts) / half)))
+    return out if any(f < 1.0 for f in out) else None
+
+
+def _timestamp(value: str | None) -> float | None:
+    if not value:
+        return None
+    from datetime import datetime, timezone  # noqa: PLC0415 - parsing only
+
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+class NodeTextIndex:
+    """BM25 over node texts (content + tags), keyed by node id, kept incrementally.
+
+    Only current (not superseded/archived), non-secret nodes are indexed.
+    `add(node)` replaces the node's previous version; `remove(node_id)` drops it.
+    """
+
+    def __init__(self) -> None:
+        self.bm25 = BM25Index()
+        self.versions: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.bm25)
+
+    def add(self, node: NodeData) -> None:
+        if node.superseded_by or node.archived or node.sensitivity == "secret":
+            self.remove(node.id)
+            return
+        if self.versions.get(node.id) == node.version and node.id in self.bm25:
+            return
+        self.bm25.add(node.id, tokens=tokenize(node.content + " " + " ".join(node.tags)))
+        self.versions[node.id] = node.version
+
+    def remove(self, node_id: str) -> None:
+        self.bm25.remove(node_id)
+        self.versions.pop(node_id, None)
+
+    def scores(self, terms: Sequence[str]) -> dict[str, float]:
+        return self.bm25.scores(terms)
 
 
 def _contains_sorted(values: Sequence[int], x: int) -> bool:

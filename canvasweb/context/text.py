@@ -121,7 +121,7 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-_DELIMITER_RE = re.compile(r"<(?=\s*/?\s*(?:canvas_data|conversation_summary)\b)", re.IGNORECASE)
+_DELIMITER_RE = re.compile(r"<(?=\s*/?\s*(?:canvas_data|conversation_summary|recalled_messages)\b)", re.IGNORECASE)
 
 
 def escape_delimiters(text: str) -> str:
