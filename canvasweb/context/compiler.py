@@ -329,6 +329,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             candidates=cands, question=request.question, max_tokens=recall_plan - MESSAGE_OVERHEAD_TOKENS,
             count=count, cache=cache, question_vector=emb.question if emb is not None else None,
             vectors=emb.messages if emb is not None else None,
+            already_shown=[p.text for p in window + floor] + shown_texts,
         )
         if recalled.text:
             recall_msg = recalled.text

@@ -26,8 +26,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
-from .text import escape_delimiters, split_sentences
+from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, term_weights, tokenize
+from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
 from .types import MessageData
 
@@ -40,7 +40,7 @@ RECALL_HEADER = (
 ELLIPSIS = "…"
 # A recalled turn shorter than this (tokens) is shown whole from the start.
 WHOLE_TURN_TOKENS = 60
-MIN_RELATIVE_SCORE = 0.12  # hits scoring below this share of the best hit are noise
+MIN_RELATIVE_SCORE = 0.25  # hits scoring below this share of the best hit are noise
 SHORT_REPLY_TOKENS = 4  # ranking tokens: "yes, 5433" needs its question
 MAX_HITS = 60
 
@@ -94,7 +94,7 @@ def _sentences(text: str) -> list[str]:
 
 def _sentence_tokens(cand: RecallCandidate, cache: TokenCache | None) -> list[list[str]]:
     def compute() -> list[list[str]]:
-        return [tokenize(s) for s in _sentences(cand.text)]
+        return [tokenize(s, chars=True) for s in _sentences(cand.text)]
 
     if cache is None:
         return compute()
@@ -108,9 +108,14 @@ def rank_turns(
     cache: TokenCache | None = None,
     question_vector: Sequence[float] | None = None,
     vectors: Mapping[str, Sequence[float]] | None = None,
+    skip_sentences: frozenset[str] = frozenset(),
 ) -> list[tuple[int, float, list[int]]]:
-    """(candidate index, score, matching sentence indexes) best first."""
-    q = query_terms(question)
+    """(candidate index, score, matching sentence indexes) best first.
+
+    Sentences whose normalized text is in `skip_sentences` (already in the prompt) are not indexed.
+    """
+    q = query_terms(question, chars=True)
+    weights = term_weights(q)
     if not q or not candidates:
         return []
     index = BM25Index(k1=1.2, b=0.5)
@@ -120,14 +125,17 @@ def rank_turns(
             continue
         sent_tokens = _sentence_tokens(cand, cache)
         flat: list[str] = []
+        sents = _sentences(cand.text) if skip_sentences else ()
         for si, toks in enumerate(sent_tokens):
+            if skip_sentences and si < len(sents) and normalize_sentence(sents[si]) in skip_sentences:
+                continue
             if toks:
                 index.add((ci, si), tokens=toks)
                 flat.extend(toks)
         if flat:
             turn_index.add(ci, tokens=flat)
-    sent_scores = index.scores(q)
-    turn_scores = turn_index.scores(q)
+    sent_scores = index.scores(q, weights=weights)
+    turn_scores = turn_index.scores(q, weights=weights)
     per_turn: dict[int, tuple[float, list[tuple[float, int]]]] = {}
     for (ci, si), s in sent_scores.items():
         best, hits = per_turn.get(ci, (0.0, []))
@@ -175,15 +183,21 @@ def recall_history(
     cache: TokenCache | None = None,
     question_vector: Sequence[float] | None = None,
     vectors: Mapping[str, Sequence[float]] | None = None,
+    already_shown: Sequence[str] = (),
 ) -> RecallResult:
-    """The recalled-messages block for `question`, at most max_tokens (its delimiters included)."""
+    """The recalled-messages block for `question`, at most max_tokens (its delimiters included).
+
+    `already_shown`: texts already in the prompt (recent window, canvas nodes); their
+    sentences are not quoted again.
+    """
     result = RecallResult()
     frame = f"{RECALL_OPEN}\n{RECALL_HEADER}\n\n{RECALL_CLOSE}"
     frame_cost = count(frame)
     if max_tokens <= frame_cost + 8 or not candidates:
         return result
+    skip = frozenset(normalize_sentence(x) for text in already_shown for x in split_sentences(text))
     ranked = rank_turns(candidates=candidates, question=question, cache=cache,
-                        question_vector=question_vector, vectors=vectors)
+                        question_vector=question_vector, vectors=vectors, skip_sentences=skip)
     result.hits = len(ranked)
     if not ranked:
         return result
@@ -204,9 +218,15 @@ def recall_history(
     def cost_of(t: _Turn, keep: set[int]) -> int:
         return sum(t.tokens[i] for i in keep) + line_overhead + (2 if len(keep) < len(t.sentences) else 0)
 
+    quoted: set[str] = set(skip)
+
     def grow(ci: int, want: set[int]) -> bool:
         nonlocal used
         t = turn(ci)
+        # A sentence repeated in several turns is quoted once.
+        want = {i for i in want if i in t.keep or normalize_sentence(t.sentences[i]) not in quoted}
+        if not want:
+            return False
         new = t.keep | want
         before = cost_of(t, t.keep) if t.keep else 0
         after = cost_of(t, new)
@@ -214,6 +234,7 @@ def recall_history(
             return False
         used += after - before
         t.keep = new
+        quoted.update(normalize_sentence(t.sentences[i]) for i in want)
         return True
 
     def neighbour(ci: int) -> int | None:
@@ -230,17 +251,15 @@ def recall_history(
                 return nxt
         return None
 
-    # Pass 1: coverage. Best matching sentence (+ the one after it) per hit turn.
+    # Pass 1: coverage. The best matching sentence per hit turn (short turns whole).
     for ci, _score, sent_hits in ranked:
         t = turn(ci)
+        best = sent_hits[0] if sent_hits else 0
         if sum(t.tokens) <= WHOLE_TURN_TOKENS:
-            want = set(range(len(t.sentences)))
+            want = {i for i in range(len(t.sentences)) if normalize_sentence(t.sentences[i]) not in skip} or {best}
         else:
-            best = sent_hits[0] if sent_hits else 0
             want = {best}
-            if best + 1 < len(t.sentences):
-                want.add(best + 1)
-        if not grow(ci, want) and not grow(ci, {sent_hits[0] if sent_hits else 0}):
+        if not grow(ci, want) and not grow(ci, {best}):
             continue
         nb = neighbour(ci)
         if nb is not None and nb not in turns:

@@ -64,7 +64,13 @@ def _segmenter():
     return _jieba
 
 
-def _cjk_tokens(run: str, out: list[str]) -> None:
+CHAR_PREFIX = "字:"  # single-character sub-tokens of Chinese words (see tokenize(chars=True))
+CHAR_WEIGHT = 0.3
+
+
+def _cjk_tokens(run: str, out: list[str], chars: bool = False) -> None:
+    if chars:
+        out.extend(CHAR_PREFIX + c for c in run if c not in CJK_STOP_CHARS and c not in ZH_STOPWORDS)
     seg = _segmenter()
     if seg is None:
         if len(run) == 1:
@@ -80,8 +86,12 @@ def _cjk_tokens(run: str, out: list[str]) -> None:
         out.append(w)
 
 
-def tokenize(text: str) -> list[str]:
-    """Ranking tokens of a text, in order, with repeats (BM25 needs term frequency)."""
+def tokenize(text: str, *, chars: bool = False) -> list[str]:
+    """Ranking tokens of a text, in order, with repeats (BM25 needs term frequency).
+
+    chars=True adds every Chinese character as a sub-token (prefixed CHAR_PREFIX),
+    so "酒水" still meets "白酒" when the words differ; give them CHAR_WEIGHT.
+    """
     out: list[str] = []
     if not text:
         return out
@@ -89,7 +99,7 @@ def tokenize(text: str) -> list[str]:
         tok = m.group(0)
         c = tok[0]
         if "\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff":
-            _cjk_tokens(tok, out)
+            _cjk_tokens(tok, out, chars)
             continue
         if c.isdigit():
             out.append(tok.lower().rstrip(".,:"))
@@ -103,9 +113,14 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-def query_terms(text: str) -> list[str]:
+def query_terms(text: str, *, chars: bool = False) -> list[str]:
     """Distinct tokens of a query, in first-seen order."""
-    return list(dict.fromkeys(tokenize(text)))
+    return list(dict.fromkeys(tokenize(text, chars=chars)))
+
+
+def term_weights(terms: Iterable[str]) -> dict[str, float]:
+    """Query weights: character sub-tokens count CHAR_WEIGHT, words 1."""
+    return {t: CHAR_WEIGHT for t in terms if t.startswith(CHAR_PREFIX)}
 
 
 class BM25Index:

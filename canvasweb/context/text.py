@@ -105,6 +105,11 @@ def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float
     return inter / (len(a) + len(b) - inter)
 
 
+def normalize_sentence(sentence: str) -> str:
+    """Lowercased, whitespace-squashed, end punctuation stripped: for "same sentence" checks."""
+    return re.sub(r"\s+", " ", sentence.lower()).strip(" .。!！?？;；,，")
+
+
 _SPLIT_RE = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=\S)|\n+")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 

@@ -140,9 +140,9 @@ class Budget:
         total: int,
         system: int,
         canvas_share: float = 0.40,
-        summary_share: float = 0.10,
+        summary_share: float = 0.15,
         recent_share: float = 0.25,
-        recall_share: float = 0.20,
+        recall_share: float = 0.15,
         recent_floor_messages: int = 2,
     ) -> Budget:
         """Split what is left after the system layer by shares; the rest is the question's."""
