@@ -40,7 +40,10 @@ RECALL_HEADER = (
 ELLIPSIS = "…"
 # A recalled turn shorter than this (tokens) is shown whole from the start.
 WHOLE_TURN_TOKENS = 60
-MIN_RELATIVE_SCORE = 0.25  # hits scoring below this share of the best hit are noise
+MIN_RELATIVE_SCORE = 0.08  # hits scoring below this share of the best hit are noise
+# Hits below this share are weak: they get at most half of what the strong hits
+# leave (the rest flows to the summary, which is denser on short chats).
+STRONG_RELATIVE_SCORE = 0.25
 SHORT_REPLY_TOKENS = 4  # ranking tokens: "yes, 5433" needs its question
 MAX_HITS = 60
 
@@ -251,7 +254,35 @@ def recall_history(
                 return nxt
         return None
 
-    # Pass 1: coverage. The best matching sentence per hit turn (short turns whole).
+    strong = [r for r in ranked if r[1] >= STRONG_RELATIVE_SCORE]
+    weak = [r for r in ranked if r[1] < STRONG_RELATIVE_SCORE]
+    _cover(strong, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip)
+    _detail(strong, turns=turns, grow=grow)
+    if weak:
+        cap = max_tokens
+        max_tokens = used + (cap - used) // 2
+        _cover(weak, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip)
+        max_tokens = cap
+
+    chosen = sorted((t for t in turns.values() if t.keep), key=lambda t: t.cand.position)
+    while chosen:
+        text = _render(chosen)
+        tokens = count(text)
+        if tokens <= max_tokens:
+            result.text, result.tokens = text, tokens
+            break
+        # Estimates were short: drop the weakest (latest-ranked) turn and re-measure.
+        rank_of = {candidates[ci].position: r for r, (ci, _, _) in enumerate(ranked)}
+        worst = max(chosen, key=lambda t: rank_of.get(t.cand.position, -1))
+        chosen.remove(worst)
+    result.message_ids = [t.cand.message.id for t in chosen]
+    result.sentences = [t.sentences[i] for t in chosen for i in sorted(t.keep)]
+    return result
+
+
+def _cover(ranked, *, turn, grow, neighbour, turns, skip) -> None:
+    """Pass 1, coverage: the best matching sentence per hit turn (short turns whole), plus the
+    neighbour turn that carries its context."""
     for ci, _score, sent_hits in ranked:
         t = turn(ci)
         best = sent_hits[0] if sent_hits else 0
@@ -269,7 +300,10 @@ def recall_history(
             elif nt.sentences:
                 # The question's last sentence, or the answer's first.
                 grow(nb, {len(nt.sentences) - 1} if nb < ci else {0})
-    # Pass 2: detail. Hit turns grow toward their whole text, best first.
+
+
+def _detail(ranked, *, turns, grow) -> None:
+    """Pass 2, detail: hit turns grow toward their whole text (sentences near the hits first), best first."""
     for ci, _score, sent_hits in ranked:
         t = turns.get(ci)
         if t is None or len(t.keep) == len(t.sentences):
@@ -277,21 +311,6 @@ def recall_history(
         for si in sorted(set(sent_hits) | {i + 1 for i in sent_hits} | {i - 1 for i in sent_hits}):
             if 0 <= si < len(t.sentences) and si not in t.keep:
                 grow(ci, {si})
-
-    chosen = sorted((t for t in turns.values() if t.keep), key=lambda t: t.cand.position)
-    while chosen:
-        text = _render(chosen)
-        tokens = count(text)
-        if tokens <= max_tokens:
-            result.text, result.tokens = text, tokens
-            break
-        # Estimates were short: drop the weakest (latest-ranked) turn and re-measure.
-        rank_of = {candidates[ci].position: r for r, (ci, _, _) in enumerate(ranked)}
-        worst = max(chosen, key=lambda t: rank_of.get(t.cand.position, -1))
-        chosen.remove(worst)
-    result.message_ids = [t.cand.message.id for t in chosen]
-    result.sentences = [t.sentences[i] for t in chosen for i in sorted(t.keep)]
-    return result
 
 
 def _render(turns: Sequence[_Turn]) -> str:
