@@ -149,6 +149,9 @@ class SentenceInfo:
     # For corrections ("change the headcount to 96"): what changed and to what.
     subject_terms: frozenset[str] = frozenset()
     value_terms: frozenset[str] = frozenset()
+    # The correction's new value as written ("5434", "4月1日"); for a correction that
+    # was itself corrected later, the newest value of the chain (A -> B -> C: C).
+    value_text: str = ""
 
 
 _FRAME_LINES = frozenset({SUMMARY_OPEN, SUMMARY_CLOSE, SUMMARY_HEADER, *(f"{s}:" for s in SECTIONS)})
@@ -162,8 +165,8 @@ def strip_summary_frame(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip() not in _FRAME_LINES)
 
 
-def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(subject terms, new value terms) of a correction, via fact capture."""
+def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str], str]:
+    """(subject terms, new value terms, new value text) of a correction, via fact capture."""
     from .capture import capture_facts  # capture uses this module's neighbours; import late
 
     for fact in capture_facts(text=sentence):
@@ -171,8 +174,8 @@ def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
             value = extract_terms(fact.value)
             # "96 people" -> {96}: the unit is not what distinguishes the value.
             numeric = frozenset(t for t in value if any(c.isdigit() for c in t))
-            return frozenset(fact.subject.split()), numeric or value
-    return frozenset(), frozenset()
+            return frozenset(fact.subject.split()), numeric or value, fact.value.strip()
+    return frozenset(), frozenset(), ""
 
 
 def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
@@ -181,7 +184,7 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         cats = classify_sentence(s)
         terms = extract_terms(s)
         core = _CORRECTION_PREFIX_RE.sub("", s) if "correction" in cats else s
-        subject, value = _correction_subject(core) if "correction" in cats else (frozenset(), frozenset())
+        subject, value, value_text = _correction_subject(core) if "correction" in cats else (frozenset(), frozenset(), "")
         infos.append(
             SentenceInfo(
                 text=s,
@@ -191,6 +194,7 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
                 core_terms=extract_terms(core) if core != s else terms,
                 subject_terms=subject,
                 value_terms=value,
+                value_text=value_text,
             )
         )
     return tuple(infos)
@@ -206,6 +210,10 @@ def analyze_message(m: MessageData, *, cache: TokenCache | None = None) -> tuple
 
 
 def is_corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> bool:
+    return corrected_by(info, corrections) is not None
+
+
+def corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> SentenceInfo | None:
     """True if a (later) correction replaces what this sentence says.
 
     Either the correction restates the sentence with a different value (term
@@ -218,18 +226,33 @@ def is_corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> 
         if corr.norm == info.norm:
             continue
         if jaccard(info.core_terms, corr.core_terms) >= SUPERSEDE_SIMILARITY:
-            return True
+            return corr
         if (
             corr.subject_terms
             and corr.subject_terms <= info.terms
             and not (corr.value_terms & info.terms)
             and info.categories & {"number", "name"}
         ):
-            return True
-    return False
+            return corr
+    return None
 
 
 OUTDATED_MARKER = "[outdated statement omitted: superseded later]"
+# What replaces a statement retired by a correction in the chat whose new value is known.
+CORRECTED_MARKER = "[outdated statement omitted: corrected later to {value}]"
+# A statement that restates a superseded or archived canvas node.
+CANVAS_OUTDATED_MARKER = "[outdated statement omitted: the canvas holds the current value]"
+
+
+def _marker_for(corr: SentenceInfo | None) -> str:
+    value = corr.value_text if corr is not None else ""
+    if value and len(value) <= 60 and "]" not in value:
+        return CORRECTED_MARKER.format(value=value)
+    return OUTDATED_MARKER
+
+
+# Clause boundaries for partial retirement of long sentences (not "03:00" or "1,000").
+_RETIRE_CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[—–])")
 RESTRICTED_MARKER = "[statement withheld: restricted canvas content]"
 
 
@@ -251,14 +274,26 @@ def retire_outdated(
     """
     infos = analyze_message(message, cache=cache)
     replace: list[tuple[str, str]] = []
+
+    def retired_by(info: SentenceInfo) -> tuple[bool, SentenceInfo | None]:
+        corr = corrected_by(info, later_corrections) if later_corrections else None
+        if corr is not None:
+            return True, corr
+        return (is_stale is not None and is_stale(info.terms)), None
+
     for info in reversed(infos):  # later sentences of the same message count as "later"
         if is_restricted is not None and is_restricted(info.terms):
             replace.append((info.text, RESTRICTED_MARKER))
             continue
-        if (later_corrections and is_corrected_by(info, later_corrections)) or (
-            is_stale is not None and is_stale(info.terms)
-        ):
-            replace.append((info.text, OUTDATED_MARKER))
+        hit, corr = retired_by(info)
+        if hit:
+            marker = _marker_for(corr) if corr is not None else CANVAS_OUTDATED_MARKER
+            replace.append((info.text, _retire_clauses(info, marker, retired_by) or marker))
+            if ("correction" in info.categories and message.role == "user" and later_corrections is not None
+                    and corr is not None):
+                # A corrected correction (A -> B -> C) still retires what it corrected (A),
+                # and names the newest value.
+                later_corrections.append(replace_info(info, value_text=corr.value_text or info.value_text))
             continue
         if "correction" in info.categories and message.role == "user" and later_corrections is not None:
             later_corrections.append(info)
@@ -268,6 +303,42 @@ def retire_outdated(
     for sentence, marker in replace:
         text = text.replace(sentence, marker, 1)
     return text
+
+
+def replace_info(info: SentenceInfo, **changes) -> SentenceInfo:
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(info, **changes)
+
+
+def _retire_clauses(info: SentenceInfo, marker: str, retired_by) -> str | None:
+    """A long sentence loses only the clauses that carry the retired value, when the rest of it
+    no longer states that value on its own; None = retire the whole sentence."""
+    parts = [p for p in _RETIRE_CLAUSE_RE.split(info.text) if p]
+    if len(parts) < 3:
+        return None
+    hits = []
+    for p in parts:
+        terms = extract_terms(p)
+        sub = SentenceInfo(text=p, norm=_norm(p), categories=classify_sentence(p), terms=terms, core_terms=terms)
+        hits.append(retired_by(sub)[0])
+    if not any(hits) or all(hits):
+        return None
+    rest = "".join(p for p, h in zip(parts, hits) if not h)
+    rest_terms = extract_terms(rest)
+    rest_info = SentenceInfo(text=rest, norm=_norm(rest), categories=classify_sentence(rest), terms=rest_terms,
+                             core_terms=rest_terms)
+    if retired_by(rest_info)[0]:
+        return None
+    out, prev_hit = [], False
+    for p, h in zip(parts, hits):
+        if h:
+            if not prev_hit:
+                out.append(marker + (" " if p.endswith((" ", ",")) else ""))
+        else:
+            out.append(p)
+        prev_hit = h
+    return "".join(out)
 
 
 # ----------------------------------------------------------------- summary

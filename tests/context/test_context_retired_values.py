@@ -1,0 +1,96 @@
+"""Retired values never come back: chat corrections, corrections of corrections, canvas supersedes,
+clause-level rewriting of long sentences, and look-alike values of other subjects that must survive."""
+from __future__ import annotations
+
+from helpers_context import all_text, node
+
+from canvasweb.context.compiler import compile_context
+from canvasweb.context.summary import build_summary
+from canvasweb.context.types import Budget, CompileRequest, MessageData
+
+SYSTEM = "You are the team assistant."
+
+
+def msgs(*pairs):
+    return tuple(MessageData(id=f"m{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
+
+
+def filler(n, start=0):
+    return [("user" if i % 2 == 0 else "assistant", f"Side note {i}: the retro board has {i} sticky notes.")
+            for i in range(start, start + n)]
+
+
+def compile_(history, question, budget=1500, **kw):
+    return compile_context(request=CompileRequest(system_prompt=SYSTEM, question=question, messages=history,
+                                                  budget=budget, **kw))
+
+
+def test_chat_correction_retires_the_old_value_everywhere_and_names_the_new_one():
+    h = msgs(("user", "The SFTP server listens on port 2201."), *filler(30),
+             ("user", "Actually, change the SFTP server port to 2202."), *filler(4, 40))
+    c = compile_(h, "Which port does the SFTP server use?")
+    text = all_text(c.messages)
+    assert "2202" in text and "2201" not in text
+
+
+def test_a_value_corrected_twice_retires_both_older_values():
+    h = msgs(("user", "The launch party budget is 3000 euros."), *filler(20),
+             ("user", "Correction: change the launch party budget to 3500 euros."), *filler(20, 30),
+             ("user", "Correction: change the launch party budget to 4200 euros."), *filler(30, 60))
+    for budget in (800, 1500, 3000):
+        text = all_text(compile_(h, "How much can we spend on the launch party?", budget=budget).messages)
+        assert "4200" in text, budget
+        assert "3000" not in text and "3500" not in text, budget
+
+
+def test_chinese_correction_in_chat():
+    h = msgs(("user", "发布会定在3月28日。"), *filler(24), ("user", "刚才说错了，发布会改成4月2日。"), *filler(6, 30))
+    text = all_text(compile_(h, "发布会是哪天？").messages)
+    assert "4月2日" in text and "3月28日" not in text
+
+
+def test_look_alike_value_of_another_subject_survives():
+    h = msgs(("user", "The SFTP server listens on port 2201."),
+             ("user", "The metrics exporter listens on port 2202."), *filler(26),
+             ("user", "Actually, change the SFTP server port to 2203."), *filler(4, 40))
+    text = all_text(compile_(h, "Which ports do the SFTP server and the metrics exporter use?", budget=3000).messages)
+    assert "2203" in text and "2201" not in text
+    assert "metrics exporter listens on port 2202" in text
+
+
+def test_long_sentence_keeps_its_other_facts_when_one_value_is_retired():
+    long = ("For the pilot, the onboarding call is 30 minutes, the dashboard refresh runs every 10 minutes, "
+            "the pilot cohort has 40 customers, and the support inbox is pilot-help@example.org.")
+    h = msgs(("user", long), *filler(10), ("user", "Correction: change the pilot cohort to 55 customers."),
+             *filler(4, 20))
+    text = all_text(compile_(h, "How big is the pilot cohort, and what is the support inbox?", budget=3000).messages)
+    assert "55 customers" in text and "40 customers" not in text
+    assert "pilot-help@example.org" in text and "every 10 minutes" in text
+
+
+def test_canvas_supersede_retires_the_value_in_history_and_summary():
+    old = node("old", "Feature freeze is on 12 May", superseded_by="new")
+    new = node("new", "Feature freeze is on 19 May")
+    h = msgs(("user", "Reminder: feature freeze is on 12 May."), *filler(40))
+    for budget in (700, 2000):
+        text = all_text(compile_(h, "When is the feature freeze?", budget=budget, nodes=(old, new)).messages)
+        assert "19 May" in text and "12 May" not in text
+
+
+def test_stored_rolling_summary_is_reconciled_with_the_canvas():
+    old = node("old", "The standup moves to 09:45", superseded_by="new")
+    new = node("new", "The standup moves to 10:15")
+    rolling = build_summary(messages=msgs(("user", "We agreed the standup moves to 09:45.")), max_tokens=200).text
+    assert "09:45" in rolling
+    c = compile_(msgs(*filler(6)), "When is standup?", budget=1200, nodes=(old, new), rolling_summary=rolling)
+    text = all_text(c.messages)
+    assert "09:45" not in text and "10:15" in text
+
+
+def test_summary_by_subject_keeps_only_the_newest_entry():
+    h = msgs(("user", "Team size for the hackathon is 12 people."), ("assistant", "Noted."),
+             ("user", "Update: change the hackathon team size to 15 people."), ("assistant", "Okay."),
+             ("user", "Correction: change the hackathon team size to 18 people."))
+    s = build_summary(messages=h, max_tokens=400).text
+    assert "18 people" in s and "12 people" not in s
+    assert s.count("team size") == 1
