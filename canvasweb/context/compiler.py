@@ -160,15 +160,15 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         each message's corrections retire statements in the older ones."""
         got = prepared.get(i)
         if got is None:
-            got = prepared[i] = _current(every[i + offset])
+            got = prepared[i] = _current(every[i + offset], i + offset)
         return got
 
-    def _current(m: MessageData) -> _Prepared:
+    def _current(m: MessageData, position: int) -> _Prepared:
         p = _prepare_message(m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens)
         if strategy != "canvas" and restricted is None:
             return p
         raw = retire_outdated(message=p.message, later_corrections=later_corrections if strategy == "canvas" else None,
-                              is_stale=retire_stale, is_restricted=restricted, cache=cache)
+                              is_stale=retire_stale, is_restricted=restricted, cache=cache, position=position)
         if raw is None:
             return p
         retired.add(p.message.id)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .text import escape_delimiters, extract_terms, jaccard, match_score, split_sentences
+from .text import escape_delimiters, extract_terms, jaccard, match_score, split_sentences, stem
 from .tokens import TokenCache, count_tokens
 from .types import MessageData
 
@@ -59,8 +59,10 @@ Updated summary:"""
 _CORRECTION_RE = re.compile(
     r"\b(?:actually|instead|correction|corrected|scratch that|i meant|rather than|switch(?:ed|ing)? to|"
     r"(?:chang|revis|updat|adjust|mov|rais|lower|increas|decreas|reduc|bump|push|pull|cut)(?:e|ed|es|ing)?\b"
-    r".{0,60}?\bto\b|becomes|is now|update:|not\b[^.]{1,40}?\bbut\b)"
+    r".{0,60}?\bto\b|becomes|is now|update:|not\b[^.]{1,40}?\bbut\b|make that|i misspoke|my mistake|"
+    r"(?:sorry|wait|no)[,:]?\s+(?:it'?s|it is|that'?s)\b)"
     r"|改成|改为|更正|纠正|更改为|换成|改用|作废|以此为准|不是.{1,20}?而是|调整为|调整到|改到|变成|更新为|"
+    r"说错了|记错了|搞错了|写错了|弄错了|看错了|口误|不对[，,。]|应该是|订正|"
     r"提高到|提升到|降到|降低到|下调到|上调到|延长到|缩短到|调成|改叫",
     re.IGNORECASE,
 )
@@ -152,6 +154,12 @@ class SentenceInfo:
     # The correction's new value as written ("5434", "4月1日"); for a correction that
     # was itself corrected later, the newest value of the chain (A -> B -> C: C).
     value_text: str = ""
+    # A correction without a usable subject ("actually it's 5434", "刚才说错了，是4月1日"):
+    # the shapes of its new values ("#4" = a 4-digit number, "月", "hour"); it retires
+    # values of the same shape only in the few messages before it (LOOSE_REACH).
+    loose_shapes: frozenset[str] = frozenset()
+    loose_values: frozenset[str] = frozenset()
+    position: int = -1  # message position, when the caller knows it
 
 
 _FRAME_LINES = frozenset({SUMMARY_OPEN, SUMMARY_CLOSE, SUMMARY_HEADER, *(f"{s}:" for s in SECTIONS)})
@@ -178,6 +186,55 @@ def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str], 
     return frozenset(), frozenset(), ""
 
 
+_CJK_UNITS = "月日号点时分秒元万千百岁个人天周年"
+# A value: a number with its unit; adjacent Chinese parts form one value ("5月22日", "3点30分").
+_VALUE_RE = re.compile(
+    rf"(?<![A-Za-z0-9.])\d+(?:[.,:]\d+)*\s*(?:%|[A-Za-z]+|[{_CJK_UNITS}])?(?:\d+(?:[.,:]\d+)*[{_CJK_UNITS}])*",
+    re.IGNORECASE)
+_UNIT_RE = re.compile(rf"[A-Za-z]+|%|[{_CJK_UNITS}]")
+_OLD_VALUE_RE = re.compile(r"(?:\bnot|\bno longer|不是|而不是|并非)\s*$", re.IGNORECASE)
+_WEAK_SUBJECT = frozenset({"us", "it", "that", "this", "we", "they", "them", "是", "了"})
+LOOSE_REACH = 6  # messages
+
+
+def _shape(value: str) -> str:
+    """"5434" -> "#4", "6 hours" -> "hour", "5月22日" -> "月日": what kind of value it is."""
+    units = _UNIT_RE.findall(value)
+    if units:
+        return "".join(stem(u.lower()) if u.isascii() else u for u in units)
+    return "#" + str(len(re.sub(r"\D", "", value)))
+
+
+def _values(text: str) -> list[tuple[str, str, int, int]]:
+    """(value text, shape, start, end) of the numbers in a text."""
+    return [(m.group(0).strip(), _shape(m.group(0)), m.start(), m.end()) for m in _VALUE_RE.finditer(text)]
+
+
+def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str]:
+    """Values a subjectless correction introduces (not the ones it negates: "6 hours, not 2"),
+    their shapes, and their text as written."""
+    kept = [v for v in _values(text) if not _OLD_VALUE_RE.search(text[max(0, v[2] - 14):v[2]])]
+    if not kept:
+        return frozenset(), frozenset(), ""
+    span = text[kept[0][2]:kept[-1][3]].strip()
+    written = span if len(span) <= 30 else ", ".join(v[0] for v in kept)
+    return frozenset(v[0] for v in kept), frozenset(v[1] for v in kept), written
+
+
+def _loose_hit(info: SentenceInfo, corr: SentenceInfo) -> bool:
+    """A subjectless correction retires a nearby earlier sentence holding a value of the same shape
+    that is not its new value."""
+    if not corr.loose_shapes or info.position < 0 or corr.position < 0:
+        return False
+    if not (0 < corr.position - info.position <= LOOSE_REACH):
+        return False
+    vals = _values(info.text)
+    have = {v[0] for v in vals}
+    if have & corr.loose_values:
+        return False
+    return any(v[1] in corr.loose_shapes for v in vals)
+
+
 def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
     infos = []
     for s in split_sentences(strip_summary_frame(text)):
@@ -185,6 +242,11 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         terms = extract_terms(s)
         core = _CORRECTION_PREFIX_RE.sub("", s) if "correction" in cats else s
         subject, value, value_text = _correction_subject(core) if "correction" in cats else (frozenset(), frozenset(), "")
+        loose_shapes, loose_values = frozenset(), frozenset()
+        if "correction" in cats and not (subject - _WEAK_SUBJECT):
+            loose_values, loose_shapes, written = _new_values(core)
+            if loose_values and not value_text:
+                value_text = written
         infos.append(
             SentenceInfo(
                 text=s,
@@ -195,6 +257,8 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
                 subject_terms=subject,
                 value_terms=value,
                 value_text=value_text,
+                loose_shapes=loose_shapes,
+                loose_values=loose_values,
             )
         )
     return tuple(infos)
@@ -225,6 +289,8 @@ def corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> Sen
     for corr in corrections:
         if corr.norm == info.norm:
             continue
+        if corr.loose_shapes and _loose_hit(info, corr):
+            return corr
         if jaccard(info.core_terms, corr.core_terms) >= SUPERSEDE_SIMILARITY:
             return corr
         if (
@@ -263,6 +329,7 @@ def retire_outdated(
     is_stale: Callable[[frozenset[str]], bool] | None = None,
     is_restricted: Callable[[frozenset[str]], bool] | None = None,
     cache: TokenCache | None = None,
+    position: int | None = None,
 ) -> str | None:
     """Rewrite a history message without superseded or restricted sentences.
 
@@ -273,6 +340,8 @@ def retire_outdated(
     retired by a later correction or by the canvas (it then no longer counts).
     """
     infos = analyze_message(message, cache=cache)
+    if position is not None:
+        infos = tuple(replace_info(i, position=position) for i in infos)
     replace: list[tuple[str, str]] = []
 
     def retired_by(info: SentenceInfo) -> tuple[bool, SentenceInfo | None]:
@@ -422,6 +491,10 @@ def build_summary(
             continue  # tool output is data about the world, not conversation decisions
         for info in analyze_message(m, cache=cache):
             pos += 1
+            if carried:
+                pass  # sentences of a stored summary have no message position
+            else:
+                info = replace_info(info, position=mi)
             if "correction" in info.categories and m.role == "user":
                 corrections.append((pos, info))
             if not summarize or info.norm in seen:

@@ -8,6 +8,7 @@ word segmenter: "数据库端口" -> 数据, 据库, 库端, 端口.
 """
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable, Mapping
@@ -105,6 +106,7 @@ def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float
     return inter / (len(a) + len(b) - inter)
 
 
+@functools.lru_cache(maxsize=65_536)
 def normalize_sentence(sentence: str) -> str:
     """Lowercased, whitespace-squashed, end punctuation stripped: for "same sentence" checks."""
     return re.sub(r"\s+", " ", sentence.lower()).strip(" .。!！?？;；,，")

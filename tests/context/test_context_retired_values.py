@@ -94,3 +94,26 @@ def test_summary_by_subject_keeps_only_the_newest_entry():
     s = build_summary(messages=h, max_tokens=400).text
     assert "18 people" in s and "12 people" not in s
     assert s.count("team size") == 1
+
+
+def test_subjectless_correction_retires_the_nearby_value_of_the_same_shape():
+    h = msgs(("user", "Our cloud vendor gave us database port 6012."),
+             ("assistant", "Got it, I will note the database port."),
+             ("user", "Actually the vendor moved us to 6013."), *filler(4))
+    text = all_text(compile_(h, "What is the database port now?", budget=3000).messages)
+    assert "6013" in text and "6012" not in text
+
+
+def test_subjectless_chinese_correction():
+    h = msgs(("user", "验收会议定在5月20日。"), ("assistant", "好的，我记下了。"),
+             ("user", "刚才说错了，是5月22日。"), *filler(4))
+    text = all_text(compile_(h, "验收会议哪天开？", budget=3000).messages)
+    assert "5月22日" in text and "5月20日" not in text
+
+
+def test_subjectless_correction_does_not_reach_far_back():
+    h = msgs(("user", "The office door code is 4471."), *filler(20),
+             ("user", "The vendor quoted a port of 6012."), ("user", "Actually they moved us to 6013."), *filler(4, 30))
+    text = all_text(compile_(h, "What is the office door code?", budget=3000).messages)
+    assert "4471" in text  # a look-alike four-digit value far back is another subject
+    assert "6012" not in text
