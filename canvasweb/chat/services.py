@@ -278,7 +278,9 @@ def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversat
     else:
         result = build_summary(messages=[message_data(m) for m in plan.fold], max_tokens=SUMMARY_MAX_TOKENS,
                                later_messages=[message_data(m) for m in plan.keep],
-                               previous_summary=conversation.summary or None, cache=TOKEN_CACHE)
+                               previous_summary=conversation.summary or None, cache=TOKEN_CACHE,
+                               # reconciled with the canvas: superseded/archived values leave the summary
+                               is_stale=canvas_inputs(canvas_id=conversation.canvas_id)[2].is_stale_text)
         text, tokens = result.text, result.tokens
     conversation.summary = text
     conversation.summary_token_count = tokens
