@@ -366,12 +366,45 @@ def retire_outdated(
             continue
         if "correction" in info.categories and message.role == "user" and later_corrections is not None:
             later_corrections.append(info)
+        if "correction" in info.categories:
+            stripped = strip_replaced_values(info.text)
+            if stripped != info.text:
+                replace.append((info.text, stripped))
     if not replace:
         return None
     text = message.content
     for sentence, marker in replace:
         text = text.replace(sentence, marker, 1)
     return text
+
+
+# Inside a correction, the value it replaces is named only to be retired ("moved from Zendesk to
+# Freshdesk", "6 hours, not 2", "是 19.5%，不是 22%", "4月9日走不了，改到 4月13日"): those mentions
+# are cut, so the sentence states only the new value.
+_VALUE_START = r"(?:[$€£¥]\s?)?\d"
+_REPLACED_VALUE_RES = (
+    re.compile(r"\bfrom\s+(?:the\s+)?(?:[^,.;:!?]|(?<=\d)[.,:](?=\d)){1,40}?\s+(?=to\b)", re.IGNORECASE),
+    re.compile(rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
+               r"|[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"),
+    re.compile(r"不是\s*[^，。；,;！!？?]{1,20}?\s*而是"),
+    re.compile(rf"[，,]?\s*(?:而)?不是\s*{_VALUE_START}[^，。；,;！!？?]{{0,20}}"),
+    re.compile(r"从\s*[^，。；,;]{1,20}?\s*(?=(?:改成|改为|改到|调整到|调整为|换成|延到|延期到|推迟到|提前到|降到|提高到|涨到|砍到))"),
+    re.compile(rf"[^，。；,;]*{_VALUE_START}[^，。；,;]*?(?:走不了|不行了|取消了|赶不上|来不及|作废了)[，,]\s*"),
+)
+
+
+def strip_replaced_values(sentence: str) -> str:
+    """A correction sentence without the old values it names (see _REPLACED_VALUE_RES)."""
+    out = sentence
+    for pattern in _REPLACED_VALUE_RES:
+        out = pattern.sub(lambda m: "是" if m.group(0).endswith("而是") else "", out)
+    out = re.sub(r"\s{2,}", " ", out).strip()
+    return out if len(out) >= 4 else sentence
+
+
+def _shown_text(c) -> str:
+    """What the summary shows for a candidate: corrections without the values they replace."""
+    return strip_replaced_values(c.info.text) if "correction" in c.cats else c.info.text
 
 
 def replace_info(info: SentenceInfo, **changes) -> SentenceInfo:
@@ -545,7 +578,7 @@ def build_summary(
             base += 60 * match_score(q_terms, c.info.terms)
         base += 5 * c.pos / total_pos
         c.priority = base
-        text = escape_delimiters(c.info.text)
+        text = escape_delimiters(_shown_text(c))
         c.text = mask(text) if mask is not None else text
         c.cost = count(f"- {c.text}") + 1
 
@@ -565,7 +598,7 @@ def build_summary(
     used = frame_cost
     open_sections: set[str] = set()
     for c in order:
-        compact = _compact(c.info.text, q_terms)
+        compact = _compact(_shown_text(c), q_terms)
         if compact is not None:
             short = mask(escape_delimiters(compact)) if mask is not None else escape_delimiters(compact)
             short_cost = count(f"- {short}") + 1

@@ -117,3 +117,15 @@ def test_subjectless_correction_does_not_reach_far_back():
     text = all_text(compile_(h, "What is the office door code?", budget=3000).messages)
     assert "4471" in text  # a look-alike four-digit value far back is another subject
     assert "6012" not in text
+
+
+def test_a_correction_does_not_repeat_the_value_it_replaces():
+    h = msgs(("user", "Ticketing runs on Trackwise."), *filler(12),
+             ("user", "Heads up: support moved from Trackwise to Deskly last month."),
+             ("user", "Actually the venue fee is 7,200 euros, not 6,800."),
+             ("user", "场地费刚才说错了，是 7.5 万，不是 6.8 万。"), *filler(4, 20))
+    text = all_text(compile_(h, "Which support tool do we use and what is the venue fee?", budget=3000).messages)
+    assert "Deskly" in text and "7,200 euros" in text and "7.5 万" in text
+    assert "Trackwise" not in text and "6,800" not in text and "6.8 万" not in text
+    s = build_summary(messages=h, max_tokens=400).text
+    assert "Trackwise" not in s.split("Corrections")[-1] and "6.8 万" not in s
