@@ -44,7 +44,11 @@ MIN_RELATIVE_SCORE = 0.08  # hits scoring below this share of the best hit are n
 # Hits below this share are weak: they get at most half of what the strong hits
 # leave (the rest flows to the summary, which is denser on short chats).
 STRONG_RELATIVE_SCORE = 0.25
-SHORT_REPLY_TOKENS = 4  # ranking tokens: "yes, 5433" needs its question
+SHORT_REPLY_TOKENS = 8  # ranking tokens: "yes, 5433" needs its question
+# Chat context spreads over neighbouring turns ("is Marta in?" / "she brought her dog" /
+# "yes, Biscuit"): each turn is also scored with the turns within CONTEXT_SPAN of it.
+CONTEXT_SPAN = 2
+CONTEXT_WEIGHT = 0.5
 MAX_HITS = 60
 
 _LOW_INFO_RE = re.compile(
@@ -123,6 +127,8 @@ def rank_turns(
         return []
     index = BM25Index(k1=1.2, b=0.5)
     turn_index = BM25Index(k1=1.2, b=0.75)
+    context_index = BM25Index(k1=1.2, b=0.75)
+    flat_by_ci: dict[int, list[str]] = {}
     for ci, cand in enumerate(candidates):
         if cand.message.role == "tool" or is_low_information(cand.message.content):
             continue
@@ -137,8 +143,17 @@ def rank_turns(
                 flat.extend(toks)
         if flat:
             turn_index.add(ci, tokens=flat)
+            flat_by_ci[ci] = flat
+    for ci, flat in flat_by_ci.items():
+        pos = candidates[ci].position
+        ctx: list[str] = []
+        for cj in range(max(0, ci - CONTEXT_SPAN), min(len(candidates), ci + CONTEXT_SPAN + 1)):
+            if abs(candidates[cj].position - pos) <= CONTEXT_SPAN:
+                ctx.extend(flat_by_ci.get(cj, ()))
+        context_index.add(ci, tokens=ctx)
     sent_scores = index.scores(q, weights=weights)
     turn_scores = turn_index.scores(q, weights=weights)
+    context_scores = context_index.scores(q, weights=weights)
     per_turn: dict[int, tuple[float, list[tuple[float, int]]]] = {}
     for (ci, si), s in sent_scores.items():
         best, hits = per_turn.get(ci, (0.0, []))
@@ -148,11 +163,14 @@ def rank_turns(
         return []
     top_turn = max(turn_scores.values()) or 1.0
     top_sent = max(b for b, _ in per_turn.values()) or 1.0
+    top_ctx = max(context_scores.values(), default=0.0) or 1.0
     scored: dict[int, float] = {}
-    for ci, (best, hits) in per_turn.items():
-        # The best sentence decides; the whole turn's match and the other matching
-        # sentences break ties between turns with the same best sentence.
-        scored[ci] = best / top_sent + 0.35 * turn_scores.get(ci, 0.0) / top_turn
+    for ci in set(per_turn) | set(context_scores):
+        best = per_turn.get(ci, (0.0, []))[0]
+        # The best sentence decides; the whole turn's match breaks ties, and the
+        # neighbouring turns' match lifts an answer that does not repeat the question's words.
+        scored[ci] = (best / top_sent + 0.35 * turn_scores.get(ci, 0.0) / top_turn
+                      + CONTEXT_WEIGHT * context_scores.get(ci, 0.0) / top_ctx)
     lexical = sorted(scored, key=lambda ci: (-scored[ci], -candidates[ci].position))
     if question_vector is not None and vectors:
         dense = [ci for ci in range(len(candidates)) if candidates[ci].message.id in vectors
@@ -172,7 +190,7 @@ def rank_turns(
     for ci in lexical[:MAX_HITS]:
         if scored[ci] < MIN_RELATIVE_SCORE * top:
             break
-        hits = sorted(per_turn[ci][1], reverse=True)
+        hits = sorted(per_turn.get(ci, (0.0, []))[1], reverse=True)
         result.append((ci, scored[ci] / top, [si for _, si in hits]))
     return result
 
