@@ -332,7 +332,16 @@ class CanvasIndex:
                     return True
                 continue
             hit_old = len(terms & old_only)
-            if hit_old and len(terms & new_only) < hit_old and shared >= 0.5 * len(old):
+            if not hit_old or len(terms & new_only) >= hit_old:
+                continue
+            if shared >= 0.5 * len(old):
+                return True
+            # A short mention of a long node: its retired value (a number only the old
+            # node has) next to enough of the subject both versions share.
+            common = old - old_only
+            on_subject = len(terms & common)
+            if (any(ch.isdigit() for t in terms & old_only for ch in t)
+                    and on_subject >= 2 and on_subject >= 0.3 * len(common)):
                 return True
         return False
 

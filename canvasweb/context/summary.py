@@ -60,9 +60,10 @@ _CORRECTION_RE = re.compile(
     r"\b(?:actually|instead|correction|corrected|scratch that|i meant|rather than|switch(?:ed|ing)? to|"
     r"(?:chang|revis|updat|adjust|mov|rais|lower|increas|decreas|reduc|bump|push|pull|cut)(?:e|ed|es|ing)?\b"
     r".{0,60}?\bto\b|becomes|is now|update:|not\b[^.]{1,40}?\bbut\b|make that|i misspoke|my mistake|"
+    r",\s*not\s+[$€£¥]?\d|"
     r"(?:sorry|wait|no)[,:]?\s+(?:it'?s|it is|that'?s)\b)"
     r"|改成|改为|更正|纠正|更改为|换成|改用|作废|以此为准|不是.{1,20}?而是|调整为|调整到|改到|变成|更新为|"
-    r"说错了|记错了|搞错了|写错了|弄错了|看错了|口误|不对[，,。]|应该是|订正|"
+    r"说错了|记错了|搞错了|写错了|弄错了|看错了|口误|不对[，,。]|应该是|订正|[，,]\s*不是\s*[$€£¥]?\d|"
     r"提高到|提升到|降到|降低到|下调到|上调到|延长到|缩短到|调成|改叫",
     re.IGNORECASE,
 )

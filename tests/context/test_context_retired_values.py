@@ -129,3 +129,14 @@ def test_a_correction_does_not_repeat_the_value_it_replaces():
     assert "Trackwise" not in text and "6,800" not in text and "6.8 万" not in text
     s = build_summary(messages=h, max_tokens=400).text
     assert "Trackwise" not in s.split("Corrections")[-1] and "6.8 万" not in s
+
+
+def test_short_mention_of_a_long_superseded_node_is_retired_but_other_subjects_survive():
+    old = node("old", "Pen test window opens 11 August (remote, two testers, report within 5 days)", superseded_by="new")
+    new = node("new", "Pen test window opens 25 August (remote, two testers, report within 5 days)")
+    h = msgs(("user", "fyi the pen test window opens 11 August"), ("user", "The team offsite opens 11 August too."),
+             *filler(30))
+    text = all_text(compile_(h, "When does the pen test window open, and when is the offsite?", budget=3000,
+                             nodes=(old, new)).messages)
+    assert "25 August" in text and "pen test window opens 11 August" not in text
+    assert "offsite opens 11 August" in text
