@@ -359,11 +359,10 @@ def retire_outdated(
         if hit:
             marker = _marker_for(corr) if corr is not None else CANVAS_OUTDATED_MARKER
             replace.append((info.text, _retire_clauses(info, marker, retired_by) or marker))
-            if ("correction" in info.categories and message.role == "user" and later_corrections is not None
-                    and corr is not None):
-                # A corrected correction (A -> B -> C) still retires what it corrected (A),
-                # and names the newest value.
-                later_corrections.append(replace_info(info, value_text=corr.value_text or info.value_text))
+            if "correction" in info.categories and message.role == "user" and later_corrections is not None:
+                # A corrected correction (A -> B -> C) still retires what it corrected (A), and
+                # names the newest value (none when the canvas retired it: the canvas holds it).
+                later_corrections.append(replace_info(info, value_text=corr.value_text if corr is not None else ""))
             continue
         if "correction" in info.categories and message.role == "user" and later_corrections is not None:
             later_corrections.append(info)

@@ -140,3 +140,12 @@ def test_short_mention_of_a_long_superseded_node_is_retired_but_other_subjects_s
                              nodes=(old, new)).messages)
     assert "25 August" in text and "pen test window opens 11 August" not in text
     assert "offsite opens 11 August" in text
+
+
+def test_chat_correction_later_superseded_on_the_canvas_still_retires_the_first_value():
+    old = node("old", "Kickoff venue: Room Orion", superseded_by="new")
+    new = node("new", "Kickoff venue: Room Vega")
+    h = msgs(("user", "The kickoff venue is Room Lyra."), *filler(6),
+             ("user", "Correction: change the kickoff venue to Room Orion."), *filler(20, 10))
+    text = all_text(compile_(h, "Where is the kickoff?", budget=3000, nodes=(old, new)).messages)
+    assert "Vega" in text and "Orion" not in text and "Lyra" not in text
