@@ -62,7 +62,7 @@ def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -
     """
     if half_life_days <= 0 or not index.nodes:
         return None
-    ref = _timestamp(now) if now else max((t for t in index.updated_ts if t is not None), default=None)
+    ref = parse_timestamp(now) if now else max((t for t in index.updated_ts if t is not None), default=None)
     if ref is None:
         return None
     half = half_life_days * 86400.0
@@ -75,7 +75,7 @@ def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -
     return out if any(f < 1.0 for f in out) else None
 
 
-def _timestamp(value: str | None) -> float | None:
+def parse_timestamp(value: str | None) -> float | None:
     if not value:
         return None
     from datetime import datetime, timezone  # noqa: PLC0415 - parsing only

@@ -33,7 +33,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .ranking import NodeTextIndex, _timestamp, hybrid_scores, node_decay
+from .ranking import NodeTextIndex, parse_timestamp, hybrid_scores, node_decay
 from .redaction import build_secret_masker, secret_fingerprint, secret_values
 from .text import extract_terms
 from .types import (
@@ -169,7 +169,7 @@ class CanvasIndex:
         self._build_bands()
         self._build_edges(edges)
         self._build_postings()
-        self.updated_ts = [_timestamp(n.updated_at) for n in self.nodes]
+        self.updated_ts = [parse_timestamp(n.updated_at) for n in self.nodes]
         if text_index is None:
             text_index = NodeTextIndex()
             for n in self.nodes:
