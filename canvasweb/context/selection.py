@@ -332,7 +332,17 @@ class CanvasIndex:
                     return True
                 continue
             hit_old = len(terms & old_only)
-            if not hit_old or len(terms & new_only) >= hit_old:
+            if not hit_old:
+                # A value said only in the chat between the two versions ("moves to 20 October"
+                # before the canvas said 27): a number shaped like the new one, not the new one,
+                # on the subject both versions share.
+                if not (terms & new_only) and _same_shape_number(terms - new, new_only):
+                    common = old - old_only
+                    on_subject = len(terms & common)
+                    if on_subject >= 2 and on_subject >= 0.25 * len(common):
+                        return True
+                continue
+            if len(terms & new_only) >= hit_old:
                 continue
             if shared >= 0.5 * len(old):
                 return True
@@ -389,6 +399,12 @@ class CanvasIndex:
                 sets.append(terms)
             got = self._restricted[role_level] = (sets, post)
         return got
+
+
+def _same_shape_number(terms: frozenset[str], reference: frozenset[str]) -> bool:
+    """Some plain number in `terms` has as many digits as a plain number in `reference`."""
+    lengths = {len(t) for t in reference if t.isdigit()}
+    return bool(lengths) and any(t.isdigit() and len(t) in lengths for t in terms)
 
 
 # ------------------------------------------------------------------ selection

@@ -149,3 +149,15 @@ def test_chat_correction_later_superseded_on_the_canvas_still_retires_the_first_
              ("user", "Correction: change the kickoff venue to Room Orion."), *filler(20, 10))
     text = all_text(compile_(h, "Where is the kickoff?", budget=3000, nodes=(old, new)).messages)
     assert "Vega" in text and "Orion" not in text and "Lyra" not in text
+
+
+def test_value_said_in_chat_between_two_canvas_versions_is_retired():
+    old = node("old", "Load test runs on 14 July with 2,000 virtual users", superseded_by="new")
+    new = node("new", "Load test runs on 28 July with 2,000 virtual users")
+    h = msgs(("user", "the load test runs on 14 July"), *filler(8),
+             ("user", "heads up, the load test moves to 21 July"), *filler(8, 20),
+             ("user", "Our release retro is on 21 July."), *filler(8, 40))
+    text = all_text(compile_(h, "When is the load test, and the release retro?", budget=3000,
+                             nodes=(old, new)).messages)
+    assert "28 July" in text and "14 July" not in text and "load test moves to 21 July" not in text
+    assert "release retro is on 21 July" in text
