@@ -242,6 +242,15 @@ def history_for(*, conversation, exclude_id: int | None = None) -> tuple[Message
     return tuple(message_data(m) for m in rows.order_by("id"))
 
 
+def archived_history_for(*, conversation) -> tuple[MessageData, ...]:
+    """Messages already folded into the rolling summary (for the recall layer), oldest first."""
+    if not conversation.summarized_through_id:
+        return ()
+    rows = (Message.objects.filter(conversation=conversation, id__lte=conversation.summarized_through_id)
+            .exclude(status="error").exclude(role=MessageRole.ASSISTANT, content=""))
+    return tuple(message_data(m) for m in rows.order_by("id"))
+
+
 _VIEWPORT_DEFAULTS = {"x": 0.0, "y": 0.0, "zoom": 1.0, "width": 1280.0, "height": 800.0}
 
 

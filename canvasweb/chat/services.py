@@ -27,7 +27,9 @@ from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, sh
 from canvasweb.context.tokens import count_tokens
 from canvasweb.context.types import CompiledContext, CompileRequest
 
-from .context_inputs import TOKEN_CACHE, canvas_inputs, history_for, message_data, viewport_from
+from .context_inputs import (TOKEN_CACHE, archived_history_for, canvas_inputs, history_for, message_data,
+                             viewport_from)
+from .embeddings import embedding_inputs
 from .llm import ModelConfig
 from .models import (Conversation, FactSuggestion, Message, MessageRole, MessageSource, MessageStatus, ModelRequest,
                      SuggestionStatus)
@@ -146,7 +148,10 @@ def compile_for(*, canvas_id: int, role: str, question: str, viewport: dict | No
                 strategy: str = "canvas", budget: int | None = None) -> CompiledContext:
     nodes, edges, index = canvas_inputs(canvas_id=canvas_id)
     history = history_for(conversation=conversation, exclude_id=exclude_message_id) if conversation else ()
+    archived = archived_history_for(conversation=conversation) if conversation else ()
     config = ModelConfig.from_settings()
+    vectors = embedding_inputs(question=question, nodes=nodes, messages=archived + history, role=role,
+                               config=config)
     try:
         view = viewport_from(viewport)
     except (TypeError, ValueError) as exc:
@@ -156,6 +161,7 @@ def compile_for(*, canvas_id: int, role: str, question: str, viewport: dict | No
         viewport=view, role=role, budget=budget or config.prompt_budget, strategy=strategy,
         token_cache=TOKEN_CACHE, encoding=TOKEN_CACHE.encoding,
         rolling_summary=(conversation.summary or None) if conversation else None,
+        archived_messages=archived, now=timezone.now().isoformat(), embeddings=vectors,
     )
     return compile_context(request=request)
 
@@ -347,7 +353,9 @@ def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversat
     else:
         result = build_summary(messages=[message_data(m) for m in plan.fold], max_tokens=SUMMARY_MAX_TOKENS,
                                later_messages=[message_data(m) for m in plan.keep],
-                               previous_summary=conversation.summary or None, cache=TOKEN_CACHE)
+                               previous_summary=conversation.summary or None, cache=TOKEN_CACHE,
+                               # reconciled with the canvas: superseded/archived values leave the summary
+                               is_stale=canvas_inputs(canvas_id=conversation.canvas_id)[2].is_stale_text)
         text = plan.secret_mask(result.text)
         tokens = result.tokens if text == result.text else count_tokens(text, encoding=TOKEN_CACHE.encoding)
     conversation.summary = text

@@ -251,6 +251,8 @@ LLM = {
     "TIMEOUT_SECONDS": float(os.environ.get("LLM_TIMEOUT_SECONDS", "60")),
     "MAX_RETRIES": env_int("LLM_MAX_RETRIES", 2),
     "ENCODING": os.environ.get("LLM_TOKEN_ENCODING", ""),
+    # Optional: an embeddings model on the same endpoint enables hybrid (BM25 + vector) ranking.
+    "EMBEDDINGS_MODEL": os.environ.get("LLM_EMBEDDINGS_MODEL", ""),
 }
 
 LOGGING = {

@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .history_recall import RecallCandidate, is_low_information, recall_history
 from .redaction import build_secret_masker, mask_credentials, secret_fingerprint, secret_values
 from .render import render_canvas_block
 from .selection import CanvasIndex, select_nodes
@@ -110,6 +111,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         budget={
             "total": budget.total, "system": budget.system, "canvas": budget.canvas, "summary": budget.summary,
             "recent": budget.recent, "question": budget.question, "recent_floor_messages": budget.recent_floor_messages,
+            "recall": budget.recall,
         },
     )
 
@@ -131,6 +133,11 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     # first, through the cache: turns that end up folded are never tokenized.
     messages_in = request.messages
     n_hist = len(messages_in)
+    # Turns folded into the stored rolling summary precede `messages`; only the
+    # recall layer reads them. `every` indexes both: archived first.
+    archived = request.archived_messages
+    offset = len(archived)
+    every = archived + messages_in
 
     # History filters, applied to messages newest first:
     #  * all strategies: sentences mostly about nodes this role may not see
@@ -146,13 +153,22 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         def restricted(terms: frozenset[str]) -> bool:
             return index.is_restricted_text(terms, role=request.role)
 
+    prepared: dict[int, _Prepared] = {}
+
     def current(i: int) -> _Prepared:
-        m = messages_in[i]
+        """History message i (of `messages`; negative = archived), prepared once. Call newest first:
+        each message's corrections retire statements in the older ones."""
+        got = prepared.get(i)
+        if got is None:
+            got = prepared[i] = _current(every[i + offset], i + offset)
+        return got
+
+    def _current(m: MessageData, position: int) -> _Prepared:
         p = _prepare_message(m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens)
         if strategy != "canvas" and restricted is None:
             return p
         raw = retire_outdated(message=p.message, later_corrections=later_corrections if strategy == "canvas" else None,
-                              is_stale=retire_stale, is_restricted=restricted, cache=cache)
+                              is_stale=retire_stale, is_restricted=restricted, cache=cache, position=position)
         if raw is None:
             return p
         retired.add(p.message.id)
@@ -189,24 +205,30 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     # Plan the optional layers inside what is left.
     use_canvas = strategy == "canvas"
     use_summary = strategy in ("summary", "canvas")
+    use_recall = use_canvas and request.recall_history
     canvas_plan = budget.canvas if use_canvas else 0
     summary_plan = budget.summary if use_summary else 0
+    recall_plan = budget.recall if use_recall else 0
     recent_plan = max(0, budget.recent - floor_cost) + max(0, budget.question - question_cost)
     if not use_canvas:
         recent_plan += budget.canvas
     if not use_summary:
         recent_plan += budget.summary
+    if not use_recall:
+        recent_plan += budget.recall
     if strategy == "full":
-        canvas_plan, summary_plan, recent_plan = 0, 0, pool
-    planned = canvas_plan + summary_plan + recent_plan
+        canvas_plan, summary_plan, recall_plan, recent_plan = 0, 0, 0, pool
+    planned = canvas_plan + summary_plan + recent_plan + recall_plan
     if planned > pool:
         scale = pool / planned if planned else 0.0
         canvas_plan = int(canvas_plan * scale)
         summary_plan = int(summary_plan * scale)
-        recent_plan = pool - canvas_plan - summary_plan
+        recall_plan = int(recall_plan * scale)
+        recent_plan = pool - canvas_plan - summary_plan - recall_plan
     else:
         recent_plan += pool - planned
 
+    emb = request.embeddings
     # 2. canvas block.
     canvas_msg: str | None = None
     canvas_cost = 0
@@ -223,7 +245,9 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             t = time.perf_counter()
             selection = select_nodes(
                 index=index, viewport=request.viewport, role=request.role, question=request.question,
-                config=request.selection, limit=limit,
+                config=request.selection, limit=limit, now=request.now,
+                question_vector=emb.question if emb is not None else None,
+                node_vectors=emb.nodes if emb is not None else None,
             )
             timings["select"] += _ms(t)
             t = time.perf_counter()
@@ -257,24 +281,62 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     elif use_canvas:
         report.notes.append("canvas layer skipped: no room")
     # Unused canvas budget: half to the summary (denser than raw turns), half
-    # to recent messages; the summary half is added after the window is set.
+    # to recent messages; with the recall layer on, half goes to recall and a
+    # quarter each to the summary and the window. Recall and summary shares
+    # are added after the window is set.
     canvas_left = canvas_plan - canvas_cost
-    to_summary = canvas_left // 2 if use_summary else 0
-    recent_plan += canvas_left - to_summary
+    to_recall = canvas_left // 2 if use_recall else 0
+    to_summary = (canvas_left - to_recall) // 2 if use_summary else 0
+    recent_plan += canvas_left - to_summary - to_recall
 
-    # 4b. recent window: newest first, contiguous.
+    # 4b. recent window: newest first, contiguous; low-information turns
+    # ("Okay.", "好的") are left out instead of spending the budget.
     window: list[_Prepared] = []
     left = recent_plan
+    window_start = n_older
+    skipped_low_info: list[str] = []
     for i in range(n_older - 1, -1, -1):
         p = current(i)
+        if use_canvas and is_low_information(p.message.content):
+            skipped_low_info.append(p.message.id)
+            window_start = i
+            continue
         if p.cost > left:
             break
         window.append(p)
         left -= p.cost
+        window_start = i
     window.reverse()
-    folded = list(messages_in[: n_older - len(window)])
+    folded = list(messages_in[:window_start])
     recent_cost = sum(p.cost for p in window) + floor_cost
+    recall_plan += to_recall
+    if use_recall:
+        recall_plan += left // 2
+        left -= left // 2
     summary_plan += left + to_summary  # recent leftover flows to the summary
+
+    # 3b. recalled turns: everything outside the window (archived included),
+    # ranked against the question; retired statements already rewritten.
+    recall_msg: str | None = None
+    recall_cost = 0
+    recalled = None
+    if use_recall and recall_plan - MESSAGE_OVERHEAD_TOKENS >= MIN_USEFUL_TOKENS and (folded or archived):
+        t = time.perf_counter()
+        cands = [RecallCandidate(position=i + offset, message=every[i + offset], text=current(i).text)
+                 for i in range(window_start - 1, -offset - 1, -1)]
+        cands.reverse()
+        recalled = recall_history(
+            candidates=cands, question=request.question, max_tokens=recall_plan - MESSAGE_OVERHEAD_TOKENS,
+            count=count, cache=cache, question_vector=emb.question if emb is not None else None,
+            vectors=emb.messages if emb is not None else None,
+            already_shown=[p.text for p in window + floor] + shown_texts,
+        )
+        if recalled.text:
+            recall_msg = recalled.text
+            recall_cost = recalled.tokens + MESSAGE_OVERHEAD_TOKENS
+            report.recalled_message_ids = list(recalled.message_ids)
+        timings["recall"] = _ms(t)
+    summary_plan += max(0, recall_plan - recall_cost)
 
     # 3. summary of what did not fit the window.
     summary_msg: str | None = None
@@ -294,7 +356,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
                 mask=mask,
                 is_stale=index.is_stale_text if (use_canvas and index is not None) else None,
                 is_restricted=restricted,
-                already_shown=shown_texts,
+                already_shown=shown_texts + (recalled.sentences if recalled is not None else []),
                 cache=cache,
             )
             summary_msg = result.text or None
@@ -312,11 +374,15 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         messages.append({"role": request.context_role, "content": canvas_msg})
     if summary_msg:
         messages.append({"role": request.context_role, "content": summary_msg})
+    if recall_msg:
+        messages.append({"role": request.context_role, "content": recall_msg})
     for p in window + floor:
         messages.append({"role": p.role, "content": p.text})
     messages.append({"role": "user", "content": question_text})
     report.included_message_ids = [p.message.id for p in window + floor]
-    omitted = [i for i in report.included_message_ids if i in retired]
+    if skipped_low_info:
+        report.notes.append(f"{len(skipped_low_info)} low-information turns left out of the window")
+    omitted = [i for i in report.included_message_ids + report.recalled_message_ids if i in retired]
     if omitted:
         report.notes.append("outdated or restricted statements omitted from messages " + ", ".join(omitted))
 
@@ -324,6 +390,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         "system": system_cost,
         "canvas": canvas_cost,
         "summary": summary_cost,
+        "recall": recall_cost,
         "recent": recent_cost,
         "question": question_cost,
         "priming": REPLY_PRIMING_TOKENS,

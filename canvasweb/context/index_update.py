@@ -15,8 +15,8 @@ until the next full rebuild); a removed node becomes an inert tombstone (not in
 `needs_rebuild()` says when appended nodes and tombstones make up enough of
 the index that a fresh `CanvasIndex.build` is due.
 
-A text index kept by the CanvasIndex (e.g. a BM25 index exposed as
-`text_index` with `add(doc_id, text)` / `remove(doc_id)`, or `fork()` for
+The CanvasIndex's BM25 text index
+`text_index` (NodeTextIndex: `add_text(doc_id, text)` / `remove(doc_id)`, `fork()` for
 copy-on-write) is kept in step through `_text_hook_*`: it receives the same
 text the keyword postings are built from, for nodes that are indexed.
 Pure: no Django.
@@ -28,6 +28,7 @@ import copy
 import math
 import types
 
+from .ranking import parse_timestamp
 from .selection import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
 from .text import extract_terms
 from .types import SENSITIVITY_LEVEL, EdgeData, NodeData
@@ -60,7 +61,7 @@ class IndexUpdate:
 
     def __init__(self, base: CanvasIndex, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> None:
         new = copy.copy(base)
-        for name in ("nodes", "status", "level", "pinned", "weights", "anchors", "pinned_ineligible"):
+        for name in ("nodes", "status", "level", "pinned", "weights", "anchors", "pinned_ineligible", "updated_ts"):
             setattr(new, name, list(getattr(base, name)))
         new.pos = dict(base.pos)
         new.bands = list(base.bands)
@@ -92,6 +93,7 @@ class IndexUpdate:
         ix.nodes[i] = node
         ix.status[i] = new_status
         ix.level[i] = SENSITIVITY_LEVEL[node.sensitivity]
+        ix.updated_ts[i] = parse_timestamp(node.updated_at)
         ix.pinned[i] = node.pinned
         new_weight = max(node.weight, self.min_weight)
         if (old.x, old.y, ix.weights[i]) != (node.x, node.y, new_weight):
@@ -188,6 +190,7 @@ class IndexUpdate:
         status = _status(node)
         ix.nodes.append(node)
         ix.pos[node.id] = i
+        ix.updated_ts.append(parse_timestamp(node.updated_at))
         ix.status.append(status)
         ix.level.append(SENSITIVITY_LEVEL[node.sensitivity])
         ix.pinned.append(node.pinned)
@@ -361,11 +364,11 @@ class IndexUpdate:
         return text_index
 
     def _text_hook_add(self, node_id: str, text: str) -> None:
-        if self._text is not None and hasattr(self._text, "add"):
-            self._text.add(node_id, text)
+        if self._text is not None:
+            self._text.add_text(node_id, text)
 
     def _text_hook_remove(self, node_id: str) -> None:
-        if self._text is not None and hasattr(self._text, "remove"):
+        if self._text is not None:
             self._text.remove(node_id)
 
 

@@ -33,6 +33,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .ranking import NodeTextIndex, parse_timestamp, hybrid_scores, node_decay
 from .redaction import build_secret_masker, secret_fingerprint, secret_values
 from .text import extract_terms
 from .types import (
@@ -126,6 +127,8 @@ class CanvasIndex:
         self.adjacency: dict[int, list[tuple[int, int]]] = {}  # idx -> [(neighbour idx, edge index)]
         self.postings: dict[str, list[int]] = {}
         self.n_indexed = 0
+        self.text_index: NodeTextIndex | None = None
+        self.updated_ts: list[float | None] = []
         self._secret_masker: Callable[[str], str] | None = None
         self._secret_fingerprint = ""
         self._stale = None
@@ -141,7 +144,10 @@ class CanvasIndex:
         edges: Iterable[EdgeData] = (),
         cell_size: float | None = None,
         min_weight: float = 0.05,
+        text_index: NodeTextIndex | None = None,
     ) -> CanvasIndex:
+        """`text_index`: a NodeTextIndex the caller keeps in sync with these nodes
+        (add/remove per committed change); built here when absent."""
         self = cls()
         # Sorting by id makes every tie-break (and so the output) independent
         # of the order rows came from the database.
@@ -163,6 +169,12 @@ class CanvasIndex:
         self._build_bands()
         self._build_edges(edges)
         self._build_postings()
+        self.updated_ts = [parse_timestamp(n.updated_at) for n in self.nodes]
+        if text_index is None:
+            text_index = NodeTextIndex()
+            for n in self.nodes:
+                text_index.add(n)
+        self.text_index = text_index
         return self
 
     def _auto_cell_size(self) -> float:
@@ -320,7 +332,26 @@ class CanvasIndex:
                     return True
                 continue
             hit_old = len(terms & old_only)
-            if hit_old and len(terms & new_only) < hit_old and shared >= 0.5 * len(old):
+            if not hit_old:
+                # A value said only in the chat between the two versions ("moves to 20 October"
+                # before the canvas said 27): a number shaped like the new one, not the new one,
+                # on the subject both versions share.
+                if not (terms & new_only) and _same_shape_number(terms - new, new_only):
+                    common = old - old_only
+                    on_subject = len(terms & common)
+                    if on_subject >= 2 and on_subject >= 0.25 * len(common):
+                        return True
+                continue
+            if len(terms & new_only) >= hit_old:
+                continue
+            if shared >= 0.5 * len(old):
+                return True
+            # A short mention of a long node: its retired value (a number only the old
+            # node has) next to enough of the subject both versions share.
+            common = old - old_only
+            on_subject = len(terms & common)
+            if (any(ch.isdigit() for t in terms & old_only for ch in t)
+                    and on_subject >= 2 and on_subject >= 0.3 * len(common)):
                 return True
         return False
 
@@ -370,6 +401,12 @@ class CanvasIndex:
         return got
 
 
+def _same_shape_number(terms: frozenset[str], reference: frozenset[str]) -> bool:
+    """Some plain number in `terms` has as many digits as a plain number in `reference`."""
+    lengths = {len(t) for t in reference if t.isdigit()}
+    return bool(lengths) and any(t.isdigit() and len(t) in lengths for t in terms)
+
+
 # ------------------------------------------------------------------ selection
 def _scan_entries(
     entries: list[tuple[float, float, float, int]],
@@ -382,6 +419,7 @@ def _scan_entries(
     index: CanvasIndex,
     role_level: int,
     excl: _Exclusions,
+    decay: list[float] | None = None,
 ) -> None:
     status = index.status
     level = index.level
@@ -390,6 +428,8 @@ def _scan_entries(
     hypot = math.hypot
     for x, y, w, i in entries:
         eff = hypot(x - qx, y - qy) / w
+        if decay is not None:
+            eff /= decay[i]  # decay <= 1 only raises eff: the bands' lower bounds stay valid
         if eff > radius:
             n_out = excl.counts.get("out_of_range", 0)
             if n_out < excl.limit:  # list the first few (scanned nearest-first), count the rest
@@ -428,6 +468,7 @@ def _scan_band(
     role_level: int,
     excl: _Exclusions,
     stats: dict[str, int],
+    decay: list[float] | None = None,
 ) -> None:
     cell = index.cell_size
     cells = band.cells
@@ -437,7 +478,8 @@ def _scan_band(
     walk_limit = 2 * len(cells) + 9
     visited = 0
     r = 0
-    kw = dict(qx=qx, qy=qy, radius=radius, k=k, heap=heap, index=index, role_level=role_level, excl=excl)
+    kw = dict(qx=qx, qy=qy, radius=radius, k=k, heap=heap, index=index, role_level=role_level, excl=excl,
+              decay=decay)
     while True:
         lower = (r - 1) * cell if r > 0 else 0.0
         if lower > raw_max:
@@ -504,8 +546,16 @@ def select_nodes(
     question: str = "",
     config: SelectionConfig | None = None,
     limit: int | None = None,
+    now: str | None = None,
+    question_vector: Sequence[float] | None = None,
+    node_vectors: dict[str, Sequence[float]] | None = None,
 ) -> Selection:
-    """Rank the nodes the asking role may see for this viewport and question."""
+    """Rank the nodes the asking role may see for this viewport and question.
+
+    `now` (ISO 8601; default: the newest updated_at on the canvas) ages
+    unpinned nodes (SelectionConfig.decay_*). With `question_vector` and
+    `node_vectors`, question matching fuses BM25 with embedding similarity.
+    """
     cfg = config or SelectionConfig()
     role_level = ROLE_LEVEL[role]
     k = max(1, min(limit or cfg.max_candidates, cfg.max_candidates))
@@ -515,10 +565,12 @@ def select_nodes(
     stats: dict[str, int] = {}
     nodes = index.nodes
     weights = index.weights
+    decay = node_decay(index, now=now, half_life_days=cfg.decay_half_life_days, floor=cfg.decay_floor)
 
     def eff_of(i: int) -> float:
         n = nodes[i]
-        return math.hypot(n.x - qx, n.y - qy) / weights[i]
+        d = math.hypot(n.x - qx, n.y - qy) / weights[i]
+        return d / decay[i] if decay is not None else d
 
     chosen: list[Candidate] = []
     taken: dict[int, Candidate] = {}
@@ -556,7 +608,7 @@ def select_nodes(
     for band in index.bands:
         _scan_band(
             band, index=index, qx=qx, qy=qy, radius=radius, k=k, heap=heap,
-            role_level=role_level, excl=excl, stats=stats,
+            role_level=role_level, excl=excl, stats=stats, decay=decay,
         )
     stats["viewport_limited"] = excl.counts.get("over_budget", 0)
     for neg_eff, neg_i in sorted(heap, key=lambda t: (-t[0], -t[1])):
@@ -596,7 +648,11 @@ def select_nodes(
     if q_terms and index.n_indexed:
         by_score: dict[float, list[int]] = {}
         matched = 0
-        for i, s in _question_scores(index, q_terms).items():
+        scores = _question_scores(index, q_terms)
+        if index.text_index is not None:
+            scores = hybrid_scores(index, question, scores, decay=decay, question_vector=question_vector,
+                                    node_vectors=node_vectors, limit=cfg.max_question_matches)
+        for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information
             matched += 1

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .text import escape_delimiters, extract_terms, jaccard, match_score, split_sentences
+from .text import escape_delimiters, extract_terms, jaccard, match_score, split_sentences, stem
 from .tokens import TokenCache, count_tokens
 from .types import MessageData
 
@@ -59,8 +59,11 @@ Updated summary:"""
 _CORRECTION_RE = re.compile(
     r"\b(?:actually|instead|correction|corrected|scratch that|i meant|rather than|switch(?:ed|ing)? to|"
     r"(?:chang|revis|updat|adjust|mov|rais|lower|increas|decreas|reduc|bump|push|pull|cut)(?:e|ed|es|ing)?\b"
-    r".{0,60}?\bto\b|becomes|is now|update:|not\b[^.]{1,40}?\bbut\b)"
+    r".{0,60}?\bto\b|becomes|is now|update:|not\b[^.]{1,40}?\bbut\b|make that|i misspoke|my mistake|"
+    r",\s*not\s+[$€£¥]?\d|"
+    r"(?:sorry|wait|no)[,:]?\s+(?:it'?s|it is|that'?s)\b)"
     r"|改成|改为|更正|纠正|更改为|换成|改用|作废|以此为准|不是.{1,20}?而是|调整为|调整到|改到|变成|更新为|"
+    r"说错了|记错了|搞错了|写错了|弄错了|看错了|口误|不对[，,。]|应该是|订正|[，,]\s*不是\s*[$€£¥]?\d|"
     r"提高到|提升到|降到|降低到|下调到|上调到|延长到|缩短到|调成|改叫",
     re.IGNORECASE,
 )
@@ -149,6 +152,15 @@ class SentenceInfo:
     # For corrections ("change the headcount to 96"): what changed and to what.
     subject_terms: frozenset[str] = frozenset()
     value_terms: frozenset[str] = frozenset()
+    # The correction's new value as written ("5434", "4月1日"); for a correction that
+    # was itself corrected later, the newest value of the chain (A -> B -> C: C).
+    value_text: str = ""
+    # A correction without a usable subject ("actually it's 5434", "刚才说错了，是4月1日"):
+    # the shapes of its new values ("#4" = a 4-digit number, "月", "hour"); it retires
+    # values of the same shape only in the few messages before it (LOOSE_REACH).
+    loose_shapes: frozenset[str] = frozenset()
+    loose_values: frozenset[str] = frozenset()
+    position: int = -1  # message position, when the caller knows it
 
 
 _FRAME_LINES = frozenset({SUMMARY_OPEN, SUMMARY_CLOSE, SUMMARY_HEADER, *(f"{s}:" for s in SECTIONS)})
@@ -162,8 +174,8 @@ def strip_summary_frame(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip() not in _FRAME_LINES)
 
 
-def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(subject terms, new value terms) of a correction, via fact capture."""
+def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str], str]:
+    """(subject terms, new value terms, new value text) of a correction, via fact capture."""
     from .capture import capture_facts  # capture uses this module's neighbours; import late
 
     for fact in capture_facts(text=sentence):
@@ -171,8 +183,57 @@ def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str]]:
             value = extract_terms(fact.value)
             # "96 people" -> {96}: the unit is not what distinguishes the value.
             numeric = frozenset(t for t in value if any(c.isdigit() for c in t))
-            return frozenset(fact.subject.split()), numeric or value
-    return frozenset(), frozenset()
+            return frozenset(fact.subject.split()), numeric or value, fact.value.strip()
+    return frozenset(), frozenset(), ""
+
+
+_CJK_UNITS = "月日号点时分秒元万千百岁个人天周年"
+# A value: a number with its unit; adjacent Chinese parts form one value ("5月22日", "3点30分").
+_VALUE_RE = re.compile(
+    rf"(?<![A-Za-z0-9.])\d+(?:[.,:]\d+)*\s*(?:%|[A-Za-z]+|[{_CJK_UNITS}])?(?:\d+(?:[.,:]\d+)*[{_CJK_UNITS}])*",
+    re.IGNORECASE)
+_UNIT_RE = re.compile(rf"[A-Za-z]+|%|[{_CJK_UNITS}]")
+_OLD_VALUE_RE = re.compile(r"(?:\bnot|\bno longer|不是|而不是|并非)\s*$", re.IGNORECASE)
+_WEAK_SUBJECT = frozenset({"us", "it", "that", "this", "we", "they", "them", "是", "了"})
+LOOSE_REACH = 6  # messages
+
+
+def _shape(value: str) -> str:
+    """"5434" -> "#4", "6 hours" -> "hour", "5月22日" -> "月日": what kind of value it is."""
+    units = _UNIT_RE.findall(value)
+    if units:
+        return "".join(stem(u.lower()) if u.isascii() else u for u in units)
+    return "#" + str(len(re.sub(r"\D", "", value)))
+
+
+def _values(text: str) -> list[tuple[str, str, int, int]]:
+    """(value text, shape, start, end) of the numbers in a text."""
+    return [(m.group(0).strip(), _shape(m.group(0)), m.start(), m.end()) for m in _VALUE_RE.finditer(text)]
+
+
+def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str]:
+    """Values a subjectless correction introduces (not the ones it negates: "6 hours, not 2"),
+    their shapes, and their text as written."""
+    kept = [v for v in _values(text) if not _OLD_VALUE_RE.search(text[max(0, v[2] - 14):v[2]])]
+    if not kept:
+        return frozenset(), frozenset(), ""
+    span = text[kept[0][2]:kept[-1][3]].strip()
+    written = span if len(span) <= 30 else ", ".join(v[0] for v in kept)
+    return frozenset(v[0] for v in kept), frozenset(v[1] for v in kept), written
+
+
+def _loose_hit(info: SentenceInfo, corr: SentenceInfo) -> bool:
+    """A subjectless correction retires a nearby earlier sentence holding a value of the same shape
+    that is not its new value."""
+    if not corr.loose_shapes or info.position < 0 or corr.position < 0:
+        return False
+    if not (0 < corr.position - info.position <= LOOSE_REACH):
+        return False
+    vals = _values(info.text)
+    have = {v[0] for v in vals}
+    if have & corr.loose_values:
+        return False
+    return any(v[1] in corr.loose_shapes for v in vals)
 
 
 def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
@@ -181,7 +242,12 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         cats = classify_sentence(s)
         terms = extract_terms(s)
         core = _CORRECTION_PREFIX_RE.sub("", s) if "correction" in cats else s
-        subject, value = _correction_subject(core) if "correction" in cats else (frozenset(), frozenset())
+        subject, value, value_text = _correction_subject(core) if "correction" in cats else (frozenset(), frozenset(), "")
+        loose_shapes, loose_values = frozenset(), frozenset()
+        if "correction" in cats and not (subject - _WEAK_SUBJECT):
+            loose_values, loose_shapes, written = _new_values(core)
+            if loose_values and not value_text:
+                value_text = written
         infos.append(
             SentenceInfo(
                 text=s,
@@ -191,6 +257,9 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
                 core_terms=extract_terms(core) if core != s else terms,
                 subject_terms=subject,
                 value_terms=value,
+                value_text=value_text,
+                loose_shapes=loose_shapes,
+                loose_values=loose_values,
             )
         )
     return tuple(infos)
@@ -206,6 +275,10 @@ def analyze_message(m: MessageData, *, cache: TokenCache | None = None) -> tuple
 
 
 def is_corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> bool:
+    return corrected_by(info, corrections) is not None
+
+
+def corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> SentenceInfo | None:
     """True if a (later) correction replaces what this sentence says.
 
     Either the correction restates the sentence with a different value (term
@@ -217,19 +290,36 @@ def is_corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> 
     for corr in corrections:
         if corr.norm == info.norm:
             continue
+        if corr.loose_shapes and _loose_hit(info, corr):
+            return corr
         if jaccard(info.core_terms, corr.core_terms) >= SUPERSEDE_SIMILARITY:
-            return True
+            return corr
         if (
             corr.subject_terms
             and corr.subject_terms <= info.terms
             and not (corr.value_terms & info.terms)
             and info.categories & {"number", "name"}
         ):
-            return True
-    return False
+            return corr
+    return None
 
 
 OUTDATED_MARKER = "[outdated statement omitted: superseded later]"
+# What replaces a statement retired by a correction in the chat whose new value is known.
+CORRECTED_MARKER = "[outdated statement omitted: corrected later to {value}]"
+# A statement that restates a superseded or archived canvas node.
+CANVAS_OUTDATED_MARKER = "[outdated statement omitted: the canvas holds the current value]"
+
+
+def _marker_for(corr: SentenceInfo | None) -> str:
+    value = corr.value_text if corr is not None else ""
+    if value and len(value) <= 60 and "]" not in value:
+        return CORRECTED_MARKER.format(value=value)
+    return OUTDATED_MARKER
+
+
+# Clause boundaries for partial retirement of long sentences (not "03:00" or "1,000").
+_RETIRE_CLAUSE_RE = re.compile(r"(?<=[，；;])|(?<=,)(?!\d)|(?<=[—–])")
 RESTRICTED_MARKER = "[statement withheld: restricted canvas content]"
 
 
@@ -240,6 +330,7 @@ def retire_outdated(
     is_stale: Callable[[frozenset[str]], bool] | None = None,
     is_restricted: Callable[[frozenset[str]], bool] | None = None,
     cache: TokenCache | None = None,
+    position: int | None = None,
 ) -> str | None:
     """Rewrite a history message without superseded or restricted sentences.
 
@@ -250,24 +341,106 @@ def retire_outdated(
     retired by a later correction or by the canvas (it then no longer counts).
     """
     infos = analyze_message(message, cache=cache)
+    if position is not None:
+        infos = tuple(replace_info(i, position=position) for i in infos)
     replace: list[tuple[str, str]] = []
+
+    def retired_by(info: SentenceInfo) -> tuple[bool, SentenceInfo | None]:
+        corr = corrected_by(info, later_corrections) if later_corrections else None
+        if corr is not None:
+            return True, corr
+        return (is_stale is not None and is_stale(info.terms)), None
+
     for info in reversed(infos):  # later sentences of the same message count as "later"
         if is_restricted is not None and is_restricted(info.terms):
             replace.append((info.text, RESTRICTED_MARKER))
             continue
-        if (later_corrections and is_corrected_by(info, later_corrections)) or (
-            is_stale is not None and is_stale(info.terms)
-        ):
-            replace.append((info.text, OUTDATED_MARKER))
+        hit, corr = retired_by(info)
+        if hit:
+            marker = _marker_for(corr) if corr is not None else CANVAS_OUTDATED_MARKER
+            replace.append((info.text, _retire_clauses(info, marker, retired_by) or marker))
+            if "correction" in info.categories and message.role == "user" and later_corrections is not None:
+                # A corrected correction (A -> B -> C) still retires what it corrected (A), and
+                # names the newest value (none when the canvas retired it: the canvas holds it).
+                later_corrections.append(replace_info(info, value_text=corr.value_text if corr is not None else ""))
             continue
         if "correction" in info.categories and message.role == "user" and later_corrections is not None:
             later_corrections.append(info)
+        if "correction" in info.categories:
+            stripped = strip_replaced_values(info.text)
+            if stripped != info.text:
+                replace.append((info.text, stripped))
     if not replace:
         return None
     text = message.content
     for sentence, marker in replace:
         text = text.replace(sentence, marker, 1)
     return text
+
+
+# Inside a correction, the value it replaces is named only to be retired ("moved from Zendesk to
+# Freshdesk", "6 hours, not 2", "是 19.5%，不是 22%", "4月9日走不了，改到 4月13日"): those mentions
+# are cut, so the sentence states only the new value.
+_VALUE_START = r"(?:[$€£¥]\s?)?\d"
+_REPLACED_VALUE_RES = (
+    re.compile(r"\bfrom\s+(?:the\s+)?(?:[^,.;:!?]|(?<=\d)[.,:](?=\d)){1,40}?\s+(?=to\b)", re.IGNORECASE),
+    re.compile(rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
+               r"|[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"),
+    re.compile(r"不是\s*[^，。；,;！!？?]{1,20}?\s*而是"),
+    re.compile(rf"[，,]?\s*(?:而)?不是\s*{_VALUE_START}[^，。；,;！!？?]{{0,20}}"),
+    re.compile(r"从\s*[^，。；,;]{1,20}?\s*(?=(?:改成|改为|改到|调整到|调整为|换成|延到|延期到|推迟到|提前到|降到|提高到|涨到|砍到))"),
+    re.compile(rf"[^，。；,;]*{_VALUE_START}[^，。；,;]*?(?:走不了|不行了|取消了|赶不上|来不及|作废了)[，,]\s*"),
+)
+
+
+def strip_replaced_values(sentence: str) -> str:
+    """A correction sentence without the old values it names (see _REPLACED_VALUE_RES)."""
+    out = sentence
+    for pattern in _REPLACED_VALUE_RES:
+        out = pattern.sub(lambda m: "是" if m.group(0).endswith("而是") else "", out)
+    out = re.sub(r"\s{2,}", " ", out).strip()
+    return out if len(out) >= 4 else sentence
+
+
+def _shown_text(c) -> str:
+    """What the summary shows for a candidate: corrections without the values they replace."""
+    return strip_replaced_values(c.info.text) if "correction" in c.cats else c.info.text
+
+
+def replace_info(info: SentenceInfo, **changes) -> SentenceInfo:
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(info, **changes)
+
+
+def _retire_clauses(info: SentenceInfo, marker: str, retired_by) -> str | None:
+    """A long sentence loses only the clauses that carry the retired value, when the rest of it
+    no longer states that value on its own; None = retire the whole sentence."""
+    parts = [p for p in _RETIRE_CLAUSE_RE.split(info.text) if p]
+    if len(parts) < 3:
+        return None
+    hits = []
+    for p in parts:
+        terms = extract_terms(p)
+        sub = SentenceInfo(text=p, norm=_norm(p), categories=classify_sentence(p), terms=terms, core_terms=terms)
+        hits.append(retired_by(sub)[0])
+    if not any(hits) or all(hits):
+        return None
+    rest = "".join(p for p, h in zip(parts, hits) if not h)
+    rest_terms = extract_terms(rest)
+    rest_info = SentenceInfo(text=rest, norm=_norm(rest), categories=classify_sentence(rest), terms=rest_terms,
+                             core_terms=rest_terms)
+    if retired_by(rest_info)[0]:
+        return None
+    out, prev_hit = [], False
+    for p, h in zip(parts, hits):
+        if h:
+            if not prev_hit:
+                out.append(marker + (" " if p.endswith((" ", ",")) else ""))
+        else:
+            out.append(p)
+        prev_hit = h
+    return "".join(out)
 
 
 # ----------------------------------------------------------------- summary
@@ -351,6 +524,10 @@ def build_summary(
             continue  # tool output is data about the world, not conversation decisions
         for info in analyze_message(m, cache=cache):
             pos += 1
+            if carried:
+                pass  # sentences of a stored summary have no message position
+            else:
+                info = replace_info(info, position=mi)
             if "correction" in info.categories and m.role == "user":
                 corrections.append((pos, info))
             if not summarize or info.norm in seen:
@@ -401,7 +578,7 @@ def build_summary(
             base += 60 * match_score(q_terms, c.info.terms)
         base += 5 * c.pos / total_pos
         c.priority = base
-        text = escape_delimiters(c.info.text)
+        text = escape_delimiters(_shown_text(c))
         c.text = mask(text) if mask is not None else text
         c.cost = count(f"- {c.text}") + 1
 
@@ -421,7 +598,7 @@ def build_summary(
     used = frame_cost
     open_sections: set[str] = set()
     for c in order:
-        compact = _compact(c.info.text, q_terms)
+        compact = _compact(_shown_text(c), q_terms)
         if compact is not None:
             short = mask(escape_delimiters(compact)) if mask is not None else escape_delimiters(compact)
             short_cost = count(f"- {short}") + 1

@@ -8,6 +8,7 @@ word segmenter: "数据库端口" -> 数据, 据库, 库端, 端口.
 """
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable, Mapping
@@ -105,6 +106,12 @@ def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float
     return inter / (len(a) + len(b) - inter)
 
 
+@functools.lru_cache(maxsize=65_536)
+def normalize_sentence(sentence: str) -> str:
+    """Lowercased, whitespace-squashed, end punctuation stripped: for "same sentence" checks."""
+    return re.sub(r"\s+", " ", sentence.lower()).strip(" .。!！?？;；,，")
+
+
 _SPLIT_RE = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=\S)|\n+")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
@@ -121,7 +128,7 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-_DELIMITER_RE = re.compile(r"<(?=\s*/?\s*(?:canvas_data|conversation_summary)\b)", re.IGNORECASE)
+_DELIMITER_RE = re.compile(r"<(?=\s*/?\s*(?:canvas_data|conversation_summary|recalled_messages)\b)", re.IGNORECASE)
 
 
 def escape_delimiters(text: str) -> str:

@@ -123,9 +123,11 @@ class Budget:
     recent: int
     question: int
     recent_floor_messages: int = 2
+    # Past turns outside the recent window that answer the question (history_recall).
+    recall: int = 0
 
     def __post_init__(self) -> None:
-        parts = (self.system, self.canvas, self.summary, self.recent, self.question)
+        parts = (self.system, self.canvas, self.summary, self.recent, self.question, self.recall)
         if self.total <= 0 or any(p < 0 for p in parts) or self.recent_floor_messages < 0:
             raise BudgetConfigError("budget parts must be non-negative and total positive")
         if sum(parts) > self.total:
@@ -137,13 +139,14 @@ class Budget:
         *,
         total: int,
         system: int,
-        canvas_share: float = 0.45,
+        canvas_share: float = 0.40,
         summary_share: float = 0.15,
-        recent_share: float = 0.35,
+        recent_share: float = 0.25,
+        recall_share: float = 0.15,
         recent_floor_messages: int = 2,
     ) -> Budget:
         """Split what is left after the system layer by shares; the rest is the question's."""
-        shares = (canvas_share, summary_share, recent_share)
+        shares = (canvas_share, summary_share, recent_share, recall_share)
         if any(s < 0 for s in shares) or sum(shares) > 1.0 + 1e-9:
             raise BudgetConfigError(f"shares must be >= 0 and sum to <= 1, got {shares}")
         if system > total:
@@ -152,8 +155,10 @@ class Budget:
         canvas = int(available * canvas_share)
         summary = int(available * summary_share)
         recent = int(available * recent_share)
-        question = available - canvas - summary - recent
+        recall = int(available * recall_share)
+        question = available - canvas - summary - recent - recall
         return cls(
+            recall=recall,
             total=total,
             system=system,
             canvas=canvas,
@@ -182,6 +187,11 @@ class SelectionConfig:
     min_weight: float = 0.05
     # Cap on how many exclusions are listed per reason (counts stay exact-ish).
     report_limit: int = 200
+    # Priority that ages: an unpinned node's weight halves every
+    # `decay_half_life_days` since its updated_at (relative to the request's
+    # `now`), down to `decay_floor` of its weight. 0 disables the decay.
+    decay_half_life_days: float = 30.0
+    decay_floor: float = 0.15
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -210,16 +220,37 @@ class CompileRequest:
     # Role of the data messages (canvas block, summary). "user" keeps data
     # from outranking our own system rules.
     context_role: Literal["user", "system"] = "user"
+    # Turns already folded into `rolling_summary` (oldest first, before
+    # `messages`): never in the window or re-summarized, but searched by the
+    # recall layer like every other turn outside the window.
+    archived_messages: tuple[MessageData, ...] = ()
+    # Recall past turns that answer the question (strategy "canvas").
+    recall_history: bool = True
+    # Reference time (ISO 8601) for priority decay; None = the newest
+    # updated_at on the canvas, so the core stays deterministic.
+    now: str | None = None
+    # Optional embeddings (embeddings.EmbeddingInputs-like plain data):
+    # .question (vector), .nodes {node id: vector}, .messages {message id: vector}.
+    embeddings: Any = None
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {self.strategy!r}")
         if self.role not in ROLE_LEVEL:
             raise ValueError(f"unknown role {self.role!r}")
-        for name in ("messages", "nodes", "edges"):
+        for name in ("messages", "nodes", "edges", "archived_messages"):
             value = getattr(self, name)
             if not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EmbeddingInputs:
+    """Vectors from an embeddings endpoint, as plain data (the core never calls a model)."""
+
+    question: tuple[float, ...]
+    nodes: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    messages: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(kw_only=True, slots=True)
@@ -261,6 +292,7 @@ class CompileReport:
     handles: dict[str, str] = field(default_factory=dict)
     truncations: list[Truncation] = field(default_factory=list)
     included_message_ids: list[str] = field(default_factory=list)
+    recalled_message_ids: list[str] = field(default_factory=list)
     dropped_message_ids: list[str] = field(default_factory=list)
     summarized_message_count: int = 0
     summary_dropped_superseded: int = 0

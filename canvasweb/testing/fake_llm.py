@@ -12,6 +12,12 @@ one of:
     {"empty": true}                               a reply with no choices' content
     {"when": "text", ...}                         only for a request whose messages contain "text"
 
+`POST /v1/embeddings` answers with deterministic vectors: a hashed bag of words
+(EMBEDDING_DIM dimensions; each Chinese character is a word), where words
+registered with `ScriptedLLM.alias(word, concept)` count as their concept, so a
+test can make two different words "mean" the same. Scripted `{"status": ...}`
+entries with `"embeddings": true` fail an embeddings request instead.
+
 With an empty queue it answers "(scripted) I read N canvas items." so a demo works.
 Every request body is recorded. Control endpoints for other processes:
 `POST /_script` (JSON list appended to the queue), `GET /_requests`, `POST /_reset`.
@@ -21,7 +27,10 @@ Run standalone: `python -m canvasweb.testing.fake_llm --port 8090`.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
+import re
 import threading
 import time
 import uuid
@@ -30,9 +39,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+EMBEDDING_DIM = 64
+_WORD_RE = re.compile(r"[\u3400-\u9fff]|[A-Za-z0-9]+")
+
+
+def hashed_embedding(text: str, aliases: dict[str, str] | None = None) -> list[float]:
+    """Deterministic unit vector: hashed bag of (aliased) lowercase words."""
+    vec = [0.0] * EMBEDDING_DIM
+    for w in _WORD_RE.findall(text.lower()):
+        w = (aliases or {}).get(w, w)
+        h = int.from_bytes(hashlib.sha256(w.encode()).digest()[:4], "big")
+        vec[h % EMBEDDING_DIM] += 1.0 if (h >> 16) & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+    return [x / norm for x in vec]
+
+
 class ScriptedLLM:
     def __init__(self) -> None:
         self.script: deque[dict] = deque()
+        self.aliases: dict[str, str] = {}
+        self.embedding_requests: list[dict] = []
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
@@ -48,12 +74,21 @@ class ScriptedLLM:
         with self.lock:
             self.script.clear()
             self.requests.clear()
+            self.aliases.clear()
+            self.embedding_requests.clear()
+
+    def alias(self, word: str, concept: str) -> None:
+        """Embeddings treat `word` as `concept` (lowercase words)."""
+        with self.lock:
+            self.aliases[word.lower()] = concept.lower()
 
     def next_entry(self, body: dict | None = None) -> dict | None:
         """The first queued entry meant for this request (entries with `when` wait for a match)."""
         text = json.dumps((body or {}).get("messages", []), ensure_ascii=False)
         with self.lock:
             for entry in list(self.script):
+                if entry.get("embeddings"):
+                    continue  # meant for /v1/embeddings
                 if entry.get("when") is None or entry["when"] in text:
                     self.script.remove(entry)
                     return entry
@@ -143,6 +178,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.llm.reset()
             self._json(200, {"ok": True})
             return
+        if self.path.rstrip("/").endswith("/embeddings"):
+            self._embeddings(json.loads(raw or b"{}"))
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._json(404, {"error": {"message": "not found"}})
             return
@@ -168,6 +206,29 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(body, entry, usage)
         else:
             self._complete(body, entry, usage)
+
+    def _embeddings(self, body: dict) -> None:
+        with self.llm.lock:
+            self.llm.embedding_requests.append(body)
+            aliases = dict(self.llm.aliases)
+            failure = next((e for e in self.llm.script if e.get("embeddings") and e.get("status")), None)
+            if failure is not None:
+                self.llm.script.remove(failure)
+        if failure is not None:
+            self._json(int(failure["status"]), {"error": {"message": failure.get("body", "scripted failure"),
+                                                          "type": "server_error"}})
+            return
+        inputs = body.get("input")
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list) or not all(isinstance(t, str) for t in inputs):
+            self._json(400, {"error": {"message": "input must be a string or a list of strings"}})
+            return
+        data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, aliases)}
+                for i, t in enumerate(inputs)]
+        tokens = sum(len(t.split()) for t in inputs)
+        self._json(200, {"object": "list", "data": data, "model": body.get("model", "scripted"),
+                         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     def _complete(self, body: dict, entry: dict, usage: dict) -> None:
         message: dict[str, Any] = {"role": "assistant", "content": None if entry.get("empty") else

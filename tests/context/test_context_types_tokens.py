@@ -17,14 +17,14 @@ from canvasweb.context.types import (
 # ------------------------------------------------------------------ budget
 def test_budget_from_total_default_shares():
     b = Budget.from_total(total=10_000, system=1_000)
-    assert (b.canvas, b.summary, b.recent) == (4050, 1350, 3150)
-    assert b.system + b.canvas + b.summary + b.recent + b.question == 10_000
+    assert (b.canvas, b.summary, b.recent, b.recall) == (3600, 1350, 2250, 1350)
+    assert b.system + b.canvas + b.summary + b.recent + b.recall + b.question == 10_000
     assert b.question == 450
 
 
 def test_budget_configurable_shares():
     b = Budget.from_total(total=1000, system=0, canvas_share=0.2, summary_share=0.1, recent_share=0.6,
-                          recent_floor_messages=4)
+                          recall_share=0.0, recent_floor_messages=4)
     assert (b.canvas, b.summary, b.recent, b.question, b.recent_floor_messages) == (200, 100, 600, 100, 4)
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+
+import pytest
 import random
 
 from canvasweb.context.compiler import compile_context
@@ -148,7 +150,7 @@ class _RecordingTextIndex:
     def fork(self):
         return _RecordingTextIndex(self.log)
 
-    def add(self, doc_id, text):
+    def add_text(self, doc_id, text):
         self.log.append(("add", doc_id, text))
 
     def remove(self, doc_id):
@@ -167,3 +169,17 @@ def test_text_index_hook_sees_adds_and_removes():
     assert ("remove", "a") in log and ("add", "a", "the 端口 is 5434 ") in log
     assert ("add", "c", "new fact ") in log
     assert not any(entry[1] == "b" for entry in log)  # secret text was never indexed
+
+
+def test_bm25_node_index_is_forked_not_shared_and_ranks_like_a_fresh_build():
+    nodes = [NodeData(id=f"n{i}", content=text) for i, text in
+             enumerate(["部署窗口在周四晚上", "the staging port is 8443", "数据库端口 5433", "weekly sync on Monday"])]
+    index = CanvasIndex.build(nodes=nodes)
+    before = index.text_index.scores(["端口"])
+    changed = dataclasses.replace(nodes[2], content="数据库迁到新集群", version=2)
+    new = apply_changes(index, upserts=[changed, NodeData(id="n9", content="网关端口 9443")], removals=["n1"])
+    # the old index still answers as before; the new one as if built from scratch
+    assert index.text_index.scores(["端口"]) == before
+    fresh = CanvasIndex.build(nodes=[nodes[0], changed, nodes[3], NodeData(id="n9", content="网关端口 9443")])
+    assert new.text_index.scores(["端口"]) == pytest.approx(fresh.text_index.scores(["端口"]))
+    assert new.updated_ts == [None] * len(new.nodes)

@@ -1,0 +1,131 @@
+"""Ranking parts of node selection: the incremental node text index (BM25), question-match
+scores (BM25 + bigram share, fused with embeddings), and priority decay by age.
+
+`index` arguments are selection.CanvasIndex instances (not imported here: selection imports us).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
+from .types import NodeData
+
+_OK = 0  # selection's status code of a current node
+
+
+def hybrid_scores(
+    index,
+    question: str,
+    term_share: dict[int, float],
+    *,
+    decay: list[float] | None,
+    question_vector: Sequence[float] | None,
+    node_vectors: dict[str, Sequence[float]] | None,
+    limit: int,
+) -> dict[int, float]:
+    """Question match per node in 0..1: BM25 over words (jieba for Chinese), blended with the
+    character-bigram term share (robust to segmentation differences), fused with embedding
+    similarity when vectors are given, and aged like the viewport ranking."""
+    ti = index.text_index
+    q = query_terms(question)
+    bm25 = ti.scores(q) if q else {}
+    top = max(bm25.values(), default=0.0) or 1.0
+    out: dict[int, float] = {}
+    for node_id, s in bm25.items():
+        i = index.pos.get(node_id)
+        if i is not None and index.status[i] == _OK and nodes_visible_text(index, i):
+            out[i] = 0.7 * s / top
+    for i, s in term_share.items():
+        out[i] = out.get(i, 0.0) + 0.3 * s
+    if question_vector is not None and node_vectors:
+        lexical = sorted(out, key=lambda i: (-out[i], i))[: limit * 3]
+        dense_ids = [i for i, n in enumerate(index.nodes)
+                     if n.id in node_vectors and index.status[i] == _OK and nodes_visible_text(index, i)]
+        dense_ids.sort(key=lambda i: (-cosine(question_vector, node_vectors[index.nodes[i].id]), i))
+        fused = reciprocal_rank_fusion([lexical, dense_ids[: limit * 3]])
+        best = max(fused.values(), default=0.0) or 1.0
+        out = {i: s / best for i, s in fused.items()}
+    if decay is not None:
+        out = {i: s * (0.5 + 0.5 * decay[i]) for i, s in out.items()}
+    return {i: round(s, 6) for i, s in out.items() if s > 0}
+
+
+def nodes_visible_text(index, i: int) -> bool:
+    """Secret text is never matched: whether its placeholder shows up would leak the value."""
+    return index.nodes[i].sensitivity != "secret"
+
+
+def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -> list[float] | None:
+    """Per node a factor in [floor, 1] that divides its effective distance's weight; None = no aging.
+
+    Pinned nodes never age; nodes without a timestamp count as current.
+    """
+    if half_life_days <= 0 or not index.nodes:
+        return None
+    ref = parse_timestamp(now) if now else max((t for t in index.updated_ts if t is not None), default=None)
+    if ref is None:
+        return None
+    half = half_life_days * 86400.0
+    out = []
+    for i, ts in enumerate(index.updated_ts):
+        if ts is None or index.pinned[i] or ts >= ref:
+            out.append(1.0)
+        else:
+            out.append(max(floor, 0.5 ** ((ref - ts) / half)))
+    return out if any(f < 1.0 for f in out) else None
+
+
+def parse_timestamp(value: str | None) -> float | None:
+    if not value:
+        return None
+    from datetime import datetime, timezone  # noqa: PLC0415 - parsing only
+
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+class NodeTextIndex:
+    """BM25 over node texts (content + tags), keyed by node id, kept incrementally.
+
+    Only current (not superseded/archived), non-secret nodes are indexed.
+    `add(node)` replaces the node's previous version; `remove(node_id)` drops it.
+    """
+
+    def __init__(self) -> None:
+        self.bm25 = BM25Index()
+        self.versions: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.bm25)
+
+    def add(self, node: NodeData) -> None:
+        if node.superseded_by or node.archived or node.sensitivity == "secret":
+            self.remove(node.id)
+            return
+        if self.versions.get(node.id) == node.version and node.id in self.bm25:
+            return
+        self.bm25.add(node.id, tokens=tokenize(node.content + " " + " ".join(node.tags)))
+        self.versions[node.id] = node.version
+
+    def add_text(self, node_id: str, text: str) -> None:
+        """Index text the caller already filtered (the incremental canvas index: live, non-secret nodes)."""
+        self.bm25.add(node_id, tokens=tokenize(text))
+        self.versions.pop(node_id, None)
+
+    def remove(self, node_id: str) -> None:
+        self.bm25.remove(node_id)
+        self.versions.pop(node_id, None)
+
+    def fork(self) -> "NodeTextIndex":
+        other = NodeTextIndex.__new__(NodeTextIndex)
+        other.bm25 = self.bm25.fork()
+        other.versions = dict(self.versions)
+        return other
+
+    def scores(self, terms: Sequence[str]) -> dict[str, float]:
+        return self.bm25.scores(terms)
