@@ -6,7 +6,6 @@ suggested fact) go through canvases.services like every other write.
 """
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,12 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from canvasweb.canvases import selectors as canvas_selectors
-from canvasweb.canvases import services as canvas_services
-from canvasweb.canvases.actors import user_actor
-from canvasweb.canvases.models import Sensitivity
-from canvasweb.canvases.permissions import can_see, strictest_markable
 from canvasweb.common.errors import InvalidOperation, NotFound
-from canvasweb.context.capture import capture_facts, find_superseded_candidates, stricter
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.redaction import mask_credentials
 from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, should_fold, wrap_model_summary
@@ -29,9 +23,10 @@ from canvasweb.context.types import CompiledContext, CompileRequest
 
 from .context_inputs import TOKEN_CACHE, canvas_inputs, history_for, message_data, viewport_from
 from .llm import ModelConfig
-from .models import (Conversation, FactSuggestion, Message, MessageRole, MessageSource, MessageStatus, ModelRequest,
-                     SuggestionStatus)
+from .models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
 from .prompts import SYSTEM_PROMPT
+from .suggestions import (capture_suggestions, suggestion_accept, suggestion_dismiss,  # noqa: F401 - re-exported
+                          suggestion_to_dict, suggestions_for_conversation)
 
 MAX_QUESTION_CHARS = 8000
 # Messages always kept verbatim after a fold (the rest go into the summary).
@@ -295,97 +290,11 @@ def _title_from(question: str) -> str:
     return line if len(line) <= 60 else line[:59] + "…"
 
 
-# --- fact capture -----------------------------------------------------------------------------
-
+# --- fact capture (chat/suggestions.py) ------------------------------------------------------------------
 
 def _capture_suggestions(*, conversation: Conversation, message: Message, role: str) -> list[dict]:
-    facts = capture_facts(text=message.content)
-    if not facts or role == "viewer":
-        return []  # viewers cannot write, so nothing to offer
-    nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
-    visible = [n for n in nodes if can_see(role, n.sensitivity)]
-    created = []
-    offered: set[str] = set()
-    targeted: set[str] = set()  # one suggestion per message supersedes a given node; a second would fail
-    for fact in facts[:5]:
-        candidates = [n for n in find_superseded_candidates(fact=fact, nodes=visible) if n.id not in targeted]
-        # One sentence can match several patterns; offer each value once.
-        key = (fact.value or fact.content).strip().lower()
-        if key in offered:
-            continue
-        offered.add(key)
-        if candidates:
-            targeted.add(candidates[0].id)
-        # A correction of an internal node is internal too, unless the user says otherwise when accepting.
-        sensitivity = stricter(fact.sensitivity, candidates[0].sensitivity) if candidates else fact.sensitivity
-        created.append(FactSuggestion.objects.create(
-            conversation=conversation, message=message, content=fact.content[:2000], kind=_node_kind(fact.kind),
-            subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
-            supersede_node_id=uuid.UUID(candidates[0].id) if candidates else None,
-            sensitivity=strictest_markable(role, sensitivity)))
-    return [suggestion_to_dict(s) for s in created]
-
-
-def _node_kind(fact_kind: str) -> str:
-    return {"config": "config", "number": "fact", "rule": "requirement", "correction": "decision",
-            "decision": "decision"}.get(fact_kind, "fact")
-
-
-def suggestion_to_dict(suggestion: FactSuggestion) -> dict:
-    return {
-        "id": suggestion.pk, "conversation_id": suggestion.conversation_id, "message_id": suggestion.message_id,
-        "content": suggestion.content, "kind": suggestion.kind, "subject": suggestion.subject,
-        "value": suggestion.value, "reason": suggestion.reason, "sensitivity": suggestion.sensitivity,
-        "status": suggestion.status,
-        "supersede_node_id": str(suggestion.supersede_node_id) if suggestion.supersede_node_id else None,
-        "created_node_id": str(suggestion.created_node_id) if suggestion.created_node_id else None,
-    }
-
-
-def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.0, supersede: bool = True,
-                      sensitivity: str | None = None) -> dict:
-    """One click: the fact becomes a node (or supersedes the old one) through the write path, as this user.
-
-    `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
-    """
-    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
-    if suggestion.status != SuggestionStatus.PENDING:
-        raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
-    if sensitivity is not None and sensitivity not in Sensitivity.values:
-        raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
-    node_id = uuid.uuid4()
-    body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
-            "tags": ["captured"], "sensitivity": sensitivity or suggestion.sensitivity}
-    if supersede and suggestion.supersede_node_id:
-        op = {"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body}
-    else:
-        op = {"type": "node.create", "node": body}
-    result = canvas_services.apply_operation(actor=user_actor(user, channel="rest"),
-                                             canvas_id=suggestion.conversation.canvas_id, op=op,
-                                             client_op_id=f"suggestion-{suggestion.pk}")
-    FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.ACCEPTED,
-                                                          created_node_id=node_id)
-    suggestion.refresh_from_db()
-    return {"suggestion": suggestion_to_dict(suggestion), "revision": result.revision}
-
-
-def suggestion_dismiss(*, user, suggestion_id: int) -> dict:
-    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
-    if suggestion.status == SuggestionStatus.PENDING:
-        FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.DISMISSED)
-        suggestion.refresh_from_db()
-    return {"suggestion": suggestion_to_dict(suggestion)}
-
-
-def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
-    if isinstance(suggestion_id, bool) or not isinstance(suggestion_id, int):
-        raise InvalidOperation("suggestion_id must be an integer", field="suggestion_id")
-    suggestion = FactSuggestion.objects.select_related("conversation").filter(
-        pk=suggestion_id, conversation__user=user).first()
-    if suggestion is None or canvas_selectors.user_role(user=user,
-                                                         canvas_id=suggestion.conversation.canvas_id) is None:
-        raise NotFound("no such suggestion", field="suggestion_id")
-    return suggestion
+    """The deterministic capture of a user message (the benchmark's `canvas+capture` calls this)."""
+    return capture_suggestions(conversation=conversation, message=message, role=role)
 
 
 def model_request_for(*, user, request_id: int) -> ModelRequest:
@@ -416,4 +325,5 @@ def llm_status() -> dict:
             "Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) and restart; see README 'Connecting a model'."}
 
 
-__all__ = ["settings"]
+__all__ = ["settings", "suggestion_accept", "suggestion_dismiss", "suggestion_to_dict",
+           "suggestions_for_conversation"]
