@@ -45,11 +45,19 @@ WARNING_TEXT = {"pinned": "retires a pinned node", "more_sensitive": "retires a 
 
 
 def capture_suggestions(*, conversation: Conversation, message: Message, role: str,
-                        facts: Sequence[SuggestedFact] | None = None, source: str = "rules") -> list[dict]:
-    """Suggestions for one user message (viewers get none: they cannot write)."""
+                        facts: Sequence[SuggestedFact] | None = None, source: str = "rules",
+                        targets: Sequence[str | None] | None = None) -> list[dict]:
+    """Suggestions for one user message (viewers get none: they cannot write).
+
+    `facts` and `targets` (the node id each fact corrects, or None) come from the model path;
+    without them the deterministic extractor and matcher decide.
+    """
     if role == "viewer":
         return []
-    facts = [f for f in (capture_facts(text=message.content) if facts is None else facts) if not f.tentative]
+    facts = list(capture_facts(text=message.content) if facts is None else facts)
+    if targets is not None:
+        targets = [t for f, t in zip(facts, targets) if not f.tentative]
+    facts = [f for f in facts if not f.tentative]
     nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
     visible = [n for n in nodes if can_see(role, n.sensitivity) and not n.superseded_by and not n.archived]
     conflicts = find_conflicts(text=message.content, nodes=visible)
@@ -62,10 +70,15 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
     offered: set[str] = set()
     targeted: set[str] = set()  # one suggestion per message supersedes a given node; a second would fail
     used_conflicts: set[str] = set()
-    for fact in facts[:MAX_PER_MESSAGE]:
-        matches = [m for m in match_supersede(fact=fact, nodes=visible, context=context)
-                   if m.node.id not in targeted and (fact.kind == "correction" or m.node.id not in conflict_ids)]
-        match = matches[0] if matches else None
+    by_id = {n.id: n for n in visible}
+    for index, fact in enumerate(facts[:MAX_PER_MESSAGE]):
+        if targets is not None:
+            target = by_id.get(targets[index] or "")
+            match = _model_match(fact, target) if target is not None and target.id not in targeted else None
+        else:
+            matches = [m for m in match_supersede(fact=fact, nodes=visible, context=context)
+                       if m.node.id not in targeted and (fact.kind == "correction" or m.node.id not in conflict_ids)]
+            match = matches[0] if matches else None
         if match and not fact.label:
             fact = with_label(fact, match.label or "")
         previous = fact.previous_value or (match.old_value if match else None)
@@ -98,6 +111,12 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
                                content=conflict.sentence, previous=None, match=None, conflict=conflict, source=source))
     _retire_earlier_pending(conversation=conversation, message=message, new=created)
     return [suggestion_to_dict(s) for s in created]
+
+
+def _model_match(fact: SuggestedFact, node: NodeData) -> Match:
+    warnings = tuple(w for w, on in (("pinned", node.pinned),
+                                     ("more_sensitive", more_sensitive(node.sensitivity, fact.sensitivity))) if on)
+    return Match(node=node, old_value=fact.previous_value or "", label=fact.label, score=1.0, warnings=warnings)
 
 
 def _create(*, conversation: Conversation, message: Message, role: str, fact: SuggestedFact, content: str,

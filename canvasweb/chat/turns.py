@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 
 from canvasweb.common.errors import BadMessage, CanvasError
 
-from . import services
+from . import extraction, services
 from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
 
 logger = logging.getLogger(__name__)
@@ -63,6 +63,21 @@ class ChatSession:
         self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
         self.tasks.add(self.task)
         self.task.add_done_callback(self.tasks.discard)
+        if turn.role != "viewer" and extraction.model_capture_enabled():
+            refine = asyncio.ensure_future(self._refine_suggestions(turn))  # off the reply's path
+            self.tasks.add(refine)
+            refine.add_done_callback(self.tasks.discard)
+
+    async def _refine_suggestions(self, turn) -> None:
+        """The model's fact extraction; replaces the rules' suggestions of this message when it succeeds."""
+        try:
+            result = await database_sync_to_async(extraction.refine_with_model)(
+                message_id=turn.user_message.pk, role=turn.role)
+        except Exception:  # noqa: BLE001 - the rules' suggestions stay; never break the turn
+            logger.exception("model fact extraction failed")
+            return
+        if result is not None:
+            await self.send({"type": "chat.suggestions", **result})
 
     async def handle_stop(self, message: dict) -> None:
         if self.streaming and self.task is not None and message.get("message_id") in (

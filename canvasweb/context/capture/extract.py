@@ -101,7 +101,8 @@ def value_at(rest: str) -> tuple[str, str] | None:
     """(value, type) at the start of `rest`: a typed value if one starts there, else words up to a stop."""
     rest = rest.strip().lstrip("：:")
     rest = rest.strip()
-    rest = re.sub(r"^(?:(?:the|a|an|us|be|on|at|by|in|around|about|set to|now)\s+)+|^(?:是|为|到|成|在)", "", rest,
+    rest = re.sub(r"^(?:(?:the|a|an|us|be|on|at|by|in|around|about|set to|now|probably|maybe|likely|roughly|approximately)\s+)+"
+                  r"|^(?:是|为|到|成|在)", "", rest,
                   flags=re.IGNORECASE).strip()
     for v in find_values(rest):
         if v.start <= 1:
@@ -126,6 +127,8 @@ _CHANGE_RE = re.compile(
     r"\b(?:change|set|update|revise|adjust|move|raise|lower|increase|decrease|reduce|bump|cut|push|pull|extend|"
     r"shorten|correct)(?:s|d|ed)?\s+(?P<subj>[^,;:：]+?)\s+(?:from\s+(?P<old>[^,;]+?)\s+)?to\s+(?P<rest>.+)",
     re.IGNORECASE)
+_MAKE_RE = re.compile(r"\b(?:make|makes|made|set|keep)\s+(?P<subj>[^,;:：]+?)\s+(?P<rest>(?:\d|\$|€|¥|£|v\d).+)",
+                      re.IGNORECASE)
 _BECOMES_RE = re.compile(r"\b(?P<subj>[A-Za-z][\w\-/ ]{1,40}?)\s+(?:becomes|is now|are now|will now be|is actually|"
                          r"should be|has to be|needs to be|moved to|moves to|changed to|slipped to)\s+(?P<rest>.+)",
                          re.IGNORECASE)
@@ -242,6 +245,11 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
             old_v = value_at(old)[0] if old and value_at(old) else old
             c.add(kind="correction", label=m.group("subj"), value=got[0], vtype=got[1], previous=old_v,
                   reason="change X to Y", sentence=sentence, tentative=tentative)
+    for m in _MAKE_RE.finditer(core):
+        got = rest_value(m.group("rest"))
+        if got and got[1] not in ("name", "text"):
+            c.add(kind="correction", label=m.group("subj"), value=got[0], vtype=got[1], reason="make X Y",
+                  sentence=sentence, tentative=tentative)
     for m in _ZH_FROM_TO_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:

@@ -38,7 +38,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "bus": ("event bus", "message bus", "message queue", "mq", "broker", "消息队列", "消息总线", "事件总线"),
     "cache": ("cache", "caching", "缓存"),
 }
-_SYN_RE = [(canon, re.compile("|".join(re.escape(w) if not w.isascii() else rf"\b{re.escape(w)}\b"
+_SYN_RE = [(canon, re.compile("|".join(re.escape(w) if not w.isascii() else rf"\b{re.escape(w)}(?:s|es|d|ed|ing)?\b"
                                        for w in sorted(words, key=len, reverse=True)), re.IGNORECASE))
            for canon, words in _SYNONYMS.items()]
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
