@@ -122,7 +122,13 @@ def _model_match(fact: SuggestedFact, node: NodeData) -> Match:
 def _create(*, conversation: Conversation, message: Message, role: str, fact: SuggestedFact, content: str,
             previous: str | None, match: Match | None, conflict: Conflict | None, source: str) -> FactSuggestion:
     # A correction of an internal node is internal too, unless the user says otherwise when accepting.
-    sensitivity = stricter(fact.sensitivity, match.node.sensitivity) if match else fact.sensitivity
+    sensitivity = strictest_markable(role, stricter(fact.sensitivity, match.node.sensitivity) if match
+                                     else fact.sensitivity)
+    # Warn for what accepting as suggested would do: retire a pinned node, or one more restricted than the
+    # new fact (an editor's correction of a node they cannot mark as strictly).
+    warnings = [w for w in (match.warnings if match else ()) if w != "more_sensitive"]
+    if match and more_sensitive(match.node.sensitivity, sensitivity):
+        warnings.append("more_sensitive")
     return FactSuggestion.objects.create(
         conversation=conversation, message=message, content=content[:2000], kind=_node_kind(fact.kind),
         subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
@@ -132,8 +138,7 @@ def _create(*, conversation: Conversation, message: Message, role: str, fact: Su
         conflict_node_id=uuid.UUID(conflict.node.id) if conflict else None,
         conflict_content=conflict.node.content[:2000] if conflict else "",
         note=conflict_note(conflict)[:300] if conflict else "",
-        warnings=list(match.warnings) if match else [], source=source,
-        sensitivity=strictest_markable(role, sensitivity))
+        warnings=warnings, source=source, sensitivity=sensitivity)
 
 
 def _node_kind(fact_kind: str) -> str:

@@ -97,6 +97,11 @@ _VALUE_STOP_RE = re.compile(r"\s+(?:instead|because|since|as|so that|for now|and
                             r"effective|going forward|then|please|thanks)\b|[,;，；。!！(（]|$", re.IGNORECASE)
 
 
+_COUNT_NOUN_RE = re.compile(r"\s*([A-Za-z]{2,20})\b")
+_NOT_UNITS = frozenset("and or to from for by in on at of as if is are was the a an instead because since so but then "
+                       "now please per each this that with without until before after when".split())
+
+
 def value_at(rest: str) -> tuple[str, str] | None:
     """(value, type) at the start of `rest`: a typed value if one starts there, else words up to a stop."""
     rest = rest.strip().lstrip("：:")
@@ -107,6 +112,9 @@ def value_at(rest: str) -> tuple[str, str] | None:
     for v in find_values(rest):
         if v.start <= 1:
             end = v.end
+            unit = _COUNT_NOUN_RE.match(rest, end) if v.type == "number" else None
+            if unit and unit.group(1).lower() not in _NOT_UNITS:
+                end = unit.end()  # "800 rows", "3 replicas"
             return rest[:end].strip(), v.type
         break
     m = _VALUE_STOP_RE.search(rest)
@@ -408,12 +416,12 @@ def _clause(sentence: str, start: int, end: int) -> str:
     return sentence[left:right]
 
 
-_CJK_TAIL_RE = re.compile(r"([\u4e00-\u9fff]{1,6})\s*$")
+_CJK_TAIL_RE = re.compile(r"([\u4e00-\u9fff]{1,10})\s*$")
 _WORD_TAIL_RE = re.compile(r"([A-Za-z0-9_\-.]+\s*[\u4e00-\u9fff]{0,4})\s*$")
 _ZH_LEAD_NOISE_RE = re.compile(r"^.*(?:决定|评审|会上|大家|我们|咱们|那就|所以|然后|另外|现在|已经|刚才|还是|要|把|将)")
 
 
-def _zh_subject_tail(text: str, limit: int = 6) -> str:
+def _zh_subject_tail(text: str, limit: int = 10) -> str:
     """The short noun phrase right before 改成/是 ("评审决定把截止日期" -> 截止日期)."""
     text = text.strip().removesuffix("把").removesuffix("将").strip(" ，,")
     if re.search(r"[A-Za-z]", text) and not re.search(r"[\u4e00-\u9fff]", text):
