@@ -95,7 +95,8 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
         content = fact.content
         if match and not fact.label:
             content = _rewritten(match.node.content, match.old_value, fact.value or "") or content
-        conflict = next((c for c in conflicts if c.node.id not in used_conflicts and _same_clause(c, fact)), None)
+        conflict = next((c for c in conflicts if c.node.id not in used_conflicts and _same_clause(c, fact)
+                         and not (match and match.node.id == c.node.id)), None)  # replacing it is no conflict
         if conflict:
             used_conflicts.add(conflict.node.id)
         if match:
@@ -103,7 +104,7 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
         created.append(_create(conversation=conversation, message=message, role=role, fact=fact, content=content,
                                previous=previous, match=match, conflict=conflict, source=source))
     for conflict in conflicts:  # a conflict with no captured fact of its own: the clause becomes the fact
-        if conflict.node.id in used_conflicts:
+        if conflict.node.id in used_conflicts or conflict.node.id in targeted:
             continue
         fact = SuggestedFact(content=conflict.sentence, kind="decision", subject="", value=conflict.value,
                              reason=f"conflicts with a constraint ({conflict.reason})", sentence=conflict.sentence)
@@ -254,14 +255,17 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
         raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
     final_sensitivity = sensitivity or suggestion.sensitivity
     superseding = bool(supersede and suggestion.supersede_node_id)
+    old = _live_node(suggestion) if superseding else None
     if superseding:
-        warnings = _accept_warnings(suggestion=suggestion, sensitivity=final_sensitivity)
+        warnings = _accept_warnings(old=old, suggestion=suggestion, sensitivity=final_sensitivity)
         if warnings and not confirm:
             raise InvalidOperation("this " + " and ".join(WARNING_TEXT[w] for w in warnings)
                                    + "; accept again with confirm: true to retire it", field="confirm")
     node_id = uuid.uuid4()
     body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
             "tags": ["captured"], "sensitivity": final_sensitivity}
+    if old is not None:  # the new value takes the old node's place: its kind, pin and tags
+        body.update(kind=old.kind, pinned=old.pinned, tags=list(dict.fromkeys([*old.tags, "captured"]))[:20])
     op = ({"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body} if superseding
           else {"type": "node.create", "node": body})
     actor = user_actor(user, channel="rest")
@@ -280,13 +284,16 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
     return {"suggestion": suggestion_to_dict(suggestion), "revision": result.revision}
 
 
-def _accept_warnings(*, suggestion: FactSuggestion, sensitivity: str) -> list[str]:
-    """What retiring the node costs, as of now (the node may have been pinned since the suggestion)."""
+def _live_node(suggestion: FactSuggestion) -> NodeData | None:
     nodes, _, _ = canvas_inputs(canvas_id=suggestion.conversation.canvas_id)
-    node = next((n for n in nodes if n.id == str(suggestion.supersede_node_id)), None)
-    if node is None:
+    return next((n for n in nodes if n.id == str(suggestion.supersede_node_id)), None)
+
+
+def _accept_warnings(*, old: NodeData | None, suggestion: FactSuggestion, sensitivity: str) -> list[str]:
+    """What retiring the node costs, as of now (the node may have been pinned since the suggestion)."""
+    if old is None:
         return list(suggestion.warnings or [])
-    return [w for w, on in (("pinned", node.pinned), ("more_sensitive", more_sensitive(node.sensitivity, sensitivity)))
+    return [w for w, on in (("pinned", old.pinned), ("more_sensitive", more_sensitive(old.sensitivity, sensitivity)))
             if on]
 
 

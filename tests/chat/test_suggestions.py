@@ -145,3 +145,18 @@ def test_the_agent_proposing_the_same_change_dismisses_the_suggestion(canvas, al
         user_message_id=turn.user_message.pk,
         op={"type": "node.supersede", "id": old, "node": {"content": "Build runners: 6"}})
     assert dismissed == [s["id"]] and FactSuggestion.objects.get(pk=s["id"]).status == "dismissed"
+
+
+def test_correcting_a_deadline_is_no_conflict_with_it(canvas, alice, apply, scripted_llm):
+    due = apply(alice, node_op("报名截止日期是9月1日")).changes[0]["id"]
+    [s] = say(alice, canvas, "报名截止日期改成9月5日", scripted_llm).suggestions
+    assert (s["action"], s["supersede_node_id"], s["conflict_node_id"]) == ("supersede", due, None)
+
+
+def test_the_new_value_takes_the_old_nodes_place(canvas, alice, apply, scripted_llm):
+    old = apply(alice, node_op("Build cache TTL: 6 hours", kind="config", pinned=True, tags=["ci"])).changes[0]["id"]
+    [s] = say(alice, canvas, "Change the build cache TTL from 6 hours to 12 hours.", scripted_llm).suggestions
+    created = services.suggestion_accept(user=alice, suggestion_id=s["id"], confirm=True)["suggestion"]
+    new = Node.objects.get(pk=created["created_node_id"])
+    assert (new.kind, new.pinned, new.tags) == ("config", True, ["ci", "captured"])
+    assert str(Node.objects.get(pk=old).superseded_by_id) == str(new.pk)

@@ -28,7 +28,7 @@ def test_rules():
 
 def test_corrections():
     assert ("correction", "5434") in kinds("Please change the database port to 5434.")
-    assert ("correction", "30秒") in kinds("超时改成 30 秒")
+    assert ("correction", "30 秒") in kinds("超时改成 30 秒")
     assert ("correction", "96 people") in kinds("Change the headcount to 96 people.")
     assert ("correction", "1.8%") in kinds("Churn is lower than we thought: revise churn to 1.8% monthly.")
     assert ("correction", "Redis") in kinds("Use Redis instead of Memcached")

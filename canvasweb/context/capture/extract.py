@@ -261,19 +261,19 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
     for m in _ZH_FROM_TO_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=_zh_subject_tail(m.group("subj")), value=got[0].replace(" ", ""),
-                  vtype=got[1], previous=m.group("old").replace(" ", ""), reason="从A改成B", sentence=sentence,
+            c.add(kind="correction", label=_zh_subject_tail(m.group("subj")), value=got[0],
+                  vtype=got[1], previous=m.group("old"), reason="从A改成B", sentence=sentence,
                   tentative=tentative)
     for m in _ZH_CHANGE_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=_zh_subject_tail(m.group("subj")), value=got[0].replace(" ", ""),
+            c.add(kind="correction", label=_zh_subject_tail(m.group("subj")), value=got[0],
                   vtype=got[1], reason="改成/改为", sentence=sentence, tentative=tentative)
     for m in _ZH_NOT_BUT_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
             c.add(kind="correction", label=_zh_subject_tail(m.group("lead")) if m.group("lead") else "",
-                  value=got[0].replace(" ", ""), vtype=got[1], previous=m.group("old"), reason="不是…而是",
+                  value=got[0], vtype=got[1], previous=m.group("old"), reason="不是…而是",
                   sentence=sentence, tentative=tentative)
     for m in _NOT_BUT_RE.finditer(core):
         got = rest_value(m.group("rest"))
@@ -356,7 +356,7 @@ def _values(c: _Collector, core: str, sentence: str, kind_override: str | None, 
               reason="config value", sentence=sentence, tentative=tentative)
     for m in _ZH_KV_RE.finditer(core):
         c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val")),
-              value=m.group("val").replace(" ", ""), reason="配置值", sentence=sentence, tentative=tentative)
+              value=m.group("val"), reason="配置值", sentence=sentence, tentative=tentative)
 
 
 def _label_around(core: str, m, value: str) -> str:
@@ -374,6 +374,9 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
         sentence = arabic_numerals(mask_credentials(raw))  # never suggest a credential as a fact value
         core = _CORR_PREFIX_RE.sub("", sentence)
         is_correction = core != sentence or bool(_CORR_MARK_RE.search(sentence))
+        lead = _KV_LINE_RE.match(core)
+        if lead and (sensitivity_marked(lead.group("key")) != "public" or _NOT_A_KEY_RE.match(lead.group("key").strip())):
+            core = lead.group("val").strip()  # "这个是内部信息：GMV 目标 3.2 亿元", "Note: …": the marker is no subject
         tentative = bool(_HEDGE_RE.search(sentence))
         kind_override = "correction" if is_correction else None
         before = len(c.facts)
