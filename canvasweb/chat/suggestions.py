@@ -131,7 +131,8 @@ def _create(*, conversation: Conversation, message: Message, role: str, fact: Su
     if match and more_sensitive(match.node.sensitivity, sensitivity):
         warnings.append("more_sensitive")
     return FactSuggestion.objects.create(
-        conversation=conversation, message=message, content=content[:2000], kind=_node_kind(fact.kind),
+        conversation=conversation, message=message, content=content[:2000],
+        kind=match.node.kind if match else _node_kind(fact.kind),
         subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
         label=fact.label[:200], previous_value=(previous or "")[:200],
         supersede_node_id=uuid.UUID(match.node.id) if match else None,
