@@ -59,8 +59,9 @@ _SUBJECT_NOISE = frozenset("chang switch migrat mov instead correction actual pl
                            "decid decision go goe went lets let we our vendor us".split())
 _LEADING_RE = re.compile(
     r"^(?:(?:so|ok|okay|and|but|also|then|well|please|hey|note|fyi|actually|correction|update|oh|sorry|the|our|"
-    r"we'll|we will|we're|we are|we've|i'll|we|i|"
-    r"let's|lets|let us|that|this|its|it's)\b[\s,:]*)+|^(?:把|将|我们的?|咱们的?|那|就|请|另外|还有|然后|所以|其实|这个|那个)+",
+    r"we'll|we will|we're|we are|we've|i'll|we|i|they|he|she|you|"
+    r"(?:approved|confirmed|agreed|decided|said|set|want(?:s|ed)?|need(?:s|ed)?|got|have|has)(?:\s+on)?|"
+    r"let's|lets|let us|that|this|its|it's)\b[\s,:]*)+|^(?:把|将|我们的?|咱们的?|他们|她们|大家|那|就|请|另外|还有|然后|所以|其实|这个|那个|批准了|确认了|通过了|定了)+",
     re.IGNORECASE)
 _TRAILING_RE = re.compile(
     r"(?:\s+(?:is|are|was|will be|be|to|at|on|in|of|for|after|from|by|set|should|must|=|listens?(?: on)?|runs?(?: on)?|"
@@ -175,7 +176,8 @@ _ZH_DECIDED_RE = re.compile(
 _ZH_USE_RE = re.compile(r"(?P<subj>[\u4e00-\u9fff]{2,12}?)(?:统一|就|还是)?(?:用|使用|采用)\s*(?P<val>[A-Za-z][\w.+#\-]*)")
 # Values
 _KV_LINE_RE = re.compile(r"^(?P<key>[^:：=\n]{1,40}?)\s*[:：]\s*(?P<val>[^\n]{1,80})$")
-_IS_VALUE_RE = re.compile(r"(?:^|\b)(?P<key>[A-Za-z][\w\-/' ]{1,48}?)\s+(?:is|are|will be|stays at|is set to|=|of)\s+"
+_IS_VALUE_RE = re.compile(r"(?:^|\b)(?P<key>[A-Za-z][\w\-/' ]{1,48}?)\s+(?:is|are|will be|stays at|is set to|=|of|"
+                          r"runs on|runs in|is in|lives in|deploys to|is deployed to|is deployed in|starts at)\s+"
                           r"(?P<rest>.+)", re.IGNORECASE)
 _ZH_IS_VALUE_RE = re.compile(r"(?P<key>[\u4e00-\u9fffA-Za-z0-9 ]{1,14}?)\s*(?:是|为|為|定在|定为|定于|设为|设置为|在|：|:)\s*(?P<rest>.+)")
 _DATE_ACTION_RE = re.compile(
@@ -197,10 +199,11 @@ _RULE_RE = re.compile(r"\b(?:never|don't|do not|must not|mustn't|cannot|can't|sh
 _HYPOTHETICAL_RE = re.compile(r"\b(?:what if|suppose|supposing|imagine|hypothetically|in case|if we|if you|if the|if it|"
                               r"would it|should we|could we|shall we|do we|wondering)\b|如果|假如|假设|要是|万一|是否|要不要|能不能|可不可以",
                               re.IGNORECASE)
-_HEDGE_RE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|could be|not sure|i guess|i think we might|tbd|"
+_HEDGE_RE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|could be|not sure|i guess|i think|i believe|i feel|tbd|"
                        r"roughly|tentatively|considering)\b|可能|也许|或许|大概|说不定|待定|考虑|暂定", re.IGNORECASE)
 _NOT_A_KEY_RE = re.compile(r"^(?:note|fyi|update|correction|actually|question|todo|re|ps|nb|example|e\.g|i\.e|"
-                           r"reason|why|because|答|问|注意|备注|更正|补充)$|https?$", re.IGNORECASE)
+                           r"reason|why|because|remember|reminder|heads up|important|decision|答|问|注意|备注|更正|补充|"
+                           r"记住|提醒|重要|决定)$|https?$", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -282,7 +285,7 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
                   reason="not A but B", sentence=sentence, tentative=tentative)
     for m in _COMMA_NOT_RE.finditer(core):
         got = value_at(m.group("rest"))
-        if got:
+        if got and got[1] not in ("name", "text"):  # "the risk is the migration, not the UI" is an opinion
             c.add(kind="correction", label=m.group("lead"), value=got[0], vtype=got[1], previous=m.group("old"),
                   reason="B, not A", sentence=sentence, tentative=tentative)
     for m in _INSTEAD_RE.finditer(core):
@@ -352,17 +355,30 @@ def _values(c: _Collector, core: str, sentence: str, kind_override: str | None, 
         c.add(kind=kind_override or "config", label=m.group("key"), value=m.group("val"), reason="key = value",
               sentence=sentence, tentative=tentative)
     for m in _KW_VALUE_RE.finditer(core):
-        c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val")), value=m.group("val"),
-              reason="config value", sentence=sentence, tentative=tentative)
+        c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val"), start=m.start("val")),
+              value=m.group("val"), reason="config value", sentence=sentence, tentative=tentative)
     for m in _ZH_KV_RE.finditer(core):
-        c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val")),
+        c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val"), start=m.start("val")),
               value=m.group("val"), reason="配置值", sentence=sentence, tentative=tentative)
 
 
-def _label_around(core: str, m, value: str) -> str:
-    start, end = (m.start, m.end) if isinstance(m.start, int) else (m.start(), m.end())
-    clause = _clause(core, start, end)
-    return clause.replace(value, " ").strip()
+_CONJ_RE = re.compile(r"\b(?:and|but|while|whereas|so)\b|[和且而但]", re.IGNORECASE)
+
+
+def _label_around(core: str, m, value: str, *, start: int | None = None) -> str:
+    """The words before the value in its clause ("the backoff starts at" for "200 ms")."""
+    end = m.end if isinstance(m.end, int) else m.end()
+    start = start if start is not None else (m.start if isinstance(m.start, int) else m.start())
+    left = 0
+    for c in _CLAUSE_RE.finditer(core, 0, start):
+        left = c.end()
+    before = core[left:start]
+    cut = list(_CONJ_RE.finditer(before))
+    if cut and len(extract_terms(before[cut[-1].end():])) >= 2:
+        before = before[cut[-1].end():]  # "… and the backoff starts at", not "… and expire after"
+    if subject_key(before):
+        return before.strip()
+    return _clause(core, start, end).replace(value, " ").strip()
 
 
 def capture_facts(*, text: str) -> list[SuggestedFact]:
@@ -392,7 +408,7 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
                 v = typed[-1]
                 c.add(kind="correction", label=_label_around(core, v, v.raw) if v.start > 0 else "", value=v.raw,
                       vtype=v.type, reason="correction marker", sentence=sentence, tentative=tentative)
-        if len(c.facts) == before:
+        if True:  # numbers with units the patterns above did not take ("… and the backoff starts at 200 ms")
             dates = [(v.start, v.end) for v in find_values(core) if v.type in ("date", "time")]
             for m in _NUM_UNIT_RE.finditer(core):
                 if any(s <= m.start() < e for s, e in dates):
