@@ -65,7 +65,7 @@ _LEADING_RE = re.compile(
     re.IGNORECASE)
 _TRAILING_RE = re.compile(
     r"(?:\s+(?:is|are|was|will be|be|to|at|on|in|of|for|after|from|by|set|should|must|=|listens?(?: on)?|runs?(?: on)?|"
-    r"stays?(?: at)?|sits?(?: at)?|goes|the|now|currently|will|has|have|had|with))+$|(?:是|为|為|定在|定为|设为|设置为|在|要|会|将|就|共|有|一共|总共)+$",
+    r"stays?(?: at)?|sits?(?: at)?|goes|the|now|currently|will|has|have|had|with))+$|(?:是|为|為|定在|定为|设为|设置为|在|要|将|就|共|有|一共|总共|目前|统计)+$",
     re.IGNORECASE)
 _VERB_PHRASE_RE = re.compile(r"\b(?:listens on|runs on|lives on|sits on|is on|is set to|is at)\b", re.IGNORECASE)
 
@@ -128,7 +128,7 @@ def value_at(rest: str) -> tuple[str, str] | None:
 _UNIT_WORDS = (r"milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|months?|years?|"
                r"kb|mb|gb|tb|%|percent|px|rps|qps|users?|nodes?|tokens?|retries|times|people|persons?|members?|"
                r"engineers?|seats?|employees?|customers?|requests?|items?|pages?|dollars?|usd|rmb|cny|eur|yuan|"
-               r"毫秒|秒|分钟|小时|天|周|个月|月|年|次|个|人|名|位|字节|兆|条|万元|亿元|美元|欧元|元|万|亿|块")
+               r"毫秒|秒|分钟|小时|天|周|个月|年|次|个人|个[\u4e00-\u9fff]{1,2}|人|名|位|字节|兆|条|万元|亿元|美元|欧元|元|万|亿|块")
 _NUM_UNIT_RE = re.compile(rf"(?<![A-Za-z0-9_.])(?P<num>\d+(?:[.,]\d+)?)\s*(?P<unit>{_UNIT_WORDS})(?![A-Za-z])", re.IGNORECASE)
 
 # Corrections
@@ -186,7 +186,8 @@ _DATE_ACTION_RE = re.compile(
 _EN_DATE_ACTION_RE = re.compile(
     r"\b(?P<act>launch(?:es|ing)?|ship(?:s|ping)?|release|go(?:es)? live|demo|kick ?off|deliver|freeze|cut ?over|due)\s+"
     r"(?:is\s+|will be\s+)?(?:on|by|at)\s+(?P<rest>.+)", re.IGNORECASE)
-_ZH_COUNT_RE = re.compile(r"(?P<key>[\u4e00-\u9fff]{2,6})\s*(?:共|有|一共|总共|目前)?\s*(?P<val>\d+\s*(?:人|名|位))")
+_ZH_COUNT_RE = re.compile(r"(?P<key>[\u4e00-\u9fff]{2,8}?)\s*(?:目前统计是|目前是|统计是|共有|一共|总共|目前|共|有|是|为)?\s*"
+                          r"(?P<val>\d+\s*(?:个人|人|名|位))")
 _CONFIG_KEYS = (r"port|host|timeout|ttl|limit|max[_ ]?\w*|min[_ ]?\w*|version|retries|retry|region|replicas|workers|"
                 r"threads|pool[_ ]size|batch[_ ]size|interval|expiry|expiration|quota|budget|headcount")
 _KW_VALUE_RE = re.compile(rf"\b(?P<key>{_CONFIG_KEYS})\b\s*(?:is|=|:|of|to)?\s*(?P<val>\d[\w.:/\-]*)", re.IGNORECASE)
@@ -215,6 +216,10 @@ class _Collector:
     def add(self, *, kind: str, label: str, value: str | None, reason: str, sentence: str, previous: str | None = None,
             vtype: str = "", tentative: bool = False, content: str | None = None) -> bool:
         label = clean_label(label)
+        if kind != "rule" and (re.search(r"\d", label) or re.fullmatch(r"[\u4e00-\u9fff]", label)):
+            return False  # "… 8 attempts over: 24 hours", "补：2 个": the subject holds another value, or is no subject
+        if kind != "rule" and value and re.search(r"[\u4e00-\u9fff]", value) and len(value) > 24 and not vtype:
+            return False  # a long Chinese clause is no value
         if value is not None:
             value = value.strip().strip("\"'“”").rstrip(".,;:!?。，；：！？")
             if not value or "[REDACTED" in value:
@@ -329,7 +334,7 @@ def _values(c: _Collector, core: str, sentence: str, kind_override: str | None, 
         if typed and typed[0].start == 0:
             c.add(kind=kind_override or "config", label=m.group("key"), value=value[: typed[0].end],
                   vtype=typed[0].type, reason="key: value", sentence=sentence, tentative=tentative)
-        elif len(value.split()) <= 6 and len(value) <= 48:
+        elif not typed and len(value.split()) <= 6 and len(value) <= 48 and not re.search(r"[，,；;]", value):
             c.add(kind=kind_override or "config", label=m.group("key"), value=value, reason="key: value",
                   sentence=sentence, tentative=tentative)
     for m in _DATE_ACTION_RE.finditer(core):
@@ -411,8 +416,8 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
         if True:  # numbers with units the patterns above did not take ("… and the backoff starts at 200 ms")
             dates = [(v.start, v.end) for v in find_values(core) if v.type in ("date", "time")]
             for m in _NUM_UNIT_RE.finditer(core):
-                if any(s <= m.start() < e for s, e in dates):
-                    continue
+                if any(s <= m.start() < e for s, e in dates) or re.match(r"\s*\d", core[m.end():]):
+                    continue  # inside a date, or a qualifier of the next value ("一年 300 万")
                 value = f"{m.group('num')} {m.group('unit')}"
                 c.add(kind=kind_override or "number", label=_label_around(core, m, m.group(0)), value=value,
                       reason="number with unit", sentence=sentence, tentative=tentative)
