@@ -23,11 +23,12 @@ from django.db import transaction
 from canvasweb.context.capture import SuggestedFact, capture_facts, sensitivity_marked, value_key, value_type
 from canvasweb.context.capture.extract import subject_key
 from canvasweb.context.capture.matching import coverage, subject_terms
-from canvasweb.context.redaction import mask_credentials
+from canvasweb.context.redaction import build_secret_masker, mask_credentials, secret_values
 from canvasweb.context.types import NodeData
 
 from .llm import ModelConfig
 from .models import FactSuggestion, Message, SuggestionStatus
+from .context_inputs import canvas_inputs
 from .suggestions import capture_suggestions, visible_nodes
 
 logger = logging.getLogger(__name__)
@@ -77,18 +78,22 @@ class ModelFacts:
     targets: list[str | None]  # node ids, resolved from the handles
 
 
-def extraction_messages(*, text: str, nodes: list[NodeData]) -> tuple[list[dict], dict[str, str]]:
-    """The request, and handle -> node id. Only visible, non-secret nodes; credentials masked."""
+def extraction_messages(*, text: str, nodes: list[NodeData], mask=None) -> tuple[list[dict], dict[str, str]]:
+    """The request, and handle -> node id. Only visible, non-secret nodes; credentials and the values of
+    secret nodes (wherever they were pasted) masked, as in every prompt."""
+    def clean(value: str) -> str:
+        return mask_credentials(mask(value) if mask else value)
+
     handles: dict[str, str] = {}
     lines = []
     for index, node in enumerate(nodes[:MAX_NODES], start=1):
         handle = f"n{index}"
         handles[handle] = node.id
         flags = " (pinned)" if node.pinned else ""
-        lines.append(f"[{handle}]{flags} {mask_credentials(' '.join(node.content.split()))[:400]}")
+        lines.append(f"[{handle}]{flags} {clean(' '.join(node.content.split()))[:400]}")
     canvas = "\n".join(lines) or "(no nodes)"
     return [{"role": "system", "content": INSTRUCTIONS},
-            {"role": "user", "content": f"Canvas nodes:\n{canvas}\n\nUser message:\n{mask_credentials(text)}"}], handles
+            {"role": "user", "content": f"Canvas nodes:\n{canvas}\n\nUser message:\n{clean(text)}"}], handles
 
 
 def parse_extraction(raw: str | None, *, handles: dict[str, str], sensitivity: str) -> ModelFacts:
@@ -132,9 +137,9 @@ def parse_extraction(raw: str | None, *, handles: dict[str, str], sensitivity: s
     return ModelFacts(facts=facts, targets=targets)
 
 
-def extract_with_model(*, config: ModelConfig, text: str, nodes: list[NodeData]) -> ModelFacts:
+def extract_with_model(*, config: ModelConfig, text: str, nodes: list[NodeData], mask=None) -> ModelFacts:
     """Ask the model (no retries: the rules' answer is already on screen). Raises ExtractionError."""
-    messages, handles = extraction_messages(text=text, nodes=nodes)
+    messages, handles = extraction_messages(text=text, nodes=nodes, mask=mask)
     timeout = min(config.timeout, float(settings.CAPTURE["TIMEOUT_SECONDS"]))
     client = openai.OpenAI(base_url=config.base_url or None, api_key=config.api_key or "not-needed",
                            timeout=timeout, max_retries=0)
@@ -168,9 +173,11 @@ def refine_with_model(*, message_id: int, role: str) -> dict | None:
         return None
     conversation = message.conversation
     nodes = [n for n in visible_nodes(canvas_id=conversation.canvas_id, role=role) if n.sensitivity != "secret"]
+    every, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
+    mask = build_secret_masker(secret_values(n.content for n in every if n.sensitivity == "secret"))
     try:
         result = extract_with_model(config=ModelConfig.from_settings(), text=message.content,
-                                    nodes=_relevant(nodes, message.content))
+                                    nodes=_relevant(nodes, message.content), mask=mask)
     except ExtractionError as exc:
         logger.info("model fact extraction fell back to the rules: %s", exc)
         return None

@@ -100,3 +100,13 @@ def test_accepting_a_model_suggestion_supersedes_through_the_write_path(canvas, 
     [s] = extraction.refine_with_model(message_id=turn.user_message.pk, role="editor")["suggestions"]
     result = services.suggestion_accept(user=alice, suggestion_id=s["id"])
     assert str(Node.objects.get(pk=old).superseded_by_id) == result["suggestion"]["created_node_id"]
+
+
+def test_a_secret_value_pasted_elsewhere_is_masked_for_the_model(canvas, alice, apply, scripted_llm):
+    apply(alice, node_op("Backup vault code Zq81-Kestrel-4410", sensitivity="secret"))
+    apply(alice, node_op("ops note: the vault code Zq81-Kestrel-4410 rotates monthly"))
+    turn = prepared(alice, canvas, "I pasted Zq81-Kestrel-4410 into the runbook.", scripted_llm)
+    scripted_llm.push_extraction({"json": {"facts": []}})
+    extraction.refine_with_model(message_id=turn.user_message.pk, role="owner")
+    prompt = extraction_prompt(scripted_llm)
+    assert "Zq81-Kestrel-4410" not in prompt and "rotates monthly" in prompt
