@@ -1,6 +1,7 @@
 """Suggest canvas facts from a user message (the UI offers them; nothing is written here).
 
-* `extract`: the deterministic extractor (statements, decisions, corrections; EN and ZH);
+* `extract`: the deterministic extractor (statements, decisions, corrections; EN and ZH), its
+  regular expressions in `patterns`;
 * `values`: typed values (dates, money, durations, ports, …) and Chinese numerals;
 * `matching`: which live node a new fact retires (a value conflict on the same subject);
 * `conflicts`: a statement that breaks a canvas constraint (date range, cap, forbidden weekday);

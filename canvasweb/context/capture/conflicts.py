@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..text import split_sentences
 from ..types import NodeData
-from .extract import _HYPOTHETICAL_RE
+from .patterns import _HYPOTHETICAL_RE
 from .matching import subject_terms
 from .values import TypedValue, arabic_numerals, find_values
 
