@@ -58,6 +58,7 @@ from canvasweb.canvases.operations import COORDINATE_LIMIT
 from canvasweb.common.errors import CanvasError, Forbidden, InvalidOperation, NotFound, RateLimited
 from canvasweb.context.redaction import mask_credentials, secret_placeholder
 from canvasweb.context.text import escape_delimiters, extract_terms, flatten_markup
+from canvasweb.chat.suggestions import dismiss_duplicates_of_agent_op
 from canvasweb.history.models import SecurityEvent
 
 from . import services, tools
@@ -235,11 +236,12 @@ class AgentRunner:
                     visibility_level=planned.level)
                 self.writes += 1
                 self._log_call(record, outcome=ToolOutcome.PROPOSED, op=planned.op, proposal=proposal)
+                duplicates = dismiss_duplicates_of_agent_op(user_message_id=_user_message_id(turn), op=planned.op)
                 return self._result({
                     "ok": True, "status": "proposed", "proposal_id": proposal.pk, "summary": mask(planned.summary),
                     "message": "Proposed, not applied: a person with edit rights must approve it. "
                                "Tell the user it is waiting in the proposals panel."}), \
-                    self._event(turn, record, "proposed", proposal_id=proposal.pk)
+                    self._event(turn, record, "proposed", proposal_id=proposal.pk, dismissed_suggestion_ids=duplicates)
             try:
                 applied = canvas_services.apply_operation(actor=actor, canvas_id=self.canvas_id, op=planned.op)
             except CanvasError as exc:
@@ -249,7 +251,9 @@ class AgentRunner:
             if planned.new_node_id:
                 result["node"] = self._issue(planned.new_node_id)
             self._log_call(record, outcome=ToolOutcome.APPLIED, op=planned.op, revision=applied.revision)
-            return self._result(result), self._event(turn, record, "applied", revision=applied.revision)
+            duplicates = dismiss_duplicates_of_agent_op(user_message_id=_user_message_id(turn), op=planned.op)
+            return self._result(result), self._event(turn, record, "applied", revision=applied.revision,
+                                                     dismissed_suggestion_ids=duplicates)
         except (CanvasError, _Refusal) as exc:
             recorded = isinstance(exc, _Refusal)
             error = exc.error if recorded else exc
@@ -567,11 +571,12 @@ class AgentRunner:
             proposal=proposal, revision=revision)
 
     def _event(self, turn, record: dict, outcome: str, *, error: dict | None = None, proposal_id: int | None = None,
-               revision: int | None = None) -> dict:
+               revision: int | None = None, dismissed_suggestion_ids: list[int] | None = None) -> dict:
+        # dismissed_suggestion_ids: captured suggestions of this message offering the same change (only one shows).
         return {"type": "agent.action", "conversation_id": turn.conversation.pk,
                 "message_id": turn.assistant_message.pk, "round": record["round"], "call_id": record["call_id"],
                 "tool": record["tool"], "outcome": outcome, "error": error, "proposal_id": proposal_id,
-                "revision": revision}
+                "revision": revision, "dismissed_suggestion_ids": dismissed_suggestion_ids or []}
 
     def _schema(self, name: str) -> dict:
         schema = tools.tool_schema(name)
@@ -607,3 +612,8 @@ def _map_strings(value: Any, func: Callable[[str], str]) -> Any:
 
 
 __all__ = ["AgentRunner", "agent_settings"]
+
+
+def _user_message_id(turn) -> int | None:
+    message = getattr(turn, "user_message", None)
+    return message.pk if message is not None else None

@@ -97,7 +97,13 @@ class SuggestionStatus(models.TextChoices):
 
 
 class FactSuggestion(models.Model):
-    """A key fact noticed in a user message, waiting for one click to land on the canvas."""
+    """A key fact noticed in a user message, waiting for one click to land on the canvas.
+
+    Accepting creates a node, or supersedes `supersede_node_id` (old → new), and
+    links the new node to `conflict_node_id` with `conflicts_with` when the fact
+    breaks a canvas constraint. `warnings` ("pinned", "more_sensitive") must be
+    confirmed when accepting.
+    """
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="suggestions")
     message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="suggestions")
@@ -112,7 +118,24 @@ class FactSuggestion(models.Model):
     sensitivity = models.CharField(max_length=10, default="public")
     status = models.CharField(max_length=10, choices=SuggestionStatus.choices, default=SuggestionStatus.PENDING)
     created_node_id = models.UUIDField(null=True, blank=True)
+    # The subject as said ("JWT expiry"), the value it replaces (from the message or the retired node), and
+    # the retired node's text when the suggestion was made (the chip shows old → new).
+    label = models.CharField(max_length=200, blank=True, default="")
+    previous_value = models.CharField(max_length=200, blank=True, default="")
+    supersede_content = models.TextField(blank=True, default="")
+    # A constraint node the fact conflicts with ("never deploy on Fridays"), and the note the chat shows.
+    conflict_node_id = models.UUIDField(null=True, blank=True)
+    conflict_content = models.TextField(blank=True, default="")
+    note = models.CharField(max_length=300, blank=True, default="")
+    warnings = models.JSONField(default=list, blank=True)
+    source = models.CharField(max_length=10, default="rules", help_text="rules (deterministic) or model")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
+
+    @property
+    def action(self) -> str:
+        if self.supersede_node_id:
+            return "supersede"
+        return "conflicts_with" if self.conflict_node_id else "create"

@@ -6,7 +6,6 @@ suggested fact) go through canvases.services like every other write.
 """
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,12 +14,7 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from canvasweb.canvases import selectors as canvas_selectors
-from canvasweb.canvases import services as canvas_services
-from canvasweb.canvases.actors import user_actor
-from canvasweb.canvases.models import Sensitivity
-from canvasweb.canvases.permissions import can_see, strictest_markable
 from canvasweb.common.errors import InvalidOperation, NotFound
-from canvasweb.context.capture import capture_facts, find_superseded_candidates, stricter
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.redaction import mask_credentials
 from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, should_fold, wrap_model_summary
@@ -31,10 +25,11 @@ from .context_inputs import (TOKEN_CACHE, archived_history_for, canvas_inputs, h
                              viewport_from)
 from .embeddings import embedding_inputs
 from .llm import ModelConfig
-from .models import (Conversation, FactSuggestion, Message, MessageRole, MessageSource, MessageStatus, ModelRequest,
-                     SuggestionStatus)
+from .models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
 from .prompts import SYSTEM_PROMPT
 from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
+from .suggestions import (capture_suggestions, suggestion_accept, suggestion_dismiss,  # noqa: F401 - re-exported
+                          suggestion_to_dict, suggestions_for_conversation)
 
 MAX_QUESTION_CHARS = 8000
 # Messages always kept verbatim after a fold (the rest go into the summary).
@@ -212,15 +207,19 @@ class TurnStart:
 
 def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
                  conversation_id: int | None = None, tools: list[dict] | None = None) -> PreparedTurn:
-    """Store the question, capture facts, compile the context and open the model request record.
+    """Store the question, compile the context, open the model request record, capture facts.
 
-    Three steps, so the socket path (chat/turns.py) can run the middle one off the database
-    thread: `turn_begin` checks (no writes), `turn_compile` captures and compiles (reads only,
-    no transaction held), `turn_store` writes the turn's rows in one short transaction.
+    Four steps, so the socket path (chat/turns.py) can run the heavy ones off the database
+    thread: `turn_begin` checks (no writes), `turn_compile` compiles (reads only, no
+    transaction held), `turn_store` writes the turn's rows in one short transaction, and
+    `turn_capture` offers fact suggestions for the stored question (after that transaction:
+    capture reads the earlier messages and writes only its own suggestion rows).
     """
     start = turn_begin(user=user, canvas_id=canvas_id, text=text, conversation_id=conversation_id)
-    compiled, captured = turn_compile(start=start, viewport=viewport)
-    return turn_store(start=start, compiled=compiled, captured=captured, tools=tools)
+    compiled = turn_compile(start=start, viewport=viewport)
+    turn = turn_store(start=start, compiled=compiled, tools=tools)
+    turn_capture(turn=turn)
+    return turn
 
 
 def turn_begin(*, user, canvas_id: int, text: Any, conversation_id: int | None = None) -> TurnStart:
@@ -234,17 +233,20 @@ def turn_begin(*, user, canvas_id: int, text: Any, conversation_id: int | None =
     return TurnStart(user=user, canvas=canvas, role=role, question=question, conversation=conversation)
 
 
-def turn_compile(*, start: TurnStart, viewport: dict | None) -> tuple[CompiledContext, list[dict]]:
-    """Capture facts from the question and compile the context (the question is not stored yet,
-    so the history is exactly what precedes it)."""
-    captured = _capture_plan(canvas_id=start.canvas.pk, text=start.question, role=start.role)
-    compiled = compile_for(canvas_id=start.canvas.pk, role=start.role, question=start.question, viewport=viewport,
-                           conversation=start.conversation)
-    return compiled, captured
+def turn_compile(*, start: TurnStart, viewport: dict | None) -> CompiledContext:
+    """Compile the context (the question is not stored yet, so the history is exactly what precedes it)."""
+    return compile_for(canvas_id=start.canvas.pk, role=start.role, question=start.question, viewport=viewport,
+                       conversation=start.conversation)
 
 
-def turn_store(*, start: TurnStart, compiled: CompiledContext, captured: list[dict],
-               tools: list[dict] | None = None) -> PreparedTurn:
+def turn_capture(*, turn: PreparedTurn) -> list[dict]:
+    """The rules' fact suggestions for the turn's question (set on the turn and returned)."""
+    turn.suggestions = capture_suggestions(conversation=turn.conversation, message=turn.user_message,
+                                           role=turn.role)
+    return turn.suggestions
+
+
+def turn_store(*, start: TurnStart, compiled: CompiledContext, tools: list[dict] | None = None) -> PreparedTurn:
     config = ModelConfig.from_settings()
     user, canvas, question = start.user, start.canvas, start.question
     with transaction.atomic():
@@ -257,7 +259,6 @@ def turn_store(*, start: TurnStart, compiled: CompiledContext, captured: list[di
         user_message = Message.objects.create(
             conversation=conversation, role=MessageRole.USER, source=MessageSource.USER_INPUT, content=question,
             token_count=count_tokens(question, encoding=TOKEN_CACHE.encoding))
-        suggestions = _store_suggestions(conversation=conversation, message=user_message, captured=captured)
         assistant = Message.objects.create(conversation=conversation, role=MessageRole.ASSISTANT,
                                            source=MessageSource.ASSISTANT_REPLY, content="",
                                            status=MessageStatus.STREAMING)
@@ -271,7 +272,7 @@ def turn_store(*, start: TurnStart, compiled: CompiledContext, captured: list[di
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return PreparedTurn(conversation=conversation, user_message=user_message, assistant_message=assistant,
                         model_request=model_request, messages=compiled.messages, role=start.role,
-                        handles=dict(report.handles), suggestions=suggestions, compiled=compiled,
+                        handles=dict(report.handles), compiled=compiled,
                         preview=preview_payload(compiled, canvas_id=canvas.pk, role=start.role))
 
 
@@ -370,120 +371,11 @@ def _title_from(question: str) -> str:
     return line if len(line) <= 60 else line[:59] + "…"
 
 
-# --- fact capture -----------------------------------------------------------------------------
-
+# --- fact capture (chat/suggestions.py) ------------------------------------------------------------------
 
 def _capture_suggestions(*, conversation: Conversation, message: Message, role: str) -> list[dict]:
-    captured = _capture_plan(canvas_id=conversation.canvas_id, text=message.content, role=role)
-    return _store_suggestions(conversation=conversation, message=message, captured=captured)
-
-
-def _capture_plan(*, canvas_id: int, text: str, role: str) -> list[dict]:
-    """The suggestions a message would get (reads only: runs off the database thread)."""
-    facts = capture_facts(text=text)
-    if not facts or role == "viewer":
-        return []  # viewers cannot write, so nothing to offer
-    nodes, _, _ = canvas_inputs(canvas_id=canvas_id)
-    visible = [n for n in nodes if can_see(role, n.sensitivity)]
-    planned = []
-    offered: set[str] = set()
-    targeted: set[str] = set()  # one suggestion per message supersedes a given node; a second would fail
-    for fact in facts[:5]:
-        candidates = [n for n in find_superseded_candidates(fact=fact, nodes=visible) if n.id not in targeted]
-        # One sentence can match several patterns; offer each value once.
-        key = (fact.value or fact.content).strip().lower()
-        if key in offered:
-            continue
-        offered.add(key)
-        if candidates:
-            targeted.add(candidates[0].id)
-        # A correction of an internal node is internal too, unless the user says otherwise when accepting.
-        sensitivity = stricter(fact.sensitivity, candidates[0].sensitivity) if candidates else fact.sensitivity
-        planned.append(dict(
-            content=fact.content[:2000], kind=_node_kind(fact.kind),
-            subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
-            supersede_node_id=uuid.UUID(candidates[0].id) if candidates else None,
-            sensitivity=strictest_markable(role, sensitivity)))
-    return planned
-
-
-def _store_suggestions(*, conversation: Conversation, message: Message, captured: list[dict]) -> list[dict]:
-    created = [FactSuggestion.objects.create(conversation=conversation, message=message, **fields)
-               for fields in captured]
-    return [suggestion_to_dict(s) for s in created]
-
-
-def _node_kind(fact_kind: str) -> str:
-    return {"config": "config", "number": "fact", "rule": "requirement", "correction": "decision",
-            "decision": "decision"}.get(fact_kind, "fact")
-
-
-def suggestion_to_dict(suggestion: FactSuggestion) -> dict:
-    return {
-        "id": suggestion.pk, "conversation_id": suggestion.conversation_id, "message_id": suggestion.message_id,
-        "content": suggestion.content, "kind": suggestion.kind, "subject": suggestion.subject,
-        "value": suggestion.value, "reason": suggestion.reason, "sensitivity": suggestion.sensitivity,
-        "status": suggestion.status,
-        "supersede_node_id": str(suggestion.supersede_node_id) if suggestion.supersede_node_id else None,
-        "created_node_id": str(suggestion.created_node_id) if suggestion.created_node_id else None,
-    }
-
-
-def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.0, supersede: bool = True,
-                      sensitivity: str | None = None) -> dict:
-    """One click: the fact becomes a node (or supersedes the old one) through the write path, as this user.
-
-    `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
-    """
-    if sensitivity is not None and sensitivity not in Sensitivity.values:
-        raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
-    with transaction.atomic():
-        # The row lock makes check-then-write one step: of two concurrent accepts, the second waits here and
-        # then sees the status the first one set.
-        suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id, lock=True)
-        if suggestion.status != SuggestionStatus.PENDING:
-            raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
-        return _accept_locked(user=user, suggestion=suggestion, x=x, y=y, supersede=supersede,
-                              sensitivity=sensitivity)
-
-
-def _accept_locked(*, user, suggestion: FactSuggestion, x: float, y: float, supersede: bool,
-                   sensitivity: str | None) -> dict:
-    node_id = uuid.uuid4()
-    body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
-            "tags": ["captured"], "sensitivity": sensitivity or suggestion.sensitivity}
-    if supersede and suggestion.supersede_node_id:
-        op = {"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body}
-    else:
-        op = {"type": "node.create", "node": body}
-    result = canvas_services.apply_operation(actor=user_actor(user, channel="rest"),
-                                             canvas_id=suggestion.conversation.canvas_id, op=op,
-                                             client_op_id=f"suggestion-{suggestion.pk}")
-    FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.ACCEPTED,
-                                                          created_node_id=node_id)
-    suggestion.refresh_from_db()
-    return {"suggestion": suggestion_to_dict(suggestion), "revision": result.revision}
-
-
-def suggestion_dismiss(*, user, suggestion_id: int) -> dict:
-    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
-    if suggestion.status == SuggestionStatus.PENDING:
-        FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.DISMISSED)
-        suggestion.refresh_from_db()
-    return {"suggestion": suggestion_to_dict(suggestion)}
-
-
-def _suggestion_for(*, user, suggestion_id: Any, lock: bool = False) -> FactSuggestion:
-    if isinstance(suggestion_id, bool) or not isinstance(suggestion_id, int):
-        raise InvalidOperation("suggestion_id must be an integer", field="suggestion_id")
-    rows = FactSuggestion.objects.select_related("conversation").filter(pk=suggestion_id, conversation__user=user)
-    if lock:
-        rows = rows.select_for_update(of=("self",))
-    suggestion = rows.first()
-    if suggestion is None or canvas_selectors.user_role(user=user,
-                                                         canvas_id=suggestion.conversation.canvas_id) is None:
-        raise NotFound("no such suggestion", field="suggestion_id")
-    return suggestion
+    """The deterministic capture of a user message (the benchmark's `canvas+capture` calls this)."""
+    return capture_suggestions(conversation=conversation, message=message, role=role)
 
 
 def model_request_for(*, user, request_id: int) -> ModelRequest:

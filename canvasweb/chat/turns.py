@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 
 from canvasweb.common.errors import BadMessage, CanvasError
 
-from . import services
+from . import extraction, services
 from .executor import off_db_thread
 from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
 
@@ -48,12 +48,11 @@ class ChatSession:
             start = await database_sync_to_async(services.turn_begin)(
                 user=self.user, canvas_id=self.canvas_id, text=message.get("text"),
                 conversation_id=conversation_id)
-            # Capture and compile on the compile pool, outside any transaction: a big canvas must not
+            # Compile and capture on the compile pool, outside any transaction: a big canvas must not
             # hold up the database thread every socket's ops go through.
-            compiled, captured = await off_db_thread(services.turn_compile, start=start,
-                                                     viewport=message.get("viewport"))
-            turn = await database_sync_to_async(services.turn_store)(
-                start=start, compiled=compiled, captured=captured, tools=tools)
+            compiled = await off_db_thread(services.turn_compile, start=start, viewport=message.get("viewport"))
+            turn = await database_sync_to_async(services.turn_store)(start=start, compiled=compiled, tools=tools)
+            await off_db_thread(services.turn_capture, turn=turn)
         except CanvasError as exc:
             await self.send({"type": "chat.error", "request_id": request_id, "message_id": None,
                              "error": exc.as_dict()})
@@ -70,6 +69,21 @@ class ChatSession:
         self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
         self.tasks.add(self.task)
         self.task.add_done_callback(self.tasks.discard)
+        if turn.role != "viewer" and extraction.model_capture_enabled():
+            refine = asyncio.ensure_future(self._refine_suggestions(turn))  # off the reply's path
+            self.tasks.add(refine)
+            refine.add_done_callback(self.tasks.discard)
+
+    async def _refine_suggestions(self, turn) -> None:
+        """The model's fact extraction; replaces the rules' suggestions of this message when it succeeds."""
+        try:
+            result = await database_sync_to_async(extraction.refine_with_model)(
+                message_id=turn.user_message.pk, role=turn.role)
+        except Exception:  # noqa: BLE001 - the rules' suggestions stay; never break the turn
+            logger.exception("model fact extraction failed")
+            return
+        if result is not None:
+            await self.send({"type": "chat.suggestions", **result})
 
     async def handle_stop(self, message: dict) -> None:
         if self.streaming and self.task is not None and message.get("message_id") in (

@@ -255,6 +255,12 @@ LLM = {
     "EMBEDDINGS_MODEL": os.environ.get("LLM_EMBEDDINGS_MODEL", ""),
 }
 
+# Fact capture by the model (chat/extraction.py) when one is configured; the rules are the fallback.
+CAPTURE = {
+    "WITH_MODEL": os.environ.get("CAPTURE_WITH_MODEL", "1") != "0",
+    "TIMEOUT_SECONDS": float(os.environ.get("CAPTURE_TIMEOUT_SECONDS", "20")),
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

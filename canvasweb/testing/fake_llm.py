@@ -19,6 +19,13 @@ test can make two different words "mean" the same. Scripted `{"status": ...}`
 entries with `"embeddings": true` fail an embeddings request instead.
 
 With an empty queue it answers "(scripted) I read N canvas items." so a demo works.
+
+Fact extraction requests (`response_format.json_schema.name == "canvas_fact_extraction"`, see
+chat/extraction.py) have a queue of their own (`push_extraction`), so they never take a chat reply:
+    {"json": {"facts": [...]}}                    the structured answer
+    {"content": "raw text"}, {"garbage": true}, {"status": 500}, {"delay": 5.0}   as above
+With an empty extraction queue it answers HTTP 400 (the product falls back to its rules); those
+requests are kept in `extraction_requests`, not `requests`.
 Every request body is recorded. Control endpoints for other processes:
 `POST /_script` (JSON list appended to the queue), `GET /_requests`, `POST /_reset`.
 
@@ -60,6 +67,8 @@ class ScriptedLLM:
         self.aliases: dict[str, str] = {}
         self.embedding_requests: list[dict] = []
         self.requests: list[dict] = []
+        self.extraction_script: deque[dict] = deque()
+        self.extraction_requests: list[dict] = []
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
@@ -70,12 +79,18 @@ class ScriptedLLM:
         with self.lock:
             self.script.extend(entries)
 
+    def push_extraction(self, *entries: dict) -> None:
+        with self.lock:
+            self.extraction_script.extend(entries)
+
     def reset(self) -> None:
         with self.lock:
             self.script.clear()
             self.requests.clear()
             self.aliases.clear()
             self.embedding_requests.clear()
+            self.extraction_script.clear()
+            self.extraction_requests.clear()
 
     def alias(self, word: str, concept: str) -> None:
         """Embeddings treat `word` as `concept` (lowercase words)."""
@@ -101,7 +116,7 @@ class ScriptedLLM:
     def all_request_text(self) -> str:
         """Everything the model was sent, as one string (for leak assertions)."""
         with self.lock:
-            return "\n".join(json.dumps(r, ensure_ascii=False) for r in self.requests)
+            return "\n".join(json.dumps(r, ensure_ascii=False) for r in self.requests + self.extraction_requests)
 
     @property
     def base_url(self) -> str:
@@ -127,6 +142,11 @@ def _default_reply(body: dict) -> dict:
     messages = body.get("messages") or []
     canvas_lines = sum(str(m.get("content", "")).count("\n[n") for m in messages)
     return {"content": f"(scripted) I read {canvas_lines} canvas items."}
+
+
+def _is_extraction(body: dict) -> bool:
+    schema = (body.get("response_format") or {}).get("json_schema") or {}
+    return isinstance(schema, dict) and schema.get("name") == "canvas_fact_extraction"
 
 
 def _tool_call_payload(calls: list[dict]) -> list[dict]:
@@ -185,8 +205,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": "not found"}})
             return
         body = json.loads(raw or b"{}")
-        self.llm.record(body)
-        entry = self.llm.next_entry(body) or _default_reply(body)
+        if _is_extraction(body):
+            with self.llm.lock:
+                self.llm.extraction_requests.append(body)
+                entry = self.llm.extraction_script.popleft() if self.llm.extraction_script else None
+            if entry is None:
+                self._json(400, {"error": {"message": "no scripted extraction", "type": "invalid_request_error"}})
+                return
+            if "json" in entry:
+                entry = {**entry, "content": json.dumps(entry["json"], ensure_ascii=False)}
+        else:
+            self.llm.record(body)
+            entry = self.llm.next_entry(body) or _default_reply(body)
         if entry.get("delay"):
             time.sleep(float(entry["delay"]))
         if entry.get("status"):

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 
 from canvasweb.canvases.models import Node
-from canvasweb.chat import services
+from canvasweb.chat import suggestions as services
 from canvasweb.chat.models import Conversation, FactSuggestion, Message
 from canvasweb.common.errors import InvalidOperation
 

@@ -28,11 +28,11 @@ def test_rules():
 
 def test_corrections():
     assert ("correction", "5434") in kinds("Please change the database port to 5434.")
-    assert ("correction", "30秒") in kinds("超时改成 30 秒")
+    assert ("correction", "30 秒") in kinds("超时改成 30 秒")
     assert ("correction", "96 people") in kinds("Change the headcount to 96 people.")
     assert ("correction", "1.8%") in kinds("Churn is lower than we thought: revise churn to 1.8% monthly.")
     assert ("correction", "Redis") in kinds("Use Redis instead of Memcached")
-    assert ("correction", "Postgres") in kinds("We switched to Postgres 16")
+    assert ("correction", "Postgres 16") in kinds("We switched to Postgres 16")
     assert ("correction", "6 hours") in kinds("Correction: Login sessions use JWT and expire after 6 hours.")
     f = capture_facts(text="不是 Memcached，而是 Redis")[0]
     assert (f.kind, f.value, f.previous_value) == ("correction", "Redis", "Memcached")

@@ -58,15 +58,25 @@ class SuggestionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     conversation_id = serializers.IntegerField()
     message_id = serializers.IntegerField()
-    content = serializers.CharField()
-    kind = serializers.CharField()
-    subject = serializers.CharField()
+    content = serializers.CharField(help_text="The clean statement that becomes the node ('JWT expiry: 30 minutes').")
+    kind = serializers.CharField(help_text="The node kind it is created with.")
+    subject = serializers.CharField(help_text="Normalized keywords of the subject.")
+    label = serializers.CharField(help_text="The subject as said ('JWT expiry', '截止日期'); may be empty.")
     value = serializers.CharField()
+    previous_value = serializers.CharField(allow_null=True, help_text="The value it replaces (old → new).")
     reason = serializers.CharField()
     sensitivity = serializers.ChoiceField(choices=["public", "internal", "secret"],
                                           help_text="Suggested: from what the message said about who may see it.")
     status = serializers.ChoiceField(choices=["pending", "accepted", "dismissed"])
-    supersede_node_id = serializers.UUIDField(allow_null=True)
+    action = serializers.ChoiceField(choices=["create", "supersede", "conflicts_with"])
+    source = serializers.ChoiceField(choices=["rules", "model"], help_text="Deterministic capture or the model.")
+    supersede_node_id = serializers.UUIDField(allow_null=True, help_text="The node accepting retires.")
+    supersede_content = serializers.CharField(allow_null=True, help_text="That node's text when suggested.")
+    conflict_node_id = serializers.UUIDField(allow_null=True, help_text="A constraint node the fact breaks.")
+    conflict_content = serializers.CharField(allow_null=True)
+    note = serializers.CharField(allow_null=True, help_text="The short conflict note the chat shows.")
+    warnings = serializers.ListField(child=serializers.ChoiceField(choices=["pinned", "more_sensitive"]),
+                                     help_text="Retiring this node needs confirm: true.")
     created_node_id = serializers.UUIDField(allow_null=True)
 
 
@@ -77,6 +87,9 @@ class SuggestionAcceptSerializer(serializers.Serializer):
                                          help_text="Supersede the conflicting node when one was found.")
     sensitivity = serializers.ChoiceField(choices=["public", "internal", "secret"], required=False, allow_null=True,
                                           help_text="Overrides the suggested sensitivity.")
+    confirm = serializers.BooleanField(required=False, default=False,
+                                       help_text="Required to retire a pinned node or one more restricted than the "
+                                                 "new fact (the suggestion's warnings).")
 
 
 class SuggestionResultSerializer(serializers.Serializer):

@@ -79,6 +79,15 @@ def _query_int(request, name: str) -> int | None:
     return int(raw)
 
 
+class SuggestionListView(JSONAPIView):
+    @extend_schema(operation_id="conversation_suggestions", tags=[CHAT],
+                   summary="Every fact suggestion of one of your conversations, oldest first (restored on reload)",
+                   responses={200: s.SuggestionSerializer(many=True), **errors(401, 404)})
+    def get(self, request, conversation_id: int):
+        conversation = services.conversation_for_user(user=request.user, conversation_id=conversation_id)
+        return Response(services.suggestions_for_conversation(conversation=conversation))
+
+
 class ModelRequestView(JSONAPIView):
     @extend_schema(operation_id="model_request_detail", tags=[CHAT],
                    summary="Inspect: exactly what the model was sent for a reply, and what came back",
@@ -90,21 +99,23 @@ class ModelRequestView(JSONAPIView):
 
 class SuggestionAcceptView(JSONAPIView):
     @extend_schema(operation_id="suggestion_accept", tags=[CHAT],
-                   summary="Put a captured fact on the canvas (through the write path, as you)",
+                   summary="Put a captured fact on the canvas (through the write path, as you): a new node, a "
+                           "supersede of the node it corrects, and a conflicts_with link to a constraint it breaks",
                    request=s.SuggestionAcceptSerializer,
                    responses={200: s.SuggestionResultSerializer, **errors(400, 401, 403, 404)})
     def post(self, request, suggestion_id: int):
-        body = json_object(request.data, allowed={"x", "y", "supersede", "sensitivity"},
+        body = json_object(request.data, allowed={"x", "y", "supersede", "sensitivity", "confirm"},
                            nullable={"sensitivity"})
-        supersede = body.get("supersede", True)
-        if not isinstance(supersede, bool):
-            raise InvalidOperation("supersede must be true or false", field="supersede")
+        supersede, confirm = body.get("supersede", True), body.get("confirm", False)
+        for name, value in (("supersede", supersede), ("confirm", confirm)):
+            if not isinstance(value, bool):
+                raise InvalidOperation(f"{name} must be true or false", field=name)
         sensitivity = body.get("sensitivity")
         if sensitivity is not None and not isinstance(sensitivity, str):
             raise InvalidOperation("sensitivity must be a string", field="sensitivity")
         return Response(services.suggestion_accept(user=request.user, suggestion_id=suggestion_id,
                                                    x=_number(body, "x"), y=_number(body, "y"),
-                                                   supersede=supersede, sensitivity=sensitivity))
+                                                   supersede=supersede, sensitivity=sensitivity, confirm=confirm))
 
 
 class SuggestionDismissView(JSONAPIView):

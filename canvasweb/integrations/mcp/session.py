@@ -72,6 +72,8 @@ class _Turn:
     conversation: Conversation
     assistant_message: Message
     handles: dict[str, str] = field(default_factory=dict)
+    # MCP turns have no user message, so no captured suggestion can duplicate an MCP write.
+    user_message: Message | None = None
 
 
 class McpSession:

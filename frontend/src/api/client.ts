@@ -184,8 +184,15 @@ export const api = {
     request<Conversation>('POST', `/api/canvases/${enc(String(canvasId))}/conversations/`, title ? { title } : {}),
   messages: (conversationId: number) => request<ChatMessage[]>('GET', `/api/conversations/${conversationId}/messages/`),
   modelRequest: (id: number) => request<ModelRequestRecord>('GET', `/api/model-requests/${id}/`),
-  acceptSuggestion: (id: number, x: number, y: number, supersede: boolean, sensitivity?: Sensitivity) =>
-    request<{ suggestion: Suggestion; revision: number }>('POST', `/api/suggestions/${id}/accept/`, { x, y, supersede, ...(sensitivity ? { sensitivity } : {}) }),
+  suggestions: (conversationId: number) => request<Suggestion[]>('GET', `/api/conversations/${conversationId}/suggestions/`),
+  acceptSuggestion: (id: number, x: number, y: number, supersede: boolean, sensitivity?: Sensitivity, confirm = false) =>
+    request<{ suggestion: Suggestion; revision: number }>('POST', `/api/suggestions/${id}/accept/`, {
+      x,
+      y,
+      supersede,
+      ...(sensitivity ? { sensitivity } : {}),
+      ...(confirm ? { confirm: true } : {}),
+    }),
   dismissSuggestion: (id: number) => request<{ suggestion: Suggestion }>('POST', `/api/suggestions/${id}/dismiss/`, {}),
   contextPreview: (canvasId: number | string, body: { text: string; conversation_id: number | null; viewport: PresenceViewport | null }) =>
     request<ContextReport>('POST', `/api/canvases/${enc(String(canvasId))}/context-preview/`, body),

@@ -260,6 +260,20 @@ export interface Suggestion {
   status: 'pending' | 'accepted' | 'dismissed' | string;
   supersede_node_id: string | null;
   created_node_id: string | null;
+  /** the subject as said ("JWT expiry"); may be empty */
+  label?: string;
+  /** the value it replaces (old → new) */
+  previous_value?: string | null;
+  action?: 'create' | 'supersede' | 'conflicts_with';
+  source?: 'rules' | 'model' | string;
+  /** the retired node's text when the suggestion was made */
+  supersede_content?: string | null;
+  conflict_node_id?: string | null;
+  conflict_content?: string | null;
+  /** the short conflict note the chat shows */
+  note?: string | null;
+  /** retiring the node needs confirm: a pinned node, or one more restricted than this fact */
+  warnings?: ('pinned' | 'more_sensitive' | string)[];
 }
 
 export interface ModelRequestRecord {

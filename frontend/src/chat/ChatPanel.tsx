@@ -1,238 +1,23 @@
 // The chat panel (CanvasPage `chat` slot): conversations, streamed replies
-// over the canvas socket, Stop, Inspect, context preview and suggestion chips.
+// over the canvas socket, Stop, Inspect, context preview; suggestion chips live in SuggestionList,
+// messages and error boxes in ChatMessage.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from 'react';
 import { api, errorMessage } from '../api/client';
-import { SENSITIVITIES, type ChatMessage, type ContextReport, type LLMStatus, type Sensitivity, type Suggestion } from '../api/types';
+import type { ContextReport, LLMStatus } from '../api/types';
 import { useCanvasActions, useEngineState } from '../canvas/context';
 import { useOverlay } from '../canvas/overlay';
-import { kindMeta, SENSITIVITY_META } from '../canvas/kinds';
-import { findFreeSpotAround } from '../canvas/placement';
-import { BotIcon, ChevronRightIcon, PlusIcon, ScanEyeIcon, SendIcon, SparklesIcon, StopIcon, XIcon } from '../components/Icons';
-import { isComposing, snippet, timeAgo } from '../lib/format';
+import { ChevronRightIcon, PlusIcon, SendIcon, SparklesIcon, StopIcon } from '../components/Icons';
+import { isComposing, timeAgo } from '../lib/format';
 import { toast } from '../lib/toast';
-import { charCount, chatReducer, INITIAL_CHAT, MAX_QUESTION_CHARS, messageErrorText, visibleMessages, type AgentActionEvent, type ChatErrorInfo, type ChatNotice } from './chatState';
-import { ExcludedList, IncludedList } from './ContextLists';
+import { ConfigHelp, Message, NoticeBox } from './ChatMessage';
+import { charCount, chatReducer, INITIAL_CHAT, MAX_QUESTION_CHARS, visibleMessages } from './chatState';
+import { ContextPreviewBox } from './ContextPreviewBox';
 import { InspectDialog } from './InspectDialog';
 import { PreviewScheduler } from './preview';
-import { TokenBar } from './TokenBar';
-
-const ERROR_TITLES: Record<string, string> = {
-  MODEL_NOT_CONFIGURED: 'No model is configured',
-  MODEL_TIMEOUT: 'The model did not answer in time',
-  MODEL_UNREACHABLE: 'Cannot reach the model',
-  MODEL_RATE_LIMITED: 'The model endpoint is rate limiting',
-  MODEL_HTTP_ERROR: 'The model endpoint returned an error',
-  MODEL_BAD_RESPONSE: 'The model sent an unusable answer',
-  MODEL_EMPTY: 'The model sent an empty answer',
-  INTERNAL: 'Something went wrong on the server',
-  BUSY: 'A reply is still streaming',
-  INVALID: 'The question was not accepted',
-  NOT_FOUND: 'That conversation is gone',
-  NOT_CONNECTED: 'Not connected',
-  CONNECTION_LOST: 'The connection dropped',
-};
-
-const CONFIG_SNIPPET = `LLM_BASE_URL=https://api.openai.com/v1
-LLM_API_KEY=sk-…
-LLM_MODEL=gpt-4o-mini
-# or a local OpenAI-compatible server, e.g.
-# LLM_BASE_URL=http://127.0.0.1:8080/v1   (llama.cpp server)
-# LLM_BASE_URL=http://127.0.0.1:11434/v1  (Ollama)`;
-
-function ConfigHelp({ status }: { status: LLMStatus | null }) {
-  return (
-    <div className="config-help">
-      <p>{status?.help ?? 'Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) on the server and restart it.'}</p>
-      <pre className="mono-block">{CONFIG_SNIPPET}</pre>
-      <p className="muted small">The canvas, the context preview and everything else keep working without a model.</p>
-    </div>
-  );
-}
-
-function ErrorBox({ info, status, onRetry }: { info: ChatErrorInfo; status: LLMStatus | null; onRetry?: () => void }) {
-  const retryable = ['MODEL_TIMEOUT', 'MODEL_UNREACHABLE', 'MODEL_RATE_LIMITED', 'MODEL_HTTP_ERROR', 'MODEL_BAD_RESPONSE', 'MODEL_EMPTY', 'INTERNAL', 'CONNECTION_LOST', 'BUSY', 'NOT_CONNECTED'];
-  return (
-    <div className="chat-error" role="alert" data-testid="chat-error" data-code={info.code}>
-      <div className="chat-error-title">{ERROR_TITLES[info.code] ?? 'The reply failed'}</div>
-      {info.code === 'MODEL_NOT_CONFIGURED' ? <ConfigHelp status={status} /> : <div className="chat-error-msg">{info.message}</div>}
-      {info.code !== 'MODEL_NOT_CONFIGURED' && info.code !== 'INVALID' && (
-        <div className="muted small">Your question is kept; the conversation can continue.</div>
-      )}
-      {onRetry && retryable.includes(info.code) && (
-        <button className="btn btn-small" onClick={onRetry} data-testid="chat-retry">
-          Ask again
-        </button>
-      )}
-    </div>
-  );
-}
-
-function AgentActions({ actions }: { actions: AgentActionEvent[] }) {
-  const { overlay } = useCanvasActions();
-  if (!actions.length) return null;
-  const words: Record<string, string> = { applied: 'Applied', proposed: 'Proposed', read: 'Read', refused: 'Refused' };
-  return (
-    <ul className="agent-actions" data-testid="agent-actions">
-      {actions.map((a, i) => (
-        <li key={`${a.call_id}-${i}`} className={`agent-action outcome-${a.outcome}`}>
-          <BotIcon size={11} />
-          <span>
-            {words[a.outcome] ?? a.outcome} <span className="mono-inline">{a.tool}</span>
-          </span>
-          {a.proposal_id != null && (
-            <button className="link-btn" onClick={() => overlay.focusProposal(a.proposal_id!)} data-testid="agent-action-proposal">
-              review
-            </button>
-          )}
-          {a.error && <span className="agent-action-error" title={a.error.message}>{snippet(a.error.message, 60)}</span>}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function ContextLine({ report, onInspect }: { report: ContextReport; onInspect?: () => void }) {
-  const excluded = Object.values(report.excluded_counts ?? {}).reduce((a, b) => a + b, 0);
-  return (
-    <button type="button" className="context-line" onClick={onInspect} disabled={!onInspect} data-testid="context-line">
-      <ScanEyeIcon size={12} /> {report.included.length} node{report.included.length === 1 ? '' : 's'} sent · {report.total_tokens.toLocaleString()} tokens
-      {excluded > 0 && <span className="muted"> · {excluded} left out</span>}
-    </button>
-  );
-}
-
-function Message({
-  m,
-  error,
-  streaming,
-  context,
-  actions,
-  status,
-  onInspect,
-  onRetry,
-}: {
-  m: ChatMessage;
-  error?: ChatErrorInfo;
-  streaming: boolean;
-  context?: ContextReport;
-  actions?: AgentActionEvent[];
-  status: LLMStatus | null;
-  onInspect(id: number): void;
-  onRetry?: () => void;
-}) {
-  if (m.role === 'user') {
-    return (
-      <li className="chat-msg user" data-testid={`chat-message-${m.id}`} data-role="user">
-        <div className="bubble">{m.content}</div>
-      </li>
-    );
-  }
-  const failed = m.status === 'error';
-  const info: ChatErrorInfo | undefined = failed ? error ?? { code: 'ERROR', message: messageErrorText(m) } : undefined;
-  return (
-    <li className={`chat-msg assistant status-${m.status}`} data-testid={`chat-message-${m.id}`} data-role="assistant" data-status={m.status}>
-      <div className="assistant-avatar" aria-hidden="true">
-        <SparklesIcon size={13} />
-      </div>
-      <div className="assistant-body">
-        {(m.content || !failed) && (
-          <div className="bubble" data-testid="assistant-text">
-            {m.content}
-            {streaming && !m.content && <span className="thinking">Thinking</span>}
-            {streaming && <span className="caret" aria-hidden="true" />}
-          </div>
-        )}
-        {actions && <AgentActions actions={actions} />}
-        {info && <ErrorBox info={info} status={status} onRetry={onRetry} />}
-        <div className="msg-foot">
-          {m.status === 'stopped' && <span className="status-chip status-stopped">stopped</span>}
-          {context && <ContextLine report={context} onInspect={m.model_request_id ? () => onInspect(m.model_request_id!) : undefined} />}
-          {m.model_request_id != null && !streaming && (
-            <button className="link-btn" onClick={() => onInspect(m.model_request_id!)} data-testid="inspect-button">
-              <ScanEyeIcon size={12} /> Inspect
-            </button>
-          )}
-        </div>
-      </div>
-    </li>
-  );
-}
-
-// What each role may mark (the server refuses more): viewers never get suggestions.
-const MARKABLE: Record<string, Sensitivity[]> = { owner: SENSITIVITIES, editor: ['public', 'internal'] };
-
-function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion; busy: boolean; onAccept(supersede: boolean, sensitivity: Sensitivity): void; onDismiss(): void }) {
-  const { engine, readOnly, role } = useCanvasActions();
-  const [supersede, setSupersede] = useState(true);
-  const suggested: Sensitivity = s.sensitivity ?? 'public';
-  const [sensitivity, setSensitivity] = useState<Sensitivity>(suggested);
-  const old = s.supersede_node_id ? engine.getSnapshot().doc.nodes.get(s.supersede_node_id) : undefined;
-  const meta = kindMeta(s.kind);
-  const willSupersede = !!s.supersede_node_id && supersede;
-  const choices = MARKABLE[role ?? ''] ?? [suggested];
-  return (
-    <li className="suggestion" data-testid={`suggestion-${s.id}`}>
-      <div className="suggestion-top">
-        <span className="kind-pill" style={{ color: meta.color, background: meta.bg }}>
-          {meta.label}
-        </span>
-        <span className="suggestion-content">{s.content}</span>
-        <button className="icon-btn" title="Dismiss" aria-label="Dismiss suggestion" disabled={busy} onClick={onDismiss} data-testid={`suggestion-dismiss-${s.id}`}>
-          <XIcon size={13} />
-        </button>
-      </div>
-      {s.supersede_node_id && (
-        <div className={`supersede-note${supersede ? '' : ' off'}`} data-testid={`suggestion-supersede-${s.id}`}>
-          {supersede ? 'Will supersede' : 'Will not supersede'}{' '}
-          <span className="supersede-old">“{old ? snippet(old.content, 60) : 'a node you cannot see'}”</span>
-          <label className="supersede-toggle">
-            <input type="checkbox" checked={!supersede} onChange={(e) => setSupersede(!e.target.checked)} data-testid={`suggestion-no-supersede-${s.id}`} /> add without superseding
-          </label>
-        </div>
-      )}
-      {!readOnly && (
-        <div className="suggestion-actions">
-          <label className={`suggestion-sensitivity sens-${sensitivity}`} title={SENSITIVITY_META[sensitivity].hint}>
-            <span className="sr-only">Sensitivity</span>
-            <select value={sensitivity} disabled={busy} onChange={(e) => setSensitivity(e.target.value as Sensitivity)} data-testid={`suggestion-sensitivity-${s.id}`}>
-              {choices.map((c) => (
-                <option key={c} value={c}>
-                  {SENSITIVITY_META[c].label}
-                  {c === suggested && suggested !== 'public' ? ' (as you said)' : ''}
-                </option>
-              ))}
-            </select>
-          </label>
-          <button className="btn btn-small btn-primary suggestion-accept" disabled={busy} onClick={() => onAccept(willSupersede, sensitivity)} data-testid={`suggestion-accept-${s.id}`}>
-            <PlusIcon size={13} /> {willSupersede ? 'Add & supersede' : 'Add to canvas'}
-          </button>
-        </div>
-      )}
-    </li>
-  );
-}
-
-function NoticeBox({ n, status, onDismiss, onRestore }: { n: ChatNotice; status: LLMStatus | null; onDismiss(): void; onRestore?: () => void }) {
-  return (
-    <li className="chat-notice" data-testid={`chat-notice-${n.id}`}>
-      <ErrorBox info={{ code: n.code, message: n.message }} status={status} />
-      <div className="row gap">
-        {n.text && onRestore && (
-          <button className="btn btn-small" onClick={onRestore} data-testid="notice-restore">
-            Put the question back
-          </button>
-        )}
-        <button className="link-btn" onClick={onDismiss}>
-          Dismiss
-        </button>
-      </div>
-    </li>
-  );
-}
+import { SuggestionList } from './SuggestionList';
 
 export function ChatPanel() {
-  const actions = useCanvasActions();
-  const { engine, overlay: overlayStore, canvasId, focusNode, selectOnly, readOnly } = actions;
+  const { engine, overlay: overlayStore, canvasId, focusNode } = useCanvasActions();
   const engineState = useEngineState(engine);
   const overlay = useOverlay(overlayStore);
   const [state, dispatch] = useReducer(chatReducer, INITIAL_CHAT);
@@ -243,8 +28,6 @@ export function ChatPanel() {
   const [previewOn, setPreviewOn] = useState(false);
   const [preview, setPreview] = useState<ContextReport | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
-  const [previewTab, setPreviewTab] = useState<'included' | 'excluded'>('included');
-  const [busySuggestion, setBusySuggestion] = useState<number | null>(null);
   const [loadingMessages, setLoadingMessages] = useState(false);
   const counter = useRef(0);
   const listRef = useRef<HTMLOListElement>(null);
@@ -275,11 +58,21 @@ export function ChatPanel() {
     };
   }, [canvasId]);
 
+  const loadSuggestions = useCallback(async (id: number) => {
+    try {
+      const list = await api.suggestions(id);
+      dispatch({ type: 'suggestionsLoaded', conversationId: id, suggestions: Array.isArray(list) ? list : [] });
+    } catch {
+      // the chat works without them; the next turn brings fresh ones
+    }
+  }, []);
+
   const loadMessages = useCallback(async (id: number) => {
     setLoadingMessages(true);
     try {
       const list = await api.messages(id);
       dispatch({ type: 'messagesLoaded', conversationId: id, messages: Array.isArray(list) ? list : [] });
+      void loadSuggestions(id);
     } catch (err) {
       toast.error(errorMessage(err), 'Could not load messages');
     } finally {
@@ -304,6 +97,9 @@ export function ChatPanel() {
       engine.onFrame((f) => {
         if (f.type.startsWith('chat.') || f.type === 'agent.action') {
           dispatch({ type: 'frame', frame: f });
+          // A correction may retire a value still waiting as a suggestion: the server's list is the truth.
+          const conv = (f as { conversation?: { id?: number } }).conversation?.id;
+          if (f.type === 'chat.started' && typeof conv === 'number') void loadSuggestions(conv);
           return;
         }
         if (f.type === 'context.preview') {
@@ -317,7 +113,7 @@ export function ChatPanel() {
         }
         if (f.type === 'error' && scheduler.acceptError(f)) setPreviewError(f.error?.message ?? 'The preview failed.');
       }),
-    [engine, scheduler, overlayStore],
+    [engine, scheduler, overlayStore, loadSuggestions],
   );
 
   // A dropped socket ends any stream; after reconnecting, reload what the server kept.
@@ -443,51 +239,6 @@ export function ChatPanel() {
     el.style.height = 'auto';
     el.style.height = `${Math.min(180, el.scrollHeight + 2)}px`;
   }, [draft]);
-
-  // ------------------------------------------------------------ suggestions
-
-  const acceptSuggestion = async (s: Suggestion, supersede: boolean, sensitivity?: Sensitivity) => {
-    setBusySuggestion(s.id);
-    const vp = overlayStore.getViewport();
-    const doc = engine.getSnapshot().doc;
-    const spot = findFreeSpotAround({ x: vp?.x ?? 0, y: vp?.y ?? 0 }, doc.nodes.values(), { w: 200, h: 90 }, actions.measure);
-    try {
-      const res = await api.acceptSuggestion(s.id, spot.x, spot.y, supersede, sensitivity);
-      dispatch({ type: 'suggestionUpdated', suggestion: res.suggestion });
-      toast.success(snippet(s.content, 80), supersede ? 'Added and superseded the old node' : 'Added to the canvas');
-      const newId = res.suggestion.created_node_id;
-      if (newId) {
-        // Select it once the change arrives over the socket.
-        const started = Date.now();
-        const off = engine.subscribe(() => {
-          if (engine.getSnapshot().doc.nodes.has(newId)) {
-            off();
-            selectOnly([newId]);
-          } else if (Date.now() - started > 5000) off();
-        });
-        if (engine.getSnapshot().doc.nodes.has(newId)) {
-          off();
-          selectOnly([newId]);
-        }
-      }
-    } catch (err) {
-      toast.error(errorMessage(err), 'Could not add the suggestion');
-    } finally {
-      setBusySuggestion(null);
-    }
-  };
-
-  const dismissSuggestion = async (s: Suggestion) => {
-    setBusySuggestion(s.id);
-    try {
-      const res = await api.dismissSuggestion(s.id);
-      dispatch({ type: 'suggestionUpdated', suggestion: res.suggestion });
-    } catch (err) {
-      toast.error(errorMessage(err), 'Could not dismiss');
-    } finally {
-      setBusySuggestion(null);
-    }
-  };
 
   // ------------------------------------------------------------ view
 
@@ -622,67 +373,9 @@ export function ChatPanel() {
         ))}
       </ol>
 
-      {suggestions.length > 0 && (
-        <div className="suggestions" data-testid="suggestions">
-          <div className="suggestions-title">
-            <SparklesIcon size={12} /> Captured from your message
-          </div>
-          <ul>
-            {suggestions.map((s) => (
-              <SuggestionChip
-                key={s.id}
-                s={s}
-                busy={busySuggestion === s.id}
-                onAccept={(sup, sens) => void acceptSuggestion(s, sup, sens)}
-                onDismiss={() => void dismissSuggestion(s)}
-              />
-            ))}
-          </ul>
-          {readOnly && <div className="muted small">Viewers cannot add to the canvas.</div>}
-        </div>
-      )}
+      <SuggestionList suggestions={suggestions} dispatch={dispatch} />
 
-      {previewOn && (
-        <div className="context-preview" data-testid="context-preview">
-          {previewError && <div className="field-hint error">{previewError}</div>}
-          {!preview && !previewError && <div className="muted small">{online ? 'Computing what would be sent…' : 'Waiting for the connection…'}</div>}
-          {preview && (
-            <>
-              <TokenBar layerTokens={preview.layer_tokens} budget={preview.budget} total={preview.total_tokens} testId="preview-token-bar" />
-              <div className="preview-tabs" role="tablist">
-                <button
-                  role="tab"
-                  aria-selected={previewTab === 'included'}
-                  className={`preview-tab${previewTab === 'included' ? ' active' : ''}`}
-                  onClick={() => setPreviewTab('included')}
-                  data-testid="preview-tab-included"
-                >
-                  Sent <span className="count-pill" data-testid="preview-included-count">{preview.included.length}</span>
-                </button>
-                <button
-                  role="tab"
-                  aria-selected={previewTab === 'excluded'}
-                  className={`preview-tab${previewTab === 'excluded' ? ' active' : ''}`}
-                  onClick={() => setPreviewTab('excluded')}
-                  data-testid="preview-tab-excluded"
-                >
-                  Left out{' '}
-                  <span className="count-pill" data-testid="preview-excluded-count">
-                    {Object.values(preview.excluded_counts ?? {}).reduce((a, b) => a + b, 0)}
-                  </span>
-                </button>
-              </div>
-              <div className="preview-body">
-                {previewTab === 'included' ? (
-                  <IncludedList items={preview.included} doc={engineState.doc} onFocus={focusFromList} testPrefix="preview" />
-                ) : (
-                  <ExcludedList items={preview.excluded} counts={preview.excluded_counts ?? {}} doc={engineState.doc} onFocus={focusFromList} testPrefix="preview" />
-                )}
-              </div>
-            </>
-          )}
-        </div>
-      )}
+      {previewOn && <ContextPreviewBox preview={preview} error={previewError} online={online} doc={engineState.doc} onFocus={focusFromList} />}
 
       <div className={`chat-composer${tooLong ? ' over' : ''}`}>
         <textarea

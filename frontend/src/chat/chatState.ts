@@ -84,6 +84,7 @@ export type ChatAction =
   | { type: 'frame'; frame: { type: string; [k: string]: any } }
   | { type: 'connectionLost' }
   | { type: 'suggestionUpdated'; suggestion: Suggestion }
+  | { type: 'suggestionsLoaded'; conversationId: number; suggestions: Suggestion[] }
   | { type: 'dismissNotice'; id: number };
 
 function upsertConversation(list: Conversation[] | null, c: Conversation): Conversation[] {
@@ -145,14 +146,7 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
       messages = upsertMessage(messages, placeholderAssistant(assistantId, conv.id, f.model_request_id ?? null));
       const mine = state.pending && (f.request_id == null || f.request_id === state.pending.requestId);
       const activeId = mine && state.pending?.conversationId === null && state.activeId === null ? conv.id : state.activeId;
-      // The capture step can report one fact twice (e.g. as a correction and as a config value): show it once.
-      const seen = new Set<string>();
-      const incoming = ((f.suggestions ?? []) as Suggestion[]).filter((s) => {
-        const key = `${s.message_id}|${s.content.trim()}|${s.supersede_node_id ?? ''}`;
-        if (s.status !== 'pending' || seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
+      const incoming = pendingOnce((f.suggestions ?? []) as Suggestion[]);
       return {
         ...state,
         conversations: upsertConversation(state.conversations, conv),
@@ -163,6 +157,12 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
         suggestions: [...state.suggestions.filter((s) => !incoming.some((n) => n.id === s.id)), ...incoming],
         contexts: f.context ? { ...state.contexts, [assistantId]: f.context as ContextReport } : state.contexts,
       };
+    }
+    case 'chat.suggestions': {
+      // The model's extraction replaced the rules' suggestions of one message.
+      const removed = new Set<number>((f.removed_suggestion_ids ?? []) as number[]);
+      const incoming = pendingOnce((f.suggestions ?? []) as Suggestion[]);
+      return { ...state, suggestions: [...state.suggestions.filter((s) => !removed.has(s.id) && !incoming.some((n) => n.id === s.id)), ...incoming] };
     }
     case 'chat.delta': {
       const id = Number(f.message_id);
@@ -225,7 +225,10 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
       if (!Number.isFinite(key)) return state;
       const list = state.agentActions[key] ?? [];
       if (list.some((a) => a.call_id === ev.call_id && a.round === ev.round && ev.call_id)) return state;
-      return { ...state, agentActions: { ...state.agentActions, [key]: [...list, ev] } };
+      // The agent proposed (or made) the change a captured suggestion offered: only one shows.
+      const dup = new Set<number>(((f.dismissed_suggestion_ids ?? []) as number[]).map(Number));
+      const suggestions = dup.size ? state.suggestions.filter((s) => !dup.has(s.id)) : state.suggestions;
+      return { ...state, suggestions, agentActions: { ...state.agentActions, [key]: [...list, ev] } };
     }
     default:
       return state;
@@ -299,6 +302,11 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         : state.notices;
       return { ...state, messages, errors, streaming: null, pending: null, notices, nextNoticeId: state.pending ? state.nextNoticeId + 1 : state.nextNoticeId };
     }
+    case 'suggestionsLoaded': {
+      // The server's list is the truth for that conversation (restored on reload, earlier values retired).
+      const others = state.suggestions.filter((s) => s.conversation_id !== action.conversationId);
+      return { ...state, suggestions: [...others, ...pendingOnce(action.suggestions)] };
+    }
     case 'suggestionUpdated': {
       const s = action.suggestion;
       return { ...state, suggestions: s.status === 'pending' ? state.suggestions.map((x) => (x.id === s.id ? s : x)) : state.suggestions.filter((x) => x.id !== s.id) };
@@ -308,6 +316,17 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     default:
       return state;
   }
+}
+
+/** Pending suggestions, each fact once (capture can report one fact twice, e.g. as a correction and a value). */
+export function pendingOnce(list: Suggestion[]): Suggestion[] {
+  const seen = new Set<string>();
+  return list.filter((s) => {
+    const key = `${s.message_id}|${s.content.trim()}|${s.supersede_node_id ?? ''}`;
+    if (s.status !== 'pending' || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Messages of a conversation as the panel lists them (tool results are folded into the reply). */

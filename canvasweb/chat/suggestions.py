@@ -1,0 +1,346 @@
+"""Fact suggestions: what a user message states or corrects, offered as one-click canvas changes.
+
+Capture runs on every user message (deterministic, canvasweb.context.capture;
+the model path in chat/extraction.py may replace the result later). A
+suggestion is a clean statement ("JWT expiry: 30 minutes") and one of:
+  * create: a new fact;
+  * supersede: it retires a live node that states another value of the same
+    subject (old → new shown; a pinned or more sensitive node is flagged and
+    accepting must confirm);
+  * conflicts_with: it breaks a canvas constraint (a date range, a cap, a
+    forbidden weekday); accepting adds the fact linked to the constraint.
+Accepting goes through canvases.services like every other write.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+
+from canvasweb.canvases import selectors as canvas_selectors
+from canvasweb.canvases import services as canvas_services
+from canvasweb.canvases.actors import user_actor
+from canvasweb.canvases.models import Sensitivity
+from canvasweb.canvases.permissions import can_see, strictest_markable
+from canvasweb.common.errors import InvalidOperation, NotFound
+from canvasweb.context.capture import (Conflict, Match, SuggestedFact, capture_facts, conflict_note, find_conflicts,
+                                       match_supersede, more_sensitive, same_value, stricter, subject_terms,
+                                       value_key, with_label)
+from canvasweb.context.capture.values import compatible
+from canvasweb.context.types import NodeData
+
+from .context_inputs import canvas_inputs
+from .models import Conversation, FactSuggestion, Message, MessageRole, SuggestionStatus
+
+MAX_PER_MESSAGE = 5
+CONTEXT_MESSAGES = 4  # what "it" refers to in a correction that names no subject
+HISTORY_MESSAGES = 40  # how far back a chat-only value is found for old → new
+WARNING_TEXT = {"pinned": "retires a pinned node", "more_sensitive": "retires a node more restricted than this fact"}
+
+
+# --- capture -------------------------------------------------------------------------------------------------
+
+
+def capture_suggestions(*, conversation: Conversation, message: Message, role: str,
+                        facts: Sequence[SuggestedFact] | None = None, source: str = "rules",
+                        targets: Sequence[str | None] | None = None) -> list[dict]:
+    """Suggestions for one user message (viewers get none: they cannot write).
+
+    `facts` and `targets` (the node id each fact corrects, or None) come from the model path;
+    without them the deterministic extractor and matcher decide.
+    """
+    if role == "viewer":
+        return []
+    facts = list(capture_facts(text=message.content) if facts is None else facts)
+    if targets is not None:
+        targets = [t for f, t in zip(facts, targets) if not f.tentative]
+    facts = [f for f in facts if not f.tentative]
+    nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
+    visible = [n for n in nodes if can_see(role, n.sensitivity) and not n.superseded_by and not n.archived]
+    conflicts = find_conflicts(text=message.content, nodes=visible)
+    if not facts and not conflicts:
+        return []
+    context = _recent_text(conversation=conversation, before_id=message.pk)
+    history = _earlier_user_facts(conversation=conversation, before_id=message.pk)
+    conflict_ids = {c.node.id for c in conflicts}
+    created: list[FactSuggestion] = []
+    offered: set[str] = set()
+    targeted: set[str] = set()  # one suggestion per message supersedes a given node; a second would fail
+    used_conflicts: set[str] = set()
+    by_id = {n.id: n for n in visible}
+    for index, fact in enumerate(facts[:MAX_PER_MESSAGE]):
+        if targets is not None:
+            target = by_id.get(targets[index] or "")
+            match = _model_match(fact, target) if target is not None and target.id not in targeted else None
+        else:
+            matches = [m for m in match_supersede(fact=fact, nodes=visible, context=context)
+                       if m.node.id not in targeted and (fact.kind == "correction" or m.node.id not in conflict_ids)]
+            match = matches[0] if matches else None
+        if match and not fact.label:
+            fact = with_label(fact, match.label or "")
+        previous = fact.previous_value or (match.old_value if match else None)
+        if match is None:
+            earlier = _earlier_value(fact, history)
+            if earlier is not None:
+                if not fact.label and earlier.label:
+                    fact = with_label(fact, earlier.label)
+                previous = previous or earlier.value
+        key = value_key(fact.value) if fact.value else fact.content.strip().lower()
+        if key in offered:
+            continue  # one sentence can match several patterns; offer each value once
+        offered.add(key)
+        content = fact.content
+        if match and not fact.label:
+            content = _rewritten(match.node.content, match.old_value, fact.value or "") or content
+        conflict = next((c for c in conflicts if c.node.id not in used_conflicts and _same_clause(c, fact)
+                         and not (match and match.node.id == c.node.id)), None)  # replacing it is no conflict
+        if conflict:
+            used_conflicts.add(conflict.node.id)
+        if match:
+            targeted.add(match.node.id)
+        created.append(_create(conversation=conversation, message=message, role=role, fact=fact, content=content,
+                               previous=previous, match=match, conflict=conflict, source=source))
+    for conflict in conflicts:  # a conflict with no captured fact of its own: the clause becomes the fact
+        if conflict.node.id in used_conflicts or conflict.node.id in targeted:
+            continue
+        fact = SuggestedFact(content=conflict.sentence, kind="decision", subject="", value=conflict.value,
+                             reason=f"conflicts with a constraint ({conflict.reason})", sentence=conflict.sentence)
+        created.append(_create(conversation=conversation, message=message, role=role, fact=fact,
+                               content=conflict.sentence, previous=None, match=None, conflict=conflict, source=source))
+    _retire_earlier_pending(conversation=conversation, message=message, new=created)
+    return [suggestion_to_dict(s) for s in created]
+
+
+def _model_match(fact: SuggestedFact, node: NodeData) -> Match:
+    warnings = tuple(w for w, on in (("pinned", node.pinned),
+                                     ("more_sensitive", more_sensitive(node.sensitivity, fact.sensitivity))) if on)
+    return Match(node=node, old_value=fact.previous_value or "", label=fact.label, score=1.0, warnings=warnings)
+
+
+def _create(*, conversation: Conversation, message: Message, role: str, fact: SuggestedFact, content: str,
+            previous: str | None, match: Match | None, conflict: Conflict | None, source: str) -> FactSuggestion:
+    # A correction of an internal node is internal too, unless the user says otherwise when accepting.
+    sensitivity = strictest_markable(role, stricter(fact.sensitivity, match.node.sensitivity) if match
+                                     else fact.sensitivity)
+    # Warn for what accepting as suggested would do: retire a pinned node, or one more restricted than the
+    # new fact (an editor's correction of a node they cannot mark as strictly).
+    warnings = [w for w in (match.warnings if match else ()) if w != "more_sensitive"]
+    if match and more_sensitive(match.node.sensitivity, sensitivity):
+        warnings.append("more_sensitive")
+    return FactSuggestion.objects.create(
+        conversation=conversation, message=message, content=content[:2000],
+        kind=match.node.kind if match else _node_kind(fact.kind),
+        subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
+        label=fact.label[:200], previous_value=(previous or "")[:200],
+        supersede_node_id=uuid.UUID(match.node.id) if match else None,
+        supersede_content=match.node.content[:2000] if match else "",
+        conflict_node_id=uuid.UUID(conflict.node.id) if conflict else None,
+        conflict_content=conflict.node.content[:2000] if conflict else "",
+        note=conflict_note(conflict)[:300] if conflict else "",
+        warnings=warnings, source=source, sensitivity=sensitivity)
+
+
+def _node_kind(fact_kind: str) -> str:
+    return {"config": "config", "number": "fact", "rule": "requirement", "correction": "decision",
+            "decision": "decision"}.get(fact_kind, "fact")
+
+
+def _same_clause(conflict: Conflict, fact: SuggestedFact) -> bool:
+    return bool(fact.value) and (conflict.value in (fact.value or "") or (fact.value or "") in conflict.value
+                                 or same_value(conflict.value, fact.value or ""))
+
+
+def _rewritten(node_text: str, old: str, new: str) -> str | None:
+    """The node's own sentence with the old value replaced ("Postgres listens on port 5434.")."""
+    if old and new and node_text.count(old) == 1 and len(node_text) <= 300:
+        return node_text.replace(old, new)
+    return None
+
+
+def _recent_text(*, conversation: Conversation, before_id: int) -> str:
+    rows = (Message.objects.filter(conversation=conversation, id__lt=before_id)
+            .exclude(role=MessageRole.TOOL).order_by("-id").values_list("content", flat=True)[:CONTEXT_MESSAGES])
+    return "\n".join(reversed(list(rows)))
+
+
+def _earlier_user_facts(*, conversation: Conversation, before_id: int) -> list[SuggestedFact]:
+    """Facts of the earlier user messages, newest first (a chat-only value a correction changes)."""
+    rows = (Message.objects.filter(conversation=conversation, id__lt=before_id, role=MessageRole.USER)
+            .order_by("-id").values_list("content", flat=True)[:HISTORY_MESSAGES])
+    return [f for text in rows for f in capture_facts(text=text) if f.value and not f.tentative]
+
+
+def _earlier_value(fact: SuggestedFact, history: Sequence[SuggestedFact]) -> SuggestedFact | None:
+    """The value an earlier message stated for the same subject (only for corrections and same-subject facts)."""
+    if not fact.value:
+        return None
+    terms = subject_terms(fact.label) if fact.label else frozenset()
+    for earlier in history:
+        if same_value(earlier.value or "", fact.value) or not compatible(fact.value_type or "text",
+                                                                          earlier.value_type or "text"):
+            continue
+        other = subject_terms(earlier.label) if earlier.label else frozenset()
+        if terms and other and len(terms & other) / len(terms) >= 0.6:
+            return earlier
+        if not terms and fact.kind == "correction" and other:
+            return earlier  # "刚才说错了，是4月1日": the last value of this type
+    return None
+
+
+def _retire_earlier_pending(*, conversation: Conversation, message: Message, new: list[FactSuggestion]) -> None:
+    """A corrected value still waiting as a suggestion (A → B said, B → C said now) is dismissed: B is retired."""
+    for suggestion in new:
+        if not suggestion.previous_value or not suggestion.label:
+            continue
+        terms = subject_terms(suggestion.label)
+        for older in FactSuggestion.objects.filter(conversation=conversation, status=SuggestionStatus.PENDING,
+                                                   message_id__lt=message.pk).exclude(label=""):
+            other = subject_terms(older.label)
+            if terms and other and len(terms & other) / len(terms) >= 0.6 and same_value(
+                    older.value, suggestion.previous_value):
+                FactSuggestion.objects.filter(pk=older.pk).update(status=SuggestionStatus.DISMISSED)
+
+
+# --- reading -------------------------------------------------------------------------------------------------
+
+
+def suggestion_to_dict(suggestion: FactSuggestion) -> dict:
+    return {
+        "id": suggestion.pk, "conversation_id": suggestion.conversation_id, "message_id": suggestion.message_id,
+        "content": suggestion.content, "kind": suggestion.kind, "subject": suggestion.subject,
+        "label": suggestion.label, "value": suggestion.value, "previous_value": suggestion.previous_value or None,
+        "reason": suggestion.reason, "sensitivity": suggestion.sensitivity, "status": suggestion.status,
+        "action": suggestion.action, "source": suggestion.source,
+        "supersede_node_id": str(suggestion.supersede_node_id) if suggestion.supersede_node_id else None,
+        "supersede_content": suggestion.supersede_content or None,
+        "conflict_node_id": str(suggestion.conflict_node_id) if suggestion.conflict_node_id else None,
+        "conflict_content": suggestion.conflict_content or None, "note": suggestion.note or None,
+        "warnings": list(suggestion.warnings or []),
+        "created_node_id": str(suggestion.created_node_id) if suggestion.created_node_id else None,
+    }
+
+
+def suggestions_for_conversation(*, conversation: Conversation) -> list[dict]:
+    """Every suggestion of a conversation, oldest first (the chat restores them on reload)."""
+    return [suggestion_to_dict(s) for s in FactSuggestion.objects.filter(conversation=conversation).order_by("id")]
+
+
+def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
+    if isinstance(suggestion_id, bool) or not isinstance(suggestion_id, int):
+        raise InvalidOperation("suggestion_id must be an integer", field="suggestion_id")
+    suggestion = FactSuggestion.objects.select_related("conversation").filter(
+        pk=suggestion_id, conversation__user=user).first()
+    if suggestion is None or canvas_selectors.user_role(user=user,
+                                                         canvas_id=suggestion.conversation.canvas_id) is None:
+        raise NotFound("no such suggestion", field="suggestion_id")
+    return suggestion
+
+
+# --- deciding ------------------------------------------------------------------------------------------------
+
+
+def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.0, supersede: bool = True,
+                      sensitivity: str | None = None, confirm: bool = False) -> dict:
+    """One click: the fact becomes a node (superseding the old one, linked to a constraint) through the write path.
+
+    `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
+    Retiring a pinned node, or one more restricted than the new fact, needs `confirm`.
+    """
+    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
+    if suggestion.status != SuggestionStatus.PENDING:
+        raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
+    if sensitivity is not None and sensitivity not in Sensitivity.values:
+        raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
+    final_sensitivity = sensitivity or suggestion.sensitivity
+    superseding = bool(supersede and suggestion.supersede_node_id)
+    old = _live_node(suggestion) if superseding else None
+    if superseding:
+        warnings = _accept_warnings(old=old, suggestion=suggestion, sensitivity=final_sensitivity)
+        if warnings and not confirm:
+            raise InvalidOperation("this " + " and ".join(WARNING_TEXT[w] for w in warnings)
+                                   + "; accept again with confirm: true to retire it", field="confirm")
+    node_id = uuid.uuid4()
+    body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
+            "tags": ["captured"], "sensitivity": final_sensitivity}
+    if old is not None:  # the new value takes the old node's place: its kind, pin and tags
+        body.update(kind=old.kind, pinned=old.pinned, tags=list(dict.fromkeys([*old.tags, "captured"]))[:20])
+    op = ({"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body} if superseding
+          else {"type": "node.create", "node": body})
+    actor = user_actor(user, channel="rest")
+    canvas_id = suggestion.conversation.canvas_id
+    with transaction.atomic():
+        # Check-then-write as one step: of two concurrent accepts, the second waits on this row lock and
+        # then sees the status the first one set.
+        locked = FactSuggestion.objects.select_for_update().filter(pk=suggestion.pk).values_list("status", flat=True)
+        status_now = locked.first()
+        if status_now != SuggestionStatus.PENDING:
+            raise InvalidOperation(f"this suggestion was already {status_now}", field="suggestion_id")
+        result = canvas_services.apply_operation(actor=actor, canvas_id=canvas_id, op=op,
+                                                 client_op_id=f"suggestion-{suggestion.pk}")
+        if suggestion.conflict_node_id:
+            result = canvas_services.apply_operation(
+                actor=actor, canvas_id=canvas_id, client_op_id=f"suggestion-{suggestion.pk}-conflict",
+                op={"type": "edge.create", "edge": {"source": str(node_id), "target": str(suggestion.conflict_node_id),
+                                                    "relation": "conflicts_with"}})
+        FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.ACCEPTED,
+                                                              created_node_id=node_id)
+    suggestion.refresh_from_db()
+    return {"suggestion": suggestion_to_dict(suggestion), "revision": result.revision}
+
+
+def _live_node(suggestion: FactSuggestion) -> NodeData | None:
+    nodes, _, _ = canvas_inputs(canvas_id=suggestion.conversation.canvas_id)
+    return next((n for n in nodes if n.id == str(suggestion.supersede_node_id)), None)
+
+
+def _accept_warnings(*, old: NodeData | None, suggestion: FactSuggestion, sensitivity: str) -> list[str]:
+    """What retiring the node costs, as of now (the node may have been pinned since the suggestion)."""
+    if old is None:
+        return list(suggestion.warnings or [])
+    return [w for w, on in (("pinned", old.pinned), ("more_sensitive", more_sensitive(old.sensitivity, sensitivity)))
+            if on]
+
+
+def suggestion_dismiss(*, user, suggestion_id: int) -> dict:
+    suggestion = _suggestion_for(user=user, suggestion_id=suggestion_id)
+    if suggestion.status == SuggestionStatus.PENDING:
+        FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.DISMISSED)
+        suggestion.refresh_from_db()
+    return {"suggestion": suggestion_to_dict(suggestion)}
+
+
+def dismiss_duplicates_of_agent_op(*, user_message_id: int | None, op: dict) -> list[int]:
+    """The agent proposed (or made) a change a pending suggestion of the same message offers: only one shows.
+
+    Same change = the same node superseded, or the same value in a new node; the suggestion is
+    dismissed (the proposal stays, with its review flow). Returns the dismissed ids.
+    """
+    if user_message_id is None or not isinstance(op, dict):
+        return []
+    node = op.get("node") if isinstance(op.get("node"), dict) else {}
+    target = str(op.get("id")) if op.get("type") == "node.supersede" and op.get("id") else None
+    if op.get("type") not in ("node.create", "node.supersede"):
+        return []
+    content = str(node.get("content") or "")
+    dismissed = []
+    for s in FactSuggestion.objects.filter(message_id=user_message_id, status=SuggestionStatus.PENDING):
+        same_target = target is not None and s.supersede_node_id is not None and str(s.supersede_node_id) == target
+        same_fact = bool(content) and (_norm(s.content) == _norm(content) or (
+            bool(s.value) and _norm(s.value) in _norm(content) and (target is None) == (s.supersede_node_id is None)))
+        if same_target or same_fact:
+            FactSuggestion.objects.filter(pk=s.pk).update(status=SuggestionStatus.DISMISSED,
+                                                          reason=(s.reason + " · also proposed by the agent")[:200])
+            dismissed.append(s.pk)
+    return dismissed
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def visible_nodes(*, canvas_id: int, role: str) -> list[NodeData]:
+    nodes, _, _ = canvas_inputs(canvas_id=canvas_id)
+    return [n for n in nodes if can_see(role, n.sensitivity) and not n.superseded_by and not n.archived]

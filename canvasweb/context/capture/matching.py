@@ -1,0 +1,155 @@
+"""Which live node a new fact retires: same subject (in other words too), a value of the same type, a conflict.
+
+A node is retired only for a value conflict: it must state a value of a type
+the new one can replace (a port a port, a date a date) that differs from the
+new value. Sharing a subject word is never enough (a later message about the
+booking app must not retire the pinned goal "launch the booking app by May 30").
+
+Subjects are compared on canonical terms: English stems and single Chinese
+characters, with a small table of words that name the same thing ("expiry" /
+"expire" / "有效期", "deadline" / "due" / "截止" / "交付"), so "截止日期" meets
+"交付日期" and "JWT expiry" meets "JWT tokens expire".
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text import CJK_STOP_CHARS, extract_terms
+from ..types import NodeData
+from .extract import SuggestedFact, capture_facts, clean_label
+from .sensitivity import more_sensitive
+from .values import arabic_numerals, compatible, find_values, same_value, value_key
+
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "expir": ("expiry", "expiration", "expires", "expire", "expired", "ttl", "lifetime", "过期", "有效期", "失效"),
+    "deadline": ("deadline", "due date", "due", "cutoff", "截止", "交付", "交期", "最晚", "期限", "ddl"),
+    "budget": ("budget", "预算", "经费", "spend cap"),
+    "headcount": ("headcount", "head count", "team size", "人数", "编制", "人手"),
+    "port": ("port", "端口"),
+    "region": ("region", "区域", "地域", "机房"),
+    "db": ("database", "db", "postgres", "postgresql", "数据库"),
+    "launch": ("launch", "release", "ship", "go live", "go-live", "deploy", "上线", "发布", "发版", "部署"),
+    "timeout": ("timeout", "time out", "超时"),
+    "version": ("version", "版本"),
+    "cost": ("cost", "price", "quote", "spend", "费用", "成本", "价格", "报价", "花费"),
+    "meet": ("meeting", "sync", "standup", "会议", "例会", "开会"),
+    "bus": ("event bus", "message bus", "message queue", "mq", "broker", "消息队列", "消息总线", "事件总线"),
+    "cache": ("cache", "caching", "缓存"),
+}
+_SYN_RE = [(canon, re.compile("|".join(re.escape(w) if not w.isascii() else rf"\b{re.escape(w)}(?:s|es|d|ed|ing)?\b"
+                                       for w in sorted(words, key=len, reverse=True)), re.IGNORECASE))
+           for canon, words in _SYNONYMS.items()]
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+_GENERIC = frozenset("value number new old current set config setting 值 数".split())
+
+
+def subject_terms(text: str) -> frozenset[str]:
+    """Canonical subject terms of a label or sentence (EN stems, CJK single characters, synonym groups)."""
+    out: set[str] = set()
+    for canon, pattern in _SYN_RE:
+        if pattern.search(text):
+            out.add("@" + canon)
+            text = pattern.sub(" ", text)
+    out |= {t for t in extract_terms(_CJK_RE.sub(" ", text)) if not t.isdigit()}
+    out |= {c for c in _CJK_RE.findall(text) if c not in CJK_STOP_CHARS}
+    return frozenset(t for t in out if t not in _GENERIC)
+
+
+def coverage(a: frozenset[str], b: frozenset[str]) -> float:
+    """Share of `a`'s terms found in `b` (0 when `a` is empty)."""
+    return len(a & b) / len(a) if a else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class NodeValue:
+    raw: str
+    key: str
+    type: str
+    terms: frozenset[str]  # subject terms of the clause around it
+    label: str
+
+
+def node_values(node: NodeData) -> list[NodeValue]:
+    """The values a node states, each with the subject around it."""
+    text = arabic_numerals(node.content)
+    out: list[NodeValue] = []
+    for fact in capture_facts(text=node.content):
+        if fact.value:
+            out.append(NodeValue(raw=fact.value, key=value_key(fact.value), type=fact.value_type,
+                                 terms=subject_terms(fact.label or fact.sentence), label=fact.label))
+    known = {v.key for v in out}
+    whole = subject_terms(text)
+    for v in find_values(text):
+        key = value_key(v.raw)
+        if key not in known:
+            out.append(NodeValue(raw=v.raw, key=key, type=v.type, terms=whole, label=""))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    node: NodeData
+    old_value: str
+    label: str  # the node's own label for the subject, when it has one
+    score: float
+    warnings: tuple[str, ...]  # "pinned", "more_sensitive"
+
+
+def match_supersede(*, fact: SuggestedFact, nodes: Sequence[NodeData], context: str = "",
+                    include_pinned: bool = True) -> list[Match]:
+    """Live nodes `fact` corrects, best first.
+
+    `context` is the recent conversation, used only for a correction that names
+    no subject ("刚才说错了，是4月1日"): it refers to what was being discussed.
+    """
+    if fact.value is None or fact.tentative:
+        return []
+    new_key = value_key(fact.value)
+    new_type = fact.value_type or "text"
+    fact_terms = subject_terms(fact.label) if fact.label else frozenset()
+    context_terms = subject_terms(context) if context else frozenset()
+    correction = fact.kind == "correction"
+    out: list[Match] = []
+    for n in nodes:
+        if n.superseded_by or n.archived or (n.pinned and not (include_pinned and correction)):
+            continue  # a plain statement never retires a pinned node; a correction may, with a warning
+        best: tuple[float, NodeValue] | None = None
+        for v in node_values(n):
+            if v.key == new_key or same_value(v.raw, fact.value) or not compatible(new_type, v.type or "text"):
+                continue
+            if new_type == "money" and v.key.split(":")[0] != new_key.split(":")[0]:
+                continue  # yuan do not replace dollars
+            cover = coverage(fact_terms, v.terms)
+            said_before = bool(fact.previous_value) and same_value(v.raw, fact.previous_value or "")
+            if said_before and (cover > 0 or not fact_terms):
+                score = 2.0 + cover
+            elif fact_terms and correction and cover >= 0.6:
+                score = 1.0 + cover
+            elif fact_terms and cover >= 0.99 and coverage(v.terms, fact_terms) >= 0.5 and new_type != "text":
+                score = 1.0 + cover  # a plain statement retires a node only on the very same subject
+            elif correction and not fact_terms and context_terms:
+                cover_ctx = coverage(v.terms, context_terms)
+                if cover_ctx < 0.5:
+                    continue
+                score = 0.5 + cover_ctx
+            else:
+                continue
+            if best is None or score > best[0]:
+                best = (score, v)
+        if best is not None:
+            warnings = tuple(w for w, on in (("pinned", n.pinned),
+                                             ("more_sensitive", more_sensitive(n.sensitivity, fact.sensitivity)))
+                             if on)
+            out.append(Match(node=n, old_value=best[1].raw, label=best[1].label or clean_label(""),
+                             score=best[0], warnings=warnings))
+    out.sort(key=lambda m: (-m.score, m.node.id))
+    if len(out) > 1 and not fact_terms and out[0].score == out[1].score:
+        return []  # no subject and two equally likely nodes: do not guess
+    return out
+
+
+def find_superseded_candidates(*, fact: SuggestedFact, nodes: Sequence[NodeData]) -> list[NodeData]:
+    """Live nodes (not secret) that state the same subject as `fact` with a different value, best first."""
+    return [m.node for m in match_supersede(fact=fact, nodes=[n for n in nodes if n.sensitivity != "secret"])]

@@ -1,0 +1,59 @@
+"""Who may see a captured fact, from what the user said about it ("this is internal", "机密").
+
+The strictest marker anywhere in the message applies to every fact in it,
+since people put the warning before or after the fact, or in the next
+sentence. Negated markers ("not confidential", "可以公开") do not count. Being
+too strict costs a click; too lax shows the fact to viewers.
+"""
+from __future__ import annotations
+
+import re
+
+# Who may see it, as people say it. Plain "internal API" or "内部系统" describe a thing, not its
+# audience, so "internal" needs a marker word around it.
+_NEGATED_MARK_RE = re.compile(
+    r"\b(?:not|no longer|isn't|is not|nothing)\s+(?:a\s+|an\s+)?(?:secret|confidential|internal|classified|sensitive)\b|"
+    r"\bnot\s+(?:a\s+)?secret\b|\bcan be (?:shared|public)\b|"
+    r"不是(?:机密|秘密|内部信息|内部资料|保密)|(?:无需|不用|不需要|不必)保密|可以公开|可公开|公开信息",
+    re.IGNORECASE,
+)
+# Words such as "password" or "secrets" usually appear in rules about them ("never hard-code its
+# password", "store secrets in Vault"), so only phrases that classify the statement itself count.
+# Credential values are masked anyway (mask_credentials).
+_SECRET_MARK_RE = re.compile(
+    r"\b(?:top[ -]secret|classified|owners? only|keep (?:it|this|that|them) secret|(?:this|that|it) is (?:a )?secret)\b|"
+    r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见",
+    re.IGNORECASE,
+)
+_INTERNAL_MARK_RE = re.compile(
+    r"\binternal(?:[ -]only| use only| use| information| info| data| figures?| numbers?| codename| code name)\b|"
+    r"\b(?:is|are|keep (?:it|this|that|them))\s+internal\b|\bconfidential\b|\bunder NDA\b|"
+    r"\b(?:do not|don't|never) (?:share|publish|disclose|tell)\b|\bnot (?:for|to be shared with) (?:viewers|the public|customers|clients|outsiders)\b|"
+    r"\bviewers? (?:must not|mustn't|can't|cannot|should not|shouldn't|may not) (?:see|know)\b|\bnot public\b|\bcodename\b|"
+    r"内部(?:信息|资料|数据|消息|代号|使用|可见|口径|文件|价格|数字|人员)|仅限?内部|对内(?:公开|使用|可见)|不对外|"
+    r"(?:不要|不得|不能|禁止|别)(?:外传|泄露|公开|对外)|"
+    # Not bare 保密 / 敏感: "保密期限 3 年" (a contract's term) and "大小写敏感" say nothing about the audience.
+    r"(?:对外|注意|需要|要|请|务必)保密|保密(?:信息|资料|数据)|敏感(?:信息|数据|内容)|"
+    r"查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号",
+    re.IGNORECASE,
+)
+SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
+
+
+def sensitivity_marked(text: str) -> str:
+    """The strictest sensitivity `text` asks for: "secret", "internal" or "public"."""
+    text = _NEGATED_MARK_RE.sub(" ", text)
+    if _SECRET_MARK_RE.search(text):
+        return "secret"
+    if _INTERNAL_MARK_RE.search(text):
+        return "internal"
+    return "public"
+
+
+def stricter(a: str, b: str) -> str:
+    return a if SENSITIVITY_RANK.get(a, 0) >= SENSITIVITY_RANK.get(b, 0) else b
+
+
+def more_sensitive(a: str, b: str) -> bool:
+    """`a` is stricter than `b`."""
+    return SENSITIVITY_RANK.get(a, 0) > SENSITIVITY_RANK.get(b, 0)

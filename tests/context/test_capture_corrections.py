@@ -1,0 +1,113 @@
+"""Corrections find the node they retire (paraphrase, Chinese, no subject), and only on a value conflict."""
+from __future__ import annotations
+
+from helpers_context import node
+
+from canvasweb.context.capture import capture_facts, find_conflicts, match_supersede, with_label
+
+CANVAS = [
+    node("token", "Access tokens (JWT) expire after 20 minutes."),
+    node("pg", "The primary database accepts connections on port 6432."),
+    node("cache", "Cache port 11211"),
+    node("ship", "客户验收的截止日期是6月10日"),
+    node("mq", "Message bus: RabbitMQ"),
+    node("goal", "Goal: open the ticketing kiosk in Lisbon by Sep 30.", pinned=True),
+    node("money", "Marketing spend cap: $25k per quarter"),
+    node("zhcap", "活动预算上限 30 万元"),
+    node("weekday", "No releases on Fridays."),
+    node("zhday", "周五禁止上线"),
+    node("window", "Migration window: Mar 2 - Mar 6"),
+    node("old", "Cache port 11200", superseded_by="cache"),
+]
+
+
+def retired(text, *, nodes=CANVAS, context=""):
+    out = []
+    for fact in capture_facts(text=text):
+        matches = match_supersede(fact=fact, nodes=nodes, context=context)
+        out.append((fact.content, matches[0].node.id if matches else None,
+                    matches[0].old_value if matches else None))
+    return out
+
+
+def test_change_from_to_names_old_and_new():
+    assert retired("Change the JWT expiry from 20 minutes to 40 minutes.") == [
+        ("JWT expiry: 40 minutes", "token", "20 minutes")]
+
+
+def test_paraphrased_subject_in_english_and_chinese():
+    assert retired("Correction: token lifetime is 35 minutes.")[0][1:] == ("token", "20 minutes")
+    assert retired("把交付期限改成6月20日")[0][1:] == ("ship", "6月10日")
+
+
+def test_corrections_without_a_subject_use_what_was_being_discussed():
+    assert retired("Actually the hosting provider moved us to 6440.",
+                   context="Which port does the primary database listen on?")[0][1:] == ("pg", "6432")
+    assert retired("刚才说错了，是6月18日", context="客户验收最晚哪天？")[0][1:] == ("ship", "6月10日")
+    # two candidates of the same type and nothing to tell them apart: no guess
+    assert retired("Actually it is 7000.") == [("7000", None, None)]
+
+
+def test_not_a_but_b_and_instead():
+    assert retired("不是6月10日，而是6月12日")[0][1:] == ("ship", "6月10日")
+    assert retired("Use Kafka instead of RabbitMQ.")[0][1:] == ("mq", "RabbitMQ")
+
+
+def test_a_type_only_replaces_the_same_type():
+    # a date does not retire the port node, a name does not retire a date
+    assert all(node_id not in ("pg", "cache") for _, node_id, _ in retired("Actually the kickoff is on Mar 9."))
+    assert retired("We're going with Kafka for the message bus.")[0][1] == "mq"
+
+
+def test_sharing_a_subject_word_is_not_a_conflict():
+    # the pinned-goal bug: a later message about the kiosk must not retire the goal
+    for text in ("The ticketing kiosk uses Stripe for payments.", "The kiosk demo is on Sep 2.",
+                 "We open the kiosk office on Oct 3."):
+        assert all(node_id != "goal" for _, node_id, _ in retired(text)), text
+
+
+def test_pinned_and_more_sensitive_nodes_are_flagged():
+    nodes = [node("g", "Launch date: Oct 1", pinned=True), node("s", "Vendor rate: $900", sensitivity="internal")]
+    fact = capture_facts(text="Correction: the launch date is Oct 8.")[0]
+    assert [m.warnings for m in match_supersede(fact=fact, nodes=nodes)] == [("pinned",)]
+    fact = capture_facts(text="Change the vendor rate from $900 to $950.")[0]
+    assert [m.warnings for m in match_supersede(fact=fact, nodes=nodes)] == [("more_sensitive",)]
+    # a plain statement (no correction) never retires a pinned node
+    assert match_supersede(fact=capture_facts(text="Launch date: Oct 8")[0], nodes=nodes) == []
+
+
+def test_twice_corrected_value_retires_the_intermediate_node():
+    first = capture_facts(text="Change the JWT expiry from 20 minutes to 40 minutes.")[0]
+    after_first = [n for n in CANVAS if n.id != "token"] + [node("token2", first.content)]
+    second = capture_facts(text="Scratch that, make the JWT expiry 60 minutes.")
+    assert any(m.node.id == "token2" and m.old_value == "40 minutes"
+               for f in second for m in match_supersede(fact=f, nodes=after_first))
+
+
+def test_superseded_and_archived_nodes_are_never_candidates():
+    assert all(node_id != "old" for _, node_id, _ in retired("Change the cache port to 11300."))
+
+
+def test_with_label_rebuilds_the_statement():
+    fact = capture_facts(text="刚才说错了，是6月18日")[0]
+    assert with_label(fact, "截止日期").content == "截止日期：6月18日"
+
+
+def conflicts(text):
+    return {(c.node.id, c.reason) for c in find_conflicts(text=text, nodes=CANVAS)}
+
+
+def test_conflicts_with_constraints():
+    both = {("weekday", "weekday"), ("zhday", "weekday")}  # the same rule, said in either language
+    assert conflicts("Let's release on Friday afternoon.") == both
+    assert conflicts("这周五上线吧") == both
+    assert conflicts("The agency quote for marketing is $31k.") == {("money", "cap")}
+    assert conflicts("活动预算需要三十五万元") == {("zhcap", "cap")}
+    assert conflicts("The migration runs on Mar 9.") == {("window", "date_range")}
+
+
+def test_no_conflict_inside_the_constraint_or_when_negated():
+    assert conflicts("We will not release on Friday.") == set()
+    assert conflicts("The migration runs on Mar 4.") == set()
+    assert conflicts("Marketing spend is $20k this quarter.") == set()
+    assert conflicts("Could we release on Friday?") == set()
