@@ -210,7 +210,7 @@ CANVASWEB = {
     # Group commit (canvases/realtime/committer.py): ops per transaction, and per socket per transaction
     # while other sockets wait too (a socket alone on the canvas gets the whole batch).
     "GROUP_COMMIT_MAX_OPS": env_int("CANVASWEB_GROUP_COMMIT_MAX_OPS", 200),
-    "GROUP_COMMIT_OPS_PER_SOCKET": env_int("CANVASWEB_GROUP_COMMIT_OPS_PER_SOCKET", 2),
+    "GROUP_COMMIT_OPS_PER_SOCKET": env_int("CANVASWEB_GROUP_COMMIT_OPS_PER_SOCKET", 8),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.
