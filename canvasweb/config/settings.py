@@ -218,7 +218,8 @@ CANVASWEB = {
     "INDEX_CATCH_UP_MAX_REVISIONS": env_int("CANVASWEB_INDEX_CATCH_UP_MAX_REVISIONS", 2000),
     # Threads that compile context, capture facts and update indexes (off the database thread).
     "COMPILE_THREADS": env_int("CANVASWEB_COMPILE_THREADS", 2),
-    # Group commit (canvases/realtime/committer.py): ops per transaction, and per socket per transaction.
+    # Group commit (canvases/realtime/committer.py): ops per transaction, and per socket per transaction
+    # while other sockets wait too (a socket alone on the canvas gets the whole batch).
     "GROUP_COMMIT_MAX_OPS": env_int("CANVASWEB_GROUP_COMMIT_MAX_OPS", 200),
     "GROUP_COMMIT_OPS_PER_SOCKET": env_int("CANVASWEB_GROUP_COMMIT_OPS_PER_SOCKET", 8),
 }

@@ -72,6 +72,8 @@ class CanvasCommitter:
 
     def _take_batch(self) -> list[_Pending]:
         limit, share = max_batch(), per_socket()
+        if len(self.queue) == 1:
+            share = limit  # one busy socket alone: no one to be fair to, take its whole backlog
         batch: list[_Pending] = []
         for source in list(self.queue):
             pending = self.queue[source]
