@@ -18,7 +18,6 @@ import {
   MarkerType,
   MiniMap,
   ReactFlow,
-  useNodesInitialized,
   useReactFlow,
   type Connection,
   type EdgeChange,
@@ -31,8 +30,9 @@ import { newEntityId, type EngineState } from '../sync/engine';
 import { clamp, snippet } from '../lib/format';
 import { LIMITS } from '../api/types';
 import { useCanvasActions, useEditingId, type Selection } from './context';
-import { NodeCard, type CardDecor, type CardNode } from './NodeCard';
-import { FloatingEdge, type RelEdge } from './FloatingEdge';
+import type { CardDecor, CardNode } from './NodeCard';
+import type { RelEdge } from './FloatingEdge';
+import { LodCard, LodEdge } from './lod/lod';
 import { kindMeta, relationColor } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
@@ -40,9 +40,11 @@ import { RemoteCursors } from './RemoteCursors';
 import { useOverlay, type OverlayState } from './overlay';
 import { GhostCard, type GhostFlowNode } from '../agent/GhostNode';
 import { ghostsFor, markedNodes } from '../agent/proposals';
+import { useViewportMemory } from './viewport/useViewportMemory';
 
-const nodeTypes = { card: NodeCard, ghost: GhostCard };
-const edgeTypes = { floating: FloatingEdge };
+// cards and edges switch to a simple block/line below the level-of-detail zoom (lod/)
+const nodeTypes = { card: LodCard, ghost: GhostCard };
+const edgeTypes = { floating: LodEdge };
 
 type FlowNode = CardNode | GhostFlowNode;
 
@@ -161,7 +163,7 @@ interface Props {
 }
 
 export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
-  const { engine, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
+  const { engine, canvasId, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
   const overlay = useOverlay(overlayStore);
   const editingId = useEditingId();
   const rf = useReactFlow<FlowNode, RelEdge>();
@@ -405,24 +407,17 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     return () => window.removeEventListener('keydown', onKey);
   }, [readOnly, selection, editingId, onDeleteSelection, startEditing, setSelection]);
 
-  // ------------------------------------------------------------ first fit
+  // ------------------------------------------------------------ opening viewport
 
-  const nodesInitialized = useNodesInitialized();
-  const fitted = useRef(false);
-  useEffect(() => {
-    if (fitted.current || !state.synced) return;
-    if (doc.nodes.size === 0) {
-      fitted.current = true;
-      return;
-    }
-    if (nodesInitialized) {
-      fitted.current = true;
-      void rf.fitView({ padding: 0.2, maxZoom: 1 }).then(() => {
-        const v = currentViewport();
-        if (v) overlayStore.setViewport(v);
-      });
-    }
-  }, [state.synced, nodesInitialized, doc.nodes.size, rf, currentViewport, overlayStore]);
+  const paneSize = useCallback(() => {
+    const rect = wrapperRef.current?.getBoundingClientRect();
+    return rect ? { width: rect.width, height: rect.height } : null;
+  }, []);
+  const publishViewport = useCallback(() => {
+    const v = currentViewport();
+    if (v) overlayStore.setViewport(v);
+  }, [currentViewport, overlayStore]);
+  const rememberViewport = useViewportMemory({ canvasId, userId: state.user?.id, synced: state.synced, doc, pane: paneSize, onOpened: publishViewport });
 
   // Publish the viewport once on mount (the chat needs it before any pan).
   useEffect(() => {
@@ -463,6 +458,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onEdgeClick={onEdgeClick}
         onPaneClick={onPaneClick}
         onMove={sendPresence}
+        onMoveEnd={rememberViewport}
         connectionMode={ConnectionMode.Loose}
         connectionLineStyle={{ stroke: '#6366f1', strokeWidth: 2 }}
         nodesDraggable={!readOnly}
