@@ -18,6 +18,8 @@ from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.models import Sensitivity
+from canvasweb.canvases.occupied import place_new_node
+from canvasweb.canvases.operations import COORDINATE_LIMIT
 from canvasweb.canvases.permissions import can_see, strictest_markable
 from canvasweb.common.errors import InvalidOperation, NotFound
 from canvasweb.context.capture import capture_facts, find_superseded_candidates, stricter
@@ -354,6 +356,8 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
     if sensitivity is not None and sensitivity not in Sensitivity.values:
         raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
     node_id = uuid.uuid4()
+    x, y = place_new_node(canvas_id=suggestion.conversation.canvas_id, want=(x, y), content=suggestion.content,
+                          limit=COORDINATE_LIMIT)  # the wanted spot, or the nearest free one
     body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
             "tags": ["captured"], "sensitivity": sensitivity or suggestion.sensitivity}
     if supersede and suggestion.supersede_node_id:
