@@ -32,7 +32,7 @@ import { LIMITS } from '../api/types';
 import { useCanvasActions, useEditingId, type Selection } from './context';
 import type { CardDecor, CardNode } from './NodeCard';
 import type { RelEdge } from './FloatingEdge';
-import { LodCard, LodEdge } from './lod/lod';
+import { LOD_FIRST_PASS_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
 import { kindMeta, relationColor } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
@@ -413,9 +413,13 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     const rect = wrapperRef.current?.getBoundingClientRect();
     return rect ? { width: rect.width, height: rect.height } : null;
   }, []);
+  // React Flow mounts every node once to measure it; on a big canvas that first pass draws cheap
+  // blocks (lod/), and cards only once the opening viewport is set and off-screen nodes are dropped.
+  const [opened, setOpened] = useState(false);
   const publishViewport = useCallback(() => {
     const v = currentViewport();
     if (v) overlayStore.setViewport(v);
+    requestAnimationFrame(() => setOpened(true));
   }, [currentViewport, overlayStore]);
   const rememberViewport = useViewportMemory({ canvasId, userId: state.user?.id, synced: state.synced, doc, pane: paneSize, onOpened: publishViewport });
 
@@ -425,6 +429,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     if (v) overlayStore.setViewport(v);
   }, [currentViewport, overlayStore]);
 
+  const lowDetail = useLowDetailFlag() || (!opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
@@ -443,6 +448,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         sendPresence();
       }}
     >
+      <LowDetailContext.Provider value={lowDetail}>
       <ReactFlow<FlowNode, RelEdge>
         nodes={rfNodes}
         edges={rfEdges}
@@ -474,6 +480,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       >
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} color="#cbd5e1" />
         <Controls showInteractive={false} position="bottom-left" />
+        {doc.nodes.size <= MINIMAP_MAX_NODES && (
         <MiniMap
           pannable
           zoomable
@@ -484,8 +491,10 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
           maskColor="rgba(241, 245, 249, 0.7)"
           ariaLabel="Mini map"
         />
+        )}
         <RemoteCursors peers={state.peers} />
       </ReactFlow>
+      </LowDetailContext.Provider>
 
       {!state.synced && (
         <div className="canvas-overlay" data-testid="canvas-loading">

@@ -2,22 +2,29 @@
 // card is drawn as a plain coloured block (plus the handles React Flow needs
 // for edges) and edges lose their labels. 2,000 full cards with text, badges
 // and labels are what made panning slow.
-import { memo } from 'react';
+import { createContext, memo, useContext } from 'react';
 import { BaseEdge, Handle, Position, useInternalNode, useStore, type EdgeProps, type NodeProps, type ReactFlowState } from '@xyflow/react';
 import { NodeCard, type CardNode } from '../NodeCard';
 import { FloatingEdge, type RelEdge } from '../FloatingEdge';
 import { kindMeta, relationColor, weightStyle } from '../kinds';
 
 export const LOD_ZOOM = 0.45;
+/** above this many nodes the React Flow mini map (one subscribed component per node) costs seconds on open */
+export const MINIMAP_MAX_NODES = 1000;
+/** canvases bigger than this draw blocks in React Flow's first measuring pass (all nodes mount once) */
+export const LOD_FIRST_PASS_NODES = 400;
 const BLOCK_H = 90;
 const SIDES = [Position.Top, Position.Right, Position.Bottom, Position.Left];
 const SIDE_IDS = ['top', 'right', 'bottom', 'left'];
 
 const lowDetail = (s: ReactFlowState) => s.transform[2] < LOD_ZOOM;
 
-export function useLowDetail(): boolean {
+/** Read once per canvas (CanvasView) and handed down: one store subscription instead of one per card and edge. */
+export function useLowDetailFlag(): boolean {
   return useStore(lowDetail);
 }
+export const LowDetailContext = createContext(false);
+const useLowDetail = () => useContext(LowDetailContext);
 
 function BlockCard({ id, data, selected }: NodeProps<CardNode>) {
   const { node } = data;
