@@ -27,11 +27,14 @@ fi
 
 cw_step "migrate" cw_manage migrate --noinput
 
+PASSWORD_HINT="create a user with: .venv/bin/python manage.py createsuperuser"
 seed() {
     if [ "$(cw_db_has_users)" = 1 ]; then
+        PASSWORD_HINT="passwords were printed on the first run; reset one with: .venv/bin/python manage.py changepassword alice"
         cw_log "database already has users: seed_demo skipped (passwords were printed on the first run)"
     elif cw_has_command seed_demo; then
         cw_manage seed_demo
+        PASSWORD_HINT="see the passwords printed above"
     else
         cw_warn "manage.py seed_demo not available; create a user with: .venv/bin/python manage.py createsuperuser"
     fi
@@ -59,7 +62,7 @@ if ! cw_wait_port "$PORT" 60 "$DAPHNE_PID"; then
     wait "$DAPHNE_PID" 2>/dev/null || true
     cw_die "Daphne did not start on port $PORT"
 fi
-printf '\nCanvasweb is running at http://%s:%s/ — log in as alice (see passwords above)\n' "$HOST" "$PORT"
+printf '\nCanvasweb is running at http://%s:%s/ — log in as alice (%s)\n' "$HOST" "$PORT" "$PASSWORD_HINT"
 printf 'Press Ctrl-C to stop.\n\n'
 rc=0
 wait "$DAPHNE_PID" || rc=$?

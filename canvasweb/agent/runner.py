@@ -62,6 +62,7 @@ from canvasweb.chat.suggestions import dismiss_duplicates_of_agent_op
 from canvasweb.history.models import SecurityEvent
 
 from . import services, tools
+from .placement import place_agent_node
 from .models import AgentRun, AgentToolCall, ToolOutcome
 
 logger = logging.getLogger(__name__)
@@ -443,17 +444,19 @@ class AgentRunner:
             self._check_text(tag, f"tags[{index}]")
 
     def _place(self, args: dict, *, near: Node | None) -> tuple[float, float]:
+        x = y = 0.0  # explicit x and y are the wanted point
         if "x" in args and "y" in args:
-            return float(args["x"]), float(args["y"])
-        if near is not None:
+            pass
+        elif near is not None:
             x, y = near.x + PLACE_OFFSET, near.y + 40.0 * self.writes
         else:
             anchor = Node.objects.filter(pk__in=list(self.handles.values())[:1], canvas_id=self.canvas_id).first()
             x, y = (anchor.x + PLACE_OFFSET, anchor.y + 60.0 * (self.writes + 1)) if anchor else (
                 0.0, 60.0 * self.writes)
         x, y = float(args.get("x", x)), float(args.get("y", y))
-        limit = COORDINATE_LIMIT
-        return min(max(x, -limit), limit), min(max(y, -limit), limit)
+        # the nearest free spot: never on top of a card or of another proposal's ghost card
+        return place_agent_node(canvas_id=self.canvas_id, want=(x, y), content=args.get("content", ""),
+                                weight=args.get("weight", 1.0), limit=COORDINATE_LIMIT)
 
     # --- reads ---------------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from canvasweb.common.errors import CanvasError, Conflict, Forbidden, InvalidOpe
 from canvasweb.history.models import SecurityEvent
 
 from .models import AgentRun, Proposal, ProposalStatus
+from .placement import with_free_position
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +98,8 @@ def proposal_approve(*, user, proposal_id: Any, force: bool = False) -> dict:
                             agent_run_id=proposal.run.run_id if proposal.run_id else "", approved_by=user,
                             via=proposal.run.via if proposal.run_id else "")
         try:
-            result = canvas_services.apply_operation(actor=actor, canvas_id=proposal.canvas_id, op=proposal.op)
+            result = canvas_services.apply_operation(actor=actor, canvas_id=proposal.canvas_id,
+                                                     op=with_free_position(proposal))
         except CanvasError as exc:  # the write path recorded the refusal in the security log
             failure = exc
             proposal.status = ProposalStatus.FAILED

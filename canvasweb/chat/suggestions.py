@@ -24,6 +24,8 @@ from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.models import Sensitivity
+from canvasweb.canvases.occupied import place_new_node
+from canvasweb.canvases.operations import COORDINATE_LIMIT
 from canvasweb.canvases.permissions import can_see, strictest_markable
 from canvasweb.common.errors import InvalidOperation, NotFound
 from canvasweb.context.capture import (Conflict, Match, SuggestedFact, capture_facts, conflict_note, find_conflicts,
@@ -263,6 +265,8 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
             raise InvalidOperation("this " + " and ".join(WARNING_TEXT[w] for w in warnings)
                                    + "; accept again with confirm: true to retire it", field="confirm")
     node_id = uuid.uuid4()
+    x, y = place_new_node(canvas_id=suggestion.conversation.canvas_id, want=(x, y), content=suggestion.content,
+                          limit=COORDINATE_LIMIT)  # the wanted spot, or the nearest free one
     body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
             "tags": ["captured"], "sensitivity": final_sensitivity}
     if old is not None:  # the new value takes the old node's place: its kind, pin and tags

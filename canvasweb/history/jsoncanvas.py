@@ -40,6 +40,7 @@ from canvasweb.canvases.operations import (
     MAX_WEIGHT,
     MIN_WEIGHT,
 )
+from canvasweb.canvases.placement import Rect, card_height, card_width, free_spot
 from canvasweb.common.errors import CanvasError
 from canvasweb.common.json_safety import find_unsafe, finite_float
 
@@ -274,6 +275,7 @@ def plan_import(document: Any) -> ImportPlan:
             plan.archived.append(body["id"])
         if node["ns"].get("superseded_by"):
             plan.superseded.append((body["id"], plan.id_map[node["ns"]["superseded_by"]]))
+    _lift_groups(plan, parsed_nodes)
     for edge in parsed_edges:
         if edge["from"] == edge["to"]:
             plan.notes.append(f"{edge['where']}: skipped, Canvasweb has no edges from a node to itself")
@@ -491,6 +493,21 @@ def _check_edge(raw: Any, index: int, node_ids: set[str], problems: list[str], p
         return None
     return {"file_id": edge_id, "where": where, "from": ends["fromNode"], "to": ends["toNode"],
             "relation": relation, "label": label}
+
+
+def _lift_groups(plan: ImportPlan, parsed_nodes: list[dict]) -> None:
+    """A group becomes a note card: put it at the free spot nearest its frame's corner, not under its members."""
+    by_id = {body["id"]: body for body in plan.nodes}
+    taken = [Rect(n["x"], n["y"], n["width"] or card_width(None), n["height"] or card_height(n["content"]))
+             for n in parsed_nodes if n["type"] != "group"]
+    for node in parsed_nodes:
+        if node["type"] != "group":
+            continue
+        body = by_id[plan.id_map[node["file_id"]]]
+        size = (card_width(body.get("weight")), card_height(body["content"]))
+        body["x"], body["y"] = free_spot(taken=taken, want=(node["x"], node["y"] - size[1]), size=size,
+                                         limit=COORDINATE_LIMIT)
+        taken.append(Rect(body["x"], body["y"], *size))
 
 
 def _inside(node: dict, group: dict) -> bool:

@@ -8,6 +8,7 @@ from canvasweb.agent.models import Proposal
 from canvasweb.canvases import services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.models import Edge, Node
+from canvasweb.canvases.placement import node_rect
 from canvasweb.history.models import ChangeLogEntry, SecurityEvent
 from tests.agent.conftest import call, canvas_state, handle_of, prepare_turn, run_calls, set_policy
 
@@ -185,7 +186,11 @@ def test_proposed_edges_and_nodes_carry_ghost_data(seeded, alice):
     link, add = (Proposal.objects.get(pk=r["proposal_id"]) for r in results)
     assert link.diff["edge"]["source"] == ids["redis"] and link.diff["edge"]["label"] == "serves"
     assert link.refs == [ids["redis"], ids["anchor"]] and link.base_versions == {}
-    assert add.diff["node"]["x"] == Node.objects.get(pk=ids["redis"]).x + 260
+    # placed near redis, not on top of any card
+    ghost, redis = add.diff["node"], Node.objects.get(pk=ids["redis"])
+    assert abs(ghost["x"] - redis.x) < 800 and abs(ghost["y"] - redis.y) < 600
+    assert not any(node_rect(x=ghost["x"], y=ghost["y"], content=ghost["content"]).overlaps(
+        node_rect(x=n.x, y=n.y, weight=n.weight, content=n.content), gap=0) for n in Node.objects.filter(canvas=canvas))
     assert client_for(alice).post(f"/api/proposals/{link.pk}/approve/", {}, format="json").status_code == 200
     assert Edge.objects.filter(pk=link.op["edge"]["id"], author_kind="agent").exists()
 

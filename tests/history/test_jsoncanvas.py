@@ -222,3 +222,19 @@ def test_export_and_import_endpoints(canvas, apply, alice, bob, vic, client_for,
                                   content_type="application/json")
     assert nan.status_code == 400
     assert client_for(vic).get(f"/api/canvases/{canvas.pk + 1000}/export.canvas").status_code == 404
+
+
+def test_imported_groups_do_not_sit_under_their_members(alice):
+    from canvasweb.canvases.placement import node_rect
+
+    document = jsoncanvas.parse_text((DATA / "obsidian-sample.canvas").read_text())
+    result = canvas_import(user=alice, document=document, name="Groups placed")
+    nodes = list(Node.objects.filter(canvas_id=result["canvas"]["id"]))
+    groups = [n for n in nodes if "group" in n.tags]
+    members = [n for n in nodes if "group" not in n.tags]
+    assert len(groups) == 2
+    for g in groups:
+        box = node_rect(x=g.x, y=g.y, weight=g.weight, content=g.content)
+        for m in members:
+            assert not box.overlaps(node_rect(x=m.x, y=m.y, weight=m.weight, content=m.content), gap=0), (g.content, m.content)
+    assert not node_rect(x=groups[0].x, y=groups[0].y).overlaps(node_rect(x=groups[1].x, y=groups[1].y), gap=0)

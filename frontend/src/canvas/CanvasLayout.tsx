@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useResizableWidth } from './useResizableWidth';
 import { ChatIcon, ChevronLeftIcon, ChevronRightIcon } from '../components/Icons';
 
 interface Props {
@@ -19,13 +20,18 @@ interface Props {
 
 /** Canvas page layout: header on top; [chat] | canvas | inspector below. */
 export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen, onToggleInspector, chat, chatOpen, onToggleChat }: Props) {
+  const chatWidth = useResizableWidth();
   return (
     <div className="canvas-page">
       {header}
       {banner}
       <div className="workspace">
         {chat && (
-          <aside className={`side-region chat-region${chatOpen ? ' open' : ' collapsed'}`} data-testid="chat-region">
+          <aside
+            className={`side-region chat-region${chatOpen ? ' open' : ' collapsed'}`}
+            data-testid="chat-region"
+            style={chatOpen ? { width: chatWidth.width } : undefined}
+          >
             <button className="region-toggle" onClick={onToggleChat} aria-label={chatOpen ? 'Hide chat' : 'Show chat'} title={chatOpen ? 'Hide chat' : 'Show chat'}>
               {chatOpen ? <ChevronLeftIcon size={14} /> : <ChatIcon size={14} />}
             </button>
@@ -33,6 +39,7 @@ export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen,
             <div className="region-body" hidden={!chatOpen}>
               {chat}
             </div>
+            {chatOpen && <div className="region-resizer" aria-label="Resize chat" title="Drag to resize the chat" data-testid="chat-resizer" {...chatWidth.handleProps} />}
           </aside>
         )}
         <main className="canvas-area">{canvas}</main>

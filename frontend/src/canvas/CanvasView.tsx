@@ -18,7 +18,6 @@ import {
   MarkerType,
   MiniMap,
   ReactFlow,
-  useNodesInitialized,
   useReactFlow,
   type Connection,
   type EdgeChange,
@@ -29,8 +28,9 @@ import type { Op, Relation } from '../api/types';
 import { newEntityId, type EngineState } from '../sync/engine';
 import { snippet } from '../lib/format';
 import { useCanvasActions, useEditingId, type Selection } from './context';
-import { NodeCard, type CardNode } from './NodeCard';
-import { FloatingEdge, type RelEdge } from './FloatingEdge';
+import type { CardNode } from './NodeCard';
+import type { RelEdge } from './FloatingEdge';
+import { LOD_FIRST_PASS_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
 import { kindMeta, relationColor } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
@@ -43,11 +43,13 @@ import { useCanvasKeyboard } from './useCanvasKeyboard';
 import { PeerActivityContext, usePeerActivity } from './editing/peerActivity';
 import { CanvasDrafts } from './editing/CanvasDrafts';
 import { useEditSession } from './editing/editSession';
+import { useViewportMemory } from './viewport/useViewportMemory';
 
-const nodeTypes = { card: NodeCard, ghost: GhostCard };
+// cards and edges switch to a simple block/line below the level-of-detail zoom (lod/)
+const nodeTypes = { card: LodCard, ghost: GhostCard };
+const edgeTypes = { floating: LodEdge };
 // Shift+click extends the selection, like Ctrl/Cmd+click.
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
-const edgeTypes = { floating: FloatingEdge };
 
 interface Props {
   state: EngineState;
@@ -57,7 +59,7 @@ interface Props {
 }
 
 export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
-  const { engine, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
+  const { engine, canvasId, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
   const overlay = useOverlay(overlayStore);
   const editingId = useEditingId();
   const rf = useReactFlow<FlowNode, RelEdge>();
@@ -304,24 +306,21 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   useCanvasKeyboard({ engine, readOnly, selection, setSelection, editingId, startEditing, onDeleteSelection });
 
-  // ------------------------------------------------------------ first fit
+  // ------------------------------------------------------------ opening viewport
 
-  const nodesInitialized = useNodesInitialized();
-  const fitted = useRef(false);
-  useEffect(() => {
-    if (fitted.current || !state.synced) return;
-    if (doc.nodes.size === 0) {
-      fitted.current = true;
-      return;
-    }
-    if (nodesInitialized) {
-      fitted.current = true;
-      void rf.fitView({ padding: 0.2, maxZoom: 1 }).then(() => {
-        const v = currentViewport();
-        if (v) overlayStore.setViewport(v);
-      });
-    }
-  }, [state.synced, nodesInitialized, doc.nodes.size, rf, currentViewport, overlayStore]);
+  const paneSize = useCallback(() => {
+    const rect = wrapperRef.current?.getBoundingClientRect();
+    return rect ? { width: rect.width, height: rect.height } : null;
+  }, []);
+  // React Flow mounts every node once to measure it; on a big canvas that first pass draws cheap
+  // blocks (lod/), and cards only once the opening viewport is set and off-screen nodes are dropped.
+  const [opened, setOpened] = useState(false);
+  const publishViewport = useCallback(() => {
+    const v = currentViewport();
+    if (v) overlayStore.setViewport(v);
+    requestAnimationFrame(() => setOpened(true));
+  }, [currentViewport, overlayStore]);
+  const rememberViewport = useViewportMemory({ canvasId, userId: state.user?.id, synced: state.synced, doc, pane: paneSize, onOpened: publishViewport });
 
   // Publish the viewport once on mount (the chat needs it before any pan).
   useEffect(() => {
@@ -329,6 +328,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     if (v) overlayStore.setViewport(v);
   }, [currentViewport, overlayStore]);
 
+  const lowDetail = useLowDetailFlag() || (!opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
@@ -348,6 +348,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       }}
     >
       <PeerActivityContext.Provider value={activity}>
+      <LowDetailContext.Provider value={lowDetail}>
       <ReactFlow<FlowNode, RelEdge>
         nodes={rfNodes}
         edges={rfEdges}
@@ -364,6 +365,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onEdgeClick={onEdgeClick}
         onPaneClick={onPaneClick}
         onMove={sendPresence}
+        onMoveEnd={rememberViewport}
         connectionMode={ConnectionMode.Loose}
         connectionLineStyle={{ stroke: '#6366f1', strokeWidth: 2 }}
         nodesDraggable={!readOnly}
@@ -380,6 +382,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       >
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} color="#cbd5e1" />
         <Controls showInteractive={false} position="bottom-left" />
+        {doc.nodes.size <= MINIMAP_MAX_NODES && (
         <MiniMap
           pannable
           zoomable
@@ -390,8 +393,10 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
           maskColor="rgba(241, 245, 249, 0.7)"
           ariaLabel="Mini map"
         />
+        )}
         <RemoteCursors peers={state.peers} />
       </ReactFlow>
+      </LowDetailContext.Provider>
       </PeerActivityContext.Provider>
       <CanvasDrafts doc={doc} toWrapper={toWrapper} />
 

@@ -21,6 +21,7 @@ import { useCanvasEngine } from '../canvas/useCanvasEngine';
 import { OverlayStore, useOverlay } from '../canvas/overlay';
 import { SidePanel, type SideTab } from '../canvas/SidePanel';
 import { CanvasToolbar } from '../canvas/CanvasToolbar';
+import { CanvasSearch } from '../canvas/search/CanvasSearch';
 import { ProposalsPanel } from '../agent/ProposalsPanel';
 import { useProposals } from '../agent/useProposals';
 import { CanvasSettingsDialog } from '../agent/CanvasSettingsDialog';
@@ -31,6 +32,8 @@ import { EditSession, EditSessionContext } from '../canvas/editing/editSession';
 import { ConflictDialog } from '../canvas/editing/ConflictDialog';
 
 const CHAT_OPEN_KEY = 'canvasweb.chatOpen';
+/** from this window width the chat (the core feature) starts open */
+export const CHAT_OPEN_MIN_WIDTH = 1280;
 
 /** The chat starts open when there is room for it next to the canvas and the inspector (or as last left). */
 function initialChatOpen(): boolean {
@@ -40,7 +43,7 @@ function initialChatOpen(): boolean {
   } catch {
     /* storage blocked */
   }
-  return typeof window === 'undefined' || window.innerWidth >= 1500;
+  return typeof window === 'undefined' || window.innerWidth >= CHAT_OPEN_MIN_WIDTH;
 }
 
 function rememberChatOpen(open: boolean) {
@@ -288,6 +291,7 @@ function Workspace({
             <>
               <CanvasView state={state} selection={selection} setSelection={setSelection} onDeleteSelection={deleteSelection} />
               {state.synced && <CanvasToolbar undo={readOnly ? null : undo} agentCount={agentCount} name={name} />}
+              {state.synced && <CanvasSearch doc={state.doc} onPick={focusNode} />}
             </>
           }
           inspector={

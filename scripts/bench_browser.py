@@ -1,0 +1,219 @@
+"""Browser benchmark: open and pan big canvases in Chromium, frame times from requestAnimationFrame.
+
+    .venv/bin/python scripts/bench_browser.py [--sizes 2000 5000] [--pan-seconds 2.5] [--out var/bench/browser.json]
+
+Needs the built front end (`cd frontend && npm run build`) and Chromium (CANVASWEB_CHROMIUM or /usr/bin/chromium).
+Everything runs on 127.0.0.1 and is stopped at the end: a temporary SQLite database, one Daphne process.
+
+Per size N, a fresh canvas is seeded through the write path (`services.apply_operation`, batches of 500
+node.create ops, then ~N/2 edges between grid neighbours, five pinned anchors). Then, at 1440 x 900:
+
+* open: milliseconds from navigation start until the canvas is synced and its first cards are painted
+  (measured in the page: `performance.now()` in the first animation frame after the condition holds);
+* pan: the mouse drags the pane back and forth for --pan-seconds while a requestAnimationFrame loop records
+  frame timestamps; reported as fps and p50/p95/max frame time. Three views: the opening view (readable
+  zoom, full cards), fit-to-all (level of detail: blocks), and zoom ~0.5 (full cards, many on screen).
+
+This is a benchmark, not a test: it asserts nothing; it prints a table and writes a JSON report.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from canvasweb.testing.fixtures import setup_canvas_in  # noqa: E402
+from canvasweb.testing.servers import Cluster, sqlite_url  # noqa: E402
+
+PASSWORD = "bench-pass-123"
+VIEWPORT = {"width": 1440, "height": 900}
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-default-apps", "--disable-extensions"]
+
+SEED_SCRIPT = """
+import json, uuid
+from django.contrib.auth import get_user_model
+from canvasweb.canvases import services
+from canvasweb.canvases.actors import user_actor
+spec = json.loads('''{spec}''')
+user = get_user_model().objects.get(username=spec["owner"])
+actor = user_actor(user)
+n, cols = spec["n"], spec["cols"]
+topics = ["cache", "队列", "billing", "部署", "search index", "权限", "replica lag", "日志", "backup", "网关"]
+ids = [str(uuid.uuid4()) for _ in range(n)]
+kinds = ["note", "fact", "decision", "requirement", "config", "question"]
+for start in range(0, n, 500):
+    ops = []
+    for i in range(start, min(n, start + 500)):
+        text = f"Item {{i}}: {{topics[i % len(topics)]}} 第{{i % 97}}项 uses port {{7000 + i % 900}}"
+        ops.append({{"type": "node.create", "node": {{"id": ids[i], "content": text, "kind": kinds[i % len(kinds)],
+                    "x": (i % cols) * 280, "y": (i // cols) * 170, "pinned": i % (n // 5) == 0}}}})
+    services.apply_operation(actor=actor, canvas_id=spec["canvas_id"], op={{"type": "batch", "ops": ops}})
+edges = [(ids[i], ids[i + 1]) for i in range(0, n - 1, 2) if (i + 1) % cols]
+for start in range(0, len(edges), 500):
+    ops = [{{"type": "edge.create", "edge": {{"id": str(uuid.uuid4()), "source": s, "target": t,
+             "relation": "relates_to"}}}} for s, t in edges[start:start + 500]]
+    services.apply_operation(actor=actor, canvas_id=spec["canvas_id"], op={{"type": "batch", "ops": ops}})
+print("SEEDED", n, len(edges))
+"""
+
+FRAME_RECORDER = """() => {
+  window.__frames = [];
+  window.__rec = true;
+  const tick = (t) => { window.__frames.push(t); if (window.__rec) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+}"""
+
+OPENED_JS = """() => !document.querySelector('[data-testid=canvas-loading]')
+  && document.querySelectorAll('.react-flow__node').length > 0
+  && window.__canvasweb && window.__canvasweb.getState().nodes.length >= %d"""
+
+FREE_PANE_POINT_JS = """() => {
+  const r = document.querySelector('[data-testid=canvas] .react-flow__pane').getBoundingClientRect();
+  for (let y = r.top + 60; y < r.bottom - 140; y += 7)
+    for (let x = r.left + 200; x < r.right - 260; x += 7) {
+      const el = document.elementFromPoint(x, y);
+      if (el && el.classList.contains('react-flow__pane')) return [x, y];
+    }
+  return null;
+}"""
+
+ZOOM_JS = "() => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
+
+
+def frame_stats(frames: list[float]) -> dict:
+    gaps = sorted(b - a for a, b in zip(frames, frames[1:]))
+    if not gaps:
+        return {"frames": len(frames), "fps": 0.0, "p50_ms": None, "p95_ms": None, "max_ms": None}
+    duration = frames[-1] - frames[0]
+    return {"frames": len(frames), "fps": round((len(frames) - 1) / (duration / 1000), 1),
+            "p50_ms": round(statistics.median(gaps), 1), "p95_ms": round(gaps[int(0.95 * (len(gaps) - 1))], 1),
+            "max_ms": round(gaps[-1], 1)}
+
+
+def pan(page, seconds: float) -> dict:
+    point = page.evaluate(FREE_PANE_POINT_JS)
+    if point is None:
+        return {"error": "no free spot on the pane to start a drag"}
+    x0, y0 = point
+    page.evaluate(FRAME_RECORDER)
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    steps = max(10, int(seconds * 60))
+    for i in range(steps):
+        phase = (i % 60) / 60  # back and forth, 240 px each way
+        dx = 240 * (phase * 2 if phase < 0.5 else 2 - phase * 2)
+        page.mouse.move(x0 - dx, y0 - dx / 3)
+        page.wait_for_timeout(16)
+    page.mouse.up()
+    frames = page.evaluate("() => { window.__rec = false; return window.__frames; }")
+    return {**frame_stats(frames), "zoom": round(page.evaluate(ZOOM_JS), 3),
+            "cards_in_dom": page.evaluate("() => document.querySelectorAll('.react-flow__node').length"),
+            "blocks_in_dom": page.evaluate("() => document.querySelectorAll('[data-lod=block]').length")}
+
+
+def run_size(browser, cluster: Cluster, n: int, pan_seconds: float) -> dict:
+    data = setup_canvas_in(cluster, users=[f"bench{n}"], owner=f"bench{n}", name=f"bench {n}", password=PASSWORD)
+    cols = int((n * 1.6) ** 0.5)
+    t0 = time.perf_counter()
+    cluster.manage("shell", "-c", SEED_SCRIPT.format(spec=json.dumps(
+        {"owner": f"bench{n}", "canvas_id": data["canvas_id"], "n": n, "cols": cols})))
+    seed_s = time.perf_counter() - t0
+
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    base = cluster.url(0)
+    page.goto(f"{base}/login/")
+    page.get_by_test_id("login-username").fill(f"bench{n}")
+    page.get_by_test_id("login-password").fill(PASSWORD)
+    page.get_by_test_id("login-submit").click()
+    page.wait_for_url(lambda url: "/login" not in url, timeout=10_000)
+
+    result: dict = {"nodes": n, "seed_s": round(seed_s, 1)}
+    opens = []
+    for _ in range(2):  # cold (first load of the canvas) and warm (reload)
+        page.goto(f"{base}/canvases/{data['canvas_id']}/")
+        page.wait_for_function(OPENED_JS % n, polling="raf", timeout=60_000)
+        opens.append(round(page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(performance.now())))")))
+        page.wait_for_timeout(800)
+    result["open_ms"] = opens
+    result["open_zoom"] = round(page.evaluate(ZOOM_JS), 3)
+    result["pan_open_view"] = pan(page, pan_seconds)
+
+    page.evaluate("() => document.querySelector('.react-flow__controls-fitview').click()")
+    page.wait_for_timeout(1000)
+    result["pan_fit_all"] = pan(page, pan_seconds)
+
+    for _ in range(12):
+        if page.evaluate(ZOOM_JS) >= 0.5:
+            break
+        page.evaluate("() => document.querySelector('.react-flow__controls-zoomin').click()")
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(800)
+    result["pan_zoom_05"] = pan(page, pan_seconds)
+    context.close()
+    return result
+
+
+def table(results: list[dict]) -> str:
+    head = "| nodes | open cold / warm (ms) | view | zoom | nodes in DOM | fps | p50 ms | p95 ms | max ms |"
+    rows = [head, "|" + "---|" * 9]
+    for r in results:
+        for key, label in (("pan_open_view", "on open"), ("pan_fit_all", "fit all (LOD)"), ("pan_zoom_05", "zoom 0.5")):
+            p = r[key]
+            rows.append(f"| {r['nodes']} | {r['open_ms'][0]} / {r['open_ms'][1]} | {label} | {p.get('zoom')} | "
+                        f"{p.get('cards_in_dom')} ({p.get('blocks_in_dom')} blocks) | {p.get('fps')} | "
+                        f"{p.get('p50_ms')} | {p.get('p95_ms')} | {p.get('max_ms')} |")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000])
+    parser.add_argument("--pan-seconds", type=float, default=2.5)
+    parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench" / "browser-bench.json")
+    args = parser.parse_args()
+    if not (ROOT / "frontend" / "dist").exists():
+        print("build the front end first: cd frontend && npm run build", file=sys.stderr)
+        return 2
+
+    from playwright.sync_api import sync_playwright
+
+    workdir = Path(tempfile.mkdtemp(prefix="canvasweb-browser-bench-"))
+    cluster = Cluster(database_url=sqlite_url(workdir), redis_url=None,
+                      extra_env={"CANVASWEB_WS_OPS_PER_SECOND": "200"})
+    cluster.migrate()
+    cluster.start(1)
+    results = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=os.environ.get("CANVASWEB_CHROMIUM", "/usr/bin/chromium"),
+                                         args=CHROMIUM_ARGS)
+            for n in args.sizes:
+                print(f"-- {n} nodes", flush=True)
+                results.append(run_size(browser, cluster, n, args.pan_seconds))
+            browser.close()
+    finally:
+        cluster.stop()
+    report = {"format": "browser-bench-report/1", "viewport": VIEWPORT, "pan_seconds": args.pan_seconds,
+              "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+              "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "results": results}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2))
+    print(table(results))
+    print(f"report: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
