@@ -59,9 +59,11 @@ class NothingToRedo(CanvasError):
 def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revision: Any) -> dict:
     """Bring a node back to how it was right after `revision`, as a new logged change (reason "revert").
 
-    Restores content, kind, position, weight, tags, pinned, sensitivity and archived. A node
-    deleted since is re-created with its old id. `superseded_by` is not touched (undo a
-    supersede with undo, or delete the newer version).
+    When `revision` is an edit of this node, only the fields that edit changed are restored
+    (reverting a text edit does not move the node back); otherwise every field is: content,
+    kind, position, weight, tags, pinned, sensitivity and archived. A node deleted since is
+    re-created with its old id. `superseded_by` is not touched (undo a supersede with undo, or
+    delete the newer version).
     """
     if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
         raise InvalidOperation("revision must be a positive integer", field="revision")
@@ -83,6 +85,9 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
     if entry.visibility_after is None or entry.visibility_after > level:
         raise NotFound("you may not see that version of the node", field="revision")
     target = entry.after
+    scope: set[str] | None = None  # None: every field
+    if entry.revision == revision and entry.action == "updated" and entry.before:
+        scope = {name for name in (*NODE_FIELDS, "archived") if entry.before.get(name) != entry.after.get(name)}
     ops: list[Operation] = []
     fields: list[str] = []
     if live is None:
@@ -93,11 +98,12 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
             fields.append("archived")
     else:
         current = node_to_dict(live)
-        changed = {name: target[name] for name in NODE_FIELDS if current[name] != target[name]}
+        changed = {name: target[name] for name in NODE_FIELDS
+                   if current[name] != target[name] and (scope is None or name in scope)}
         if changed:
             ops.append(parse_operation({"type": "node.update", "id": str(node_id), "fields": changed}))
             fields = list(changed)
-        if bool(target.get("archived")) != current["archived"]:
+        if bool(target.get("archived")) != current["archived"] and (scope is None or "archived" in scope):
             ops.append(parse_operation({"type": "node.archive", "id": str(node_id),
                                         "archived": bool(target.get("archived"))}))
             fields.append("archived")

@@ -24,21 +24,34 @@ def test_revert_restores_fields_and_is_logged(canvas, apply, as_agent, alice, bo
     apply(alice, {"type": "node.move", "id": node, "x": 99, "y": 99})
     apply(alice, {"type": "node.archive", "id": node})
 
+    # Reverting to an edit restores what that edit changed (content, weight), nothing else: the
+    # later move, tags and archive stay.
     out = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=good.revision)
     row = Node.objects.get(pk=node)
-    assert (row.content, row.weight, row.tags, row.x, row.y, row.archived) == ("retry 5 times", 2, ["ops"], 10, 10,
-                                                                               False)
+    assert (row.content, row.weight, row.tags, row.x, row.y, row.archived) == ("retry 5 times", 2, ["agent"], 99, 99,
+                                                                               True)
     assert out["revision"] == Canvas.objects.get(pk=canvas.pk).revision and not out["recreated"]
-    assert set(out["fields"]) == {"content", "tags", "x", "y", "archived"}
+    assert set(out["fields"]) == {"content"}
     entries = ChangeLogEntry.objects.filter(canvas=canvas, revision=out["revision"])
     assert {e.reason for e in entries} == {"revert"} and {e.actor_user for e in entries} == {bob}
     # The history itself is untouched: the bad edits are still there, followed by the revert.
     timeline = selectors.node_timeline(canvas=canvas, level=2, node_id=node)["entries"]
-    assert [e["reason"] for e in timeline][-3:] == [None, "revert", "revert"]
+    assert [e["reason"] for e in timeline][-2:] == [None, "revert"]
     assert any(e["actor"]["kind"] == "agent" for e in timeline)
 
     again = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=good.revision)
     assert again["fields"] == [] and again["changes"] == [] and again["revision"] == out["revision"]
+
+
+def test_revert_to_the_creation_restores_every_field(canvas, apply, alice, bob):
+    created = apply(bob, node_op("端口 5433", kind="config", tags=["db"], x=10, y=10))
+    node = created_id(created)
+    apply(alice, {"type": "node.update", "id": node, "fields": {"content": "端口 5434", "tags": ["x"]}})
+    apply(alice, {"type": "node.move", "id": node, "x": 80, "y": 80})
+    out = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=created.revision)
+    row = Node.objects.get(pk=node)
+    assert (row.content, row.tags, row.x, row.y) == ("端口 5433", ["db"], 10, 10)
+    assert set(out["fields"]) == {"content", "tags", "x", "y"}
 
 
 def test_revert_recreates_a_deleted_node_with_its_id(canvas, apply, bob):
