@@ -191,7 +191,7 @@ def main() -> int:
 
     workdir = Path(tempfile.mkdtemp(prefix="canvasweb-browser-bench-"))
     cluster = Cluster(database_url=sqlite_url(workdir), redis_url=None,
-                      extra_env={"CANVASWEB_WS_OPS_PER_SECOND": "200"})
+                      extra_env={"CANVASWEB_WS_OPS_PER_SECOND": "200", "CANVASWEB_TEST_HOOKS": "true"})
     cluster.migrate()
     cluster.start(1)
     results = []

@@ -200,6 +200,8 @@ CANVASWEB = {
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
+    # window.__canvasweb for browser tests and the browser benchmark; off everywhere else.
+    "TEST_HOOKS": env_bool("CANVASWEB_TEST_HOOKS", False),
     # Retention (manage.py prune_history): op receipts answer resends of an op id; keep them longer than
     # any client stays offline. Security events are the refusal log.
     "OP_RECEIPT_RETENTION_DAYS": env_int("CANVASWEB_OP_RECEIPT_RETENTION_DAYS", 30),

@@ -17,6 +17,7 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.conf import settings
 from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)
@@ -29,7 +30,10 @@ HEALTH_TIMEOUT_SECONDS = 3.0
 @ensure_csrf_cookie
 def app(request, canvas_id: int | None = None):
     """The SPA shell for /, /login/ and /canvases/<id>/ (membership is checked by the API, not here)."""
-    return render(request, "app.html", {"canvas_id": canvas_id})
+    # window.__canvasweb (frontend/src/lib/testHooks.ts) exists only where CANVASWEB_TEST_HOOKS is on:
+    # the browser tests and the browser benchmark, never a normal deployment.
+    return render(request, "app.html", {"canvas_id": canvas_id,
+                                        "test_hooks": bool(settings.CANVASWEB.get("TEST_HOOKS"))})
 
 
 def _check_db() -> None:

@@ -6,7 +6,8 @@ import { App } from './App';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { installTestHooks } from './lib/testHooks';
 
-installTestHooks();
+// Only pages served with CANVASWEB_TEST_HOOKS (browser tests, the browser benchmark) expose window.__canvasweb.
+if (document.documentElement.dataset.testHooks === '1') installTestHooks();
 
 const el = document.getElementById('root');
 if (el) {

@@ -48,7 +48,8 @@ def live_server_url(tmp_path_factory, scripted_model):
     workdir = tmp_path_factory.mktemp("e2e-server")
     cluster = Cluster(database_url=sqlite_url(workdir), redis_url=None, extra_env={
         "LLM_BASE_URL": scripted_model.base_url, "LLM_API_KEY": "e2e", "LLM_MODEL": "scripted",
-        "LLM_TIMEOUT_SECONDS": "10", "LLM_MAX_RETRIES": "0", "CANVASWEB_WS_OPS_PER_SECOND": "200"})
+        "LLM_TIMEOUT_SECONDS": "10", "LLM_MAX_RETRIES": "0", "CANVASWEB_WS_OPS_PER_SECOND": "200",
+        "CANVASWEB_TEST_HOOKS": "true"})
     cluster.migrate()
     cluster.start(1)
     cluster.e2e_setup = lambda **kw: setup_canvas_in(cluster, password=PASSWORD, **kw)

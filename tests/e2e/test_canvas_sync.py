@@ -14,7 +14,8 @@ from tests.e2e.helpers import open_canvas as open_canvas_as
 
 
 def open_canvas(browser, server, username: str, canvas_id: int):
-    return open_canvas_as(browser, server, username, canvas_id, viewport={"width": 1400, "height": 900})
+    # Wide enough that the chat (open from 1280 px) and the inspector leave the clicked spots free.
+    return open_canvas_as(browser, server, username, canvas_id, viewport={"width": 1800, "height": 900})
 
 
 def state(page) -> dict:

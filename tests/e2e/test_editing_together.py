@@ -136,7 +136,7 @@ def test_supersede_and_new_note_are_drafts_that_escape_cancels(browser, server, 
     ctx_b, b = open_canvas(browser, server, "bob", canvas_id)
 
     # A double-click note left empty and escaped is never sent.
-    a.get_by_test_id("canvas").locator(".react-flow__pane").dblclick(position={"x": 900, "y": 600})
+    a.get_by_test_id("canvas").locator(".react-flow__pane").dblclick(position={"x": 250, "y": 650})  # left of the inspector and the chat
     expect(a.get_by_test_id("note-draft")).to_be_visible()
     a.get_by_test_id("node-editor").press("Escape")
     expect(a.get_by_test_id("note-draft")).to_have_count(0)

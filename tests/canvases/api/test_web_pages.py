@@ -16,6 +16,12 @@ def test_spa_pages_render_with_csrf_cookie(path):
     assert "no-cache" in response.get("Cache-Control", "") or "max-age=0" in response.get("Cache-Control", "")
 
 
+def test_test_hooks_are_exposed_only_where_switched_on(settings):
+    assert b"data-test-hooks" not in Client().get("/").content  # a normal deployment: no window.__canvasweb
+    settings.CANVASWEB = {**settings.CANVASWEB, "TEST_HOOKS": True}
+    assert b'data-test-hooks="1"' in Client().get("/").content
+
+
 def test_spa_pages_refuse_posts():
     assert Client().post("/login/").status_code == 405
 
