@@ -10,7 +10,7 @@ def kinds(text):
 
 
 def test_config_values():
-    assert ("config", "5433") in kinds("The database listens on port 5433.")
+    assert ("config", "5433") in kinds("The metrics store listens on port 5433.")
     assert ("config", "5433") in kinds("数据库端口是 5433。")
     assert ("config", "5433") in kinds("端口 5433")
     got = kinds("timeout = 30s and max_connections=100")
@@ -18,7 +18,7 @@ def test_config_values():
 
 
 def test_numbers_with_units():
-    assert ("number", "2 hours") in kinds("Login sessions use JWT and expire after 2 hours.")
+    assert ("number", "2 hours") in kinds("API sessions use signed cookies and expire after 2 hours.")
 
 
 def test_rules():
@@ -29,11 +29,11 @@ def test_rules():
 def test_corrections():
     assert ("correction", "5434") in kinds("Please change the database port to 5434.")
     assert ("correction", "30 秒") in kinds("超时改成 30 秒")
-    assert ("correction", "96 people") in kinds("Change the headcount to 96 people.")
-    assert ("correction", "1.8%") in kinds("Churn is lower than we thought: revise churn to 1.8% monthly.")
+    assert ("correction", "96 people") in kinds("Change the team size to 96 people.")
+    assert ("correction", "1.8%") in kinds("Refunds are lower than we thought: revise the refund rate to 1.8% monthly.")
     assert ("correction", "Redis") in kinds("Use Redis instead of Memcached")
     assert ("correction", "Postgres 16") in kinds("We switched to Postgres 16")
-    assert ("correction", "6 hours") in kinds("Correction: Login sessions use JWT and expire after 6 hours.")
+    assert ("correction", "6 hours") in kinds("Correction: API sessions use signed cookies and expire after 6 hours.")
     f = capture_facts(text="不是 Memcached，而是 Redis")[0]
     assert (f.kind, f.value, f.previous_value) == ("correction", "Redis", "Memcached")
 
@@ -44,12 +44,12 @@ def test_credentials_are_never_captured_as_values():
 
 def test_find_superseded_candidates():
     nodes = [
-        node("db", "The database listens on port 5433."),
+        node("db", "The metrics store listens on port 5433."),
         node("redis", "Redis port 6379"),
-        node("jwt", "Login sessions use JWT and expire after 2 hours."),
-        node("cache", "Use Memcached for the cache layer, not anything else."),
-        node("zh", "缓存层统一用 Memcached，不要用别的。"),
-        node("gone", "The database listens on port 5432.", superseded_by="db"),
+        node("jwt", "API sessions use signed cookies and expire after 2 hours."),
+        node("cache", "Use Memcached for the page cache layer, nothing else."),
+        node("zh", "页面缓存统一用 Memcached，别的都不用。"),
+        node("gone", "The metrics store listens on port 5432.", superseded_by="db"),
     ]
 
     def cands(text):
@@ -58,11 +58,11 @@ def test_find_superseded_candidates():
             out |= {n.id for n in find_superseded_candidates(fact=f, nodes=nodes)}
         return out
 
-    assert cands("Please change the database port to 5434.") == {"db"}
-    assert cands("Correction: Login sessions use JWT and expire after 6 hours.") == {"jwt"}
+    assert cands("Please change the metrics store port to 5434.") == {"db"}
+    assert cands("Correction: API sessions use signed cookies and expire after 6 hours.") == {"jwt"}
     assert cands("Correction: Use Redis for the cache layer.") == {"cache"}
-    assert cands("更正：缓存层统一用 Redis，不要用别的。") == {"zh"}
-    assert cands("The database listens on port 5433.") == set()  # same value: nothing to supersede
+    assert cands("更正：页面缓存统一用 Redis，别的都不用。") == {"zh"}
+    assert cands("The metrics store listens on port 5433.") == set()  # same value: nothing to supersede
 
 
 def sensitivities(text):
@@ -86,8 +86,8 @@ def test_ordinary_uses_of_the_words_stay_public():
     assert sensitivities("可以公开：发布会超时 30 秒") == {"public"}
     assert sensitivities("The token budget is 4000 tokens.") == {"public"}
     # Rules about passwords and secrets are not secret themselves.
-    assert sensitivities("The database listens on port 5433; never hard-code its password.") == {"public"}
-    assert sensitivities("数据库端口是 5433，密码只放环境变量，不要写进代码。") == {"public"}
+    assert sensitivities("The metrics store listens on port 5433; never commit its password.") == {"public"}
+    assert sensitivities("指标库端口是 5433，密码只放环境变量，不要提交到仓库。") == {"public"}
     assert sensitivities("Store secrets in Vault; the vault port is 8200.") == {"public"}
 
 
@@ -97,13 +97,13 @@ def test_numbers_inside_identifiers_are_not_values():
 
 
 def test_questions_are_not_captured_as_facts():
-    assert capture_facts(text="要不要做线上直播，让没法到场的同事也能参与？") == []
+    assert capture_facts(text="要不要开线上会场，让出差的同事也能参加？") == []
     assert capture_facts(text="Can we move the database port to 5434?") == []
     assert kinds("Never deploy on Fridays. Should we also freeze on Mondays?") == {("rule", None)}
 
 
 def test_words_that_only_look_like_markers_stay_public():
-    assert sensitivities("保密条款：保密期限 3 年，自合同终止之日起算。") == {"public"}
+    assert sensitivities("保密条款：保密期限 3 年，从项目结项之日起算。") == {"public"}
     assert sensitivities("用户名大小写敏感，最长 32 个字符。") == {"public"}
     assert sensitivities("对内存的要求是 512 MB。") == {"public"}
     assert sensitivities("这个数字请保密：预算 48 万元。") == {"internal"}

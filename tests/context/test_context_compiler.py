@@ -39,11 +39,11 @@ def compile_(**kw):
 
 
 CANVAS = (
-    node("db", "The database listens on port 5433", kind="config", pinned=True, x=5_000),
+    node("db", "The metrics store listens on port 5433", kind="config", pinned=True, x=5_000),
     node("jwt-old", "Sessions expire after 2 hours", superseded_by="jwt"),
     node("jwt", "Sessions expire after 6 hours", x=10),
     node("plan", "Q3 pricing plan: 49 USD per seat", sensitivity="internal", x=20),
-    node("pw", "Production database password is hunter2-Qx9", sensitivity="secret", x=30, tags=("credential",)),
+    node("pw", "Production cache password is hunter2-Qx9", sensitivity="secret", x=30, tags=("credential",)),
     node("old", "Archived: we used MySQL", archived=True, x=40),
 )
 
@@ -262,9 +262,9 @@ def test_history_statements_retired_by_later_correction_canvas_only():
 
 
 def test_history_restating_superseded_node_is_retired():
-    nodes = (node("old", "The database listens on port 5432", superseded_by="new"),
-             node("new", "The database listens on port 5433"))
-    msgs = (MessageData(id="u1", role="user", content="Remember: the database listens on port 5432."),
+    nodes = (node("old", "The metrics store listens on port 5432", superseded_by="new"),
+             node("new", "The metrics store listens on port 5433"))
+    msgs = (MessageData(id="u1", role="user", content="Remember: the metrics store listens on port 5432."),
             MessageData(id="u2", role="user", content="ok"))
     text = all_text(compile_(nodes=nodes, messages=msgs, budget=4000).messages)
     assert "5432" not in text and "5433" in text
@@ -279,7 +279,7 @@ def test_rolling_summary_carried_with_newly_folded_turns():
 
 
 def test_viewer_history_withholds_sentences_about_internal_nodes():
-    nodes = (node("band", "Internal: salary band €88k–€104k plus equity (approved by finance).", sensitivity="internal"),
+    nodes = (node("band", "Internal: salary band €88k–€104k plus equity (signed off by finance).", sensitivity="internal"),
              node("pub", "The interview loop has four rounds."))
     msgs = (MessageData(id="u1", role="user",
                         content="Internal only: the salary band is €88k–€104k plus equity, approved by finance. "
@@ -294,18 +294,18 @@ def test_viewer_history_withholds_sentences_about_internal_nodes():
 
 
 def test_history_restating_archived_node_is_retired():
-    nodes = (node("old", "Loot use: combine items at the Emberforge using a recipe book of 40 recipes.", archived=True),
+    nodes = (node("old", "Loot use: combine items at the Cinderhall using a pattern book of 40 patterns.", archived=True),
              node("new", "Loot use: items are salvaged into shards."))
-    msgs = (MessageData(id="u1", role="user", content="Loot plan: players combine loot at the Emberforge using a recipe book of 40 recipes."),
+    msgs = (MessageData(id="u1", role="user", content="Loot plan: players combine loot at the Cinderhall using a pattern book of 40 patterns."),
             MessageData(id="u2", role="user", content="Loot is now salvaged into shards."))
     text = all_text(compile_(nodes=nodes, messages=msgs, budget=3000).messages)
-    assert "Emberforge" not in text and "salvaged into shards" in text
+    assert "Cinderhall" not in text and "salvaged into shards" in text
 
 
 def test_chat_only_correction_by_subject_retires_old_value():
-    msgs = (MessageData(id="u1", role="user", content="Headcount for now is 84 people, including two contractors."),
+    msgs = (MessageData(id="u1", role="user", content="Team size for now is 84 people, including two contractors."),
             MessageData(id="a1", role="assistant", content="Noted."),
-            MessageData(id="u2", role="user", content="Change the headcount to 96 people."),
+            MessageData(id="u2", role="user", content="Change the team size to 96 people."),
             MessageData(id="a2", role="assistant", content="Done."))
     text = all_text(compile_(messages=msgs, budget=3000).messages)
     assert "84 people" not in text and "96 people" in text

@@ -14,7 +14,7 @@ CASES = [
     ("url_credentials", "connect to postgres://app:s3cretPw@db.internal:5433/app now", "s3cretPw"),
     ("password", "password=hunter2", "hunter2"),
     ("password", "passwd: correct-horse", "correct-horse"),
-    ("password", "Production database password is hunter2-Qx9.", "hunter2-Qx9"),
+    ("password", "Production cache password is hunter2-Qx9.", "hunter2-Qx9"),
     ("password", "生产库密码是 hunter2-Qx9。", "hunter2-Qx9"),
     ("password", "密码：abc123xyz", "abc123xyz"),
     ("api_key", "key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"),
@@ -45,8 +45,8 @@ def test_url_host_and_port_survive():
 
 
 CLEAN = [
-    "The database listens on port 5433; never hard-code its password.",
-    "数据库端口是 5433，密码只放环境变量，不要写进代码。",
+    "The metrics store listens on port 5433; never commit its password.",
+    "指标库端口是 5433，密码只放环境变量，不要提交到仓库。",
     "我们的数据库密码是多少？",
     "The password is stored in the vault.",
     "max_tokens=4096 and the token budget is 2000 tokens per turn",
@@ -66,7 +66,7 @@ def test_no_false_positives(text):
 
 
 def test_secret_placeholder_never_has_value_or_tags():
-    n = NodeData(id="s1", content="Production database password is hunter2-Qx9.", sensitivity="secret",
+    n = NodeData(id="s1", content="Production cache password is hunter2-Qx9.", sensitivity="secret",
                  tags=("credential", "prod-db"))
     p = secret_placeholder(n)
     assert "s1" not in p and "withheld" in p  # the id stays on the server; the record's handle names it
@@ -74,7 +74,7 @@ def test_secret_placeholder_never_has_value_or_tags():
 
 
 def test_secret_values_and_masker():
-    values = secret_values(["Production database password is hunter2-Qx9.", "生产库密码是 sk-prod-93af。"])
+    values = secret_values(["Production cache password is hunter2-Qx9.", "生产缓存密码是 sk-prod-93af。"])
     assert "hunter2-Qx9" in values and "sk-prod-93af" in values
     assert "Production" not in values and "password" not in values
     mask = build_secret_masker(values)

@@ -80,8 +80,8 @@ def test_neighbours_never_bring_in_superseded_archived_or_invisible():
 
 
 def test_question_match_off_viewport_english():
-    nodes = [node("near", "Frontend uses React Flow", x=5), node("far", "The database listens on port 5433", x=80_000)]
-    sel = select(nodes, question="Which port does our database listen on?")
+    nodes = [node("near", "Frontend uses React Flow", x=5), node("far", "The metrics store listens on port 5433", x=80_000)]
+    sel = select(nodes, question="Which port does our metrics store listen on?")
     assert "far" in ids(sel, "question")
     assert reasons(sel)["far"] == "question_match"
 
@@ -115,7 +115,7 @@ def test_role_filter():
 
 
 def test_secret_text_is_not_question_matchable():
-    nodes = [node("sec", "Production database password is hunter2-Qx9", x=80_000, sensitivity="secret")]
+    nodes = [node("sec", "Production cache password is hunter2-Qx9", x=80_000, sensitivity="secret")]
     assert ids(select(nodes, role="owner", question="is the password hunter2-Qx9?")) == []
 
 

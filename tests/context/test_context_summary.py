@@ -33,13 +33,13 @@ def test_classification():
 def test_keeps_numbers_negations_names_and_drops_filler():
     history = msgs(
         "Sounds good.",
-        "The database listens on port 5433; never hard-code its password.",
+        "The metrics store listens on port 5433; never commit its password.",
         "Okay.",
         "We decided to use Memcached.",
         "Our goal is to ship the beta by Friday.",
     )
     s = build_summary(messages=history, max_tokens=500)
-    assert "The database listens on port 5433; never hard-code its password." in s.text
+    assert "The metrics store listens on port 5433; never commit its password." in s.text
     assert "Memcached" in s.text and "ship the beta" in s.text
     assert "Sounds good" not in s.text and "Okay" not in s.text
     for section in ("Goals:", "Decisions:", "Constraints & numbers:"):
@@ -49,21 +49,21 @@ def test_keeps_numbers_negations_names_and_drops_filler():
 
 def test_corrections_verbatim_and_superseded_statement_dropped():
     history = msgs(
-        "Login sessions use JWT and expire after 2 hours.",
-        "Use Memcached for the cache layer, not anything else.",
-        "Correction: Login sessions use JWT and expire after 6 hours. Forget the earlier value.",
+        "API sessions use signed cookies and expire after 2 hours.",
+        "Use Memcached for the page cache layer, nothing else.",
+        "Correction: API sessions use signed cookies and expire after 6 hours. Ignore the old figure.",
     )
     s = build_summary(messages=history, max_tokens=500)
-    assert "Correction: Login sessions use JWT and expire after 6 hours." in s.text
+    assert "Correction: API sessions use signed cookies and expire after 6 hours." in s.text
     assert "2 hours" not in s.text
     assert "Memcached" in s.text
     assert s.dropped_superseded == 1
 
 
 def test_chinese_correction_supersedes():
-    history = msgs("缓存层统一用 Memcached，不要用别的。", "好的", "更正：缓存层统一用 Redis，不要用别的。 之前的说法作废。")
+    history = msgs("页面缓存统一用 Memcached，别的都不用。", "好的", "更正：页面缓存统一用 Redis，别的都不用。 之前的说法作废。")
     s = build_summary(messages=history, max_tokens=500)
-    assert "更正：缓存层统一用 Redis，不要用别的。" in s.text and "Memcached" not in s.text
+    assert "更正：页面缓存统一用 Redis，别的都不用。" in s.text and "Memcached" not in s.text
 
 
 def test_correction_in_later_window_still_retires_old_sentence():
@@ -101,7 +101,7 @@ def test_prompt_template():
 
 
 def test_previous_summary_is_carried_and_not_nested():
-    first = build_summary(messages=msgs("The database listens on port 5433.", "Sessions expire after 2 hours."),
+    first = build_summary(messages=msgs("The metrics store listens on port 5433.", "Sessions expire after 2 hours."),
                           max_tokens=300)
     later = [MessageData(id="n1", role="user", content="Correction: sessions expire after 6 hours."),
              MessageData(id="n2", role="user", content="Deploys need two approvals, never on Fridays.")]
@@ -121,10 +121,10 @@ def test_model_written_previous_summary_kept_even_without_signal_words():
 
 
 def test_subject_correction_in_chinese_retires_old_statement():
-    history = msgs("查询引擎这一期先用 Presto，分析师已经比较熟悉了。", "好的",
+    history = msgs("查询引擎这一期先用 Trino，数据组已经比较熟悉了。", "好的",
                    "评审决定查询引擎改成 StarRocks，下个迭代开始迁移。")
     s = build_summary(messages=history, max_tokens=400)
-    assert "Presto" not in s.text and "StarRocks" in s.text
+    assert "Trino" not in s.text and "StarRocks" in s.text
 
 
 def test_assistant_advice_is_not_a_correction_or_open_question():
@@ -140,7 +140,7 @@ LONG_HISTORY = msgs(
     "上周架构评审有个变化需要同步给大家：现在这个引擎在高并发下表现不好，多个看板同时刷新的时候经常排队，"
     "评审决定查询引擎改成 StarRocks，下个迭代开始迁移，分析师那边的培训也会安排。",
     "背景介绍一下，我们的团队在上海，大家平时都很忙，离线部分的调度时间是每日 03:00，原因是业务库的导出任务一般在两点半之前完成。",
-    "关于存储成本和合规，有两条要记住：ODS 层原始数据保留 180 天，超过就删除，不做归档；",
+    "关于存储成本和合规，有两条要记住：原始埋点日志保留 180 天，超过就删除，不做归档；",
 )
 
 
