@@ -325,16 +325,19 @@ class RedoView(JSONAPIView):
 class ExportView(JSONAPIView):
     @extend_schema(
         operation_id="canvas_export", tags=[HISTORY], summary="Export the canvas as a JSON Canvas 1.0 file",
-        parameters=[CANVAS_ID],
+        parameters=[CANVAS_ID, OpenApiParameter(
+            "include_secret", OpenApiTypes.BOOL, OpenApiParameter.QUERY, required=False,
+            description="Owners: also export secret nodes (default false: they and their edges are left out).")],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON Canvas document (.canvas)."),
-                   **s.errors(401, 404)},
+                   **s.errors(400, 401, 404)},
     )
     def get(self, request, canvas_id: int):
         """Nodes become `text` nodes and edges keep their labels; Canvasweb's fields (kind, weight, tags, pinned,
         sensitivity, archived, superseded_by, relation) sit under the `canvasweb` key. Only what you may see is
-        exported (viewers: public; editors: +internal; owners: +secret)."""
+        exported (viewers: public; editors: +internal; owners: +secret, only with `include_secret=true`)."""
         canvas, _, role = _member(request, canvas_id)
-        document = jsoncanvas.export_canvas(canvas=canvas, role=role)
+        include_secret = _query_bool(request, "include_secret", default=False)
+        document = jsoncanvas.export_canvas(canvas=canvas, role=role, include_secret=include_secret)
         response = Response(document)
         response["Content-Disposition"] = content_disposition_header(True, jsoncanvas.filename_for(canvas))
         return response

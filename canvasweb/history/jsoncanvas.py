@@ -92,10 +92,17 @@ class ImportRejected(CanvasError):
 # --- export ---------------------------------------------------------------------------------------------------
 
 
-def export_canvas(*, canvas: Canvas, role: str) -> dict:
-    """The canvas as a JSON Canvas document, holding only what `role` may see."""
+def export_canvas(*, canvas: Canvas, role: str, include_secret: bool = True) -> dict:
+    """The canvas as a JSON Canvas document, holding only what `role` may see.
+
+    With include_secret=False, secret nodes (and the edges that touch them) are left out even for
+    a role that may see them: a file leaves the product's access control once it is downloaded.
+    """
     canvas = Canvas.objects.get(pk=canvas.pk)
-    nodes = list(canvas_selectors.visible_nodes(canvas=canvas, role=role).order_by("created_at", "id"))
+    visible = canvas_selectors.visible_nodes(canvas=canvas, role=role)
+    if not include_secret:
+        visible = visible.exclude(sensitivity="secret")
+    nodes = list(visible.order_by("created_at", "id"))
     exported = {str(n.id) for n in nodes}
     out_nodes = []
     for node in nodes:
@@ -119,6 +126,8 @@ def export_canvas(*, canvas: Canvas, role: str) -> dict:
         out_nodes.append(item)
     out_edges = []
     for edge in canvas_selectors.visible_edges(canvas=canvas, role=role).order_by("created_at", "id"):
+        if str(edge.source_id) not in exported or str(edge.target_id) not in exported:
+            continue
         item = {"id": str(edge.id), "fromNode": str(edge.source_id), "toNode": str(edge.target_id)}
         if edge.label:
             item["label"] = edge.label

@@ -3,7 +3,7 @@ from django.urls import path
 
 from canvasweb.common.converters import register
 
-from . import api
+from . import api, audit_api
 
 app_name = "history_api"
 
@@ -14,6 +14,8 @@ urlpatterns = [
     path("canvases/import/", api.ImportView.as_view(), name="canvas-import"),
     path("canvases/<dbid:canvas_id>/export.canvas", api.ExportView.as_view(), name="canvas-export"),
     path("canvases/<dbid:canvas_id>/activity/", api.ActivityView.as_view(), name="canvas-activity"),
+    path("canvases/<dbid:canvas_id>/audit/", audit_api.AuditView.as_view(), name="canvas-audit"),
+    path("canvases/<dbid:canvas_id>/audit/verify/", audit_api.AuditVerifyView.as_view(), name="canvas-audit-verify"),
     path("canvases/<dbid:canvas_id>/undo/", api.UndoView.as_view(), name="canvas-undo"),
     path("canvases/<dbid:canvas_id>/redo/", api.RedoView.as_view(), name="canvas-redo"),
     path("canvases/<dbid:canvas_id>/nodes/<uuid:node_id>/timeline/", api.NodeTimelineView.as_view(),
