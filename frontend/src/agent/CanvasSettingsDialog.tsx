@@ -29,6 +29,7 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
   const [value, setValue] = useState<AgentPolicyValue>(initial);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [exportSecret, setExportSecret] = useState(false);
   const changed = (Object.keys(value) as (keyof AgentPolicyValue)[]).some((k) => value[k] !== initial[k]);
   const set = <K extends keyof AgentPolicyValue>(k: K, v: AgentPolicyValue[K]) => setValue((cur) => ({ ...cur, [k]: v }));
 
@@ -156,11 +157,18 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
           <h3 className="settings-title">
             <DownloadIcon size={15} /> Export
           </h3>
-          <p className="muted small">A JSON Canvas 1.0 file (opens in Obsidian). It holds what your role may see.</p>
+          <p className="muted small">
+            A JSON Canvas 1.0 file (opens in Obsidian). A downloaded file is no longer protected by the canvas's roles, so secret notes are left
+            out unless you include them.
+          </p>
+          <label className="check-row small">
+            <input type="checkbox" checked={exportSecret} onChange={(e) => setExportSecret(e.target.checked)} data-testid="settings-export-secret" />{' '}
+            Include secret notes
+          </label>
           <div>
             <button
               className="btn btn-small"
-              onClick={() => downloadExport(canvasId, name).catch((err) => toast.error(errorMessage(err), 'Export failed'))}
+              onClick={() => downloadExport(canvasId, name, exportSecret).catch((err) => toast.error(errorMessage(err), 'Export failed'))}
               data-testid="settings-export"
             >
               <DownloadIcon size={13} /> Download .canvas

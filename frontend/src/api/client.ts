@@ -2,6 +2,9 @@
 
 import type {
   ActivityPage,
+  AuditFilters,
+  AuditPage,
+  ChainReport,
   AgentPolicyValue,
   ApiErrorBody,
   CanvasSummary,
@@ -227,7 +230,22 @@ export const api = {
   undoStatus: (canvasId: number | string) => request<UndoStatus>('GET', `/api/canvases/${enc(String(canvasId))}/undo/`),
   undo: (canvasId: number | string) => request<UndoResult>('POST', `/api/canvases/${enc(String(canvasId))}/undo/`),
   redo: (canvasId: number | string) => request<UndoResult>('POST', `/api/canvases/${enc(String(canvasId))}/redo/`),
-  exportUrl: (canvasId: number | string) => `/api/canvases/${enc(String(canvasId))}/export.canvas`,
+  exportUrl: (canvasId: number | string, includeSecret = false) =>
+    `/api/canvases/${enc(String(canvasId))}/export.canvas${includeSecret ? '?include_secret=true' : ''}`,
+  audit: (canvasId: number | string, f: AuditFilters = {}) => {
+    const q = new URLSearchParams();
+    if (f.limit) q.set('limit', String(f.limit));
+    if (f.before) q.set('before', String(f.before));
+    if (f.actor) q.set('actor', String(f.actor));
+    if (f.actorKind) q.set('actor_kind', f.actorKind);
+    if (f.nodeId) q.set('node_id', f.nodeId);
+    if (f.since) q.set('since', f.since);
+    if (f.until) q.set('until', f.until);
+    const qs = q.toString();
+    return request<AuditPage>('GET', `/api/canvases/${enc(String(canvasId))}/audit/${qs ? `?${qs}` : ''}`);
+  },
+  verifyAudit: (canvasId: number | string) =>
+    request<ChainReport>('POST', `/api/canvases/${enc(String(canvasId))}/audit/verify/`),
   importCanvas: (document: unknown, name?: string) =>
     request<ImportResult>('POST', `/api/canvases/import/${name ? `?name=${enc(name)}` : ''}`, document),
 };

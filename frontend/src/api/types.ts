@@ -418,6 +418,38 @@ export interface NodeTimeline {
   entries: TimelineEntry[];
 }
 
+export interface AuditEntry extends TimelineEntry {
+  hash: string;
+  prev_hash: string;
+  agent_run_id: string | null;
+  message_id: number | null;
+  source_text?: string;
+  target_text?: string;
+}
+
+export interface AuditPage {
+  revision: number;
+  items: AuditEntry[];
+  next_before: number | null;
+  actors: { id: number; username: string }[];
+}
+
+export interface AuditFilters {
+  actor?: number | null;
+  actorKind?: string;
+  nodeId?: string | null;
+  since?: string | null;
+  until?: string | null;
+  before?: number | null;
+  limit?: number;
+}
+
+export interface ChainReport {
+  ok: boolean;
+  entries: number;
+  problem: { revision: number | null; seq: number | null; problem: string; expected: string | null; stored: string | null } | null;
+}
+
 export interface ActivityPage {
   revision: number;
   items: TimelineEntry[];

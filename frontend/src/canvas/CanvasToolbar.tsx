@@ -1,9 +1,8 @@
 // Floating tools over the canvas: undo/redo, the "written by the agent"
 // filter and export.
-import { errorMessage } from '../api/client';
+import type { Role } from '../api/types';
 import { BotIcon, DownloadIcon, RedoIcon, UndoIcon } from '../components/Icons';
-import { toast } from '../lib/toast';
-import { downloadExport } from '../history/jsonCanvas';
+import { useExportFlow } from '../history/useExportFlow';
 import type { UndoRedo } from '../history/useUndoRedo';
 import { useCanvasActions } from './context';
 import { useOverlay } from './overlay';
@@ -11,9 +10,22 @@ import { useOverlay } from './overlay';
 const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 const MOD = mac ? '⌘' : 'Ctrl+';
 
-export function CanvasToolbar({ undo, agentCount, name }: { undo: UndoRedo | null; agentCount: number; name: string }) {
-  const { overlay: store, canvasId } = useCanvasActions();
+interface Props {
+  undo: UndoRedo | null;
+  agentCount: number;
+  name: string;
+  role: Role | null;
+}
+
+export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
+  const { overlay: store, canvasId, engine } = useCanvasActions();
   const overlay = useOverlay(store);
+  const [startExport, exportDialog] = useExportFlow();
+  const secretCount = () => {
+    let n = 0;
+    for (const node of engine.getSnapshot().doc.nodes.values()) if (node.sensitivity === 'secret') n += 1;
+    return n;
+  };
   return (
     <div className="canvas-toolbar" data-testid="canvas-toolbar">
       {undo && (
@@ -54,12 +66,13 @@ export function CanvasToolbar({ undo, agentCount, name }: { undo: UndoRedo | nul
       <span className="tb-sep" />
       <button
         className="tb-btn"
-        onClick={() => downloadExport(canvasId, name).catch((err) => toast.error(errorMessage(err), 'Export failed'))}
+        onClick={() => startExport(canvasId, name, role, secretCount())}
         title="Download as a JSON Canvas file (.canvas)"
         data-testid="export-button"
       >
         <DownloadIcon size={14} /> Export
       </button>
+      {exportDialog}
     </div>
   );
 }

@@ -22,11 +22,11 @@ export function safeFileName(name: string): string {
   return `${cleaned || 'canvas'}.canvas`;
 }
 
-/** Download the canvas as a .canvas file (what my role may see). */
-export async function downloadExport(canvasId: number | string, name: string): Promise<void> {
+/** Download the canvas as a .canvas file (what my role may see; secret nodes only when asked for). */
+export async function downloadExport(canvasId: number | string, name: string, includeSecret = false): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(api.exportUrl(canvasId), { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    res = await fetch(api.exportUrl(canvasId, includeSecret), { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   } catch {
     throw new ApiError(0, { code: 'NETWORK', message: 'Cannot reach the server. Check your connection.' });
   }

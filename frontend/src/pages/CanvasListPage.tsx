@@ -4,7 +4,8 @@ import type { CanvasSummary } from '../api/types';
 import { AppHeader } from '../components/AppHeader';
 import { ConfirmDialog, Dialog } from '../components/Dialog';
 import { DownloadIcon, PencilIcon, PlusIcon, TrashIcon, UploadIcon, UsersIcon } from '../components/Icons';
-import { downloadExport, importCanvasFile, type ImportFailure } from '../history/jsonCanvas';
+import { importCanvasFile, type ImportFailure } from '../history/jsonCanvas';
+import { useExportFlow } from '../history/useExportFlow';
 import { Spinner } from '../components/Spinner';
 import { linkHandler, navigate } from '../lib/router';
 import { timeAgo } from '../lib/format';
@@ -19,6 +20,7 @@ export function CanvasListPage() {
   const [deleting, setDeleting] = useState<CanvasSummary | null>(null);
   const [busy, setBusy] = useState(false);
   const [importing, setImporting] = useState(false);
+  const [startExport, exportDialog] = useExportFlow();
   const [importError, setImportError] = useState<(ImportFailure & { file: string }) | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
 
@@ -74,6 +76,7 @@ export function CanvasListPage() {
 
   return (
     <div className="page">
+      {exportDialog}
       <AppHeader>
         <span className="crumb">Canvases</span>
       </AppHeader>
@@ -150,7 +153,7 @@ export function CanvasListPage() {
                     className="icon-btn"
                     title="Export as .canvas"
                     aria-label={`Export ${c.name}`}
-                    onClick={() => downloadExport(c.id, c.name).catch((err) => toast.error(errorMessage(err), 'Export failed'))}
+                    onClick={() => startExport(c.id, c.name, c.role)}
                     data-testid={`export-canvas-${c.id}`}
                   >
                     <DownloadIcon size={14} />

@@ -3,7 +3,7 @@ import { ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import { api, ApiError } from '../api/client';
 import type { AgentPolicyValue, CanvasSummary, Op } from '../api/types';
 import { AppHeader } from '../components/AppHeader';
-import { EyeIcon, SettingsIcon, UsersIcon } from '../components/Icons';
+import { ActivityIcon, EyeIcon, SettingsIcon, UsersIcon } from '../components/Icons';
 import { Spinner } from '../components/Spinner';
 import { setCurrentUser, useAuth } from '../lib/auth';
 import { linkHandler } from '../lib/router';
@@ -26,6 +26,7 @@ import { ProposalsPanel } from '../agent/ProposalsPanel';
 import { useProposals } from '../agent/useProposals';
 import { CanvasSettingsDialog } from '../agent/CanvasSettingsDialog';
 import { ActivityFeed } from '../history/ActivityFeed';
+import { AuditDialog } from '../history/AuditDialog';
 import { useUndoRedo } from '../history/useUndoRedo';
 import { NotFoundPage } from './NotFoundPage';
 import { EditSession, EditSessionContext } from '../canvas/editing/editSession';
@@ -118,6 +119,7 @@ function Workspace({
   const [chatOpen, setChatOpen] = useState(initialChatOpen);
   const [sideTab, setSideTab] = useState<SideTab>('details');
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [auditOpen, setAuditOpen] = useState(false);
 
   const focusNode = useCallback(
     (id: string) => {
@@ -239,6 +241,11 @@ function Workspace({
           />
           <ConnectionIndicator state={state} engine={engine} />
           {role === 'owner' && (
+            <button className="btn btn-small" onClick={() => setAuditOpen(true)} data-testid="audit-button" title="Review every change on this canvas">
+              <ActivityIcon size={14} /> Audit
+            </button>
+          )}
+          {role === 'owner' && (
             <button className="btn btn-small" onClick={() => setSettingsOpen(true)} data-testid="settings-button" title="Canvas settings: agent policy, export">
               <SettingsIcon size={14} /> Settings
             </button>
@@ -290,7 +297,7 @@ function Workspace({
           canvas={
             <>
               <CanvasView state={state} selection={selection} setSelection={setSelection} onDeleteSelection={deleteSelection} />
-              {state.synced && <CanvasToolbar undo={readOnly ? null : undo} agentCount={agentCount} name={name} />}
+              {state.synced && <CanvasToolbar undo={readOnly ? null : undo} agentCount={agentCount} name={name} role={role} />}
               {state.synced && <CanvasSearch doc={state.doc} onPick={focusNode} />}
             </>
           }
@@ -327,6 +334,13 @@ function Workspace({
           />
         )}
         {membersOpen && <MembersDialog canvasId={canvasId} me={state.user ?? auth.user} isOwner={role === 'owner'} onClose={() => setMembersOpen(false)} />}
+        {auditOpen && role === 'owner' && (
+          <AuditDialog
+            canvasId={canvasId}
+            selectedNode={selectedNodeIds.length === 1 && state.doc.nodes.get(selectedNodeIds[0]) ? { id: selectedNodeIds[0], content: state.doc.nodes.get(selectedNodeIds[0])!.content } : null}
+            onClose={() => setAuditOpen(false)}
+          />
+        )}
         <ConflictDialog />
       </EditingContext.Provider>
       </EditSessionContext.Provider>
