@@ -207,3 +207,23 @@ def test_export_then_import_and_a_bad_file(browser, server, history_canvas, tmp_
     shot(page, "import-errors")
     assert len(api(server, tokens["alice"], "GET", "/api/canvases/")) == count_before
     ctx.close()
+
+
+def test_ten_quick_undos_are_ten_undos_in_order(browser, server, history_canvas):
+    cid, tokens = history_canvas["canvas_id"], history_canvas["tokens"]
+    ids = [add_node(server, tokens["alice"], cid, f"第 {i} 条笔记 note {i}", 260 * (i % 5), 140 * (i // 5))
+           for i in range(10)]
+    ctx, page = open_canvas(browser, server, "alice", cid)
+    click_empty_canvas(page)
+    expect(page.get_by_test_id("undo-button")).to_be_enabled(timeout=5_000)
+    for _ in range(10):
+        page.keyboard.press("Control+z")  # no waiting between presses
+    page.wait_for_function("() => window.__canvasweb.getState().server.nodes.length === 0", timeout=20_000)
+    expect(page.get_by_test_id("toast").filter(has_text="Undid 10 of your changes")).to_be_visible()
+    # The server inverted the ten creations newest first, one undo per press.
+    activity = api(server, tokens["alice"], "GET", f"/api/canvases/{cid}/activity/?limit=200")
+    undone = [i["undo_of"]["revision"] for i in reversed(activity["items"]) if i["reason"] == "undo"]
+    created = [i["revision"] for i in reversed(activity["items"])
+               if i["op_type"] == "node.create" and i["target_id"] in ids]
+    assert undone == sorted(created, reverse=True)
+    ctx.close()

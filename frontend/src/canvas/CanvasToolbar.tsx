@@ -33,7 +33,7 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
           <button
             className="tb-btn"
             onClick={() => void undo.undo()}
-            disabled={!undo.canUndo || undo.busy}
+            disabled={!undo.canUndo && !undo.busy}
             title={`Undo your last edit (${MOD}Z)`}
             aria-label="Undo"
             data-testid="undo-button"
@@ -43,7 +43,7 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
           <button
             className="tb-btn"
             onClick={() => void undo.redo()}
-            disabled={!undo.canRedo || undo.busy}
+            disabled={!undo.canRedo && !undo.busy}
             title={`Redo (${MOD}Shift+Z)`}
             aria-label="Redo"
             data-testid="redo-button"

@@ -1,12 +1,13 @@
 // Undo/redo of my own edits on this canvas through the server
 // (POST …/undo/, …/redo/): inverse operations through the write path. Parts
 // someone else changed since are skipped by the server and reported here.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
 import type { UndoResult } from '../api/types';
 import { toast } from '../lib/toast';
 import type { SyncEngine } from '../sync/engine';
 import { fieldLabel } from '../components/DiffRows';
+import { UndoQueue, type UndoOutcome } from './undoQueue';
 
 export interface UndoRedo {
   canUndo: boolean;
@@ -58,11 +59,38 @@ export function summarizeUndo(res: UndoResult): { title: string; message: string
   return { kind: 'info', title: applied > 0 ? `${res.kind === 'undo' ? 'Undone' : 'Redone'} in part` : 'Skipped', message: `${head}${parts.join('; ')}${more}.` };
 }
 
+/** Toasts for a burst of undo/redo presses: one line per press when few, a count when many. */
+function reportOutcomes(
+  outcomes: UndoOutcome<UndoResult>[],
+  set: { setCanUndo(v: boolean): void; setCanRedo(v: boolean): void },
+): void {
+  const done = outcomes.filter((o) => o.ok) as Extract<UndoOutcome<UndoResult>, { ok: true }>[];
+  const failed = outcomes.filter((o) => !o.ok) as Extract<UndoOutcome<UndoResult>, { ok: false }>[];
+  const partial = done.map((o) => summarizeUndo(o.result)).filter((s) => s.kind === 'info');
+  if (done.length > 2) {
+    const undos = done.filter((o) => o.kind === 'undo').length;
+    const redos = done.length - undos;
+    const words = [undos ? `undid ${undos}` : '', redos ? `redid ${redos}` : ''].filter(Boolean).join(' and ');
+    toast.success(`${words.charAt(0).toUpperCase()}${words.slice(1)} of your changes, in order.`, 'Done');
+  } else {
+    for (const o of done) {
+      const s = summarizeUndo(o.result);
+      if (s.kind === 'success') toast.success(s.message, s.title);
+    }
+  }
+  for (const s of partial) toast.info(s.message, s.title);
+  for (const f of failed) {
+    if (f.error instanceof ApiError && f.error.status === 409) {
+      toast.info(f.kind === 'undo' ? 'You have no recent edits left to undo on this canvas.' : 'Nothing to redo.', f.kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
+      if (f.kind === 'undo') set.setCanUndo(false);
+      else set.setCanRedo(false);
+    } else toast.error(errorMessage(f.error), f.kind === 'undo' ? 'Undo failed' : 'Redo failed');
+  }
+}
+
 export function useUndoRedo(canvasId: string, engine: SyncEngine, revision: number | null, enabled: boolean): UndoRedo {
   const [canUndo, setCanUndo] = useState(false);
   const [canRedo, setCanRedo] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const busyRef = useRef(false);
 
   const refresh = useCallback(async () => {
     if (!enabled) return;
@@ -86,31 +114,35 @@ export function useUndoRedo(canvasId: string, engine: SyncEngine, revision: numb
     return () => clearTimeout(t);
   }, [refresh, revision, enabled]);
 
+  const isNothingLeft = (err: unknown) => err instanceof ApiError && err.status === 409;
+
+  // Presses queue up and are applied in order, each after the previous answer (see undoQueue.ts).
+  const queue = useMemo(
+    () =>
+      new UndoQueue<UndoResult>({
+        perform: async (kind) => {
+          await settled(engine);
+          return kind === 'undo' ? api.undo(canvasId) : api.redo(canvasId);
+        },
+        isExhausted: isNothingLeft,
+        onDrained: (outcomes) => {
+          const last = [...outcomes].reverse().find((o) => o.ok);
+          if (last && last.ok) {
+            setCanUndo(!!last.result.can_undo);
+            setCanRedo(!!last.result.can_redo);
+          }
+          reportOutcomes(outcomes, { setCanUndo, setCanRedo });
+        },
+      }),
+    [canvasId, engine],
+  );
+  const busy = useSyncExternalStore(queue.subscribe.bind(queue), () => queue.size > 0);
+
   const run = useCallback(
     async (kind: 'undo' | 'redo') => {
-      if (!enabled || busyRef.current) return;
-      busyRef.current = true;
-      setBusy(true);
-      try {
-        await settled(engine);
-        const res = kind === 'undo' ? await api.undo(canvasId) : await api.redo(canvasId);
-        setCanUndo(!!res.can_undo);
-        setCanRedo(!!res.can_redo);
-        const s = summarizeUndo(res);
-        if (s.kind === 'success') toast.success(s.message, s.title);
-        else toast.info(s.message, s.title);
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 409) {
-          toast.info(kind === 'undo' ? 'You have no recent edits left to undo on this canvas.' : 'Nothing to redo.', kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
-          if (kind === 'undo') setCanUndo(false);
-          else setCanRedo(false);
-        } else toast.error(errorMessage(err), kind === 'undo' ? 'Undo failed' : 'Redo failed');
-      } finally {
-        busyRef.current = false;
-        setBusy(false);
-      }
+      if (enabled) queue.push(kind);
     },
-    [canvasId, engine, enabled],
+    [enabled, queue],
   );
 
   const undo = useCallback(() => run('undo'), [run]);
