@@ -69,6 +69,10 @@ class TimelineEntrySerializer(serializers.Serializer):
     after = s.any_json(allow_null=True, help_text="The entity after (null if deleted or not visible to you).")
     summary = serializers.CharField(allow_blank=True, help_text="First line of the content, or the relation.")
     undo_of = UndoRefSerializer(allow_null=True)
+    source_text = serializers.CharField(required=False, allow_blank=True,
+                                        help_text="Edges: first line of the source node's text ('' if not visible).")
+    target_text = serializers.CharField(required=False, allow_blank=True,
+                                        help_text="Edges: first line of the target node's text ('' if not visible).")
 
 
 class NodeTimelineEntrySerializer(TimelineEntrySerializer):

@@ -31,8 +31,6 @@ class AuditEntrySerializer(TimelineEntrySerializer):
     prev_hash = serializers.CharField(allow_blank=True, help_text="The previous entry's hash ('' for the first).")
     agent_run_id = serializers.CharField(allow_null=True, help_text="The agent run that made the change, if any.")
     message_id = serializers.IntegerField(allow_null=True, help_text="The chat message the change came from.")
-    source_text = serializers.CharField(required=False, help_text="Edges: first line of the source node's text.")
-    target_text = serializers.CharField(required=False, help_text="Edges: first line of the target node's text.")
 
 
 class AuditActorSerializer(serializers.Serializer):

@@ -14,15 +14,14 @@ from datetime import datetime
 from django.db.models import Q
 
 from canvasweb.canvases import permissions
-from canvasweb.canvases.models import Canvas, Node
+from canvasweb.canvases.models import Canvas
 from canvasweb.common.errors import Forbidden, InvalidOperation
 
 from .audit import verify_chain
 from .models import ChangeLogEntry
-from .selectors import ACTOR_KINDS, MAX_ACTIVITY, _undo_refs, entry_to_timeline_item
+from .selectors import ACTOR_KINDS, MAX_ACTIVITY, _undo_refs, attach_edge_texts, entry_to_timeline_item
 
 DEFAULT_AUDIT_PAGE = 50
-_TEXT_PREVIEW = 120
 
 
 @dataclass(frozen=True)
@@ -64,31 +63,6 @@ def _query(canvas: Canvas, filters: AuditFilters):
     return query
 
 
-def _node_texts(canvas: Canvas, node_ids: set[str], level: int) -> dict[str, str]:
-    """First line of each node's current text (or its last logged text if deleted), for naming edge ends."""
-    texts: dict[str, str] = {}
-    if not node_ids:
-        return texts
-    for node in Node.objects.filter(canvas=canvas, pk__in=node_ids).only("id", "content", "sensitivity"):
-        if permissions.sensitivity_level(node.sensitivity) <= level:
-            texts[str(node.id)] = _first_line(node.content)
-    missing = node_ids - texts.keys()
-    if missing:
-        rows = (ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id__in=missing)
-                .order_by("revision", "seq").values_list("target_id", "before", "after", "visibility_before",
-                                                         "visibility_after"))
-        for target_id, before, after, vis_before, vis_after in rows:
-            data, vis = (after, vis_after) if after else (before, vis_before)
-            if data and vis is not None and vis <= level and data.get("content"):
-                texts[target_id] = _first_line(data["content"])
-    return texts
-
-
-def _first_line(text: str) -> str:
-    lines = (text or "").strip().splitlines()
-    return lines[0][:_TEXT_PREVIEW] if lines else ""
-
-
 def canvas_audit(*, canvas: Canvas, level: int, filters: AuditFilters, limit: int = DEFAULT_AUDIT_PAGE,
                  before: int | None = None) -> dict:
     """One page of the filtered change log, newest first; a revision is never split across pages."""
@@ -107,12 +81,7 @@ def canvas_audit(*, canvas: Canvas, level: int, filters: AuditFilters, limit: in
         if item is not None:
             pairs.append((entry, item))
     refs = _undo_refs(canvas.pk, {e.revision for e, i in pairs if i["reason"] in ("undo", "redo")})
-    edge_ends: set[str] = set()
-    for _, item in pairs:
-        if item["entity"] == "edge":
-            data = item["after"] or item["before"] or {}
-            edge_ends.update(str(v) for v in (data.get("source"), data.get("target")) if v)
-    texts = _node_texts(canvas, edge_ends, level)
+    attach_edge_texts(canvas=canvas, items=[i for _, i in pairs], level=level)
     items = []
     for entry, item in pairs:
         item["undo_of"] = refs.get(entry.revision)
@@ -120,10 +89,6 @@ def canvas_audit(*, canvas: Canvas, level: int, filters: AuditFilters, limit: in
         item["prev_hash"] = entry.prev_hash
         item["agent_run_id"] = entry.agent_run_id or None
         item["message_id"] = entry.message_id
-        if entry.entity == "edge":
-            data = item["after"] or item["before"] or {}
-            item["source_text"] = texts.get(str(data.get("source")), "")
-            item["target_text"] = texts.get(str(data.get("target")), "")
         items.append(item)
     next_before = pairs[-1][0].revision if more and pairs else None
     return {"revision": Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first(),

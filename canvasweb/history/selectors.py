@@ -239,6 +239,7 @@ def node_timeline(*, canvas: Canvas, level: int, node_id: str, actor_kind: str |
         item["revertible"] = entry.entity == "node" and item["action"] in ("created", "updated") and \
             item["after"] is not None
         items.append(item)
+    attach_edge_texts(canvas=canvas, items=items, level=level)
 
     if live is not None:
         node = node_to_dict(live)
@@ -279,6 +280,7 @@ def canvas_activity(*, canvas: Canvas, level: int, limit: int = DEFAULT_ACTIVITY
     refs = _undo_refs(canvas.pk, {i["revision"] for i in items if i["reason"] in ("undo", "redo")})
     for item in items:
         item["undo_of"] = refs.get(item["revision"])
+    attach_edge_texts(canvas=canvas, items=items, level=level)
     next_before = items[-1]["revision"] if more and items else None
     return {"revision": Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first(),
             "items": items, "next_before": next_before}
@@ -286,3 +288,52 @@ def canvas_activity(*, canvas: Canvas, level: int, limit: int = DEFAULT_ACTIVITY
 
 __all__ = ["node_timeline", "canvas_activity", "supersede_chain", "supersede_links", "entry_to_timeline_item",
            "ADMIN_LEVEL"]
+
+# --- naming the nodes an edge joins ------------------------------------------------------------------------
+
+_TEXT_PREVIEW = 120
+
+
+def node_first_lines(canvas: Canvas, node_ids: set[str], level: int) -> dict[str, str]:
+    """First line of each node's current text (or its last logged text if deleted), for naming edge ends."""
+    texts: dict[str, str] = {}
+    if not node_ids:
+        return texts
+    for node in Node.objects.filter(canvas=canvas, pk__in=node_ids).only("id", "content", "sensitivity"):
+        if permissions.sensitivity_level(node.sensitivity) <= level:
+            texts[str(node.id)] = _first_line(node.content)
+    missing = node_ids - texts.keys()
+    if missing:
+        rows = (ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id__in=missing)
+                .order_by("revision", "seq").values_list("target_id", "before", "after", "visibility_before",
+                                                         "visibility_after"))
+        for target_id, before, after, vis_before, vis_after in rows:
+            data, vis = (after, vis_after) if after else (before, vis_before)
+            if data and vis is not None and vis <= level and data.get("content"):
+                texts[target_id] = _first_line(data["content"])
+    return texts
+
+
+def _first_line(text: str) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0][:_TEXT_PREVIEW] if lines else ""
+
+
+def _first_line(text: str) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0][:_TEXT_PREVIEW] if lines else ""
+
+
+def attach_edge_texts(*, canvas: Canvas, items: list[dict], level: int) -> None:
+    """Give every edge item `source_text` and `target_text` (the first line of each node, as the reader may see it)."""
+    ends: set[str] = set()
+    for item in items:
+        if item["entity"] == "edge":
+            data = item["after"] or item["before"] or {}
+            ends.update(str(v) for v in (data.get("source"), data.get("target")) if v)
+    texts = node_first_lines(canvas, ends, level)
+    for item in items:
+        if item["entity"] == "edge":
+            data = item["after"] or item["before"] or {}
+            item["source_text"] = texts.get(str(data.get("source")), "")
+            item["target_text"] = texts.get(str(data.get("target")), "")

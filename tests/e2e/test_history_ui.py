@@ -227,3 +227,22 @@ def test_ten_quick_undos_are_ten_undos_in_order(browser, server, history_canvas)
                if i["op_type"] == "node.create" and i["target_id"] in ids]
     assert undone == sorted(created, reverse=True)
     ctx.close()
+
+
+def test_node_history_names_the_linked_node(browser, server, history_canvas):
+    cid, tokens = history_canvas["canvas_id"], history_canvas["tokens"]
+    rollout = add_node(server, tokens["alice"], cid, "灰度发布分三批", 0, 0)
+    checklist = add_node(server, tokens["alice"], cid, "Rollback checklist signed off", 320, 0)
+    api(server, tokens["alice"], "POST", f"/api/canvases/{cid}/ops/", {"op": {"type": "edge.create", "edge": {
+        "source": rollout, "target": checklist, "relation": "depends_on"}}})
+    ctx, page = open_canvas(browser, server, "alice", cid)
+    for node, expected in ((rollout, "depends on ‘Rollback checklist signed off’"),
+                           (checklist, "‘灰度发布分三批’ depends on this")):
+        page.evaluate(f"() => window.__canvasweb.focusNode('{node}')")
+        show = page.locator("button.history-toggle")
+        expect(show.or_(page.get_by_test_id("node-history"))).to_be_visible()
+        if show.is_visible():
+            show.click()
+        expect(page.get_by_test_id("node-history").get_by_test_id("history-edge-other")).to_have_text(
+            f" · {expected}")
+    ctx.close()

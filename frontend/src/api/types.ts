@@ -400,6 +400,9 @@ export interface TimelineEntry {
   summary: string;
   undo_of: { kind: 'undo' | 'redo'; revision: number } | null;
   revertible?: boolean;
+  /** edges: first line of each end's text ('' when not visible to you) */
+  source_text?: string;
+  target_text?: string;
 }
 
 export interface ChainItem {
@@ -423,8 +426,6 @@ export interface AuditEntry extends TimelineEntry {
   prev_hash: string;
   agent_run_id: string | null;
   message_id: number | null;
-  source_text?: string;
-  target_text?: string;
 }
 
 export interface AuditPage {

@@ -9,7 +9,7 @@ import { DiffRows } from '../components/DiffRows';
 import { ArrowRightIcon, BotIcon, ChatIcon, HistoryIcon } from '../components/Icons';
 import { formatDateTime, snippet, timeAgo } from '../lib/format';
 import { toast } from '../lib/toast';
-import { actorLabel, describeEntry, reasonBadge } from '../history/describe';
+import { actorLabel, describeEntry, edgeFromNode, reasonBadge } from '../history/describe';
 import { useCanvasActions } from './context';
 
 const FILTERS: { id: string; label: string }[] = [
@@ -157,7 +157,12 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
                 </div>
                 <div className="history-what">
                   <span className="history-action">{describeEntry(e)}</span>
-                  {e.entity === 'edge' && e.summary && <span className="muted"> · {e.summary.replace(/_/g, ' ')}</span>}
+                  {e.entity === 'edge' && (
+                    <span className="muted" dir="auto" data-testid="history-edge-other">
+                      {' · '}
+                      {edgeFromNode(e, nodeId)}
+                    </span>
+                  )}
                   {otherVersion && <span className="muted small"> · on the {chain.find((c) => c.id === (e.node_id ?? e.target_id))?.position === 'after' ? 'newer' : 'older'} version</span>}
                   {badge && <span className="reason-chip">{badge}</span>}
                 </div>

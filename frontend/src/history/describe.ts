@@ -70,3 +70,14 @@ export function reasonBadge(e: TimelineEntry): string | null {
   if ((e.reason === 'undo' || e.reason === 'redo') && e.undo_of) return `${e.reason} of rev ${e.undo_of.revision}`;
   return REASON_TEXT[e.reason] ?? e.reason;
 }
+
+/** An edge entry seen from one of its nodes: "depends on ‘other’" or "‘other’ depends on this". */
+export function edgeFromNode(e: TimelineEntry, nodeId: string): string {
+  const data = (e.after ?? e.before ?? {}) as { source?: string; target?: string; relation?: string; label?: string };
+  const relation = String(data.relation ?? '').replace(/_/g, ' ');
+  const label = data.label ? ` “${data.label}”` : '';
+  const quote = (text: string | undefined) => (text ? `‘${text.length > 60 ? `${text.slice(0, 59)}…` : text}’` : 'a node you cannot see');
+  if (data.source === nodeId) return `${relation}${label} ${quote(e.target_text)}`.trim();
+  if (data.target === nodeId) return `${quote(e.source_text)} ${relation}${label} this`.trim();
+  return `${quote(e.source_text)} ${relation}${label} ${quote(e.target_text)}`.trim();
+}

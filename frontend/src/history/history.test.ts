@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry, UndoResult } from '../api/types';
-import { actorLabel, describeEntry, reasonBadge } from './describe';
+import { actorLabel, describeEntry, edgeFromNode, reasonBadge } from './describe';
+import { dayBoundary } from './AuditDialog';
 import { filenameFromDisposition, safeFileName } from './jsonCanvas';
 import { summarizeUndo } from './useUndoRedo';
 
@@ -65,5 +66,37 @@ describe('history words', () => {
     expect(filenameFromDisposition("attachment; filename*=utf-8''%E5%8F%91%E5%B8%83.canvas", 'x.canvas')).toBe('发布.canvas');
     expect(filenameFromDisposition(null, 'x.canvas')).toBe('x.canvas');
     expect(safeFileName('发布 / 计划')).toBe('发布   计划.canvas');
+  });
+});
+
+describe('edges seen from a node', () => {
+  const link = entry({
+    entity: 'edge',
+    action: 'created',
+    op_type: 'edge.create',
+    target_id: 'e1',
+    node_id: 'a',
+    after: { source: 'a', target: 'b', relation: 'depends_on', label: '' },
+    source_text: '预算上限二十万',
+    target_text: 'Vendor shortlist',
+  });
+
+  it('names the node at the other end, in the right direction', () => {
+    expect(edgeFromNode(link, 'a')).toBe('depends on ‘Vendor shortlist’');
+    expect(edgeFromNode(link, 'b')).toBe('‘预算上限二十万’ depends on this');
+  });
+
+  it('says so when the other end is hidden from the reader', () => {
+    expect(edgeFromNode({ ...link, target_text: '' }, 'a')).toBe('depends on a node you cannot see');
+  });
+});
+
+describe('audit day filters', () => {
+  it('turns a date input into the start and end of that local day', () => {
+    const start = new Date(dayBoundary('2026-03-15', false) as string);
+    const end = new Date(dayBoundary('2026-03-15', true) as string);
+    expect([start.getFullYear(), start.getMonth(), start.getDate(), start.getHours()]).toEqual([2026, 2, 15, 0]);
+    expect([end.getDate(), end.getHours(), end.getMinutes()]).toEqual([15, 23, 59]);
+    expect(dayBoundary('15/03/2026', false)).toBeNull();
   });
 });
