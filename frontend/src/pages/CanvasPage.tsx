@@ -27,6 +27,7 @@ import { useProposals } from '../agent/useProposals';
 import { CanvasSettingsDialog } from '../agent/CanvasSettingsDialog';
 import { ActivityFeed } from '../history/ActivityFeed';
 import { AuditDialog } from '../history/AuditDialog';
+import { useNodeClipboard } from '../canvas/clipboard/useNodeClipboard';
 import { useUndoRedo } from '../history/useUndoRedo';
 import { NotFoundPage } from './NotFoundPage';
 import { EditSession, EditSessionContext } from '../canvas/editing/editSession';
@@ -173,6 +174,12 @@ function Workspace({
   );
 
   const proposals = useProposals(engine, canvasId, overlayStore, state.status);
+
+  const pastePoint = useCallback(() => {
+    const v = overlayStore.getViewport();
+    return v ? { x: v.x, y: v.y } : null;
+  }, [overlayStore]);
+  useNodeClipboard({ engine, readOnly, role, selection, setSelection, pastePoint, measure: actions.measure });
   const undo = useUndoRedo(canvasId, engine, state.revision, !readOnly && state.synced);
   const policy = ((state.canvas?.agent_policy as AgentPolicyValue | undefined) ?? (meta?.agent_policy as AgentPolicyValue | undefined) ?? null) as AgentPolicyValue | null;
   const agentCount = useMemo(() => {
