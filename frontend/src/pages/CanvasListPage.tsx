@@ -131,7 +131,12 @@ export function CanvasListPage() {
         {canvases && canvases.length > 0 && (
           <ul className="canvas-grid" data-testid="canvas-list">
             {canvases.map((c) => (
-              <li key={c.id} className="canvas-card" data-testid={`canvas-card-${c.id}`}>
+              <li
+                key={c.id}
+                className="canvas-card"
+                data-testid={`canvas-card-${c.id}`}
+                style={{ ['--card-actions' as string]: c.role === 'owner' ? 3 : 1 }}
+              >
                 <a className="canvas-card-link" href={`/canvases/${c.id}/`} onClick={linkHandler(`/canvases/${c.id}/`)} data-testid={`open-canvas-${c.id}`}>
                   <div className="canvas-card-top">
                     <h3 className="canvas-card-name">{c.name}</h3>
