@@ -21,9 +21,9 @@ def test_snapshot_rows_equal_the_model_serializers(canvas, apply, alice, bob, dj
     apply(alice, {"type": "edge.create", "edge": {"source": first, "target": second, "relation": "depends_on",
                                                   "label": "依赖"}})
     apply(alice, {"type": "node.archive", "id": second, "archived": True})
-    services.user_delete(user=alice)  # her nodes stay, without an author
+    services.user_delete(user=alice)  # her account is deactivated; her nodes stay
 
-    for role in ("owner", "viewer"):
+    for role in ("owner", "editor", "viewer"):
         snapshot = selectors.canvas_snapshot(canvas=Canvas.objects.get(pk=canvas.pk), role=role)
         assert snapshot["revision"] == Canvas.objects.get(pk=canvas.pk).revision
         visible_nodes = selectors.visible_nodes(canvas=canvas, role=role).order_by("created_at", "id")
@@ -32,5 +32,5 @@ def test_snapshot_rows_equal_the_model_serializers(canvas, apply, alice, bob, dj
         assert snapshot["edges"] == [edge_to_dict(e) for e in visible_edges]
     owner_snapshot = selectors.canvas_snapshot(canvas=canvas, role="owner")
     assert len(owner_snapshot["nodes"]) == 3 and len(owner_snapshot["edges"]) == Edge.objects.count() == 2  # supersedes + depends_on
-    assert any(n["created_by"] is None for n in owner_snapshot["nodes"])
+    assert {n["created_by"]["username"] for n in owner_snapshot["nodes"]} == {"alice", "bob"}
     assert any(n["superseded_by"] for n in owner_snapshot["nodes"])
