@@ -15,7 +15,6 @@ import {
   BackgroundVariant,
   ConnectionMode,
   Controls,
-  MarkerType,
   MiniMap,
   ReactFlow,
   useReactFlow,
@@ -27,11 +26,12 @@ import {
 import type { Op, Relation } from '../api/types';
 import { newEntityId, type EngineState } from '../sync/engine';
 import { snippet } from '../lib/format';
+import { perfMark } from '../lib/perfMarks';
 import { useCanvasActions, useEditingId, type Selection } from './context';
 import type { CardNode } from './NodeCard';
 import type { RelEdge } from './FloatingEdge';
 import { LOD_FIRST_PASS_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
-import { kindMeta, relationColor } from './kinds';
+import { kindMeta } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
 import { RemoteCursors } from './RemoteCursors';
@@ -44,6 +44,10 @@ import { PeerActivityContext, usePeerActivity } from './editing/peerActivity';
 import { CanvasDrafts } from './editing/CanvasDrafts';
 import { useEditSession } from './editing/editSession';
 import { useViewportMemory } from './viewport/useViewportMemory';
+import { useFlowEdges } from './useFlowEdges';
+import { CULL_MIN_NODES } from './lod/culling';
+import { useCulledFlow } from './lod/useCulledFlow';
+import { FitAllButton } from './lod/FitAllButton';
 
 // cards and edges switch to a simple block/line below the level-of-detail zoom (lod/)
 const nodeTypes = { card: LodCard, ghost: GhostCard };
@@ -94,36 +98,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [setSelection, toLocal],
   );
 
-  const rfEdges = useMemo<RelEdge[]>(() => {
-    const out: RelEdge[] = [];
-    for (const e of doc.edges.values()) {
-      if (!doc.nodes.has(e.source) || !doc.nodes.has(e.target)) continue;
-      const color = relationColor(e.relation);
-      out.push({
-        id: e.id,
-        source: e.source,
-        target: e.target,
-        type: 'floating',
-        data: { edge: e, pending: pendingIds.has(e.id), onLabelClick },
-        selected: selection.edges.has(e.id),
-        markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
-      });
-    }
-    for (const g of ghosts.edges) {
-      const color = relationColor(g.edge.relation);
-      out.push({
-        id: g.edge.id,
-        source: g.edge.source,
-        target: g.edge.target,
-        type: 'floating',
-        data: { edge: g.edge, pending: false, ghostProposalId: g.proposal.id, onGhostClick },
-        selectable: false,
-        focusable: false,
-        markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
-      });
-    }
-    return out;
-  }, [doc, pendingIds, selection.edges, onLabelClick, ghosts.edges, onGhostClick]);
+  const rfEdges = useFlowEdges(doc, pendingIds, selection.edges, ghosts.edges, onLabelClick, onGhostClick);
 
   // ------------------------------------------------------------ React Flow callbacks
 
@@ -318,9 +293,14 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const publishViewport = useCallback(() => {
     const v = currentViewport();
     if (v) overlayStore.setViewport(v);
+    perfMark('viewport-set');
     requestAnimationFrame(() => setOpened(true));
   }, [currentViewport, overlayStore]);
-  const rememberViewport = useViewportMemory({ canvasId, userId: state.user?.id, synced: state.synced, doc, pane: paneSize, onOpened: publishViewport });
+  // Above CULL_MIN_NODES React Flow gets only the nodes near the viewport (lod/culling.ts), sizes are
+  // estimated for the opening viewport instead of measured, and nothing mounts before it is set.
+  const culled = doc.nodes.size > CULL_MIN_NODES;
+  const rememberViewport = useViewportMemory({ canvasId, userId: state.user?.id, synced: state.synced, doc, pane: paneSize, onOpened: publishViewport, estimateSizes: culled });
+  const flow = useCulledFlow(rfNodes, rfEdges, { active: culled, ready: opened || !state.synced, editingId });
 
   // Publish the viewport once on mount (the chat needs it before any pan).
   useEffect(() => {
@@ -328,7 +308,12 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     if (v) overlayStore.setViewport(v);
   }, [currentViewport, overlayStore]);
 
-  const lowDetail = useLowDetailFlag() || (!opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
+  const hasNodes = flow.nodes.length > 0;
+  useEffect(() => {
+    if (hasNodes) perfMark('nodes-mounted');
+  }, [hasNodes]);
+
+  const lowDetail = useLowDetailFlag() || (!culled && !opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
@@ -350,8 +335,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       <PeerActivityContext.Provider value={activity}>
       <LowDetailContext.Provider value={lowDetail}>
       <ReactFlow<FlowNode, RelEdge>
-        nodes={rfNodes}
-        edges={rfEdges}
+        nodes={flow.nodes}
+        edges={flow.edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
@@ -381,7 +366,9 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
       >
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} color="#cbd5e1" />
-        <Controls showInteractive={false} position="bottom-left" />
+        <Controls showInteractive={false} showFitView={!culled} position="bottom-left">
+          {culled && <FitAllButton nodes={rfNodes} />}
+        </Controls>
         {doc.nodes.size <= MINIMAP_MAX_NODES && (
         <MiniMap
           pannable
