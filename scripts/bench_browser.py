@@ -1,6 +1,7 @@
 """Browser benchmark: open and pan big canvases in Chromium, frame times from requestAnimationFrame.
 
-    .venv/bin/python scripts/bench_browser.py [--sizes 2000 5000] [--pan-seconds 2.5] [--out var/bench/browser.json]
+    .venv/bin/python scripts/bench_browser.py [--sizes 2000 5000 10000] [--opens 5] [--pan-seconds 2.5]
+        [--out var/bench/browser-bench.json]
 
 Needs the built front end (`cd frontend && npm run build`) and Chromium (CANVASWEB_CHROMIUM or /usr/bin/chromium).
 Everything runs on 127.0.0.1 and is stopped at the end: a temporary SQLite database, one Daphne process.
@@ -10,6 +11,9 @@ node.create ops, then ~N/2 edges between grid neighbours, five pinned anchors). 
 
 * open: milliseconds from navigation start until the canvas is synced and its first cards are painted
   (measured in the page: `performance.now()` in the first animation frame after the condition holds);
+  --opens loads (the first cold, the rest reloads), reported each and as the median, split by the app's
+  User Timing marks (`canvasweb:*`: socket open, snapshot frame received, parsed, store built, viewport
+  set, nodes mounted) and by the server's snapshot build and JSON encoding, timed in-process;
 * pan: the mouse drags the pane back and forth for --pan-seconds while a requestAnimationFrame loop records
   frame timestamps; reported as fps and p50/p95/max frame time. Three views: the opening view (readable
   zoom, full cards), fit-to-all (level of detail: blocks), and zoom ~0.5 (full cards, many on screen).
@@ -88,6 +92,31 @@ FREE_PANE_POINT_JS = """() => {
   return null;
 }"""
 
+MARKS_JS = """() => Object.fromEntries(performance.getEntriesByType('mark')
+  .filter((m) => m.name.startsWith('canvasweb:')).map((m) => [m.name.slice(10), Math.round(m.startTime)]))"""
+
+# the parts of the open, in order: (label, mark ending it)
+OPEN_STEPS = (("page + script + socket", "socket-open"), ("snapshot on the wire (server)", "frame-received"),
+              ("JSON.parse", "frame-parsed"), ("store", "snapshot-store-built"), ("viewport", "viewport-set"),
+              ("mount", "nodes-mounted"))
+
+SNAPSHOT_TIMING_SCRIPT = """
+import json, time
+from canvasweb.canvases import selectors
+from canvasweb.canvases.models import Canvas
+canvas = Canvas.objects.get(pk={canvas_id})
+build, encode = [], []
+for _ in range(3):
+    t0 = time.perf_counter()
+    snapshot = selectors.canvas_snapshot(canvas=canvas, role="owner")
+    t1 = time.perf_counter()
+    text = json.dumps({{"type": "snapshot", **snapshot}}, ensure_ascii=False, allow_nan=False)
+    encode.append(time.perf_counter() - t1)
+    build.append(t1 - t0)
+print("SNAPSHOT-JSON" + json.dumps({{"build_ms": round(1000 * min(build)), "encode_ms": round(1000 * min(encode)),
+                                    "bytes": len(text.encode())}}))
+"""
+
 ZOOM_JS = "() => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
 
 
@@ -122,7 +151,24 @@ def pan(page, seconds: float) -> dict:
             "blocks_in_dom": page.evaluate("() => document.querySelectorAll('[data-lod=block]').length")}
 
 
-def run_size(browser, cluster: Cluster, n: int, pan_seconds: float) -> dict:
+def open_breakdown(marks: dict, open_ms: float) -> dict:
+    """Milliseconds spent in each step of the open (from the previous mark), and the paint after the last."""
+    out, prev = {}, 0.0
+    for label, name in OPEN_STEPS:
+        if name in marks:
+            out[label] = marks[name] - prev
+            prev = marks[name]
+    out["first frame"] = round(open_ms - prev)
+    return out
+
+
+def snapshot_timing(cluster: Cluster, canvas_id: int) -> dict:
+    output = cluster.manage("shell", "-c", SNAPSHOT_TIMING_SCRIPT.format(canvas_id=canvas_id))
+    line = next(line for line in output.splitlines() if line.startswith("SNAPSHOT-JSON"))
+    return json.loads(line[len("SNAPSHOT-JSON"):])
+
+
+def run_size(browser, cluster: Cluster, n: int, pan_seconds: float, opens: int) -> dict:
     data = setup_canvas_in(cluster, users=[f"bench{n}"], owner=f"bench{n}", name=f"bench {n}", password=PASSWORD)
     cols = int((n * 1.6) ** 0.5)
     t0 = time.perf_counter()
@@ -132,6 +178,8 @@ def run_size(browser, cluster: Cluster, n: int, pan_seconds: float) -> dict:
 
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
+    page_errors: list[str] = []
+    page.on("pageerror", lambda exc: page_errors.append(str(exc)[:300]))
     base = cluster.url(0)
     page.goto(f"{base}/login/")
     page.get_by_test_id("login-username").fill(f"bench{n}")
@@ -139,18 +187,31 @@ def run_size(browser, cluster: Cluster, n: int, pan_seconds: float) -> dict:
     page.get_by_test_id("login-submit").click()
     page.wait_for_url(lambda url: "/login" not in url, timeout=10_000)
 
-    result: dict = {"nodes": n, "seed_s": round(seed_s, 1)}
-    opens = []
-    for _ in range(2):  # cold (first load of the canvas) and warm (reload)
+    result: dict = {"nodes": n, "seed_s": round(seed_s, 1), "load_before": os.getloadavg()[0]}
+    result["server_snapshot"] = snapshot_timing(cluster, data["canvas_id"])
+    open_ms, breakdowns = [], []
+    for _ in range(opens):  # the first is cold (first load of the canvas), the rest are reloads
         page.goto(f"{base}/canvases/{data['canvas_id']}/")
         page.wait_for_function(OPENED_JS % n, polling="raf", timeout=60_000)
-        opens.append(round(page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(performance.now())))")))
+        t = page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(performance.now())))")
+        open_ms.append(round(t))
+        breakdowns.append(open_breakdown(page.evaluate(MARKS_JS), t))
         page.wait_for_timeout(800)
-    result["open_ms"] = opens
+    result["open_ms"] = open_ms
+    result["open_median_ms"] = round(statistics.median(open_ms))
+    result["open_breakdown_median_ms"] = {k: round(statistics.median(b.get(k, 0) for b in breakdowns))
+                                          for k in breakdowns[0]}
     result["open_zoom"] = round(page.evaluate(ZOOM_JS), 3)
     result["pan_open_view"] = pan(page, pan_seconds)
 
+    t0 = time.perf_counter()
     page.evaluate("() => document.querySelector('.react-flow__controls-fitview').click()")
+    try:  # the fit itself, and the blocks it mounts
+        page.wait_for_function(f"() => ({ZOOM_JS})() < 0.45 && document.querySelectorAll('[data-lod=block]').length > 0",
+                               polling="raf", timeout=30_000)
+        result["fit_all_ms"] = round(1000 * (time.perf_counter() - t0))
+    except Exception:  # noqa: BLE001 - reported, not fatal: the pan below shows what view it got
+        result["fit_all_ms"] = None
     page.wait_for_timeout(1000)
     result["pan_fit_all"] = pan(page, pan_seconds)
 
@@ -161,25 +222,38 @@ def run_size(browser, cluster: Cluster, n: int, pan_seconds: float) -> dict:
         page.wait_for_timeout(250)
     page.wait_for_timeout(800)
     result["pan_zoom_05"] = pan(page, pan_seconds)
+    result["load_after"] = os.getloadavg()[0]
+    result["page_errors"] = page_errors
     context.close()
     return result
 
 
 def table(results: list[dict]) -> str:
-    head = "| nodes | open cold / warm (ms) | view | zoom | nodes in DOM | fps | p50 ms | p95 ms | max ms |"
+    head = "| nodes | open median (runs, ms) | view | zoom | nodes in DOM | fps | p50 ms | p95 ms | max ms |"
     rows = [head, "|" + "---|" * 9]
     for r in results:
+        opens = f"{r['open_median_ms']} ({', '.join(map(str, r['open_ms']))})"
         for key, label in (("pan_open_view", "on open"), ("pan_fit_all", "fit all (LOD)"), ("pan_zoom_05", "zoom 0.5")):
             p = r[key]
-            rows.append(f"| {r['nodes']} | {r['open_ms'][0]} / {r['open_ms'][1]} | {label} | {p.get('zoom')} | "
+            rows.append(f"| {r['nodes']} | {opens} | {label} | {p.get('zoom')} | "
                         f"{p.get('cards_in_dom')} ({p.get('blocks_in_dom')} blocks) | {p.get('fps')} | "
                         f"{p.get('p50_ms')} | {p.get('p95_ms')} | {p.get('max_ms')} |")
+    steps = list(results[0]["open_breakdown_median_ms"]) if results else []
+    rows += ["", "Open, split (median ms per step; server = in-process snapshot build + JSON encoding):", "",
+             "| nodes | " + " | ".join(steps) + " | server build + encode | snapshot MB | load before / after |",
+             "|" + "---|" * (len(steps) + 4)]
+    for r in results:
+        b, srv = r["open_breakdown_median_ms"], r["server_snapshot"]
+        rows.append(f"| {r['nodes']} | " + " | ".join(str(b.get(k, "")) for k in steps)
+                    + f" | {srv['build_ms']} + {srv['encode_ms']} | {srv['bytes'] / 1e6:.2f} | "
+                    f"{r['load_before']:.2f} / {r['load_after']:.2f} |")
     return "\n".join(rows)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000])
+    parser.add_argument("--opens", type=int, default=5, help="loads per size (first cold, then reloads)")
     parser.add_argument("--pan-seconds", type=float, default=2.5)
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench" / "browser-bench.json")
     args = parser.parse_args()
@@ -201,7 +275,7 @@ def main() -> int:
                                          args=CHROMIUM_ARGS)
             for n in args.sizes:
                 print(f"-- {n} nodes", flush=True)
-                results.append(run_size(browser, cluster, n, args.pan_seconds))
+                results.append(run_size(browser, cluster, n, args.pan_seconds, max(1, args.opens)))
             browser.close()
     finally:
         cluster.stop()

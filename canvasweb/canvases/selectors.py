@@ -10,7 +10,7 @@ from canvasweb.history.models import ChangeLogEntry
 
 from . import permissions
 from .models import Canvas, Edge, Membership, Node
-from .serialization import edge_to_dict, iso, membership_to_dict, node_to_dict, user_ref
+from .serialization import edge_dicts, edge_to_dict, iso, membership_to_dict, node_dicts, node_to_dict, user_ref
 from .visibility import filter_changes
 
 MAX_CHANGES_PAGE = 1000
@@ -54,10 +54,8 @@ def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
     # Read the revision first: rows can only be newer, and newer changes are
     # re-applied idempotently by revision on the client.
     revision = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
-    nodes = [node_to_dict(n) for n in visible_nodes(canvas=canvas, role=role).select_related("created_by")
-             .order_by("created_at", "id")]
-    edges = [edge_to_dict(e) for e in visible_edges(canvas=canvas, role=role).select_related("created_by")
-             .order_by("created_at", "id")]
+    nodes = node_dicts(visible_nodes(canvas=canvas, role=role).order_by("created_at", "id"))
+    edges = edge_dicts(visible_edges(canvas=canvas, role=role).order_by("created_at", "id"))
     return {"revision": revision, "nodes": nodes, "edges": edges}
 
 

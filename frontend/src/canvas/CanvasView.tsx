@@ -10,40 +10,42 @@ import {
   type SetStateAction,
 } from 'react';
 import {
-  applyNodeChanges,
   Background,
   BackgroundVariant,
   ConnectionMode,
   Controls,
-  MarkerType,
   MiniMap,
   ReactFlow,
   useReactFlow,
   type Connection,
-  type EdgeChange,
   type FinalConnectionState,
-  type NodeChange,
 } from '@xyflow/react';
-import type { Op, Relation } from '../api/types';
+import type { Relation } from '../api/types';
 import { newEntityId, type EngineState } from '../sync/engine';
 import { snippet } from '../lib/format';
+import { perfMark } from '../lib/perfMarks';
 import { useCanvasActions, useEditingId, type Selection } from './context';
 import type { CardNode } from './NodeCard';
 import type { RelEdge } from './FloatingEdge';
 import { LOD_FIRST_PASS_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
-import { kindMeta, relationColor } from './kinds';
+import { kindMeta } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
 import { RemoteCursors } from './RemoteCursors';
 import { useOverlay } from './overlay';
 import { GhostCard } from '../agent/GhostNode';
 import { ghostsFor, markedNodes } from '../agent/proposals';
-import { buildNodes, coord, decorate, round2, type FlowNode } from './flowNodes';
+import { buildNodes, coord, decorate, type FlowNode } from './flowNodes';
 import { useCanvasKeyboard } from './useCanvasKeyboard';
 import { PeerActivityContext, usePeerActivity } from './editing/peerActivity';
 import { CanvasDrafts } from './editing/CanvasDrafts';
 import { useEditSession } from './editing/editSession';
-import { useViewportMemory } from './viewport/useViewportMemory';
+import { useCanvasViewport } from './viewport/useCanvasViewport';
+import { useFlowEdges } from './useFlowEdges';
+import { useFlowChanges } from './useFlowChanges';
+import { CULL_MIN_NODES } from './lod/culling';
+import { useCulledFlow } from './lod/useCulledFlow';
+import { FitAllButton } from './lod/FitAllButton';
 
 // cards and edges switch to a simple block/line below the level-of-detail zoom (lod/)
 const nodeTypes = { card: LodCard, ghost: GhostCard };
@@ -94,94 +96,11 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [setSelection, toLocal],
   );
 
-  const rfEdges = useMemo<RelEdge[]>(() => {
-    const out: RelEdge[] = [];
-    for (const e of doc.edges.values()) {
-      if (!doc.nodes.has(e.source) || !doc.nodes.has(e.target)) continue;
-      const color = relationColor(e.relation);
-      out.push({
-        id: e.id,
-        source: e.source,
-        target: e.target,
-        type: 'floating',
-        data: { edge: e, pending: pendingIds.has(e.id), onLabelClick },
-        selected: selection.edges.has(e.id),
-        markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
-      });
-    }
-    for (const g of ghosts.edges) {
-      const color = relationColor(g.edge.relation);
-      out.push({
-        id: g.edge.id,
-        source: g.edge.source,
-        target: g.edge.target,
-        type: 'floating',
-        data: { edge: g.edge, pending: false, ghostProposalId: g.proposal.id, onGhostClick },
-        selectable: false,
-        focusable: false,
-        markerEnd: { type: MarkerType.ArrowClosed, color, width: 16, height: 16 },
-      });
-    }
-    return out;
-  }, [doc, pendingIds, selection.edges, onLabelClick, ghosts.edges, onGhostClick]);
+  const rfEdges = useFlowEdges(doc, pendingIds, selection.edges, ghosts.edges, onLabelClick, onGhostClick);
 
   // ------------------------------------------------------------ React Flow callbacks
 
-  const onNodesChange = useCallback(
-    (changes: NodeChange<FlowNode>[]) => {
-      const sel = changes.filter((c) => c.type === 'select' && !c.id.startsWith('ghost-'));
-      if (sel.length) {
-        setSelection((prev) => {
-          const nodes = new Set(prev.nodes);
-          for (const c of sel) if (c.type === 'select') (c.selected ? nodes.add(c.id) : nodes.delete(c.id));
-          return { nodes, edges: prev.edges };
-        });
-      }
-      const rest = changes.filter((c) => c.type !== 'select' && c.type !== 'remove' && c.type !== 'add' && c.type !== 'replace');
-      if (rest.length) setRfNodes((nds) => applyNodeChanges(rest, nds));
-    },
-    [setSelection],
-  );
-
-  const onEdgesChange = useCallback(
-    (changes: EdgeChange<RelEdge>[]) => {
-      const sel = changes.filter((c) => c.type === 'select');
-      if (!sel.length) return;
-      setSelection((prev) => {
-        const edges = new Set(prev.edges);
-        for (const c of sel) if (c.type === 'select') (c.selected ? edges.add(c.id) : edges.delete(c.id));
-        return { nodes: prev.nodes, edges };
-      });
-    },
-    [setSelection],
-  );
-
-  // Others see the card move while it is dragged (presence, throttled); the move is committed once, on drop.
-  const onNodeDrag = useCallback(
-    (_e: unknown, node: FlowNode) => {
-      if (readOnly || node.type !== 'card') return;
-      engine.setActivity({ dragging: { id: node.id, x: coord(node.position.x), y: coord(node.position.y) } });
-    },
-    [engine, readOnly],
-  );
-
-  const onNodeDragStop = useCallback(
-    (_e: unknown, _node: FlowNode, nodes: FlowNode[]) => {
-      if (readOnly) return;
-      engine.setActivity({ dragging: null });
-      const ops: Op[] = [];
-      for (const n of nodes) {
-        const cur = engine.getNode(n.id);
-        if (!cur) continue;
-        const x = coord(n.position.x);
-        const y = coord(n.position.y);
-        if (cur.x !== x || cur.y !== y) ops.push({ type: 'node.move', id: n.id, x, y });
-      }
-      if (ops.length === 1) submit(ops[0]);
-      else if (ops.length > 1) submit({ type: 'batch', ops });
-    },
-    [engine, readOnly, submit],
-  );
+  const { onNodesChange, onEdgesChange, onNodeDrag, onNodeDragStop } = useFlowChanges({ engine, readOnly, submit, setSelection, setRfNodes });
 
   const onConnect = useCallback(
     (c: Connection) => {
@@ -269,66 +188,26 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [rf, toLocal],
   );
 
-  // ------------------------------------------------------------ presence
-
-  const currentViewport = useCallback(() => {
-    const el = wrapperRef.current;
-    if (!el) return null;
-    const rect = el.getBoundingClientRect();
-    const { x, y, zoom } = rf.getViewport();
-    const z = zoom || 1;
-    return {
-      x: round2((rect.width / 2 - x) / z),
-      y: round2((rect.height / 2 - y) / z),
-      zoom: Math.round(z * 1000) / 1000,
-      width: Math.max(1, Math.round(rect.width)),
-      height: Math.max(1, Math.round(rect.height)),
-    };
-  }, [rf]);
-
-  const sendPresence = useCallback(() => {
-    const viewport = currentViewport();
-    if (!viewport) return;
-    overlayStore.setViewport(viewport);
-    let cursor = null;
-    if (pointer.current) {
-      const fp = rf.screenToFlowPosition(pointer.current);
-      cursor = { x: round2(fp.x), y: round2(fp.y) };
-    }
-    engine.setPresence(viewport, cursor);
-  }, [engine, rf, currentViewport, overlayStore]);
-
-  useEffect(() => {
-    if (state.status === 'online') sendPresence();
-  }, [state.status, sendPresence]);
-
   // ------------------------------------------------------------ keyboard
 
   useCanvasKeyboard({ engine, readOnly, selection, setSelection, editingId, startEditing, onDeleteSelection });
 
-  // ------------------------------------------------------------ opening viewport
+  // ------------------------------------------------------------ viewport: presence, opening, memory
 
-  const paneSize = useCallback(() => {
-    const rect = wrapperRef.current?.getBoundingClientRect();
-    return rect ? { width: rect.width, height: rect.height } : null;
-  }, []);
-  // React Flow mounts every node once to measure it; on a big canvas that first pass draws cheap
-  // blocks (lod/), and cards only once the opening viewport is set and off-screen nodes are dropped.
-  const [opened, setOpened] = useState(false);
-  const publishViewport = useCallback(() => {
-    const v = currentViewport();
-    if (v) overlayStore.setViewport(v);
-    requestAnimationFrame(() => setOpened(true));
-  }, [currentViewport, overlayStore]);
-  const rememberViewport = useViewportMemory({ canvasId, userId: state.user?.id, synced: state.synced, doc, pane: paneSize, onOpened: publishViewport });
+  // Above CULL_MIN_NODES React Flow gets only the nodes near the viewport (lod/culling.ts), sizes are
+  // estimated for the opening viewport instead of measured, and nothing mounts before it is set.
+  const culled = doc.nodes.size > CULL_MIN_NODES;
+  const { sendPresence, rememberViewport, opened } = useCanvasViewport({
+    wrapperRef, pointer, engine, overlayStore, canvasId, state, estimateSizes: culled,
+  });
+  const flow = useCulledFlow(rfNodes, rfEdges, { active: culled, ready: opened || !state.synced, editingId });
 
-  // Publish the viewport once on mount (the chat needs it before any pan).
+  const hasNodes = flow.nodes.length > 0;
   useEffect(() => {
-    const v = currentViewport();
-    if (v) overlayStore.setViewport(v);
-  }, [currentViewport, overlayStore]);
+    if (hasNodes) perfMark('nodes-mounted');
+  }, [hasNodes]);
 
-  const lowDetail = useLowDetailFlag() || (!opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
+  const lowDetail = useLowDetailFlag() || (!culled && !opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
@@ -350,8 +229,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       <PeerActivityContext.Provider value={activity}>
       <LowDetailContext.Provider value={lowDetail}>
       <ReactFlow<FlowNode, RelEdge>
-        nodes={rfNodes}
-        edges={rfEdges}
+        nodes={flow.nodes}
+        edges={flow.edges}
         nodeTypes={nodeTypes}
         edgeTypes={edgeTypes}
         onNodesChange={onNodesChange}
@@ -381,7 +260,9 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
       >
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} color="#cbd5e1" />
-        <Controls showInteractive={false} position="bottom-left" />
+        <Controls showInteractive={false} showFitView={!culled} position="bottom-left">
+          {culled && <FitAllButton nodes={rfNodes} />}
+        </Controls>
         {doc.nodes.size <= MINIMAP_MAX_NODES && (
         <MiniMap
           pannable

@@ -19,6 +19,10 @@ import type {
   UserRef,
 } from '../api/types';
 import { applyChanges, applyOp, docFromLists, EMPTY_DOC, touchedIds, type ChangeSideEffects, type Doc } from './apply';
+import { perfMark } from '../lib/perfMarks';
+
+/** frames longer than this (snapshots, big catch-ups) get User Timing marks around their parse */
+const BIG_FRAME_CHARS = 100_000;
 
 export type ConnectionStatus = 'connecting' | 'online' | 'reconnecting' | 'offline';
 
@@ -511,6 +515,7 @@ export class SyncEngine {
   }
 
   private handleOpen() {
+    perfMark('socket-open');
     this.lastMessageAt = this.opts.now();
     this.sendFrame({ type: 'hello', last_revision: this.revision });
     this.helloSent = true;
@@ -691,8 +696,11 @@ export class SyncEngine {
   private handleRaw(data: unknown) {
     this.lastMessageAt = this.opts.now();
     let msg: any;
+    const big = typeof data === 'string' && data.length > BIG_FRAME_CHARS;
+    if (big) perfMark('frame-received');
     try {
       msg = JSON.parse(String(data));
+      if (big) perfMark('frame-parsed');
     } catch {
       return;
     }
@@ -765,6 +773,7 @@ export class SyncEngine {
 
   private onSnapshot(msg: Snapshot & { type: 'snapshot' }) {
     this.server = docFromLists(msg.nodes ?? [], msg.edges ?? []);
+    perfMark('snapshot-store-built');
     this.revision = msg.revision;
     this.synced = true;
     this.awaitingSync = false;

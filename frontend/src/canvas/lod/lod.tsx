@@ -7,11 +7,13 @@ import { BaseEdge, Handle, Position, useInternalNode, useStore, type EdgeProps, 
 import { NodeCard, type CardNode } from '../NodeCard';
 import { FloatingEdge, type RelEdge } from '../FloatingEdge';
 import { kindMeta, relationColor, weightStyle } from '../kinds';
+import { CULL_MIN_NODES } from './culling';
 
 export const LOD_ZOOM = 0.45;
-/** above this many nodes the React Flow mini map (one subscribed component per node) costs seconds on open */
-export const MINIMAP_MAX_NODES = 1000;
-/** canvases bigger than this draw blocks in React Flow's first measuring pass (all nodes mount once) */
+/** above this many nodes the React Flow mini map (one subscribed component per node) costs seconds on open;
+ * it would also show only the culled nodes (culling.ts) */
+export const MINIMAP_MAX_NODES = CULL_MIN_NODES;
+/** canvases bigger than this (and not culled) draw blocks in React Flow's first measuring pass (all nodes mount once) */
 export const LOD_FIRST_PASS_NODES = 400;
 const BLOCK_H = 90;
 const SIDES = [Position.Top, Position.Right, Position.Bottom, Position.Left];

@@ -13,9 +13,11 @@ interface Options {
   pane: () => { width: number; height: number } | null;
   /** called once the opening viewport is set */
   onOpened(): void;
+  /** open from declared sizes instead of waiting for React Flow to measure every node (culled canvases) */
+  estimateSizes?: boolean;
 }
 
-export function useViewportMemory({ canvasId, userId, synced, doc, pane, onOpened }: Options) {
+export function useViewportMemory({ canvasId, userId, synced, doc, pane, onOpened, estimateSizes = false }: Options) {
   const rf = useReactFlow();
   const nodesInitialized = useNodesInitialized();
   const opened = useRef(false);
@@ -23,7 +25,7 @@ export function useViewportMemory({ canvasId, userId, synced, doc, pane, onOpene
   useEffect(() => {
     if (opened.current || !synced || userId == null) return;
     const saved = loadViewport(userId, canvasId);
-    if (!saved && doc.nodes.size > 0 && !nodesInitialized) return; // wait for sizes
+    if (!saved && doc.nodes.size > 0 && !nodesInitialized && !estimateSizes) return; // wait for sizes
     const size = pane();
     if (!size) return;
     opened.current = true;
@@ -32,7 +34,7 @@ export function useViewportMemory({ canvasId, userId, synced, doc, pane, onOpene
       target = readableViewport(anchorNodes(doc.nodes.values()), size, (id) => rf.getInternalNode(id)?.measured);
     }
     void rf.setViewport(target).then(onOpened);
-  }, [synced, userId, canvasId, doc, nodesInitialized, rf, pane, onOpened]);
+  }, [synced, userId, canvasId, doc, nodesInitialized, rf, pane, onOpened, estimateSizes]);
 
   /** for React Flow's onMoveEnd */
   const remember = useCallback(
