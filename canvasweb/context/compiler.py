@@ -41,7 +41,8 @@ from .history_recall import RecallCandidate, is_low_information, recall_history
 from .redaction import build_secret_masker, mask_credentials, secret_fingerprint, secret_values
 from .render import render_canvas_block
 from .selection import CanvasIndex, select_nodes
-from .summary import build_summary, retire_outdated
+from .retire import retire_outdated
+from .summary import build_summary
 from .tokens import TokenCache, truncate_to_tokens
 from .types import (
     MESSAGE_OVERHEAD_TOKENS,
