@@ -44,6 +44,7 @@ from .selection import CanvasIndex, select_nodes
 from .retire import retire_outdated
 from .summary import build_summary
 from .tokens import TokenCache, truncate_to_tokens
+from .value_ledger import build_ledger
 from .types import (
     MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,
@@ -154,6 +155,10 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         def restricted(terms: frozenset[str]) -> bool:
             return index.is_restricted_text(terms, role=request.role)
 
+    # Values retired by subject (value_ledger.py): a later correction in the chat, a supersede
+    # or an archive retires a value in every message that states it about that subject.
+    ledger = (build_ledger(messages=every, nodes=index.nodes, cache=cache)
+              if strategy == "canvas" and index is not None and request.retire_values else None)
     prepared: dict[int, _Prepared] = {}
 
     def current(i: int) -> _Prepared:
@@ -165,6 +170,9 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         return got
 
     def _current(m: MessageData, position: int) -> _Prepared:
+        if ledger and position in ledger.by_position:
+            m = MessageData(id=m.id, role=m.role, content=ledger.rewrite(position, m.content))
+            retired.add(m.id)
         p = _prepare_message(m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens)
         if strategy != "canvas" and restricted is None:
             return p
@@ -348,8 +356,11 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         if folded or request.rolling_summary:
             # A stored rolling summary (from earlier folds) is carried first;
             # turns that left the window since then are added on top.
+            # The folded turns as the history filters left them (retired values rewritten);
+            # prepared newest first, as the correction filter needs.
+            folded_now = [current(i).message for i in range(window_start - 1, -1, -1)][::-1] if ledger else folded
             result = build_summary(
-                messages=folded,
+                messages=folded_now,
                 previous_summary=request.rolling_summary,
                 later_messages=[p.message for p in window + floor],
                 max_tokens=max_summary,

@@ -1,0 +1,316 @@
+"""Which values in the history are retired, by subject: a store of subjects and their current values.
+
+The conversation is read oldest first, with the canvas's supersedes and
+archives put in at the time they happened. Every value mention
+(value_mentions.py) either joins a *subject* (a slot: the words said around
+its values, and the value that is current for it) or opens a new one:
+
+* a user statement of a value of a compatible type (a port for a port, a
+  date for a date) about the same subject replaces the subject's current
+  value, which is then retired. "About the same subject" = shared subject
+  words: one is enough when the sentence carries a correction cue
+  ("actually", "scratch that", "now", "no longer", "改成", "刚才说错了", …) or
+  the message names the subject's current value as the old one; otherwise
+  two, covering half of the statement's words. Every subject that matches
+  nearly as well as the best (>= 60 %) is replaced too, so A said in a node
+  and B said in chat both give way to C; one that matches clearly worse (a
+  look-alike: "current crash-free 99.71 %" next to "halt below 99.2 %") keeps
+  its value;
+* a mention named as the old value ("not 4840", "8443 停用了", "99.2 is too
+  loose") retires that value in the subject it matches best;
+* a superseded node: at the time of the supersede, its replacement is read as
+  a correction whose old values are the ones only the old version has;
+  an archived node: its values that no live node holds are retired in the
+  subjects that share its words;
+* assistant replies never retire anything; their mentions join the subject
+  they echo.
+
+A value said again later by the user as current is current again (A -> B -> A).
+`RetiredValues.rewrite` replaces each retired mention in a message by
+`[old value, now <current>]` (or `[old value]` when there is no current value,
+and inside the message that retires it).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .capture.values import compatible
+from .ranking import parse_timestamp
+from .sentences import CORRECTION_RE
+from .types import MessageData, NodeData
+from .value_mentions import Mention, find_mentions, same_value, subject_words
+
+_CUE_RE = re.compile(
+    r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
+    r"turns out|after all|anymore|scratch|correct(?:ion)?|actually)\b"
+    r"|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后", re.IGNORECASE)
+NEAR_BEST = 0.6
+OLD_NAMED_BONUS = 2.0
+OLD_MARKER = "[old value]"
+NOW_MARKER = "[old value, now {value}]"
+
+
+@dataclass(slots=True)
+class _Slot:
+    kind: str
+    words: set[str]
+    current: Mention | None
+    retired: list[Mention] = field(default_factory=list)
+    since: int = -2  # the event whose statement made `current` current
+
+
+@dataclass(slots=True)
+class _Event:
+    time: float | None
+    order: int
+    role: str  # "user" | "assistant" | "tool" | "canvas"
+    position: int  # message position (canvas events: -1)
+    mentions: tuple[Mention, ...]
+    cue_sentences: frozenset[int]
+    node_words: frozenset[str] = frozenset()
+
+
+def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
+    sentences = re.split(r"(?<=[。！？!?\n])|(?<=\.)\s", text)
+    cued = {i for i, s in enumerate(sentences) if _CUE_RE.search(s) or CORRECTION_RE.search(s)}
+    # sentence numbering in mentions follows value_mentions' own split; a cue anywhere in the
+    # message counts for a short message, and per sentence otherwise
+    if cued and len(sentences) <= 2:
+        return frozenset(m.sentence for m in mentions)
+    return frozenset(m.sentence for m in mentions if m.sentence in cued) if cued else frozenset()
+
+
+class RetiredValues:
+    """The result: per message position, the spans to rewrite."""
+
+    def __init__(self) -> None:
+        self.by_position: dict[int, list[tuple[Mention, str]]] = {}
+        self.count = 0
+
+    def rewrite(self, position: int, text: str) -> str:
+        spans = self.by_position.get(position)
+        if not spans:
+            return text
+        out, last = [], 0
+        for m, marker in sorted(spans, key=lambda s: s[0].start):
+            if m.start < last or text[m.start:m.end] != m.raw:
+                continue  # the text changed since the mention was read
+            out.append(text[last:m.start])
+            out.append(marker)
+            last = m.end
+        out.append(text[last:])
+        return "".join(out)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_position)
+
+
+_WEIGHTS: dict[str, float] = {}
+
+
+def _overlap(words: frozenset[str], slot: _Slot) -> float:
+    """Shared subject words, a word said in many messages counting less (min(1, 4 / messages))."""
+    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words)
+
+
+def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
+    """A value can replace one of the same kind and shape: a port a port, a date a date; a bare
+    number only a number of about as many digits ("5433" -> "5434", not "16" -> "5433")."""
+    if not (compatible(a.type, kind) or compatible(kind, a.type)):
+        return False
+    if b is None or a.type not in _NUMERIC and b.type not in _NUMERIC:
+        return True
+    if not (a.number and b.number) or ("." in a.number) != ("." in b.number):
+        return False
+    return abs(len(a.number.split(".")[0]) - len(b.number.split(".")[0])) <= 1
+
+
+_NUMERIC = frozenset({"number", "count", "port", "percent"})
+
+
+def build_ledger(*, messages: Sequence[MessageData], nodes: Sequence[NodeData] = (), cache=None) -> RetiredValues:
+    """Retired value mentions of `messages` (the whole history, oldest first) given the canvas `nodes`."""
+    events: list[_Event] = []
+    for pos, m in enumerate(messages):
+        if m.role == "tool":
+            continue
+        mentions = _mentions(m, cache)
+        if not mentions:
+            continue
+        when = parse_timestamp(m.created_at)
+        events.append(_Event(time=when, order=pos, role=m.role, position=pos, mentions=mentions,
+                             cue_sentences=_cue_sentences(m.content, mentions)))
+    events.extend(_canvas_events(nodes, len(messages)))
+    # Canvas events without a time go last; the others by time, then conversation order.
+    events.sort(key=lambda e: (e.time is None, e.time or 0.0, e.order, e.role == "canvas"))
+    df: dict[str, int] = {}
+    for ev in events:
+        for w in set().union(*(m.context for m in ev.mentions)):
+            df[w] = df.get(w, 0) + 1
+    _WEIGHTS.clear()
+    _WEIGHTS.update({w: min(1.0, 4.0 / n) for w, n in df.items()})
+    slots: list[_Slot] = []
+    owner: dict[tuple[int, int], _Slot] = {}
+    for ev in events:
+        _apply(ev, slots, owner)
+    result = RetiredValues()
+    for (pos, start), slot in owner.items():
+        if pos < 0:
+            continue
+        m = next(x for x in _event_mentions(events, pos) if x.start == start)
+        if not any(same_value(m, r) for r in slot.retired):
+            continue
+        if slot.current is not None and same_value(m, slot.current):
+            continue
+        now = slot.current.raw if slot.current is not None and not m.negated else ""
+        marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
+        result.by_position.setdefault(pos, []).append((m, marker))
+        result.count += 1
+    return result
+
+
+def _event_mentions(events: Sequence[_Event], pos: int) -> tuple[Mention, ...]:
+    for e in events:
+        if e.position == pos and e.role != "canvas":
+            return e.mentions
+    return ()
+
+
+def _mentions(m: MessageData, cache) -> tuple[Mention, ...]:
+    if cache is None:
+        return find_mentions(m.content)
+    return cache.memo(key=("value-mentions", m.id), source=m.content, compute=lambda: find_mentions(m.content))
+
+
+def _canvas_events(nodes: Sequence[NodeData], n_messages: int) -> list[_Event]:
+    by_id = {n.id: n for n in nodes}
+    live_values: list[Mention] = []
+    for n in nodes:
+        if not n.superseded_by and not n.archived:
+            live_values.extend(find_mentions(n.content))
+    out = []
+    for i, n in enumerate(sorted(nodes, key=lambda n: n.id)):
+        if not (n.superseded_by or n.archived):
+            continue
+        old = find_mentions(n.content)
+        if not old:
+            continue
+        when = parse_timestamp(n.updated_at)
+        order = n_messages + i
+        if n.superseded_by:
+            repl = by_id.get(n.superseded_by)
+            new = find_mentions(repl.content) if repl is not None else ()
+            gone = tuple(_as_negated(m) for m in old if not any(same_value(m, x) for x in new))
+            stated = tuple(m for m in new if not any(same_value(m, x) for x in old))
+            if not gone and not stated:
+                continue
+            words = subject_words(n.content) | (subject_words(repl.content) if repl is not None else frozenset())
+            out.append(_Event(time=when, order=order, role="canvas", position=-1, mentions=gone + stated,
+                              cue_sentences=frozenset(m.sentence for m in stated), node_words=frozenset(words)))
+        else:
+            gone = tuple(_as_negated(m) for m in old if not any(same_value(m, x) for x in live_values))
+            if gone:
+                out.append(_Event(time=when, order=order, role="canvas", position=-1, mentions=gone,
+                                  cue_sentences=frozenset(), node_words=subject_words(n.content)))
+    return out
+
+
+def _as_negated(m: Mention) -> Mention:
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(m, negated=True)
+
+
+def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
+    user_like = ev.role in ("user", "canvas")
+    named_old: set[int] = set()  # ids of slots whose value this event names as the old one
+    for m in ev.mentions:
+        if not m.negated:
+            continue
+        words = m.context | ev.node_words
+        holders = [s for s in slots if s.current is not None and same_value(m, s.current)]
+        holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
+        if ev.role == "canvas":
+            holders = [s for s in holders if words & s.words]
+        best = max(holders, key=lambda s: (_overlap(words, s), slots.index(s)), default=None)
+        if best is None:
+            if ev.role != "canvas":
+                slot = _Slot(kind=m.type, words=set(m.context), current=None, retired=[m])
+                slots.append(slot)
+                owner[(ev.position, m.start)] = slot
+            continue
+        if user_like and best.current is not None and same_value(m, best.current):
+            best.retired.append(best.current)
+            best.current = None
+        best.words |= m.context
+        named_old.add(id(best))
+        if ev.position >= 0:
+            owner[(ev.position, m.start)] = best
+    # Slots whose value the same message names (non-negated) next to a new value of its kind.
+    for m in ev.mentions:
+        if m.negated:
+            continue
+        for s in slots:
+            if s.current is not None and same_value(m, s.current) and any(
+                    x is not m and not x.negated and compatible(x.type, s.kind) and not same_value(x, m)
+                    for x in ev.mentions) and m.sentence in ev.cue_sentences:
+                named_old.add(id(s))
+    for m in ev.mentions:
+        if m.negated:
+            continue
+        words = m.context | ev.node_words
+        cands = [s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))]
+        cued = m.sentence in ev.cue_sentences
+        scored = []
+        for s in cands:
+            if s.since == ev.order and not (s.current is not None and same_value(m, s.current)):
+                continue  # two values in one message are two facts, not a correction
+            score = _overlap(words, s)
+            if id(s) in named_old:
+                score += OLD_NAMED_BONUS
+            same = s.current is not None and same_value(m, s.current)
+            if same:
+                score += 1.0  # restating the current value
+            if same or id(s) in named_old:
+                need = 1.0
+            elif ev.role == "canvas":
+                need = 1.5
+            elif cued:
+                need = 1.0 if len(m.context & s.words) >= 2 or len(m.context) <= 2 else 1.5
+            else:
+                need = max(2.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
+            if score >= need and score > 0:
+                scored.append((score, s, same))
+        if not scored:
+            if ev.role != "canvas":
+                slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+                slots.append(slot)
+                if ev.position >= 0:
+                    owner[(ev.position, m.start)] = slot
+            continue
+        best_score = max(sc for sc, _, _ in scored)
+        chosen = [(sc, s, same) for sc, s, same in scored if sc >= NEAR_BEST * best_score]
+        if not user_like:
+            # An echo joins the subject it repeats; it never replaces a value.
+            sc, s, same = max(chosen, key=lambda c: (c[2], c[0]))
+            if same or (s.current is None and any(same_value(m, r) for r in s.retired)):
+                s.words |= m.context
+                owner[(ev.position, m.start)] = s
+            else:
+                slot = _Slot(kind=m.type, words=set(m.context), current=m)
+                slots.append(slot)
+                owner[(ev.position, m.start)] = slot
+            continue
+        home = None
+        for sc, s, same in sorted(chosen, key=lambda c: -c[0]):
+            if s.current is not None and not same_value(m, s.current):
+                s.retired.append(s.current)
+            s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
+            s.current = m
+            s.since = ev.order
+            s.words |= m.context
+            home = home or s
+        if ev.position >= 0 and home is not None:
+            owner[(ev.position, m.start)] = home
