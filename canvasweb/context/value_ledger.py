@@ -44,8 +44,8 @@ from .value_mentions import Mention, find_mentions, same_value, subject_words
 
 _CUE_RE = re.compile(
     r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
-    r"turns out|after all|anymore|scratch|correct(?:ion)?|actually)\b"
-    r"|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后", re.IGNORECASE)
+    r"turns out|after all|anymore|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable)\b"
+    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后", re.IGNORECASE)
 NEAR_BEST = 0.6
 OLD_NAMED_BONUS = 2.0
 OLD_MARKER = "[old value]"
@@ -124,7 +124,10 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
         return True
     if not (a.number and b.number) or ("." in a.number) != ("." in b.number):
         return False
-    return abs(len(a.number.split(".")[0]) - len(b.number.split(".")[0])) <= 1
+    if a.unit and b.unit and a.unit != b.unit:
+        return False  # "12 pages" and "10 sites" are about different things
+    slack = 1 if {a.type, b.type} & {"count", "percent"} or (a.unit and a.unit == b.unit) else 0
+    return abs(len(a.number.split(".")[0]) - len(b.number.split(".")[0])) <= slack
 
 
 _NUMERIC = frozenset({"number", "count", "port", "percent"})
@@ -263,26 +266,13 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         words = m.context | ev.node_words
         cands = [s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))]
         cued = m.sentence in ev.cue_sentences
-        scored = []
-        for s in cands:
-            if s.since == ev.order and not (s.current is not None and same_value(m, s.current)):
-                continue  # two values in one message are two facts, not a correction
-            score = _overlap(words, s)
-            if id(s) in named_old:
-                score += OLD_NAMED_BONUS
-            same = s.current is not None and same_value(m, s.current)
-            if same:
-                score += 1.0  # restating the current value
-            if same or id(s) in named_old:
-                need = 1.0
-            elif ev.role == "canvas":
-                need = 1.5
-            elif cued:
-                need = 1.0 if len(m.context & s.words) >= 2 or len(m.context) <= 2 else 1.5
-            else:
-                need = max(2.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
-            if score >= need and score > 0:
-                scored.append((score, s, same))
+        scored = _score(m, words, cands, ev, named_old, cued)
+        if not scored and cued and user_like and ev.role != "canvas":
+            # A correction often names its subject in another clause ("scratch that build number,
+            # we pushed 0.9.417"): try the whole sentence's words.
+            wide = [c for c in _score(m, m.sentence_words | words, cands, ev, named_old, cued) if c[1] >= 2.0]
+            scored = sorted(wide, key=lambda c: -c[1])[:1] if len(wide) == 1 or (
+                len(wide) > 1 and sorted(c[1] for c in wide)[-2] < NEAR_BEST * max(c[1] for c in wide)) else []
         if not scored:
             if ev.role != "canvas":
                 slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
@@ -290,16 +280,19 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 if ev.position >= 0:
                     owner[(ev.position, m.start)] = slot
             continue
-        best_score = max(sc for sc, _, _ in scored)
-        chosen = [(sc, s, same) for sc, s, same in scored if sc >= NEAR_BEST * best_score]
+        best_overlap = max(ov for _, ov, _, _ in scored)
+        chosen = [(sc, s, same) for sc, ov, s, same in scored
+                  if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same]
         if not user_like:
-            # An echo joins the subject it repeats; it never replaces a value.
-            sc, s, same = max(chosen, key=lambda c: (c[2], c[0]))
-            if same or (s.current is None and any(same_value(m, r) for r in s.retired)):
+            # An echo joins the subject whose value it repeats; it never replaces a value.
+            echo = [c for c in scored if c[3]] or [c for c in scored if c[2].current is None and any(
+                same_value(m, r) for r in c[2].retired)]
+            if echo:
+                s = max(echo, key=lambda c: c[1])[2]
                 s.words |= m.context
                 owner[(ev.position, m.start)] = s
             else:
-                slot = _Slot(kind=m.type, words=set(m.context), current=m)
+                slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
                 slots.append(slot)
                 owner[(ev.position, m.start)] = slot
             continue
@@ -307,10 +300,32 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         for sc, s, same in sorted(chosen, key=lambda c: -c[0]):
             if s.current is not None and not same_value(m, s.current):
                 s.retired.append(s.current)
+                s.since = ev.order
             s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
             s.current = m
-            s.since = ev.order
             s.words |= m.context
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _score(m: Mention, words: frozenset[str], cands, ev: _Event, named_old: set[int], cued: bool):
+    """(score, overlap, slot, same value?) of the subjects `m` may be about."""
+    scored = []
+    for s in cands:
+        same = s.current is not None and same_value(m, s.current)
+        if s.since == ev.order and not same:
+            continue  # two values in one message are two facts, not a correction
+        overlap = _overlap(words, s)
+        score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
+        if same or id(s) in named_old:
+            need = 1.0
+        elif ev.role == "canvas":
+            need = 1.5
+        elif cued:
+            need = 1.0 if len(words & s.words) >= 2 or len(words) <= 2 else 1.5
+        else:
+            need = max(2.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
+        if score >= need and score > 0:
+            scored.append((score, overlap, s, same))
+    return scored

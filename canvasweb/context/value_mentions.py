@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .capture.values import find_values
 from .lexical import tokenize
+from .text import stem
 
 # A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
@@ -33,13 +34,14 @@ _OLD_BEFORE_RE = re.compile(
     re.IGNORECASE)
 # Text right after a value that names it as the replaced one.
 _OLD_AFTER_RE = re.compile(
-    r"^\s*(?:[A-Za-z%]+\s+)?(?:is gone|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
+    r"^\s*(?:[A-Za-z%]+\s+)?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
     r"loose|tight|much|little)|is out\b|was used|is no longer|no longer|won'?t work|doesn'?t work|is off|was wrong|"
     r"is wrong|was a mistake|got cancell?ed|is cancell?ed|"
     r"那个|那个[\u4e00-\u9fff]{0,4}(?:跟|和|不|冲突)|停用|作废|不行|不用了|不对|走不了|赶不上|来不及|太多|太少|太高|太低|"
     r"太保守|太松|太紧|取消|也不行|不够|错了|撤了|失效|废了|过期)",
     re.IGNORECASE)
 
+_UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
 
 
@@ -54,6 +56,8 @@ class Mention:
     context: frozenset[str]
     sentence: int  # index of its sentence in the message
     negated: bool
+    sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
+    unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
 
 
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -114,6 +118,8 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
     sentences = _spans(text, _SENTENCE_BREAK_RE)
     header = _header_words(text)
     clause_words = [subject_words(text[s:e]) for s, e in clauses]
+    sentence_words = [frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words) if s <= cs < e)) | header
+                      for s, e in sentences]
     out = []
     for start, end, raw, kind, key in values:
         ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
@@ -127,8 +133,13 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         before = text[max(0, start - 16):start]
         after = text[end:end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
-        out.append(Mention(start=start, end=end, raw=raw, type=kind, key=key, number=_leading_number(raw),
-                           context=frozenset(words), sentence=si, negated=negated))
+        unit = ""
+        if kind in ("number", "count"):
+            um = _UNIT_AFTER_RE.match(text, end)
+            unit = stem(um.group(1).lower()) if um else ""
+        out.append(Mention(start=start, end=end, raw=raw, type=kind, key=key, number=_leading_number(raw), unit=unit,
+                           context=frozenset(words), sentence=si, negated=negated,
+                           sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words)))
     return tuple(out)
 
 
