@@ -170,15 +170,15 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         return got
 
     def _current(m: MessageData, position: int) -> _Prepared:
-        if ledger and position in ledger.by_position:
-            m = MessageData(id=m.id, role=m.role, content=ledger.rewrite(position, m.content))
-            retired.add(m.id)
         p = _prepare_message(m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens)
         if strategy != "canvas" and restricted is None:
             return p
+        # Sentence filters read the message as said; the value ledger then rewrites what is left.
         raw = retire_outdated(message=p.message, later_corrections=later_corrections if strategy == "canvas" else None,
                               is_stale=retire_stale, is_restricted=restricted, cache=cache, position=position)
-        if raw is None:
+        if ledger and position in ledger.by_position:
+            raw = ledger.rewrite(position, m.content if raw is None else raw, original=m.content)
+        if raw is None or raw == m.content:
             return p
         retired.add(p.message.id)
         return _prepare_message(p.message, cache=cache, mask=mask, variant=fingerprint,
@@ -358,7 +358,8 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             # turns that left the window since then are added on top.
             # The folded turns as the history filters left them (retired values rewritten);
             # prepared newest first, as the correction filter needs.
-            folded_now = [current(i).message for i in range(window_start - 1, -1, -1)][::-1] if ledger else folded
+            folded_now = [_as_said(current(i), every[i + offset]) for i in range(window_start - 1, -1, -1)][::-1] \
+                if ledger else folded
             result = build_summary(
                 messages=folded_now,
                 previous_summary=request.rolling_summary,
@@ -414,6 +415,13 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     timings["total"] = _ms(t_start)
     report.timings_ms = timings
     return CompiledContext(messages=messages, report=report)
+
+
+def _as_said(p: _Prepared, m: MessageData) -> MessageData:
+    """The message as the history filters left it (retired statements and values rewritten), for the summary."""
+    if m.role == "tool" or p.text == m.content:
+        return m
+    return MessageData(id=m.id + "~filtered", role=m.role, content=p.text)
 
 
 def _resolve_budget(budget: Budget | int, fixed: int) -> Budget:

@@ -34,6 +34,7 @@ from .tokens import TokenCache, count_tokens
 from .types import MessageData
 
 FOLD_THRESHOLD = 0.7
+_MARKER_ONLY_RE = re.compile(r"^\s*(?:\[(?:outdated statement omitted|statement withheld)[^\]]*\][\s.,;:，。；…]*)+$")
 _norm = norm_sentence
 
 SUMMARY_PROMPT_TEMPLATE = """You maintain the rolling summary of a long conversation.
@@ -163,6 +164,8 @@ def build_summary(
             continue  # tool output is data about the world, not conversation decisions
         for info in analyze_message(m, cache=cache):
             pos += 1
+            if _MARKER_ONLY_RE.match(info.text):
+                continue  # a statement the history filters already retired
             if carried:
                 pass  # sentences of a stored summary have no message position
             else:

@@ -32,6 +32,7 @@ and inside the message that retires it).
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -89,17 +90,29 @@ class RetiredValues:
         self.by_position: dict[int, list[tuple[Mention, str]]] = {}
         self.count = 0
 
-    def rewrite(self, position: int, text: str) -> str:
+    def rewrite(self, position: int, text: str, original: str | None = None) -> str:
+        """`text` with the retired values of message `position` replaced by their markers.
+
+        `original` is the message as the ledger read it, when `text` is already a rewritten
+        version (sentences retired whole): each value is found again by the words before it,
+        and values whose sentence is gone are skipped."""
         spans = self.by_position.get(position)
         if not spans:
             return text
+        source = text if original is None else original
         out, last = [], 0
         for m, marker in sorted(spans, key=lambda s: s[0].start):
-            if m.start < last or text[m.start:m.end] != m.raw:
-                continue  # the text changed since the mention was read
-            out.append(text[last:m.start])
+            if source[m.start:m.end] != m.raw:
+                continue  # the message changed since the mention was read
+            if original is None:
+                at = m.start if m.start >= last else -1
+            else:
+                at = _relocate(m, source, text, last)
+            if at < 0:
+                continue
+            out.append(text[last:at])
             out.append(marker)
-            last = m.end
+            last = at + len(m.raw)
         out.append(text[last:])
         return "".join(out)
 
@@ -108,6 +121,27 @@ class RetiredValues:
 
 
 _WEIGHTS: dict[str, float] = {}
+
+
+def _occurrences(text: str, raw: str) -> list[int]:
+    out, i = [], text.find(raw)
+    while i >= 0:
+        out.append(i)
+        i = text.find(raw, i + 1)
+    return out
+
+
+def _relocate(m: Mention, original: str, text: str, after: int) -> int:
+    """Where mention `m` of `original` is in the rewritten `text`, or -1 when its sentence is gone."""
+    lead = original[max(0, m.start - 12):m.start]
+    found = text.find(lead + m.raw, after)
+    if found >= 0:
+        return found + len(lead)
+    before, now = _occurrences(original, m.raw), _occurrences(text, m.raw)
+    if len(before) == len(now) and m.start in before:
+        at = now[before.index(m.start)]
+        return at if at >= after else -1
+    return -1
 
 
 def _overlap(words: frozenset[str], slot: _Slot) -> float:
@@ -145,7 +179,7 @@ def build_ledger(*, messages: Sequence[MessageData], nodes: Sequence[NodeData] =
         when = parse_timestamp(m.created_at)
         events.append(_Event(time=when, order=pos, role=m.role, position=pos, mentions=mentions,
                              cue_sentences=_cue_sentences(m.content, mentions)))
-    events.extend(_canvas_events(nodes, len(messages)))
+    events.extend(_canvas_events(nodes, len(messages), cache))
     # Canvas events without a time go last; the others by time, then conversation order.
     events.sort(key=lambda e: (e.time is None, e.time or 0.0, e.order, e.role == "canvas"))
     df: dict[str, int] = {}
@@ -187,24 +221,32 @@ def _mentions(m: MessageData, cache) -> tuple[Mention, ...]:
     return cache.memo(key=("value-mentions", m.id), source=m.content, compute=lambda: find_mentions(m.content))
 
 
-def _canvas_events(nodes: Sequence[NodeData], n_messages: int) -> list[_Event]:
+def _node_mentions(n: NodeData, cache) -> tuple[Mention, ...]:
+    if cache is None:
+        return find_mentions(n.content)
+    return cache.memo(key=("value-mentions-node", n.id, n.version), source=n.content,
+                      compute=lambda: find_mentions(n.content))
+
+
+def _canvas_events(nodes: Sequence[NodeData], n_messages: int, cache=None) -> list[_Event]:
     by_id = {n.id: n for n in nodes}
+    find = functools.partial(_node_mentions, cache=cache)
     live_values: list[Mention] = []
     for n in nodes:
         if not n.superseded_by and not n.archived:
-            live_values.extend(find_mentions(n.content))
+            live_values.extend(find(n))
     out = []
     for i, n in enumerate(sorted(nodes, key=lambda n: n.id)):
         if not (n.superseded_by or n.archived):
             continue
-        old = find_mentions(n.content)
+        old = find(n)
         if not old:
             continue
         when = parse_timestamp(n.updated_at)
         order = n_messages + i
         if n.superseded_by:
             repl = by_id.get(n.superseded_by)
-            new = find_mentions(repl.content) if repl is not None else ()
+            new = find(repl) if repl is not None else ()
             gone = tuple(_as_negated(m) for m in old if not any(same_value(m, x) for x in new))
             stated = tuple(m for m in new if not any(same_value(m, x) for x in old))
             if not gone and not stated:
