@@ -27,7 +27,7 @@ its values, and the value that is current for it) or opens a new one:
 
 A value said again later by the user as current is current again (A -> B -> A).
 `RetiredValues.rewrite` replaces each retired mention in a message by
-`[old value, now <current>]` (or `[old value]` when there is no current value,
+`[old value → now <current>]` (or `[old value]` when there is no current value,
 and inside the message that retires it).
 """
 from __future__ import annotations
@@ -48,9 +48,11 @@ _CUE_RE = re.compile(
     r"turns out|after all|anymore|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable)\b"
     r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后", re.IGNORECASE)
 NEAR_BEST = 0.6
+# Without a correction cue, a statement replaces a value only when most of its subject words are that subject's.
+UNCUED_SHARE = 0.67
 OLD_NAMED_BONUS = 2.0
 OLD_MARKER = "[old value]"
-NOW_MARKER = "[old value, now {value}]"
+NOW_MARKER = "[old value → now {value}]"
 
 
 @dataclass(slots=True)
@@ -359,7 +361,11 @@ def _score(m: Mention, words: frozenset[str], cands, ev: _Event, named_old: set[
         if s.since == ev.order and not same:
             continue  # two values in one message are two facts, not a correction
         overlap = _overlap(words, s)
+        if same and ev.role == "user" and overlap < max(1.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context)):
+            same = False  # the same value said about something else ("the offsite opens 11 August too")
         score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
+        if same and ev.role == "assistant" and not (overlap or not m.context):
+            continue
         if same or id(s) in named_old:
             need = 1.0
         elif ev.role == "canvas":
@@ -367,7 +373,7 @@ def _score(m: Mention, words: frozenset[str], cands, ev: _Event, named_old: set[
         elif cued:
             need = 1.0 if len(words & s.words) >= 2 or len(words) <= 2 else 1.5
         else:
-            need = max(2.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
+            need = max(2.0, UNCUED_SHARE * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
         if score >= need and score > 0:
             scored.append((score, overlap, s, same))
     return scored

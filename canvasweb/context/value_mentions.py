@@ -34,7 +34,7 @@ _OLD_BEFORE_RE = re.compile(
     re.IGNORECASE)
 # Text right after a value that names it as the replaced one.
 _OLD_AFTER_RE = re.compile(
-    r"^\s*(?:[A-Za-z%]+\s+)?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
+    r"^\s*(?:[A-Za-z%]+\s+|[\u4e00-\u9fff]{1,2}(?=太|也|已|都|不|停|作|走|赶|来|取|错|撤|失|废|过|那))?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
     r"loose|tight|much|little)|is out\b|was used|is no longer|no longer|won'?t work|doesn'?t work|is off|was wrong|"
     r"is wrong|was a mistake|got cancell?ed|is cancell?ed|"
     r"那个|那个[\u4e00-\u9fff]{0,4}(?:跟|和|不|冲突)|停用|作废|不行|不用了|不对|走不了|赶不上|来不及|太多|太少|太高|太低|"
@@ -117,7 +117,12 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
     clauses = _spans(text, _CLAUSE_BREAK_RE)
     sentences = _spans(text, _SENTENCE_BREAK_RE)
     header = _header_words(text)
-    clause_words = [subject_words(text[s:e]) for s, e in clauses]
+    # Subject words come from the text around the values, not from the values ("11 August" is no subject).
+    blank = list(text)
+    for start, end, *_ in values:
+        blank[start:end] = " " * (end - start)
+    bare = "".join(blank)
+    clause_words = [subject_words(bare[s:e]) for s, e in clauses]
     sentence_words = [frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words) if s <= cs < e)) | header
                       for s, e in sentences]
     out = []
