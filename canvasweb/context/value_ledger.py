@@ -314,7 +314,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
             # we pushed 0.9.417"): try the whole sentence's words.
-            wide = [c for c in _score(m, m.sentence_words | words, cands, ev, named_old, cued) if c[1] >= 2.0]
+            wide = [c for c in _score(m, m.sentence_words | words, cands, ev, named_old, cued) if c[1] >= 1.0]
             scored = sorted(wide, key=lambda c: -c[1])[:1] if len(wide) == 1 or (
                 len(wide) > 1 and sorted(c[1] for c in wide)[-2] < NEAR_BEST * max(c[1] for c in wide)) else []
         if not scored:
@@ -371,7 +371,8 @@ def _score(m: Mention, words: frozenset[str], cands, ev: _Event, named_old: set[
         elif ev.role == "canvas":
             need = 1.5
         elif cued:
-            need = 1.0 if len(words & s.words) >= 2 or len(words) <= 2 else 1.5
+            # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two.
+            need = 1.0 if len(words & s.words) >= 2 or len(words) <= 3 else 1.5
         else:
             need = max(2.0, UNCUED_SHARE * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
         if score >= need and score > 0:

@@ -75,7 +75,8 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
 
 def subject_words(text: str) -> frozenset[str]:
     """Words that say what a text is about: ranking tokens without numbers."""
-    return frozenset(t for t in tokenize(text) if not t[0].isdigit() and not t.startswith("字:"))
+    return frozenset(t for t in tokenize(text) if not t[0].isdigit() and not t.startswith("字:")
+                     and not (len(t) == 1 and "\u3400" <= t <= "\u9fff"))  # 改, 到: no subject
 
 
 def _leading_number(raw: str) -> str:
