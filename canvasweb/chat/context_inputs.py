@@ -230,7 +230,8 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
 
 def message_data(message: Message) -> MessageData:
     return MessageData(id=str(message.pk), role=message.role, content=message.content,
-                       token_count=message.token_count)
+                       token_count=message.token_count,
+                       created_at=message.created_at.isoformat() if message.created_at else None)
 
 
 def history_for(*, conversation, exclude_id: int | None = None) -> tuple[MessageData, ...]:

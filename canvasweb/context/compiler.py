@@ -41,8 +41,10 @@ from .history_recall import RecallCandidate, is_low_information, recall_history
 from .redaction import build_secret_masker, mask_credentials, secret_fingerprint, secret_values
 from .render import render_canvas_block
 from .selection import CanvasIndex, select_nodes
-from .summary import build_summary, retire_outdated
+from .retire import retire_outdated
+from .summary import build_summary
 from .tokens import TokenCache, truncate_to_tokens
+from .value_ledger import build_ledger
 from .types import (
     MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,
@@ -153,6 +155,10 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         def restricted(terms: frozenset[str]) -> bool:
             return index.is_restricted_text(terms, role=request.role)
 
+    # Values retired by subject (value_ledger.py): a later correction in the chat, a supersede
+    # or an archive retires a value in every message that states it about that subject.
+    ledger = (build_ledger(messages=every, nodes=index.nodes, cache=cache)
+              if strategy == "canvas" and index is not None and request.retire_values else None)
     prepared: dict[int, _Prepared] = {}
 
     def current(i: int) -> _Prepared:
@@ -167,9 +173,12 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         p = _prepare_message(m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens)
         if strategy != "canvas" and restricted is None:
             return p
+        # Sentence filters read the message as said; the value ledger then rewrites what is left.
         raw = retire_outdated(message=p.message, later_corrections=later_corrections if strategy == "canvas" else None,
                               is_stale=retire_stale, is_restricted=restricted, cache=cache, position=position)
-        if raw is None:
+        if ledger and position in ledger.by_position:
+            raw = ledger.rewrite(position, m.content if raw is None else raw, original=m.content)
+        if raw is None or raw == m.content:
             return p
         retired.add(p.message.id)
         return _prepare_message(p.message, cache=cache, mask=mask, variant=fingerprint,
@@ -347,8 +356,12 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         if folded or request.rolling_summary:
             # A stored rolling summary (from earlier folds) is carried first;
             # turns that left the window since then are added on top.
+            # The folded turns as the history filters left them (retired values rewritten);
+            # prepared newest first, as the correction filter needs.
+            folded_now = [_as_said(current(i), every[i + offset]) for i in range(window_start - 1, -1, -1)][::-1] \
+                if ledger else folded
             result = build_summary(
-                messages=folded,
+                messages=folded_now,
                 previous_summary=request.rolling_summary,
                 later_messages=[p.message for p in window + floor],
                 max_tokens=max_summary,
@@ -402,6 +415,13 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     timings["total"] = _ms(t_start)
     report.timings_ms = timings
     return CompiledContext(messages=messages, report=report)
+
+
+def _as_said(p: _Prepared, m: MessageData) -> MessageData:
+    """The message as the history filters left it (retired statements and values rewritten), for the summary."""
+    if m.role == "tool" or p.text == m.content:
+        return m
+    return MessageData(id=m.id + "~filtered", role=m.role, content=p.text)
 
 
 def _resolve_budget(budget: Budget | int, fixed: int) -> Budget:

@@ -78,6 +78,9 @@ class MessageData:
     # Optional precomputed count of `content` with the same encoding
     # (tokens.count_tokens); lets the compiler skip tokenizing unchanged text.
     token_count: int | None = None
+    # When it was said (ISO 8601), if known: orders chat corrections against the
+    # canvas's supersedes and archives (NodeData.updated_at).
+    created_at: str | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ("user", "assistant", "tool"):
@@ -226,6 +229,8 @@ class CompileRequest:
     archived_messages: tuple[MessageData, ...] = ()
     # Recall past turns that answer the question (strategy "canvas").
     recall_history: bool = True
+    # Rewrite values retired by subject in the history (value_ledger.py; strategy "canvas").
+    retire_values: bool = True
     # Reference time (ISO 8601) for priority decay; None = the newest
     # updated_at on the canvas, so the core stays deterministic.
     now: str | None = None

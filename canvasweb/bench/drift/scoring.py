@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from canvasweb.chat.context_inputs import viewport_from
+from canvasweb.context.history_recall import RECALL_OPEN
 from canvasweb.context.render import BLOCK_OPEN
 from canvasweb.context.summary import SUMMARY_OPEN
 from canvasweb.context.types import ROLE_LEVEL, SENSITIVITY_LEVEL, NodeData, SelectionConfig
@@ -56,7 +57,9 @@ def layer_of(i: int, message: dict, count: int) -> str:
         return "summary"
     if content.startswith(NAIVE_BLOCK_OPEN):
         return "canvas"
-    return "history"
+    if content.startswith(RECALL_OPEN):
+        return "recall"
+    return "window"
 
 
 def score_answer(meta: ProbeMeta, answer: str) -> dict[str, Any]:

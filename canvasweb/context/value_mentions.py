@@ -1,0 +1,158 @@
+"""Value mentions in chat text: where a typed value is said, about what, and whether it is named as the old one.
+
+A *mention* is one occurrence of a value (a port, a date, a sum of money, a
+count, a version, a duration, a percentage, an identifier such as
+`h100-spot-2`) in a message, with its span (so the value alone can be
+rewritten later), its comparison key (values.py: "四十万元" = "40万元"), and
+the words of the clause around it, its *subject context* (English stems and
+jieba words, numbers left out). A short clause borrows the words of the
+clause before it and of the message's topic header ("infra: …", "预算这边，…").
+
+A mention is *negated* when the text names it as the value being replaced:
+"not 4840", "instead of 5433", "from 140 to …", "8443 停用了", "不是 22%",
+"99.2 is too loose", "4月9日走不了". The ledger (value_ledger.py) decides
+which values are retired; this module only reads text.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .capture.values import find_values
+from .lexical import tokenize
+from .text import stem
+
+# A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
+_CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
+_SENTENCE_BREAK_RE = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
+_IDENT_RE = re.compile(r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
+
+# Text right before a value that names it as the replaced one.
+_OLD_BEFORE_RE = re.compile(
+    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bwas|\bold|\bprevious(?:ly)?|\bformer|"
+    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
+    re.IGNORECASE)
+# Text right after a value that names it as the replaced one.
+_OLD_AFTER_RE = re.compile(
+    r"^\s*(?:[A-Za-z%]+\s+|[\u4e00-\u9fff]{1,2}(?=太|也|已|都|不|停|作|走|赶|来|取|错|撤|失|废|过|那))?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
+    r"loose|tight|much|little)|is out\b|was used|is no longer|no longer|won'?t work|doesn'?t work|is off|was wrong|"
+    r"is wrong|was a mistake|got cancell?ed|is cancell?ed|"
+    r"那个|那个[\u4e00-\u9fff]{0,4}(?:跟|和|不|冲突)|停用|作废|不行|不用了|不对|走不了|赶不上|来不及|太多|太少|太高|太低|"
+    r"太保守|太松|太紧|取消|也不行|不够|错了|撤了|失效|废了|过期)",
+    re.IGNORECASE)
+
+_UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
+MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int
+    end: int
+    raw: str
+    type: str  # values.py types, plus "ident"
+    key: str
+    number: str  # the leading number as written, without separators ("31750"); "" if none
+    context: frozenset[str]
+    sentence: int  # index of its sentence in the message
+    negated: bool
+    sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
+    unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
+
+
+def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for m in pattern.finditer(text):
+        if m.group(0) in ",，:：." and 0 < m.start() < len(text) - 1 and text[m.start() - 1].isdigit() \
+                and text[m.start() + 1].isdigit():
+            continue
+        out.append((start, m.end()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return [(s, e) for s, e in out if text[s:e].strip()]
+
+
+def subject_words(text: str) -> frozenset[str]:
+    """Words that say what a text is about: ranking tokens without numbers."""
+    return frozenset(t for t in tokenize(text) if not t[0].isdigit() and not t.startswith("字:")
+                     and not (len(t) == 1 and "\u3400" <= t <= "\u9fff"))  # 改, 到: no subject
+
+
+def _leading_number(raw: str) -> str:
+    m = re.search(r"\d+(?:[.,]\d+)*", raw)
+    return m.group(0).replace(",", "") if m else ""
+
+
+def _header_words(text: str) -> frozenset[str]:
+    """The topic a chat message opens with: "infra: …", "price talk with X. …", "预算这边，…"."""
+    m = re.match(r"\s*([^:：。.!?！？\n]{1,40})[:：]", text) or re.match(r"\s*([^。.!?！？\n]{1,40}?)[。.!?！？\n]", text)
+    if not m or re.search(r"\d", m.group(1)):
+        return frozenset()
+    words = subject_words(m.group(1))
+    return words if len(words) <= 4 else frozenset()
+
+
+def find_mentions(text: str) -> tuple[Mention, ...]:
+    """Every value in `text`, left to right."""
+    if not text or not re.search(r"\d", text):
+        return ()
+    values = []
+    for v in find_values(text):
+        if v.key.startswith("rel:") or v.type == "time" and not re.search(r"\d:\d|点", v.raw):
+            continue
+        if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2:
+            continue  # "2 spare", "3 of them": too common to be anyone's value
+        values.append((v.start, v.end, v.raw, v.type, v.key))
+    taken = [(s, e) for s, e, *_ in values]
+    for m in _IDENT_RE.finditer(text):
+        if any(m.start() < e and s < m.end() for s, e in taken):
+            # An identifier that contains a found value ("h100-spot-2") replaces it.
+            values = [v for v in values if not (m.start() <= v[0] and v[1] <= m.end())]
+            if any(m.start() < v[1] and v[0] < m.end() for v in values):
+                continue
+        values.append((m.start(), m.end(), m.group(0), "ident", "ident=" + m.group(0).lower()))
+    if not values:
+        return ()
+    values.sort()
+    clauses = _spans(text, _CLAUSE_BREAK_RE)
+    sentences = _spans(text, _SENTENCE_BREAK_RE)
+    header = _header_words(text)
+    # Subject words come from the text around the values, not from the values ("11 August" is no subject).
+    blank = list(text)
+    for start, end, *_ in values:
+        blank[start:end] = " " * (end - start)
+    bare = "".join(blank)
+    clause_words = [subject_words(bare[s:e]) for s, e in clauses]
+    sentence_words = [frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words) if s <= cs < e)) | header
+                      for s, e in sentences]
+    out = []
+    for start, end, raw, kind, key in values:
+        ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
+        si = next((i for i, (s, e) in enumerate(sentences) if s <= start < e), len(sentences) - 1)
+        words = set(clause_words[ci])
+        if len(words) < MIN_CONTEXT and ci > 0:
+            words |= clause_words[ci - 1]
+        if len(words) < MIN_CONTEXT and ci + 1 < len(clauses):
+            words |= clause_words[ci + 1]
+        words |= header
+        before = text[max(0, start - 16):start]
+        after = text[end:end + 24]
+        negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
+        unit = ""
+        if kind in ("number", "count"):
+            um = _UNIT_AFTER_RE.match(text, end)
+            unit = stem(um.group(1).lower()) if um else ""
+        out.append(Mention(start=start, end=end, raw=raw, type=kind, key=key, number=_leading_number(raw), unit=unit,
+                           context=frozenset(words), sentence=si, negated=negated,
+                           sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words)))
+    return tuple(out)
+
+
+def same_value(a: Mention, b: Mention) -> bool:
+    """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412")."""
+    if a.key == b.key:
+        return True
+    if "number" in (a.type, b.type) and a.number and a.number == b.number and "version" not in (a.type, b.type):
+        return True
+    return False
