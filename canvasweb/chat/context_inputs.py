@@ -67,16 +67,27 @@ class CanvasState:
         return (self.text_bytes * 3 + NODE_OVERHEAD_BYTES * len(self.nodes)
                 + EDGE_OVERHEAD_BYTES * len(self.edges) + 1024)
 
-    def hidden_ids(self, role: str | None) -> frozenset[str]:
+    def hidden_ids(self, role: str | None) -> set[str] | frozenset[str]:
         """Ids of the nodes `role` may not see (every node for no role)."""
         if role is None:
             return frozenset(self.nodes)
         hidden = self._hidden.get(role)
         if hidden is None:
             level = ROLE_LEVEL[role]
-            hidden = self._hidden[role] = frozenset(
-                node_id for node_id, sensitivity in self.restricted.items() if SENSITIVITY_LEVEL[sensitivity] > level)
-        return hidden
+            hidden = self._hidden[role] = {
+                node_id for node_id, sensitivity in self.restricted.items() if SENSITIVITY_LEVEL[sensitivity] > level}
+        return hidden  # shared: callers only read it
+
+    def _rehide(self, node_ids) -> None:
+        """Bring the per-role hidden sets up to date for changed nodes (in-place catch-up)."""
+        for role, hidden in self._hidden.items():
+            level = ROLE_LEVEL[role]
+            for node_id in node_ids:
+                sensitivity = self.restricted.get(node_id)
+                if sensitivity is not None and SENSITIVITY_LEVEL[sensitivity] > level:
+                    hidden.add(node_id)
+                else:
+                    hidden.discard(node_id)
 
     def inputs(self) -> tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]:
         if self._node_tuple is None:
@@ -256,7 +267,7 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
     if IN_PLACE_UPDATES:
         state.revision, state.index, state.text_bytes = rows[-1][0], update.finish(), text_total
         state._node_tuple = state._edge_tuple = None
-        state._hidden = {}
+        state._rehide({row[3] for row in rows if row[1] == "node"})
         return state
     return CanvasState(created_at=state.created_at, revision=rows[-1][0], nodes=nodes, edges=edges,
                        index=update.finish(), text_bytes=text_total, restricted=restricted)

@@ -10,7 +10,8 @@ ack latency by ~45 % during a long compile (docs/benchmarks.md, stall). So
 
 * ``process`` (default): `COMPILE_WORKERS` worker processes (spawned, so no
   forked sockets or locks; each runs `django.setup()` with the parent's
-  database, CANVASWEB and LLM settings). Each worker is its own one-process
+  database, CANVASWEB and LLM settings) at a lower CPU priority
+  (`COMPILE_WORKER_NICE`, default 10). Each worker is its own one-process
   pool and a canvas always goes to the same worker (`canvas_id` mod workers),
   so that worker's incremental canvas index (chat/context_inputs.py) stays
   warm: the next turn after an edit reads the change log since its cached
@@ -101,12 +102,18 @@ def _worker_settings() -> dict:
 def _settings_key(values: dict) -> tuple:
     db = values["DATABASES"].get("default", {})
     return (db.get("ENGINE"), str(db.get("NAME")), db.get("HOST"), db.get("PORT"), repr(sorted(values["LLM"].items())),
-            repr(sorted((k, repr(v)) for k, v in values["CANVASWEB"].items())))
+            repr(sorted((k, repr(v)) for k, v in values["CANVASWEB"].items() if k != "COMPILE_MODE")))
 
 
 def _init_worker(settings_module: str, values: dict) -> None:
     """Runs once in each spawned worker: Django with the parent's database and settings."""
     os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
+    try:
+        # Below the sockets' priority: when the cores are busy, acks and broadcasts get the CPU first
+        # and a long compile takes longer (background work), not the other way round.
+        os.nice(int(values["CANVASWEB"].get("COMPILE_WORKER_NICE", 10)))
+    except (OSError, ValueError):
+        pass
     os.environ["CANVASWEB_COMPILE_MODE"] = "inline"  # a worker never starts workers of its own
     import django
 

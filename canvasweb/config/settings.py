@@ -223,6 +223,8 @@ CANVASWEB = {
     # sockets), "thread" (a thread pool in this process) or "inline" (tests, commands).
     "COMPILE_MODE": os.environ.get("CANVASWEB_COMPILE_MODE", "process"),
     "COMPILE_WORKERS": env_int("CANVASWEB_COMPILE_WORKERS", 2),
+    # Worker processes run below the sockets' CPU priority (os.nice increment; 0 = same priority).
+    "COMPILE_WORKER_NICE": env_int("CANVASWEB_COMPILE_WORKER_NICE", 10),
     "COMPILE_THREADS": env_int("CANVASWEB_COMPILE_THREADS", 2),
     # Group commit (canvases/realtime/committer.py): ops per transaction, and per socket per transaction
     # while other sockets wait too (a socket alone on the canvas gets the whole batch).

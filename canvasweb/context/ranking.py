@@ -56,10 +56,11 @@ def nodes_visible_text(index, i: int) -> bool:
 
 
 # Terms in more than this share of a large canvas's indexed nodes (and at least COMMON_MIN nodes) only
-# add to nodes that rarer terms found: scoring them everywhere made every compile O(canvas) for words
-# like "the" or "的", and their BM25 weight (idf) is close to nothing anyway.
-COMMON_SHARE = 0.1
-COMMON_MIN = 200
+# add to nodes that rarer terms found (the rarest term of the question always scores): scoring them
+# everywhere made every compile O(canvas) for words like "the" or "的", whose BM25 weight (idf) is
+# small; only the best `limit` matches are kept anyway.
+COMMON_SHARE = 0.02
+COMMON_MIN = 500
 COMMON_FROM_NODES = 1000
 
 
@@ -70,8 +71,9 @@ def _bm25_bounded(ti, terms: Sequence[str]) -> dict:
         return ti.scores(terms)
     cut = max(COMMON_MIN, int(COMMON_SHARE * n))
     postings = bm25.postings
-    rare = [t for t in dict.fromkeys(terms) if len(postings.get(t, ())) <= cut]
-    common = [t for t in dict.fromkeys(terms) if len(postings.get(t, ())) > cut]
+    present = sorted((t for t in dict.fromkeys(terms) if t in postings), key=lambda t: (len(postings[t]), t))
+    rare = [t for t in present if len(postings[t]) <= cut] or present[:1]  # the rarest term always counts
+    common = present[len(rare):]
     acc = bm25.scores(rare) if rare else {}
     if common and acc:
         avg = bm25.total_length / n or 1.0
