@@ -33,8 +33,9 @@ def _single_write_path_guard(request):
 def _one_security_event_per_refusal(settings):
     # Tests count refusals row by row; tests/history/test_retention.py turns coalescing back on.
     # The suite logs in far more often than a person: the login/token throttle has its own test.
+    # Compiles in this process (tests/chat/test_executor.py covers the worker processes).
     settings.CANVASWEB = {**settings.CANVASWEB, "SECURITY_EVENT_COALESCE_SECONDS": 0,
-                          "AUTH_THROTTLE_RATE": "10000/minute"}
+                          "AUTH_THROTTLE_RATE": "10000/minute", "COMPILE_MODE": "inline"}
 
 
 @pytest.fixture(autouse=True)

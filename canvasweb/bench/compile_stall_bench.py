@@ -8,17 +8,20 @@ application, in-memory channel layer, a temporary SQLite file):
   (next op 20 ms after the previous ack) for `--seconds`; ack latency measured;
 * `during`: the same while a client on canvas B asks for a `context.preview`
   whose compile takes `--compile-seconds` of pure-Python CPU (the real compile
-  plus a busy loop standing in for a very large canvas);
+  plus a busy loop standing in for a very large canvas), in the configured
+  compile mode (`process` by default: a compile worker process);
+* `during_thread`: the same with `COMPILE_MODE=thread` (the compile thread pool
+  of the first issue-13 round: off the database thread, but sharing the GIL);
 * `during_on_db_thread`: the same, with the compile run on the database thread
   as before issue 13 (`database_sync_to_async`), for comparison.
 
-The compile runs on the compile pool (canvasweb/chat/executor.py), so it does
-not queue in front of database work; it still competes for the GIL and the
-two cores, which is what the `during / baseline` ratio measures.
+The worker processes are started and warmed before the first phase (a spawn
+and `django.setup()` take a second or two), so no phase pays for that.
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import statistics
 import time
 import uuid
@@ -33,6 +36,15 @@ def _busy(seconds: float) -> None:
     while time.perf_counter() < deadline:
         for i in range(2000):
             x += i * i
+
+
+def _slow_preview(compile_seconds: float, **kwargs):
+    """The real preview after `compile_seconds` of CPU (module level: it is sent to a worker by reference)."""
+    from canvasweb.chat import services
+
+    _busy(compile_seconds)
+    original = getattr(services, "_stall_bench_original", services.context_preview)
+    return original(**kwargs)
 
 
 async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | None) -> dict[str, Any]:
@@ -75,15 +87,12 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
     original = chat_services.context_preview
     original_off = turns.off_db_thread
 
-    def slow_preview(**kwargs):
-        _busy(compile_seconds)
-        return original(**kwargs)
-
     preview_task = None
     if on_db_thread is not None:
-        chat_services.context_preview = slow_preview
+        chat_services._stall_bench_original = original
+        chat_services.context_preview = functools.partial(_slow_preview, compile_seconds)
         if on_db_thread:
-            async def on_db(fn, /, *args, **kwargs):
+            async def on_db(fn, /, *args, key=0, **kwargs):
                 return await database_sync_to_async(fn)(*args, **kwargs)
             turns.off_db_thread = on_db
         await asker.send_json_to({"type": "context.preview", "request_id": "p", "text": "部署 plan"})
@@ -103,7 +112,8 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
             latencies.append((time.perf_counter() - t0) * 1000)
             await asyncio.sleep(0.02)
         if preview_task is not None:
-            await preview_task
+            reply = await preview_task
+            assert reply["type"] == "context.preview", reply
     finally:
         chat_services.context_preview = original
         turns.off_db_thread = original_off
@@ -113,11 +123,31 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
             "ack_p90_ms": rnd(percentile(latencies, 0.9), 2), "ack_max_ms": rnd(max(latencies), 1)}
 
 
-def run(*, seconds: float, compile_seconds: float) -> dict[str, Any]:
-    rows = {}
-    for name, mode in (("baseline", None), ("during", False), ("during_on_db_thread", True)):
-        rows[name] = asyncio.run(_run(seconds=seconds, compile_seconds=compile_seconds, on_db_thread=mode))
-    base = rows["baseline"]["ack_p50_ms"]
-    for name in ("during", "during_on_db_thread"):
-        rows[name]["p50_over_baseline"] = rnd(rows[name]["ack_p50_ms"] / base, 2) if base else None
+def run(*, seconds: float, compile_seconds: float, phases: tuple[str, ...] | None = None) -> dict[str, Any]:
+    from django.conf import settings
+
+    from canvasweb.chat import executor
+
+    configured = executor.mode()
+    plan = [("baseline", None, configured), ("during", False, configured), ("during_thread", False, "thread"),
+            ("during_on_db_thread", True, configured)]
+    rows: dict[str, Any] = {}
+    saved = settings.CANVASWEB
+    try:
+        if configured == "process":  # start and warm every worker before measuring anything
+            for key in range(max(1, int(settings.CANVASWEB.get("COMPILE_WORKERS", 2)))):
+                executor.run(executor.worker_info, key=key)
+        for name, on_db, mode in plan:
+            if phases and name not in phases:
+                continue
+            settings.CANVASWEB = {**saved, "COMPILE_MODE": mode}
+            rows[name] = asyncio.run(_run(seconds=seconds, compile_seconds=compile_seconds, on_db_thread=on_db))
+            rows[name]["compile_mode"] = "database thread" if on_db else mode
+    finally:
+        settings.CANVASWEB = saved
+        executor.shutdown()
+    base = rows.get("baseline", {}).get("ack_p50_ms")
+    for name in rows:
+        if name != "baseline":
+            rows[name]["p50_over_baseline"] = rnd(rows[name]["ack_p50_ms"] / base, 2) if base else None
     return rows

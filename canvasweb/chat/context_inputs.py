@@ -27,7 +27,7 @@ from canvasweb.context.bytecache import ByteLRU, text_bytes
 from canvasweb.context.index_update import IndexUpdate
 from canvasweb.context.selection import CanvasIndex
 from canvasweb.context.tokens import TokenCache
-from canvasweb.context.types import EdgeData, MessageData, NodeData, Viewport
+from canvasweb.context.types import ROLE_LEVEL, SENSITIVITY_LEVEL, EdgeData, MessageData, NodeData, Viewport
 from canvasweb.history.models import ChangeLogEntry
 
 from .models import Message, MessageRole
@@ -55,13 +55,39 @@ class CanvasState:
     edges: dict[str, EdgeData]
     index: CanvasIndex
     text_bytes: int = 0
+    # id -> sensitivity of the nodes that are not public: what a role may not see is found from these
+    # alone (a scan of every node per preview cost ~90 ms at 100,000 nodes).
+    restricted: dict[str, str] = field(default_factory=dict)
     _node_tuple: tuple | None = field(default=None, repr=False)
+    _hidden: dict = field(default_factory=dict, repr=False)
     _edge_tuple: tuple | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
         return (self.text_bytes * 3 + NODE_OVERHEAD_BYTES * len(self.nodes)
                 + EDGE_OVERHEAD_BYTES * len(self.edges) + 1024)
+
+    def hidden_ids(self, role: str | None) -> set[str] | frozenset[str]:
+        """Ids of the nodes `role` may not see (every node for no role)."""
+        if role is None:
+            return frozenset(self.nodes)
+        hidden = self._hidden.get(role)
+        if hidden is None:
+            level = ROLE_LEVEL[role]
+            hidden = self._hidden[role] = {
+                node_id for node_id, sensitivity in self.restricted.items() if SENSITIVITY_LEVEL[sensitivity] > level}
+        return hidden  # shared: callers only read it
+
+    def _rehide(self, node_ids) -> None:
+        """Bring the per-role hidden sets up to date for changed nodes (in-place catch-up)."""
+        for role, hidden in self._hidden.items():
+            level = ROLE_LEVEL[role]
+            for node_id in node_ids:
+                sensitivity = self.restricted.get(node_id)
+                if sensitivity is not None and SENSITIVITY_LEVEL[sensitivity] > level:
+                    hidden.add(node_id)
+                else:
+                    hidden.discard(node_id)
 
     def inputs(self) -> tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]:
         if self._node_tuple is None:
@@ -73,6 +99,9 @@ class CanvasState:
 INDEX_CACHE = ByteLRU(max_bytes=_CANVASWEB.get("INDEX_CACHE_BYTES", 512 * 1024 * 1024))
 _LOCKS_GUARD = threading.Lock()
 _CANVAS_LOCKS: dict[int, threading.Lock] = {}
+# True in a compile worker process (chat/executor.py), which runs one call at a time: a catch-up
+# then changes the cached state in place instead of copying it (O(changes), not O(canvas)).
+IN_PLACE_UPDATES = False
 STATS = {"hits": 0, "caught_up": 0, "rebuilds": 0, "entries_applied": 0}
 
 
@@ -137,6 +166,8 @@ def canvas_state(*, canvas_id: int) -> CanvasState:
             if fresh is not None:
                 STATS["caught_up"] += 1
         if fresh is None:
+            if IN_PLACE_UPDATES:
+                INDEX_CACHE.pop(canvas_id)  # a failed in-place catch-up may have changed it halfway
             fresh = _load(canvas_id=canvas_id, revision=revision, created_at=created_at)
             STATS["rebuilds"] += 1
         INDEX_CACHE.put(canvas_id, fresh, size=fresh.size)
@@ -174,7 +205,8 @@ def _load(*, canvas_id: int, revision: int, created_at) -> CanvasState:
     edges = {str(e.id): edge_data(e) for e in Edge.objects.filter(canvas_id=canvas_id).order_by("created_at", "id")}
     index = CanvasIndex.build(nodes=nodes.values(), edges=edges.values())
     return CanvasState(created_at=created_at, revision=revision, nodes=nodes, edges=edges, index=index,
-                       text_bytes=sum(text_bytes(n.content) for n in nodes.values()))
+                       text_bytes=sum(text_bytes(n.content) for n in nodes.values()),
+                       restricted={n.id: n.sensitivity for n in nodes.values() if n.sensitivity != "public"})
 
 
 def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
@@ -189,8 +221,11 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
             expected += 1
         elif revision != expected - 1:
             return None  # a gap: a revision is not (yet) visible; read everything instead
-    nodes, edges = dict(state.nodes), dict(state.edges)
-    update = IndexUpdate(state.index)
+    if IN_PLACE_UPDATES:  # this process's only reader: change the cached state itself (O(changes))
+        nodes, edges, restricted = state.nodes, state.edges, state.restricted
+    else:  # other threads may be compiling on `state`: copy-on-write
+        nodes, edges, restricted = dict(state.nodes), dict(state.edges), dict(state.restricted)
+    update = IndexUpdate(state.index, in_place=IN_PLACE_UPDATES)
     text_total = state.text_bytes
     for _, entity, action, target_id, after in rows:
         if entity == "node":
@@ -199,6 +234,7 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
                 if old is not None:
                     del nodes[target_id]
                     text_total -= text_bytes(old.content)
+                restricted.pop(target_id, None)
                 update.remove_node(target_id)
             elif action in ("created", "updated") and isinstance(after, dict):
                 node = node_data_from_record(after)
@@ -206,6 +242,10 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
                     text_total -= text_bytes(old.content)
                 nodes[target_id] = node
                 text_total += text_bytes(node.content)
+                if node.sensitivity != "public":
+                    restricted[target_id] = node.sensitivity
+                else:
+                    restricted.pop(target_id, None)
                 update.upsert_node(node)
             else:
                 return None
@@ -224,8 +264,13 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
     if update.needs_rebuild():
         return None
     STATS["entries_applied"] += len(rows)
+    if IN_PLACE_UPDATES:
+        state.revision, state.index, state.text_bytes = rows[-1][0], update.finish(), text_total
+        state._node_tuple = state._edge_tuple = None
+        state._rehide({row[3] for row in rows if row[1] == "node"})
+        return state
     return CanvasState(created_at=state.created_at, revision=rows[-1][0], nodes=nodes, edges=edges,
-                       index=update.finish(), text_bytes=text_total)
+                       index=update.finish(), text_bytes=text_total, restricted=restricted)
 
 
 def message_data(message: Message) -> MessageData:

@@ -15,18 +15,14 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from canvasweb.canvases.permissions import can_see
 
-from .context_inputs import canvas_inputs
+from .context_inputs import canvas_state
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 
 
 def hidden_node_ids(*, canvas_id: int, role: str | None) -> set[str]:
-    nodes, _, _ = canvas_inputs(canvas_id=canvas_id)
-    if role is None:
-        return {node.id for node in nodes}
-    return {node.id for node in nodes if not can_see(role, node.sensitivity)}
+    return canvas_state(canvas_id=canvas_id).hidden_ids(role)
 
 
 def _field(item: Any, name: str) -> Any:
@@ -52,7 +48,7 @@ def visible_exclusions(excluded: Iterable[Any], counts: dict[str, int], *, hidde
         kept.append({"node_id": node_id, "reason": reason, "detail": detail})
     clean = {reason: count - listed_hidden.get(reason, 0) for reason, count in counts.items()
              if reason != "not_visible"}
-    unlisted_hidden = len(hidden - seen_hidden)
+    unlisted_hidden = len(hidden) - len(seen_hidden)  # seen_hidden is a subset of hidden
     if unlisted_hidden and "out_of_range" in clean:
         listed_out = sum(1 for item in excluded if _field(item, "reason") == "out_of_range")
         if counts.get("out_of_range", 0) > listed_out:

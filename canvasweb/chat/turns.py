@@ -15,8 +15,9 @@ from channels.db import database_sync_to_async
 
 from canvasweb.common.errors import BadMessage, CanvasError
 
-from . import extraction, services
+from . import executor, extraction, services
 from .executor import off_db_thread
+from .suggestions import capture_suggestions
 from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class ChatSession:
         self.active_message_id: int | None = None
         self.streaming = False  # a reply is on its way (the summary fold after it does not block)
         self.fold_lock = asyncio.Lock()
+        executor.prewarm(key=canvas_id)  # a worker process takes a second or two to start
 
     async def handle_send(self, message: dict) -> None:
         request_id = _request_id(message)
@@ -50,9 +52,12 @@ class ChatSession:
                 conversation_id=conversation_id)
             # Compile and capture on the compile pool, outside any transaction: a big canvas must not
             # hold up the database thread every socket's ops go through.
-            compiled = await off_db_thread(services.turn_compile, start=start, viewport=message.get("viewport"))
+            compiled = await off_db_thread(services.turn_compile, start=start, viewport=message.get("viewport"),
+                                           key=self.canvas_id)
             turn = await database_sync_to_async(services.turn_store)(start=start, compiled=compiled, tools=tools)
-            await off_db_thread(services.turn_capture, turn=turn)
+            # (services.turn_capture's work, with only what it needs sent to the worker)
+            turn.suggestions = await off_db_thread(capture_suggestions, conversation=turn.conversation,
+                                                   message=turn.user_message, role=turn.role, key=self.canvas_id)
         except CanvasError as exc:
             await self.send({"type": "chat.error", "request_id": request_id, "message_id": None,
                              "error": exc.as_dict()})
@@ -95,7 +100,7 @@ class ChatSession:
         try:
             payload = await off_db_thread(
                 services.context_preview, user=self.user, canvas_id=self.canvas_id, text=message.get("text") or "",
-                viewport=message.get("viewport"), conversation_id=message.get("conversation_id"))
+                viewport=message.get("viewport"), conversation_id=message.get("conversation_id"), key=self.canvas_id)
         except CanvasError as exc:
             await self.send({"type": "error", "request_id": request_id, "error": exc.as_dict()})
             return

@@ -218,7 +218,13 @@ CANVASWEB = {
     "TOKEN_COUNT_CACHE_BYTES": env_int("CANVASWEB_TOKEN_COUNT_CACHE_BYTES", 32 * 1024 * 1024),
     # A cached canvas index further behind than this many revisions is rebuilt, not caught up.
     "INDEX_CATCH_UP_MAX_REVISIONS": env_int("CANVASWEB_INDEX_CATCH_UP_MAX_REVISIONS", 2000),
-    # Threads that compile context, capture facts and update indexes (off the database thread).
+    # Where context compiles, fact capture and canvas-index updates run (chat/executor.py):
+    # "process" (worker processes, each canvas always on the same one: no GIL shared with the
+    # sockets), "thread" (a thread pool in this process) or "inline" (tests, commands).
+    "COMPILE_MODE": os.environ.get("CANVASWEB_COMPILE_MODE", "process"),
+    "COMPILE_WORKERS": env_int("CANVASWEB_COMPILE_WORKERS", 2),
+    # Worker processes run below the sockets' CPU priority (os.nice increment; 0 = same priority).
+    "COMPILE_WORKER_NICE": env_int("CANVASWEB_COMPILE_WORKER_NICE", 10),
     "COMPILE_THREADS": env_int("CANVASWEB_COMPILE_THREADS", 2),
     # Group commit (canvases/realtime/committer.py): ops per transaction, and per socket per transaction
     # while other sockets wait too (a socket alone on the canvas gets the whole batch).

@@ -56,15 +56,36 @@ def _band_key(weight: float) -> int:
     return math.ceil(math.log2(weight) - 1e-12)
 
 
-class IndexUpdate:
-    """One batch of changes on top of `base`; call `finish()` for the new index."""
+class _Everything:
+    """An ownership set that holds every key: nothing needs copying before a write (in place)."""
 
-    def __init__(self, base: CanvasIndex, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> None:
-        new = copy.copy(base)
-        for name in ("nodes", "status", "level", "pinned", "weights", "anchors", "pinned_ineligible", "updated_ts"):
-            setattr(new, name, list(getattr(base, name)))
-        new.pos = dict(base.pos)
-        new.bands = list(base.bands)
+    def __contains__(self, key) -> bool:
+        return True
+
+    def add(self, key) -> None:
+        pass
+
+
+class IndexUpdate:
+    """One batch of changes on top of `base`; call `finish()` for the new index.
+
+    `in_place=True` changes `base` itself instead of a copy-on-write fork: O(changes) instead of
+    O(canvas) (the fork copies every per-node list, ~40 ms at 100,000 nodes). Only for an owner
+    that no other thread reads from meanwhile (a compile worker process runs one call at a time);
+    if the update fails halfway, `base` must be thrown away.
+    """
+
+    def __init__(self, base: CanvasIndex, *, min_weight: float = DEFAULT_MIN_WEIGHT,
+                 in_place: bool = False) -> None:
+        if in_place:
+            new = base
+        else:
+            new = copy.copy(base)
+            for name in ("nodes", "status", "level", "pinned", "weights", "anchors", "pinned_ineligible",
+                         "updated_ts"):
+                setattr(new, name, list(getattr(base, name)))
+            new.pos = dict(base.pos)
+            new.bands = list(base.bands)
         self.index = new
         self.min_weight = min_weight
         self._bands_by_key = {_band_key(b.wmax): b for b in new.bands}
@@ -77,7 +98,13 @@ class IndexUpdate:
         self._own_edges = False
         self._reset_text = False
         self._reset_secrets = False
-        self._text = self._fork_text_index(base)
+        if in_place:
+            self._own_bands = self._own_cells = self._own_terms = self._own_adj_lists = _Everything()
+            self._own_postings = self._own_adjacency = True
+            self._own_edges = getattr(new, "_edge_pos", None) is not None
+            self._text = getattr(base, "text_index", None)
+        else:
+            self._text = self._fork_text_index(base)
 
     # ----------------------------------------------------------- public
     def upsert_node(self, node: NodeData) -> None:

@@ -28,7 +28,7 @@ def hybrid_scores(
     similarity when vectors are given, and aged like the viewport ranking."""
     ti = index.text_index
     q = query_terms(question)
-    bm25 = ti.scores(q) if q else {}
+    bm25 = _bm25_bounded(ti, q) if q else {}
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}
     for node_id, s in bm25.items():
@@ -55,7 +55,62 @@ def nodes_visible_text(index, i: int) -> bool:
     return index.nodes[i].sensitivity != "secret"
 
 
-def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -> list[float] | None:
+# Terms in more than this share of a large canvas's indexed nodes (and at least COMMON_MIN nodes) only
+# add to nodes that rarer terms found (the rarest term of the question always scores): scoring them
+# everywhere made every compile O(canvas) for words like "the" or "的", whose BM25 weight (idf) is
+# small; only the best `limit` matches are kept anyway.
+COMMON_SHARE = 0.02
+COMMON_MIN = 500
+COMMON_FROM_NODES = 1000
+
+
+def _bm25_bounded(ti, terms: Sequence[str]) -> dict:
+    bm25 = ti.bm25
+    n = len(bm25)
+    if n < COMMON_FROM_NODES:
+        return ti.scores(terms)
+    cut = max(COMMON_MIN, int(COMMON_SHARE * n))
+    postings = bm25.postings
+    present = sorted((t for t in dict.fromkeys(terms) if t in postings), key=lambda t: (len(postings[t]), t))
+    rare = [t for t in present if len(postings[t]) <= cut] or present[:1]  # the rarest term always counts
+    common = present[len(rare):]
+    acc = bm25.scores(rare) if rare else {}
+    if common and acc:
+        avg = bm25.total_length / n or 1.0
+        k1, b, lengths = bm25.k1, bm25.b, bm25.lengths
+        for t in common:
+            plist, w = postings[t], bm25.idf(t)
+            for d in acc:
+                tf = plist.get(d)
+                if tf:
+                    acc[d] += w * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
+    return acc
+
+
+class _Decay:
+    """Per node a factor in [floor, 1], computed when asked: selection reads it only for the nodes it
+    scans near the viewport and the ones a question matched, so a compile stays independent of canvas
+    size (a list for every node cost O(canvas) on each compile, since `now` moves every time)."""
+
+    __slots__ = ("_ts", "_pinned", "_ref", "_half", "_floor")
+
+    def __init__(self, ts, pinned, ref: float, half: float, floor: float) -> None:
+        self._ts, self._pinned, self._ref, self._half, self._floor = ts, pinned, ref, half, floor
+
+    def __len__(self) -> int:
+        return len(self._ts)
+
+    def __getitem__(self, i: int) -> float:
+        ts = self._ts[i]
+        if ts is None or self._pinned[i] or ts >= self._ref:
+            return 1.0
+        return max(self._floor, 0.5 ** ((self._ref - ts) / self._half))
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self._ts)))
+
+
+def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -> _Decay | None:
     """Per node a factor in [floor, 1] that divides its effective distance's weight; None = no aging.
 
     Pinned nodes never age; nodes without a timestamp count as current.
@@ -65,14 +120,11 @@ def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -
     ref = parse_timestamp(now) if now else max((t for t in index.updated_ts if t is not None), default=None)
     if ref is None:
         return None
-    half = half_life_days * 86400.0
-    out = []
-    for i, ts in enumerate(index.updated_ts):
-        if ts is None or index.pinned[i] or ts >= ref:
-            out.append(1.0)
-        else:
-            out.append(max(floor, 0.5 ** ((ref - ts) / half)))
-    return out if any(f < 1.0 for f in out) else None
+    ts_list, pinned = index.updated_ts, index.pinned
+    # None when no node ages; the scan stops at the first one that does (usually the first node).
+    if not any(ts is not None and ts < ref and not pinned[i] and floor < 1.0 for i, ts in enumerate(ts_list)):
+        return None
+    return _Decay(ts_list, pinned, ref, half_life_days * 86400.0, floor)
 
 
 def parse_timestamp(value: str | None) -> float | None:

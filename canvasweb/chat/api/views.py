@@ -10,7 +10,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from canvasweb.canvases.api.serializers import errors
-from canvasweb.chat import services
+from canvasweb.chat import executor, services
 from canvasweb.common.drf import JSONAPIView, json_object
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import finite_float
@@ -137,9 +137,10 @@ class ContextPreviewView(JSONAPIView):
             raise InvalidOperation("viewport must be an object", field="viewport")
         if not isinstance(body.get("text", ""), str):
             raise InvalidOperation("text must be a string", field="text")
-        return Response(services.context_preview(user=request.user, canvas_id=canvas_id,
-                                                 text=body.get("text", ""), viewport=viewport,
-                                                 conversation_id=body.get("conversation_id")))
+        # In a compile worker (chat/executor.py): off this thread's GIL, and the worker's canvas index.
+        return Response(executor.run(services.context_preview, user=request.user, canvas_id=canvas_id,
+                                     text=body.get("text", ""), viewport=viewport,
+                                     conversation_id=body.get("conversation_id"), key=canvas_id))
 
 
 class LLMStatusView(JSONAPIView):
