@@ -6,6 +6,7 @@ import { api, errorMessage } from '../api/client';
 import type { LLMStatus } from '../api/types';
 import { useCanvasActions, useEngineState } from '../canvas/context';
 import { useOverlay } from '../canvas/overlay';
+import { flashNode } from '../canvas/search/flashNode';
 import { toast } from '../lib/toast';
 import { charCount, chatReducer, INITIAL_CHAT, MAX_QUESTION_CHARS, visibleMessages } from './chatState';
 import { Composer } from './Composer';
@@ -173,6 +174,12 @@ export function ChatPanel() {
   const focusIfVisible = useCallback((id: string) => {
     if (engine.getSnapshot().doc.nodes.has(id)) focusNode(id);
   }, [engine, focusNode]);
+  // A `[n3]` reference jumps to its node like a search hit: centred, selected and flashed.
+  const focusReference = useCallback((id: string) => {
+    if (!engine.getSnapshot().doc.nodes.has(id)) return;
+    focusNode(id);
+    flashNode(id);
+  }, [engine, focusNode]);
 
   return (
     <div className="chat-panel" data-testid="chat-panel">
@@ -198,7 +205,7 @@ export function ChatPanel() {
         loading={loadingMessages}
         dispatch={dispatch}
         isNodeVisible={isNodeVisible}
-        onFocusNode={focusIfVisible}
+        onFocusNode={focusReference}
         onInspect={setInspectId}
         onAskAgain={busy ? null : (question) => send(question)}
         onRestore={(text) => {
