@@ -172,6 +172,9 @@ function type(el: HTMLTextAreaElement, text: string) {
   el.dispatchEvent(new Event('input', { bubbles: true }));
 }
 
+// The first render in this file loads React Flow and the Markdown stack: slow on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 20_000 });
+
 describe('ChatPanel', () => {
   it('sends a question with the viewport, streams the reply and opens Inspect', async () => {
     const sock = await render();
