@@ -53,6 +53,9 @@ class Message(models.Model):
     status = models.CharField(max_length=10, choices=MessageStatus.choices, default=MessageStatus.COMPLETE)
     error = models.TextField(blank=True, default="")
     error_code = models.CharField(max_length=40, blank=True, default="")
+    # Assistant replies: the node handles of the turn ("n3" -> node id), so `[n3]` in the reply stays a
+    # link after a reload (filtered again for the reader's current role when listed).
+    handles = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -115,6 +115,7 @@ def message_to_dict(message: Message) -> dict:
         "source": message.source, "content": message.content, "status": message.status,
         "error": message.error or None, "error_code": message.error_code or None,
         "token_count": message.token_count, "model_request_id": request_id, "model_request_ids": request_ids, "created_at": message.created_at.isoformat().replace("+00:00", "Z"),
+        **({"handles": dict(message.handles or {})} if message.role == MessageRole.ASSISTANT else {}),
     }
 
 
@@ -259,16 +260,18 @@ def turn_store(*, start: TurnStart, compiled: CompiledContext, tools: list[dict]
         user_message = Message.objects.create(
             conversation=conversation, role=MessageRole.USER, source=MessageSource.USER_INPUT, content=question,
             token_count=count_tokens(question, encoding=TOKEN_CACHE.encoding))
+        report = compiled.report
+        hidden = hidden_node_ids(canvas_id=canvas.pk, role=start.role)
         assistant = Message.objects.create(conversation=conversation, role=MessageRole.ASSISTANT,
                                            source=MessageSource.ASSISTANT_REPLY, content="",
-                                           status=MessageStatus.STREAMING)
-        report = compiled.report
+                                           status=MessageStatus.STREAMING,
+                                           handles={h: i for h, i in report.handles.items() if str(i) not in hidden})
         model_request = ModelRequest.objects.create(
             conversation=conversation, message=assistant, canvas=canvas, user=user, purpose="chat",
             model=config.model, base_url=config.base_url, strategy=report.strategy, messages=compiled.messages,
             tools=tools, layer_tokens=report.layer_tokens, budget=report.budget.get("total", 0),
             included_node_ids=[n.node_id for n in report.included_nodes],
-            report=visible_report_dict(report.to_dict(), hidden=hidden_node_ids(canvas_id=canvas.pk, role=start.role)))
+            report=visible_report_dict(report.to_dict(), hidden=hidden))
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return PreparedTurn(conversation=conversation, user_message=user_message, assistant_message=assistant,
                         model_request=model_request, messages=compiled.messages, role=start.role,
@@ -278,16 +281,25 @@ def turn_store(*, start: TurnStart, compiled: CompiledContext, tools: list[dict]
 
 def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms: int,
                 error: str = "", error_code: str = "", stopped: bool = False,
-                tool_calls: list | None = None) -> Message:
-    """Close the assistant message and its model request; fold old turns into the summary if due."""
+                tool_calls: list | None = None, handles: dict[str, str] | None = None) -> Message:
+    """Close the assistant message and its model request; fold old turns into the summary if due.
+
+    `handles`: the agent's handle map at the end of the turn (it issues new ones for nodes it searched,
+    read or added), kept on the reply so its `[n7]` references stay links."""
     assistant = turn.assistant_message
+    fields = ["content", "token_count", "status", "error", "error_code"]
+    new = {h: str(i) for h, i in (handles or {}).items() if (assistant.handles or {}).get(h) != str(i)}
+    if new:
+        hidden = hidden_node_ids(canvas_id=turn.conversation.canvas_id, role=turn.role)
+        assistant.handles = {**(assistant.handles or {}), **{h: i for h, i in new.items() if i not in hidden}}
+        fields.append("handles")
     assistant.content = text
     assistant.token_count = count_tokens(text, encoding=TOKEN_CACHE.encoding) if text else 0
     assistant.status = (MessageStatus.ERROR if error else MessageStatus.STOPPED if stopped
                         else MessageStatus.COMPLETE)
     assistant.error = error
     assistant.error_code = error_code if error else ""
-    assistant.save(update_fields=["content", "token_count", "status", "error", "error_code"])
+    assistant.save(update_fields=fields)
     request = turn.model_request
     request.response_text = text
     request.usage = usage

@@ -170,7 +170,7 @@ class ChatSession:
         try:
             final = await database_sync_to_async(_finish_as_dict)(
                 turn=turn, text=text, usage=usage, latency_ms=latency, error=error, error_code=code or "",
-                stopped=stopped, tool_calls=all_calls or None)
+                stopped=stopped, tool_calls=all_calls or None, handles=runner.handles if runner else None)
             if error:
                 await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
                                  "error": {"code": code, "message": error, "field": None}, "message": final})

@@ -120,3 +120,26 @@ class LLMStatusSerializer(serializers.Serializer):
     context_window = serializers.IntegerField()
     max_output_tokens = serializers.IntegerField()
     help = serializers.CharField(allow_null=True)
+
+
+class AgentActionSerializer(serializers.Serializer):
+    type = serializers.CharField(default="agent.action")
+    conversation_id = serializers.IntegerField()
+    message_id = serializers.IntegerField()
+    round = serializers.IntegerField()
+    call_id = serializers.CharField()
+    tool = serializers.CharField()
+    outcome = serializers.ChoiceField(choices=["applied", "proposed", "read", "refused"])
+    error = serializers.DictField(allow_null=True, help_text="{code, message, field} of a refusal")
+    proposal_id = serializers.IntegerField(allow_null=True)
+    revision = serializers.IntegerField(allow_null=True)
+    dismissed_suggestion_ids = serializers.ListField(child=serializers.IntegerField())
+
+
+class MessageListItemSerializer(MessageSerializer):
+    handles = serializers.DictField(child=serializers.CharField(), required=False,
+                                    help_text="assistant: handle (n3) -> node id, nodes you may see now")
+    agent_actions = AgentActionSerializer(many=True, required=False,
+                                          help_text="assistant: the agent's tool calls of the turn")
+    suggestions = SuggestionSerializer(many=True, required=False,
+                                       help_text="user: the facts captured from it, in every state")

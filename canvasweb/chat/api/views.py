@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from canvasweb.canvases.api.serializers import errors
 from canvasweb.chat import executor, services
+from canvasweb.chat.message_list import message_list_payload
 from canvasweb.common.drf import JSONAPIView, json_object
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import finite_float
@@ -49,7 +50,8 @@ class ConversationListView(JSONAPIView):
 class MessageListView(JSONAPIView):
     @extend_schema(operation_id="conversation_messages", tags=[CHAT],
                    summary="A page of messages of one of your conversations (the newest page by default), "
-                           "oldest first",
+                           "oldest first, with each reply's agent actions and handles and each question's "
+                           "captured suggestions",
                    parameters=[
                        OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
                                         description=f"messages per page, 1-{services.MESSAGE_PAGE_MAX} "
@@ -57,12 +59,13 @@ class MessageListView(JSONAPIView):
                        OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
                                         description="only messages with a smaller id (the X-Next-Before "
                                                     "header of the previous page)")],
-                   responses={200: s.MessageSerializer(many=True), **errors(400, 401, 404)})
+                   responses={200: s.MessageListItemSerializer(many=True), **errors(400, 401, 404)})
     def get(self, request, conversation_id: int):
         conversation = services.conversation_for_user(user=request.user, conversation_id=conversation_id)
         messages, next_before = services.messages_page(
             conversation=conversation, before=_query_int(request, "before"), limit=_query_int(request, "limit"))
-        response = Response([services.message_to_dict(m) for m in messages])
+        response = Response(message_list_payload(user=request.user, conversation=conversation, messages=messages,
+                                                 to_dict=services.message_to_dict))
         if next_before is not None:
             response["X-Next-Before"] = str(next_before)
             limit = len(messages)

@@ -213,6 +213,24 @@ export interface ChatMessage {
   token_count: number;
   model_request_id: number | null;
   created_at: string;
+  /** assistant: handle → node id of the turn (the ones this user may see), for `[n3]` links */
+  handles?: Record<string, string>;
+  /** assistant, in the message list: the agent's tool calls of the turn (as the agent.action frames) */
+  agent_actions?: ChatAgentAction[];
+  /** user, in the message list: the facts captured from it, in every state */
+  suggestions?: Suggestion[];
+}
+
+export interface ChatAgentAction {
+  conversation_id: number;
+  message_id: number;
+  round: number;
+  call_id: string;
+  tool: string;
+  outcome: 'applied' | 'proposed' | 'read' | 'refused' | string;
+  error: { code: string; message: string; field: string | null } | null;
+  proposal_id: number | null;
+  revision: number | null;
 }
 
 export interface IncludedNode {

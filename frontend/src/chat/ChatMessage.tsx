@@ -1,9 +1,15 @@
-// One chat message, its agent actions and context line, and the error / notice boxes.
-import type { ChatMessage, ContextReport, LLMStatus } from '../api/types';
-import { useCanvasActions } from '../canvas/context';
-import { BotIcon, ScanEyeIcon, SparklesIcon } from '../components/Icons';
-import { snippet } from '../lib/format';
-import { messageErrorText, type AgentActionEvent, type ChatErrorInfo, type ChatNotice } from './chatState';
+// One chat message (a question as plain text, a reply as safe Markdown with `[n3]` node links), its
+// chips and context line, and the error / notice boxes.
+import { useCallback } from 'react';
+import type { ChatMessage, ContextReport, LLMStatus, Suggestion } from '../api/types';
+import { RedoIcon, ScanEyeIcon, SparklesIcon } from '../components/Icons';
+import { handlesFor, messageErrorText, type AgentActionEvent, type ChatErrorInfo, type ChatNotice } from './chatState';
+import { MarkdownText } from './markdown/MarkdownText';
+import { AgentActions, CapturedFacts } from './MessageChips';
+
+// User-visible words (kept together for translation).
+const ASK_AGAIN = 'Ask again';
+const ASK_AGAIN_TITLE = 'Send the same question again as a new turn';
 
 const ERROR_TITLES: Record<string, string> = {
   MODEL_NOT_CONFIGURED: 'No model is configured',
@@ -49,34 +55,10 @@ export function ErrorBox({ info, status, onRetry }: { info: ChatErrorInfo; statu
       )}
       {onRetry && retryable.includes(info.code) && (
         <button className="btn btn-small" onClick={onRetry} data-testid="chat-retry">
-          Ask again
+          {ASK_AGAIN}
         </button>
       )}
     </div>
-  );
-}
-
-export function AgentActions({ actions }: { actions: AgentActionEvent[] }) {
-  const { overlay } = useCanvasActions();
-  if (!actions.length) return null;
-  const words: Record<string, string> = { applied: 'Applied', proposed: 'Proposed', read: 'Read', refused: 'Refused' };
-  return (
-    <ul className="agent-actions" data-testid="agent-actions">
-      {actions.map((a, i) => (
-        <li key={`${a.call_id}-${i}`} className={`agent-action outcome-${a.outcome}`}>
-          <BotIcon size={11} />
-          <span>
-            {words[a.outcome] ?? a.outcome} <span className="mono-inline">{a.tool}</span>
-          </span>
-          {a.proposal_id != null && (
-            <button className="link-btn" onClick={() => overlay.focusProposal(a.proposal_id!)} data-testid="agent-action-proposal">
-              review
-            </button>
-          )}
-          {a.error && <span className="agent-action-error" title={a.error.message}>{snippet(a.error.message, 60)}</span>}
-        </li>
-      ))}
-    </ul>
   );
 }
 
@@ -96,7 +78,10 @@ export function Message({
   streaming,
   context,
   actions,
+  captured,
   status,
+  isNodeVisible,
+  onFocusNode,
   onInspect,
   onRetry,
 }: {
@@ -105,19 +90,39 @@ export function Message({
   streaming: boolean;
   context?: ContextReport;
   actions?: AgentActionEvent[];
+  /** user messages: the facts captured from it */
+  captured?: Suggestion[];
   status: LLMStatus | null;
+  isNodeVisible(nodeId: string): boolean;
+  onFocusNode(nodeId: string): void;
   onInspect(id: number): void;
+  /** resend this turn's question as a new turn */
   onRetry?: () => void;
 }) {
+  const handles = m.role === 'assistant' ? handlesFor(m, context) : null;
+  const resolve = useCallback(
+    (handle: string) => {
+      const id = handles?.[handle];
+      return id && isNodeVisible(id) ? id : null;
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [JSON.stringify(handles), isNodeVisible],
+  );
   if (m.role === 'user') {
     return (
       <li className="chat-msg user" data-testid={`chat-message-${m.id}`} data-role="user">
-        <div className="bubble">{m.content}</div>
+        <div className="chat-user-stack">
+          <div className="bubble" dir="auto">
+            {m.content}
+          </div>
+          {captured && <CapturedFacts suggestions={captured} />}
+        </div>
       </li>
     );
   }
   const failed = m.status === 'error';
   const info: ChatErrorInfo | undefined = failed ? error ?? { code: 'ERROR', message: messageErrorText(m) } : undefined;
+  const settled = !streaming && (m.status === 'complete' || m.status === 'stopped');
   return (
     <li className={`chat-msg assistant status-${m.status}`} data-testid={`chat-message-${m.id}`} data-role="assistant" data-status={m.status}>
       <div className="assistant-avatar" aria-hidden="true">
@@ -125,8 +130,8 @@ export function Message({
       </div>
       <div className="assistant-body">
         {(m.content || !failed) && (
-          <div className="bubble" data-testid="assistant-text">
-            {m.content}
+          <div className="bubble md-bubble" data-testid="assistant-text">
+            {m.content && <MarkdownText text={m.content} resolve={resolve} onFocusNode={onFocusNode} />}
             {streaming && !m.content && <span className="thinking">Thinking</span>}
             {streaming && <span className="caret" aria-hidden="true" />}
           </div>
@@ -139,6 +144,11 @@ export function Message({
           {m.model_request_id != null && !streaming && (
             <button className="link-btn" onClick={() => onInspect(m.model_request_id!)} data-testid="inspect-button">
               <ScanEyeIcon size={12} /> Inspect
+            </button>
+          )}
+          {settled && onRetry && (
+            <button className="link-btn ask-again-btn" onClick={onRetry} title={ASK_AGAIN_TITLE} data-testid="ask-again">
+              <RedoIcon size={12} /> {ASK_AGAIN}
             </button>
           )}
         </div>

@@ -172,6 +172,9 @@ function type(el: HTMLTextAreaElement, text: string) {
   el.dispatchEvent(new Event('input', { bubbles: true }));
 }
 
+// The first render in this file loads React Flow and the Markdown stack: slow on a loaded 2-core machine.
+vi.setConfig({ testTimeout: 20_000 });
+
 describe('ChatPanel', () => {
   it('sends a question with the viewport, streams the reply and opens Inspect', async () => {
     const sock = await render();
@@ -286,5 +289,59 @@ describe('ChatPanel', () => {
     await act(async () => sock.receive({ type: 'agent.proposal', action: 'rejected', proposal: { ...PROPOSAL, status: 'rejected', decided_by: { id: 1, username: 'alice' } } }));
     expect(byTestId('ghost-node-7')).toBeNull();
     expect(byTestId('tab-proposals-count')).toBeNull();
+  });
+  it('restores a reply with Markdown, node links, agent chips and decided suggestions, and Ask again sends a new turn', async () => {
+    const base = vi.mocked(fetch).getMockImplementation()!;
+    vi.stubGlobal('CSS', { escape: (v: string) => v }); // jsdom has no CSS.escape (the search flash uses it)
+    const suggestion = (id: number, status: string, content: string) => ({
+      id, conversation_id: 12, message_id: 88, content, kind: 'fact', subject: '', label: '', value: '', previous_value: null, reason: '',
+      sensitivity: 'public', status, action: 'create', source: 'rules', supersede_node_id: null, supersede_content: null,
+      conflict_node_id: null, conflict_content: null, note: null, warnings: [], created_node_id: status === 'accepted' ? 'n-db' : null,
+    });
+    vi.mocked(fetch).mockImplementation(async (input: any, init?: any) => {
+      const url = String(input);
+      if (url === '/api/canvases/7/conversations/') return json([{ id: 12, canvas_id: 7, title: '端口', summary: '', created_at: '', updated_at: '2026-11-30T12:00:00Z' }]);
+      if (url === '/api/conversations/12/messages/')
+        return json([
+          { id: 88, conversation_id: 12, role: 'user', source: 'user_input', content: '哪个端口？<b>x</b>', status: 'complete', error: null, token_count: 5, model_request_id: null, created_at: '',
+            suggestions: [suggestion(301, 'accepted', '端口改为 6543'), suggestion(302, 'dismissed', '缓存 TTL 90 秒'), suggestion(303, 'pending', '每周五发布')] },
+          { id: 89, conversation_id: 12, role: 'assistant', source: 'assistant_reply', content: '端口是 **6543**[n1]，旧值 [n7] 已废弃。`[n1]`', status: 'complete', error: null, token_count: 9,
+            model_request_id: 41, created_at: '', handles: { n1: 'n-db', n7: 'n-gone' },
+            agent_actions: [{ conversation_id: 12, message_id: 89, round: 1, call_id: 'c1', tool: 'add_node', outcome: 'proposed', error: null, proposal_id: 7, revision: null }] },
+        ]);
+      if (url === '/api/conversations/12/suggestions/') return json([]);
+      return base(input, init);
+    });
+    const sock = await render();
+    await flush(20);
+    const reply = byTestId('chat-message-89')!;
+    expect(reply.querySelector('strong')?.textContent).toBe('6543');
+    // the user's text stays plain: no Markdown or HTML
+    const question = byTestId('chat-message-88')!;
+    expect(question.querySelector('b')).toBeNull();
+    expect(question.querySelector('.bubble')?.getAttribute('dir')).toBe('auto');
+    expect(question.textContent).toContain('<b>x</b>');
+    // n1 is on the canvas; n7's node is not (plain text); the one in code stays code
+    const refs = reply.querySelectorAll<HTMLButtonElement>('[data-testid="node-ref"]');
+    expect([...refs].map((b) => b.dataset.nodeId)).toEqual(['n-db']);
+    expect(reply.textContent).toContain('[n7]');
+    expect(reply.querySelector('code')?.textContent).toBe('[n1]');
+    await act(async () => refs[0].click());
+    await flush(20);
+    const card = container.querySelector<HTMLElement>('.react-flow__node[data-id="n-db"]')!;
+    expect(card.classList.contains('selected')).toBe(true);
+    expect(card.dataset.searchFlash).toBe('1');
+    // chips from the list: the agent's proposal, the decided suggestions under the question, the pending one below
+    expect(reply.querySelector('[data-testid="agent-action"]')?.getAttribute('data-outcome')).toBe('proposed');
+    expect(byTestId('captured-301')?.getAttribute('data-status')).toBe('accepted');
+    expect(byTestId('captured-302')?.getAttribute('data-status')).toBe('dismissed');
+    expect(byTestId('captured-303')).toBeNull();
+    expect(byTestId('suggestion-303')).not.toBeNull();
+    // Ask again sends the turn's question as a new turn (not only into the input)
+    await act(async () => reply.querySelector<HTMLButtonElement>('[data-testid="ask-again"]')!.click());
+    expect(sock.sentOfType('chat.send')).toEqual([expect.objectContaining({ conversation_id: 12, text: '哪个端口？<b>x</b>' })]);
+    expect((byTestId('chat-input') as HTMLTextAreaElement).value).toBe('');
+    expect(byTestId('chat-pending')?.textContent).toContain('哪个端口？');
+    expect(reply.querySelector('[data-testid="ask-again"]')).toBeNull(); // no second send while one is on its way
   });
 });

@@ -1,20 +1,32 @@
-// The chat panel (CanvasPage `chat` slot): conversations, streamed replies
-// over the canvas socket, Stop, Inspect, context preview; suggestion chips live in SuggestionList,
-// messages and error boxes in ChatMessage.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type KeyboardEvent } from 'react';
+// The chat panel (CanvasPage `chat` slot): conversations, streamed replies over the canvas socket,
+// Stop, Ask again, Inspect and the context preview. The parts: ConversationHeader, MessageList
+// (ChatMessage, MessageChips, markdown/), SuggestionList, Composer; the preview in useContextPreview.
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { api, errorMessage } from '../api/client';
-import type { ContextReport, LLMStatus } from '../api/types';
+import type { LLMStatus } from '../api/types';
 import { useCanvasActions, useEngineState } from '../canvas/context';
 import { useOverlay } from '../canvas/overlay';
-import { ChevronRightIcon, PlusIcon, SendIcon, SparklesIcon, StopIcon } from '../components/Icons';
-import { isComposing, timeAgo } from '../lib/format';
+import { flashNode } from '../canvas/search/flashNode';
 import { toast } from '../lib/toast';
-import { ConfigHelp, Message, NoticeBox } from './ChatMessage';
 import { charCount, chatReducer, INITIAL_CHAT, MAX_QUESTION_CHARS, visibleMessages } from './chatState';
+import { Composer } from './Composer';
 import { ContextPreviewBox } from './ContextPreviewBox';
+import { ConversationHeader } from './ConversationHeader';
 import { InspectDialog } from './InspectDialog';
-import { PreviewScheduler } from './preview';
+import { MessageList } from './MessageList';
 import { SuggestionList } from './SuggestionList';
+import { useContextPreview } from './useContextPreview';
+
+// User-visible words (kept together for translation).
+const TEXT = {
+  loadConversationsFailed: 'Could not load conversations',
+  loadMessagesFailed: 'Could not load messages',
+  tooLongTitle: 'Too long',
+  tooLong: (max: number) => `Questions are limited to ${max.toLocaleString()} characters.`,
+  notConnected: 'The canvas is not connected right now. Your question was not sent; try again when the status shows online.',
+  otherMembersConversation: 'That conversation belongs to another member; conversations are private.',
+  conversationTitle: (id: number) => `Conversation #${id}`,
+};
 
 export function ChatPanel() {
   const { engine, overlay: overlayStore, canvasId, focusNode } = useCanvasActions();
@@ -25,16 +37,12 @@ export function ChatPanel() {
   const [llm, setLlm] = useState<LLMStatus | null>(null);
   const [listOpen, setListOpen] = useState(false);
   const [inspectId, setInspectId] = useState<number | null>(null);
-  const [previewOn, setPreviewOn] = useState(false);
-  const [preview, setPreview] = useState<ContextReport | null>(null);
-  const [previewError, setPreviewError] = useState<string | null>(null);
   const [loadingMessages, setLoadingMessages] = useState(false);
   const counter = useRef(0);
-  const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
-  const stickToBottom = useRef(true);
   const online = engineState.status === 'online';
   const activeId = state.activeId;
+  const preview = useContextPreview({ engine, overlayStore, draft, activeId, revision: engineState.revision, online });
 
   // ------------------------------------------------------------ loading
 
@@ -52,7 +60,7 @@ export function ChatPanel() {
         dispatch({ type: 'conversationsLoaded', conversations: arr });
         if (arr.length) dispatch({ type: 'select', id: arr[0].id });
       })
-      .catch((err) => alive && toast.error(errorMessage(err), 'Could not load conversations'));
+      .catch((err) => alive && toast.error(errorMessage(err), TEXT.loadConversationsFailed));
     return () => {
       alive = false;
     };
@@ -67,14 +75,14 @@ export function ChatPanel() {
     }
   }, []);
 
+  // The message list carries each reply's agent chips and each question's suggestions (restored on reload).
   const loadMessages = useCallback(async (id: number) => {
     setLoadingMessages(true);
     try {
       const list = await api.messages(id);
       dispatch({ type: 'messagesLoaded', conversationId: id, messages: Array.isArray(list) ? list : [] });
-      void loadSuggestions(id);
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not load messages');
+      toast.error(errorMessage(err), TEXT.loadMessagesFailed);
     } finally {
       setLoadingMessages(false);
     }
@@ -82,38 +90,21 @@ export function ChatPanel() {
 
   useEffect(() => {
     if (activeId !== null && !state.messages[activeId]) void loadMessages(activeId);
-    stickToBottom.current = true;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [activeId]);
 
   // ------------------------------------------------------------ socket frames
 
-  const schedulerRef = useRef<PreviewScheduler | null>(null);
-  if (!schedulerRef.current) schedulerRef.current = new PreviewScheduler({ send: (f) => engine.send(f) });
-  const scheduler = schedulerRef.current;
-
   useEffect(
     () =>
       engine.onFrame((f) => {
-        if (f.type.startsWith('chat.') || f.type === 'agent.action') {
-          dispatch({ type: 'frame', frame: f });
-          // A correction may retire a value still waiting as a suggestion: the server's list is the truth.
-          const conv = (f as { conversation?: { id?: number } }).conversation?.id;
-          if (f.type === 'chat.started' && typeof conv === 'number') void loadSuggestions(conv);
-          return;
-        }
-        if (f.type === 'context.preview') {
-          const report = scheduler.accept(f);
-          if (report) {
-            setPreview(report);
-            setPreviewError(null);
-            overlayStore.setPreview(report);
-          }
-          return;
-        }
-        if (f.type === 'error' && scheduler.acceptError(f)) setPreviewError(f.error?.message ?? 'The preview failed.');
+        if (!f.type.startsWith('chat.') && f.type !== 'agent.action') return;
+        dispatch({ type: 'frame', frame: f });
+        // A correction may retire a value still waiting as a suggestion: the server's list is the truth.
+        const conv = (f as { conversation?: { id?: number } }).conversation?.id;
+        if (f.type === 'chat.started' && typeof conv === 'number') void loadSuggestions(conv);
       }),
-    [engine, scheduler, overlayStore, loadSuggestions],
+    [engine, loadSuggestions],
   );
 
   // A dropped socket ends any stream; after reconnecting, reload what the server kept.
@@ -124,16 +115,12 @@ export function ChatPanel() {
       if (state.streaming || state.pending) lostDuringStream.current = state.streaming?.conversationId ?? state.pending?.conversationId ?? activeId;
       dispatch({ type: 'connectionLost' });
     }
-    if (!wasOnline.current && online) {
-      if (lostDuringStream.current !== null) {
-        void loadMessages(lostDuringStream.current);
-        lostDuringStream.current = null;
-      }
-      scheduler.invalidate();
-      if (scheduler.isEnabled) scheduler.flush();
+    if (!wasOnline.current && online && lostDuringStream.current !== null) {
+      void loadMessages(lostDuringStream.current);
+      lostDuringStream.current = null;
     }
     wasOnline.current = online;
-  }, [online, state.streaming, state.pending, activeId, loadMessages, scheduler]);
+  }, [online, state.streaming, state.pending, activeId, loadMessages]);
 
   // History panels link to conversations.
   useEffect(() => {
@@ -143,78 +130,32 @@ export function ChatPanel() {
     if (mine) {
       dispatch({ type: 'select', id: req.id });
       setListOpen(false);
-    } else toast.info('That conversation belongs to another member; conversations are private.', `Conversation #${req.id}`);
+    } else toast.info(TEXT.otherMembersConversation, TEXT.conversationTitle(req.id));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlay.conversationRequest]);
-
-  // ------------------------------------------------------------ preview
-
-  const previewInput = useCallback(
-    () => ({ viewport: overlayStore.getViewport(), text: draft.trim(), conversationId: activeId }),
-    [overlayStore, draft, activeId],
-  );
-
-  useEffect(() => {
-    if (previewOn) scheduler.update(previewInput());
-  }, [previewOn, previewInput, scheduler]);
-
-  useEffect(() => {
-    if (!previewOn) return;
-    return overlayStore.onViewport((viewport) => scheduler.update({ ...previewInput(), viewport }));
-  }, [previewOn, overlayStore, previewInput, scheduler]);
-
-  // Canvas edits change what would be sent.
-  useEffect(() => {
-    if (!previewOn) return;
-    scheduler.invalidate();
-    scheduler.update(previewInput());
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [engineState.revision]);
-
-  const togglePreview = (on: boolean) => {
-    setPreviewOn(on);
-    if (on) {
-      scheduler.enable(previewInput());
-    } else {
-      scheduler.disable();
-      setPreview(null);
-      setPreviewError(null);
-      overlayStore.setPreview(null);
-    }
-  };
-
-  useEffect(
-    () => () => {
-      scheduler.disable();
-      overlayStore.setPreview(null);
-    },
-    [scheduler, overlayStore],
-  );
 
   // ------------------------------------------------------------ sending
 
   const streaming = state.streaming;
   const busy = !!state.pending || !!streaming;
-  const count = charCount(draft);
-  const tooLong = count > MAX_QUESTION_CHARS;
 
+  /** Send `text` (Ask again) or the draft as a new turn of the open conversation. */
   const send = useCallback(
     (text?: string) => {
       const question = (text ?? draft).trim();
       if (!question || busy) return;
       if (charCount(question) > MAX_QUESTION_CHARS) {
-        toast.error(`Questions are limited to ${MAX_QUESTION_CHARS.toLocaleString()} characters.`, 'Too long');
+        toast.error(TEXT.tooLong(MAX_QUESTION_CHARS), TEXT.tooLongTitle);
         return;
       }
       const requestId = `r-${engine.sessionId}-${++counter.current}`;
       const ok = engine.send({ type: 'chat.send', request_id: requestId, conversation_id: activeId, text: question, viewport: overlayStore.getViewport() });
       if (!ok) {
-        dispatch({ type: 'notSent', conversationId: activeId, text: question, code: 'NOT_CONNECTED', message: 'The canvas is not connected right now. Your question was not sent; try again when the status shows online.' });
+        dispatch({ type: 'notSent', conversationId: activeId, text: question, code: 'NOT_CONNECTED', message: TEXT.notConnected });
         return;
       }
       dispatch({ type: 'sent', requestId, conversationId: activeId, text: question });
       if (text === undefined) setDraft('');
-      stickToBottom.current = true;
     },
     [draft, busy, engine, activeId, overlayStore],
   );
@@ -223,203 +164,75 @@ export function ChatPanel() {
     if (streaming) engine.send({ type: 'chat.stop', message_id: streaming.messageId });
   };
 
-  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !isComposing(e)) {
-      e.preventDefault();
-      if (!tooLong) send();
-    } else if (e.key === 'Escape' && streaming) {
-      stop();
-    }
-  };
-
-  // Grow the input with its content (up to a limit).
-  useLayoutEffect(() => {
-    const el = inputRef.current;
-    if (!el) return;
-    el.style.height = 'auto';
-    el.style.height = `${Math.min(180, el.scrollHeight + 2)}px`;
-  }, [draft]);
-
   // ------------------------------------------------------------ view
 
   const messages = visibleMessages(state, activeId);
   const pendingHere = state.pending && state.pending.conversationId === activeId ? state.pending : null;
-  const notices = state.notices.filter((n) => n.conversationId === activeId || n.conversationId === null);
   const suggestions = state.suggestions.filter((s) => s.status === 'pending' && (activeId === null || s.conversation_id === activeId));
-  const active = state.conversations?.find((c) => c.id === activeId) ?? null;
-  const lastQuestion = useMemo(() => [...messages].reverse().find((m) => m.role === 'user')?.content, [messages]);
-
-  // Keep the newest message in view while streaming, unless the user scrolled up.
-  const lastContent = messages.length ? messages[messages.length - 1].content : '';
-  useLayoutEffect(() => {
-    const el = listRef.current;
-    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
-  }, [messages.length, lastContent, pendingHere, notices.length, activeId]);
-
-  const onScroll = () => {
-    const el = listRef.current;
-    if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-  };
-
-  const focusFromList = (id: string) => {
+  const doc = engineState.doc;
+  const isNodeVisible = useCallback((id: string) => doc.nodes.has(id), [doc]);
+  const focusIfVisible = useCallback((id: string) => {
     if (engine.getSnapshot().doc.nodes.has(id)) focusNode(id);
-  };
+  }, [engine, focusNode]);
+  // A `[n3]` reference jumps to its node like a search hit: centred, selected and flashed.
+  const focusReference = useCallback((id: string) => {
+    if (!engine.getSnapshot().doc.nodes.has(id)) return;
+    focusNode(id);
+    flashNode(id);
+  }, [engine, focusNode]);
 
   return (
     <div className="chat-panel" data-testid="chat-panel">
-      <div className="chat-head">
-        <button
-          className="conv-picker"
-          onClick={() => setListOpen((v) => !v)}
-          aria-expanded={listOpen}
-          data-testid="conversation-picker"
-          title="Your conversations on this canvas (private to you)"
-        >
-          <span className="conv-title" data-testid="conversation-title">
-            {active ? active.title || 'Untitled conversation' : 'New conversation'}
-          </span>
-          <ChevronRightIcon size={13} className={`conv-caret${listOpen ? ' open' : ''}`} />
-        </button>
-        <button
-          className="btn btn-small"
-          onClick={() => {
-            dispatch({ type: 'select', id: null });
-            setListOpen(false);
-            inputRef.current?.focus();
-          }}
-          disabled={activeId === null && !listOpen}
-          data-testid="new-conversation"
-          title="Start a new conversation"
-        >
-          <PlusIcon size={13} /> New
-        </button>
-      </div>
+      <ConversationHeader
+        conversations={state.conversations}
+        activeId={activeId}
+        llm={llm}
+        listOpen={listOpen}
+        setListOpen={setListOpen}
+        dispatch={dispatch}
+        onNew={() => {
+          dispatch({ type: 'select', id: null });
+          setListOpen(false);
+          inputRef.current?.focus();
+        }}
+      />
 
-      {listOpen && (
-        <div className="conv-list" data-testid="conversation-list">
-          {state.conversations === null && <div className="muted small pad">Loading…</div>}
-          {state.conversations?.length === 0 && <div className="muted small pad">No conversations yet. Ask a question to start one.</div>}
-          <ul>
-            {(state.conversations ?? []).map((c) => (
-              <li key={c.id}>
-                <button
-                  className={`conv-item${c.id === activeId ? ' active' : ''}`}
-                  onClick={() => {
-                    dispatch({ type: 'select', id: c.id });
-                    setListOpen(false);
-                  }}
-                  data-testid={`conversation-item-${c.id}`}
-                >
-                  <span className="conv-item-title">{c.title || 'Untitled conversation'}</span>
-                  <span className="muted small">{timeAgo(c.updated_at)}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
-
-      {llm && !llm.configured && (
-        <div className="chat-banner" data-testid="no-model-banner">
-          <strong>No model configured.</strong> Chat replies need an OpenAI-compatible endpoint; the preview below still works.
-          <details>
-            <summary>How to configure one</summary>
-            <ConfigHelp status={llm} />
-          </details>
-        </div>
-      )}
-
-      <ol className="chat-messages" ref={listRef} onScroll={onScroll} data-testid="chat-messages">
-        {messages.length === 0 && !pendingHere && (
-          <li className="chat-empty">
-            <SparklesIcon size={20} />
-            <div className="chat-empty-title">Ask about this canvas</div>
-            <div className="muted small">
-              The model reads the nodes near your viewport, pinned anchors and linked nodes. Pan to what matters, then ask — 例如「数据库端口是多少？」
-            </div>
-            {loadingMessages && <div className="muted small">Loading messages…</div>}
-          </li>
-        )}
-        {messages.map((m) => (
-          <Message
-            key={m.id}
-            m={m}
-            error={state.errors[m.id]}
-            streaming={streaming?.messageId === m.id}
-            context={state.contexts[m.id]}
-            actions={state.agentActions[m.id]}
-            status={llm}
-            onInspect={setInspectId}
-            onRetry={lastQuestion ? () => setDraft(lastQuestion) : undefined}
-          />
-        ))}
-        {pendingHere && (
-          <li className="chat-msg user pending" data-testid="chat-pending">
-            <div className="bubble">{pendingHere.text}</div>
-          </li>
-        )}
-        {notices.map((n) => (
-          <NoticeBox
-            key={n.id}
-            n={n}
-            status={llm}
-            onDismiss={() => dispatch({ type: 'dismissNotice', id: n.id })}
-            onRestore={() => {
-              setDraft(n.text ?? '');
-              dispatch({ type: 'dismissNotice', id: n.id });
-              inputRef.current?.focus();
-            }}
-          />
-        ))}
-      </ol>
+      <MessageList
+        state={state}
+        messages={messages}
+        pending={pendingHere}
+        llm={llm}
+        loading={loadingMessages}
+        dispatch={dispatch}
+        isNodeVisible={isNodeVisible}
+        onFocusNode={focusReference}
+        onInspect={setInspectId}
+        onAskAgain={busy ? null : (question) => send(question)}
+        onRestore={(text) => {
+          setDraft(text);
+          inputRef.current?.focus();
+        }}
+      />
 
       <SuggestionList suggestions={suggestions} dispatch={dispatch} />
 
-      {previewOn && <ContextPreviewBox preview={preview} error={previewError} online={online} doc={engineState.doc} onFocus={focusFromList} />}
+      {preview.previewOn && <ContextPreviewBox preview={preview.preview} error={preview.previewError} online={online} doc={doc} onFocus={focusIfVisible} />}
 
-      <div className={`chat-composer${tooLong ? ' over' : ''}`}>
-        <textarea
-          ref={inputRef}
-          value={draft}
-          rows={2}
-          placeholder={online ? 'Ask about the canvas… (Enter to send, Shift+Enter for a new line)' : 'Offline — reconnecting…'}
-          onChange={(e) => setDraft(e.target.value)}
-          onKeyDown={onKeyDown}
-          aria-label="Message"
-          data-testid="chat-input"
-        />
-        <div className="composer-row">
-          <label className="preview-toggle" title="Highlight what the next question would send, as you pan and type">
-            <input type="checkbox" className="switch" checked={previewOn} onChange={(e) => togglePreview(e.target.checked)} data-testid="preview-toggle" />
-            <span>Context preview</span>
-          </label>
-          <span className={`char-count inline${tooLong ? ' over' : ''}`} data-testid="chat-char-count" title="Questions are limited to 8,000 characters">
-            {count.toLocaleString()} / {MAX_QUESTION_CHARS.toLocaleString()}
-          </span>
-          {streaming ? (
-            <button className="btn btn-small btn-danger-ghost" onClick={stop} data-testid="chat-stop" title="Stop the reply (Esc)">
-              <StopIcon size={13} /> Stop
-            </button>
-          ) : (
-            <button
-              className="btn btn-small btn-primary"
-              onClick={() => send()}
-              disabled={!draft.trim() || busy || tooLong || !online}
-              data-testid="chat-send"
-              title={tooLong ? `At most ${MAX_QUESTION_CHARS.toLocaleString()} characters` : 'Send (Enter)'}
-            >
-              <SendIcon size={13} /> {state.pending ? 'Sending…' : 'Send'}
-            </button>
-          )}
-        </div>
-        {tooLong && (
-          <div className="field-hint error" data-testid="chat-too-long">
-            The question is {count.toLocaleString()} characters; the limit is {MAX_QUESTION_CHARS.toLocaleString()}.
-          </div>
-        )}
-      </div>
+      <Composer
+        inputRef={inputRef}
+        draft={draft}
+        setDraft={setDraft}
+        online={online}
+        busy={busy}
+        pending={!!state.pending}
+        streaming={!!streaming}
+        previewOn={preview.previewOn}
+        onTogglePreview={preview.togglePreview}
+        onSend={() => send()}
+        onStop={stop}
+      />
 
-      {inspectId !== null && <InspectDialog requestId={inspectId} doc={engineState.doc} onFocusNode={focusFromList} onClose={() => setInspectId(null)} />}
+      {inspectId !== null && <InspectDialog requestId={inspectId} doc={doc} onFocusNode={focusIfVisible} onClose={() => setInspectId(null)} />}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // chat frames the canvas socket carries (docs/protocol.md, "Chat"):
 // chat.started → chat.delta* → chat.done | chat.error, plus agent.action.
 
-import type { ChatMessage, ContextReport, Conversation, Suggestion } from '../api/types';
+import type { ChatAgentAction, ChatMessage, ContextReport, Conversation, Suggestion } from '../api/types';
 
 export interface ChatErrorInfo {
   code: string;
@@ -19,17 +19,7 @@ export interface ChatNotice {
   text?: string;
 }
 
-export interface AgentActionEvent {
-  conversation_id: number;
-  message_id: number;
-  round: number;
-  call_id: string;
-  tool: string;
-  outcome: 'applied' | 'proposed' | 'read' | 'refused' | string;
-  error: { code: string; message: string; field: string | null } | null;
-  proposal_id: number | null;
-  revision: number | null;
-}
+export type AgentActionEvent = ChatAgentAction;
 
 export interface PendingQuestion {
   requestId: string;
@@ -58,6 +48,8 @@ export interface ChatState {
   /** the context report of the latest turn, by assistant message id */
   contexts: Record<number, ContextReport>;
   agentActions: Record<number, AgentActionEvent[]>;
+  /** every suggestion captured from a user message, by that message's id, in its current state */
+  captured: Record<number, Suggestion[]>;
   nextNoticeId: number;
 }
 
@@ -72,6 +64,7 @@ export const INITIAL_CHAT: ChatState = {
   suggestions: [],
   contexts: {},
   agentActions: {},
+  captured: {},
   nextNoticeId: 1,
 };
 
@@ -156,13 +149,15 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
         streaming: { requestId: f.request_id ?? null, conversationId: conv.id, messageId: assistantId },
         suggestions: [...state.suggestions.filter((s) => !incoming.some((n) => n.id === s.id)), ...incoming],
         contexts: f.context ? { ...state.contexts, [assistantId]: f.context as ContextReport } : state.contexts,
+        captured: withCaptured(state.captured, (f.suggestions ?? []) as Suggestion[]),
       };
     }
     case 'chat.suggestions': {
       // The model's extraction replaced the rules' suggestions of one message.
       const removed = new Set<number>((f.removed_suggestion_ids ?? []) as number[]);
       const incoming = pendingOnce((f.suggestions ?? []) as Suggestion[]);
-      return { ...state, suggestions: [...state.suggestions.filter((s) => !removed.has(s.id) && !incoming.some((n) => n.id === s.id)), ...incoming] };
+      const captured = withCaptured(dropCaptured(state.captured, removed), (f.suggestions ?? []) as Suggestion[]);
+      return { ...state, captured, suggestions: [...state.suggestions.filter((s) => !removed.has(s.id) && !incoming.some((n) => n.id === s.id)), ...incoming] };
     }
     case 'chat.delta': {
       const id = Number(f.message_id);
@@ -228,7 +223,8 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
       // The agent proposed (or made) the change a captured suggestion offered: only one shows.
       const dup = new Set<number>(((f.dismissed_suggestion_ids ?? []) as number[]).map(Number));
       const suggestions = dup.size ? state.suggestions.filter((s) => !dup.has(s.id)) : state.suggestions;
-      return { ...state, suggestions, agentActions: { ...state.agentActions, [key]: [...list, ev] } };
+      const captured = dup.size ? markCaptured(state.captured, dup, 'dismissed') : state.captured;
+      return { ...state, suggestions, captured, agentActions: { ...state.agentActions, [key]: [...list, ev] } };
     }
     default:
       return state;
@@ -255,7 +251,23 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         const mine = cur.find((m) => m.id === live);
         if (mine) next = upsertMessage(next, mine);
       }
-      return { ...state, messages: { ...state.messages, [action.conversationId]: next } };
+      // Chips and suggestions come with the list (restored on reload); a frame seen live is kept when the
+      // server sent none for that message.
+      const agentActions = { ...state.agentActions };
+      let captured = state.captured;
+      const embedded: Suggestion[] = [];
+      for (const m of action.messages) {
+        if (m.agent_actions?.length) agentActions[m.id] = m.agent_actions;
+        if (m.suggestions) {
+          captured = { ...captured, [m.id]: m.suggestions };
+          embedded.push(...m.suggestions);
+        }
+      }
+      const hasSuggestions = action.messages.some((m) => m.suggestions !== undefined);
+      const suggestions = hasSuggestions
+        ? [...state.suggestions.filter((s) => s.conversation_id !== action.conversationId), ...pendingOnce(embedded)]
+        : state.suggestions;
+      return { ...state, agentActions, captured, suggestions, messages: { ...state.messages, [action.conversationId]: next } };
     }
     case 'sent':
       return { ...state, pending: { requestId: action.requestId, conversationId: action.conversationId, text: action.text } };
@@ -305,17 +317,55 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case 'suggestionsLoaded': {
       // The server's list is the truth for that conversation (restored on reload, earlier values retired).
       const others = state.suggestions.filter((s) => s.conversation_id !== action.conversationId);
-      return { ...state, suggestions: [...others, ...pendingOnce(action.suggestions)] };
+      return { ...state, captured: withCaptured(state.captured, action.suggestions), suggestions: [...others, ...pendingOnce(action.suggestions)] };
     }
     case 'suggestionUpdated': {
       const s = action.suggestion;
-      return { ...state, suggestions: s.status === 'pending' ? state.suggestions.map((x) => (x.id === s.id ? s : x)) : state.suggestions.filter((x) => x.id !== s.id) };
+      return { ...state, captured: withCaptured(state.captured, [s]), suggestions: s.status === 'pending' ? state.suggestions.map((x) => (x.id === s.id ? s : x)) : state.suggestions.filter((x) => x.id !== s.id) };
     }
     case 'dismissNotice':
       return { ...state, notices: state.notices.filter((n) => n.id !== action.id) };
     default:
       return state;
   }
+}
+
+/** `captured` with each suggestion put (or replaced) under its message. */
+function withCaptured(captured: Record<number, Suggestion[]>, list: Suggestion[]): Record<number, Suggestion[]> {
+  if (!list.length) return captured;
+  const next = { ...captured };
+  for (const s of list) {
+    const cur = next[s.message_id] ?? [];
+    next[s.message_id] = cur.some((x) => x.id === s.id) ? cur.map((x) => (x.id === s.id ? s : x)) : [...cur, s].sort((a, b) => a.id - b.id);
+  }
+  return next;
+}
+
+function dropCaptured(captured: Record<number, Suggestion[]>, ids: Set<number>): Record<number, Suggestion[]> {
+  if (!ids.size) return captured;
+  const next: Record<number, Suggestion[]> = {};
+  for (const [k, list] of Object.entries(captured)) next[Number(k)] = list.filter((s) => !ids.has(s.id));
+  return next;
+}
+
+function markCaptured(captured: Record<number, Suggestion[]>, ids: Set<number>, status: Suggestion['status']): Record<number, Suggestion[]> {
+  const next: Record<number, Suggestion[]> = {};
+  for (const [k, list] of Object.entries(captured)) next[Number(k)] = list.map((s) => (ids.has(s.id) ? { ...s, status } : s));
+  return next;
+}
+
+/** The question of the turn an assistant message answers (the user message just before it). */
+export function questionFor(messages: ChatMessage[], assistantId: number): string | null {
+  const i = messages.findIndex((m) => m.id === assistantId);
+  for (let j = i - 1; j >= 0; j--) if (messages[j].role === 'user') return messages[j].content;
+  return null;
+}
+
+/** Handle → node id for a reply: the turn's context report while it streams, the stored map after. */
+export function handlesFor(m: ChatMessage, context?: ContextReport): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of context?.included ?? []) if (n.handle && n.node_id) out[n.handle] = n.node_id;
+  return { ...out, ...(m.handles ?? {}) };
 }
 
 /** Pending suggestions, each fact once (capture can report one fact twice, e.g. as a correction and a value). */
