@@ -57,6 +57,10 @@ from .types import (
 
 TOOL_PREFIX = "[tool output]\n"
 MIN_USEFUL_TOKENS = 12  # a layer smaller than this is not worth a message
+# When the canvas block leaves at least this share of its plan unused, the window
+# and the summary hand CHAT_MEMORY_SHIFT x (unused share) of their plans to recall.
+IDLE_CANVAS_SHARE = 0.5
+CHAT_MEMORY_SHIFT = 0.8
 _REDACTED_RE = re.compile(r"\[REDACTED:([a-z_]+)\]")
 
 
@@ -288,6 +292,17 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     to_recall = canvas_left // 2 if use_recall else 0
     to_summary = (canvas_left - to_recall) // 2 if use_summary else 0
     recent_plan += canvas_left - to_summary - to_recall
+    # Adaptive shares: a canvas that needs little of its share means this
+    # conversation keeps its memory in the chat, not on the canvas; the window
+    # and the summary then give way to recall in proportion (the floor stays).
+    if use_recall and n_older > 0 and canvas_plan > 0:
+        idle = canvas_left / canvas_plan
+        if idle >= IDLE_CANVAS_SHARE:
+            give = CHAT_MEMORY_SHIFT * idle
+            moved_recent, moved_summary = int(recent_plan * give), int(summary_plan * give)
+            recent_plan -= moved_recent
+            summary_plan -= moved_summary
+            to_recall += moved_recent + moved_summary
 
     # 4b. recent window: newest first, contiguous; low-information turns
     # ("Okay.", "好的") are left out instead of spending the budget.
