@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .history_recall import RecallCandidate, is_low_information, recall_history
+from .history_recall import RecallCandidate, is_low_information, past_match_share, recall_history
 from .redaction import build_secret_masker, mask_credentials, secret_fingerprint, secret_values
 from .render import render_canvas_block
 from .selection import CanvasIndex, select_nodes
@@ -295,10 +295,12 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     # Adaptive shares: a canvas that needs little of its share means this
     # conversation keeps its memory in the chat, not on the canvas; the window
     # and the summary then give way to recall in proportion (the floor stays).
-    if use_recall and n_older > 0 and canvas_plan > 0:
-        idle = canvas_left / canvas_plan
-        if idle >= IDLE_CANVAS_SHARE:
-            give = CHAT_MEMORY_SHIFT * idle
+    # How much they give is scaled by the share of the question's words that
+    # the older turns contain (a question about nothing said earlier keeps its window).
+    if use_recall and n_older > 0 and canvas_plan > 0 and canvas_left >= IDLE_CANVAS_SHARE * canvas_plan:
+        past = past_match_share(question=request.question, messages=every[: offset + n_older], cache=cache)
+        give = CHAT_MEMORY_SHIFT * (canvas_left / canvas_plan) * min(1.0, 2.0 * past)
+        if give > 0:
             moved_recent, moved_summary = int(recent_plan * give), int(summary_plan * give)
             recent_plan -= moved_recent
             summary_plan -= moved_summary

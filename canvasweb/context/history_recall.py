@@ -112,6 +112,27 @@ def _sentence_tokens(cand: RecallCandidate, cache: TokenCache | None) -> list[li
     return cache.memo(key=("recall-tokens", cand.message.id), source=cand.text, compute=compute)
 
 
+def past_match_share(*, question: str, messages: Sequence[MessageData], cache: TokenCache | None = None) -> float:
+    """Share (0..1) of the question's words that some of `messages` contains: how much the question is
+    about what was said earlier. Words only (no single-character sub-tokens); per-message term sets cached."""
+    terms = {t for t in query_terms(question) if not t.startswith(CHAR_PREFIX)}
+    if not terms:
+        return 0.0
+    found: set[str] = set()
+    for m in messages:
+        if m.role == "tool":
+            continue
+        if cache is None:
+            words = frozenset(tokenize(m.content))
+        else:
+            words = cache.memo(key=("recall-words", m.id), source=m.content,
+                               compute=lambda m=m: frozenset(tokenize(m.content)))
+        found.update(terms.intersection(words))
+        if len(found) == len(terms):
+            break
+    return len(found) / len(terms)
+
+
 def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
     def compute() -> float:
         return max((value_score(x) for x in _sentences(cand.text)), default=0.0)
