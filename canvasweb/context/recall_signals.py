@@ -40,7 +40,7 @@ def value_score(sentence: str) -> float:
 _ASKS_VALUE_RE = re.compile(
     r"^\s*(?:what|which|who|whom|whose|where|when|how (?:much|many|long|old|far|big|often))\b|"
     r"\b(?:what|which|who|where|when|how much|how many)\b.*\?\s*$|"
-    r"多少|几[号点天个次岁月]|哪[一个家条天里儿年位]|什么|谁|何时|多久|多大|多长",
+    r"多少|几[号点天个次岁月把位张件台年周份条种层楼]|哪[一个家条天里儿年位]|什么|谁|何时|多久|多大|多长",
     re.IGNORECASE,
 )
 
