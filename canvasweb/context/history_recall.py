@@ -151,7 +151,9 @@ def _demote_restated(scored: dict[int, float], *, candidates: Sequence[RecallCan
     if not qset:
         return
     later: list[frozenset[str]] = []
-    for ci in sorted(scored, key=lambda c: -candidates[c].position):
+    # Only turns that could be quoted matter: the best 2 x MAX_HITS (keeps this linear in practice).
+    contenders = sorted(scored, key=lambda c: -scored[c])[: MAX_HITS * 2]
+    for ci in sorted(contenders, key=lambda c: -candidates[c].position):
         if _turn_value(candidates[ci], cache) < 0.5:
             continue
         matched = frozenset(qset.intersection(flat_by_ci.get(ci, ())))
