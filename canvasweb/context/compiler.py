@@ -60,6 +60,9 @@ MIN_USEFUL_TOKENS = 12  # a layer smaller than this is not worth a message
 # When the canvas block leaves at least this share of its plan unused, the window
 # and the summary hand CHAT_MEMORY_SHIFT x (unused share) of their plans to recall.
 IDLE_CANVAS_SHARE = 0.5
+# Question matches' share of a canvas block smaller than SMALL_BLOCK_TOKENS.
+SMALL_BLOCK_TOKENS = 400
+QUESTION_SHARE_SMALL = 0.55
 CHAT_MEMORY_SHIFT = 0.8
 _REDACTED_RE = re.compile(r"\[REDACTED:([a-z_]+)\]")
 
@@ -258,7 +261,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             block = render_canvas_block(
                 candidates=selection.candidates, index=index, max_tokens=block_budget, cache=cache, mask=mask,
                 mask_variant=fingerprint, max_node_tokens=request.max_node_tokens,
-                question_reserve_share=request.selection.question_reserve_share,
+                question_reserve_share=_question_share(request.selection.question_reserve_share, block_budget),
             )
             timings["render"] += _ms(t)
             more_in_range = selection.stats.get("viewport_limited", 0) > 0
@@ -419,6 +422,19 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     timings["total"] = _ms(t_start)
     report.timings_ms = timings
     return CompiledContext(messages=messages, report=report)
+
+
+def _question_share(base: float, block_budget: int) -> float:
+    """A small canvas block holds only a few records: question relevance gets a larger share there
+    than viewport proximity (QUESTION_SHARE_SMALL below SMALL_BLOCK_TOKENS, the configured share from
+    twice that size, linear in between)."""
+    small = QUESTION_SHARE_SMALL
+    if base >= small or block_budget >= 2 * SMALL_BLOCK_TOKENS:
+        return base
+    if block_budget <= SMALL_BLOCK_TOKENS:
+        return small
+    t = (block_budget - SMALL_BLOCK_TOKENS) / SMALL_BLOCK_TOKENS
+    return small + (base - small) * t
 
 
 def _resolve_budget(budget: Budget | int, fixed: int) -> Budget:

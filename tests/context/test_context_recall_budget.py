@@ -147,3 +147,39 @@ def test_chinese_fact_gets_the_bigger_recall_share():
     c = compile_(messages=msgs, question="车棚备用钥匙放哪儿了？", budget=1000)
     assert "红钩子" in all_text(c.messages)
     assert c.report.layer_tokens["recall"] > c.report.layer_tokens["recent"]
+
+
+# ---------------------------------------------------------------- small canvas blocks
+def test_question_share_grows_in_small_blocks():
+    share = compiler_mod._question_share
+    assert share(0.25, 200) == compiler_mod.QUESTION_SHARE_SMALL
+    assert share(0.25, 2 * compiler_mod.SMALL_BLOCK_TOKENS) == 0.25
+    mid = share(0.25, int(1.5 * compiler_mod.SMALL_BLOCK_TOKENS))
+    assert 0.25 < mid < compiler_mod.QUESTION_SHARE_SMALL
+    assert share(0.7, 100) == 0.7  # a larger configured share is kept
+
+
+def busy_canvas(lang: str) -> tuple:
+    if lang == "en":
+        near = [f"Meeting room {i} has a projector and {i + 4} chairs along the wall" for i in range(40)]
+        far = [f"Greenhouse sensor G{i} reports soil moisture of {30 + i} percent" for i in range(6)]
+    else:
+        near = [f"第{i}号会议室有投影仪，靠墙放着{i + 4}把椅子" for i in range(40)]
+        far = [f"温室传感器G{i}报告土壤湿度为百分之{30 + i}" for i in range(6)]
+    nodes = [node(f"near{i}", t, x=i * 3, y=0) for i, t in enumerate(near)]
+    nodes += [node(f"far{i}", t, x=90_000 + i * 50, y=90_000) for i, t in enumerate(far)]
+    return tuple(nodes)
+
+
+def _far_included(c) -> int:
+    return sum(1 for n in c.report.included_nodes if n.node_id.startswith("far"))
+
+
+def test_small_block_gives_far_question_matches_more_seats(monkeypatch):
+    for lang, q in (("en", "what soil moisture do the greenhouse sensors report?"), ("zh", "温室传感器报告的土壤湿度是多少？")):
+        nodes = busy_canvas(lang)
+        a = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
+        monkeypatch.setattr(compiler_mod, "QUESTION_SHARE_SMALL", 0.25)
+        b = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
+        monkeypatch.undo()
+        assert _far_included(a) > _far_included(b) >= 1, lang
