@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .history_recall import RecallCandidate, is_low_information, recall_history
+from .history_recall import RecallCandidate, is_low_information, past_match_share, recall_history
 from .redaction import build_secret_masker, mask_credentials, secret_fingerprint, secret_values
 from .render import render_canvas_block
 from .selection import CanvasIndex, select_nodes
@@ -59,6 +59,13 @@ from .types import (
 
 TOOL_PREFIX = "[tool output]\n"
 MIN_USEFUL_TOKENS = 12  # a layer smaller than this is not worth a message
+# When the canvas block leaves at least this share of its plan unused, the window
+# and the summary hand CHAT_MEMORY_SHIFT x (unused share) of their plans to recall.
+IDLE_CANVAS_SHARE = 0.5
+# Question matches' share of a canvas block smaller than SMALL_BLOCK_TOKENS.
+SMALL_BLOCK_TOKENS = 400
+QUESTION_SHARE_SMALL = 0.55
+CHAT_MEMORY_SHIFT = 0.8
 _REDACTED_RE = re.compile(r"\[REDACTED:([a-z_]+)\]")
 
 
@@ -263,7 +270,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             block = render_canvas_block(
                 candidates=selection.candidates, index=index, max_tokens=block_budget, cache=cache, mask=mask,
                 mask_variant=fingerprint, max_node_tokens=request.max_node_tokens,
-                question_reserve_share=request.selection.question_reserve_share,
+                question_reserve_share=_question_share(request.selection.question_reserve_share, block_budget),
             )
             timings["render"] += _ms(t)
             more_in_range = selection.stats.get("viewport_limited", 0) > 0
@@ -297,6 +304,19 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     to_recall = canvas_left // 2 if use_recall else 0
     to_summary = (canvas_left - to_recall) // 2 if use_summary else 0
     recent_plan += canvas_left - to_summary - to_recall
+    # Adaptive shares: a canvas that needs little of its share means this
+    # conversation keeps its memory in the chat, not on the canvas; the window
+    # and the summary then give way to recall in proportion (the floor stays).
+    # How much they give is scaled by the share of the question's words that
+    # the older turns contain (a question about nothing said earlier keeps its window).
+    if use_recall and n_older > 0 and canvas_plan > 0 and canvas_left >= IDLE_CANVAS_SHARE * canvas_plan:
+        past = past_match_share(question=request.question, messages=every[: offset + n_older], cache=cache)
+        give = CHAT_MEMORY_SHIFT * (canvas_left / canvas_plan) * min(1.0, 2.0 * past)
+        if give > 0:
+            moved_recent, moved_summary = int(recent_plan * give), int(summary_plan * give)
+            recent_plan -= moved_recent
+            summary_plan -= moved_summary
+            to_recall += moved_recent + moved_summary
 
     # 4b. recent window: newest first, contiguous; low-information turns
     # ("Okay.", "好的") are left out instead of spending the budget.
@@ -422,6 +442,19 @@ def _as_said(p: _Prepared, m: MessageData) -> MessageData:
     if m.role == "tool" or p.text == m.content:
         return m
     return MessageData(id=m.id + "~filtered", role=m.role, content=p.text)
+
+
+def _question_share(base: float, block_budget: int) -> float:
+    """A small canvas block holds only a few records: question relevance gets a larger share there
+    than viewport proximity (QUESTION_SHARE_SMALL below SMALL_BLOCK_TOKENS, the configured share from
+    twice that size, linear in between)."""
+    small = QUESTION_SHARE_SMALL
+    if base >= small or block_budget >= 2 * SMALL_BLOCK_TOKENS:
+        return base
+    if block_budget <= SMALL_BLOCK_TOKENS:
+        return small
+    t = (block_budget - SMALL_BLOCK_TOKENS) / SMALL_BLOCK_TOKENS
+    return small + (base - small) * t
 
 
 def _resolve_budget(budget: Budget | int, fixed: int) -> Budget:

@@ -26,7 +26,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, term_weights, tokenize
+from .recall_signals import asks_for_value, value_score
+from .lexical import CHAR_PREFIX, BM25Index, cosine, query_terms, reciprocal_rank_fusion, term_weights, tokenize
 from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
 from .types import MessageData
@@ -50,6 +51,9 @@ SHORT_REPLY_TOKENS = 8  # ranking tokens: "yes, 5433" needs its question
 CONTEXT_SPAN = 2
 CONTEXT_WEIGHT = 0.5
 MAX_HITS = 60
+# A question that asks for a value lifts turns whose matching sentence states one (recall_signals).
+VALUE_LIFT = 0.6
+RESTATED_FACTOR = 0.6
 
 _LOW_INFO_RE = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|k|sure|thanks?(?: you)?|thx|ty|cool|great|nice|got it|sounds good|perfect|yes|yeah|yep|"
@@ -106,6 +110,57 @@ def _sentence_tokens(cand: RecallCandidate, cache: TokenCache | None) -> list[li
     if cache is None:
         return compute()
     return cache.memo(key=("recall-tokens", cand.message.id), source=cand.text, compute=compute)
+
+
+def past_match_share(*, question: str, messages: Sequence[MessageData], cache: TokenCache | None = None) -> float:
+    """Share (0..1) of the question's words that some of `messages` contains: how much the question is
+    about what was said earlier. Words only (no single-character sub-tokens); per-message term sets cached."""
+    terms = {t for t in query_terms(question) if not t.startswith(CHAR_PREFIX)}
+    if not terms:
+        return 0.0
+    found: set[str] = set()
+    for m in messages:
+        if m.role == "tool":
+            continue
+        if cache is None:
+            words = frozenset(tokenize(m.content))
+        else:
+            words = cache.memo(key=("recall-words", m.id), source=m.content,
+                               compute=lambda m=m: frozenset(tokenize(m.content)))
+        found.update(terms.intersection(words))
+        if len(found) == len(terms):
+            break
+    return len(found) / len(terms)
+
+
+def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
+    def compute() -> float:
+        return max((value_score(x) for x in _sentences(cand.text)), default=0.0)
+
+    if cache is None:
+        return compute()
+    return cache.memo(key=("recall-value", cand.message.id), source=cand.text, compute=compute)
+
+
+def _demote_restated(scored: dict[int, float], *, candidates: Sequence[RecallCandidate],
+                     flat_by_ci: Mapping[int, list[str]], q: Sequence[str], cache: TokenCache | None) -> None:
+    """An older value-bearing turn whose matched question words a later value-bearing turn also
+    matches was most likely restated or corrected since: the later one ranks first (the newest
+    statement of a subject is the current one)."""
+    qset = {t for t in q if not t.startswith(CHAR_PREFIX)}
+    if not qset:
+        return
+    later: list[frozenset[str]] = []
+    # Only turns that could be quoted matter: the best 2 x MAX_HITS (keeps this linear in practice).
+    contenders = sorted(scored, key=lambda c: -scored[c])[: MAX_HITS * 2]
+    for ci in sorted(contenders, key=lambda c: -candidates[c].position):
+        if _turn_value(candidates[ci], cache) < 0.5:
+            continue
+        matched = frozenset(qset.intersection(flat_by_ci.get(ci, ())))
+        if len(matched) >= 1 and any(matched <= m for m in later):
+            scored[ci] *= RESTATED_FACTOR
+        if matched:
+            later.append(matched)
 
 
 def rank_turns(
@@ -165,12 +220,17 @@ def rank_turns(
     top_sent = max(b for b, _ in per_turn.values()) or 1.0
     top_ctx = max(context_scores.values(), default=0.0) or 1.0
     scored: dict[int, float] = {}
+    lift = VALUE_LIFT if asks_for_value(question) else 0.0
     for ci in set(per_turn) | set(context_scores):
         best = per_turn.get(ci, (0.0, []))[0]
         # The best sentence decides; the whole turn's match breaks ties, and the
         # neighbouring turns' match lifts an answer that does not repeat the question's words.
         scored[ci] = (best / top_sent + 0.35 * turn_scores.get(ci, 0.0) / top_turn
                       + CONTEXT_WEIGHT * context_scores.get(ci, 0.0) / top_ctx)
+        if lift:
+            scored[ci] *= 1.0 + lift * _turn_value(candidates[ci], cache)
+    if lift:
+        _demote_restated(scored, candidates=candidates, flat_by_ci=flat_by_ci, q=q, cache=cache)
     lexical = sorted(scored, key=lambda ci: (-scored[ci], -candidates[ci].position))
     if question_vector is not None and vectors:
         dense = [ci for ci in range(len(candidates)) if candidates[ci].message.id in vectors
@@ -275,12 +335,12 @@ def recall_history(
     strong = [r for r in ranked if r[1] >= STRONG_RELATIVE_SCORE]
     weak = [r for r in ranked if r[1] < STRONG_RELATIVE_SCORE]
     _cover(strong, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip)
-    _detail(strong, turns=turns, grow=grow)
     if weak:
         cap = max_tokens
         max_tokens = used + (cap - used) // 2
         _cover(weak, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip)
         max_tokens = cap
+    _detail(strong, turns=turns, grow=grow)
 
     chosen = sorted((t for t in turns.values() if t.keep), key=lambda t: t.cand.position)
     while chosen:

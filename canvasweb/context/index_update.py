@@ -29,7 +29,7 @@ import math
 import types
 
 from .ranking import parse_timestamp
-from .selection import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
+from .canvas_index import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
 from .text import extract_terms
 from .types import SENSITIVITY_LEVEL, EdgeData, NodeData
 

@@ -1,0 +1,50 @@
+"""Cheap signals that a past sentence states a fact a question could ask for.
+
+A question about the past ("which flight…", "多少钱") wants a value: a number,
+a date or time, an identifier, a proper name. Among turns that match the
+question equally well, the one that carries such a value is far more often
+the answer than chit-chat about the same subject, so recall ranking gives it
+a bounded lift (value_score ∈ [0, 1]). Pure text heuristics, English and
+Chinese, no lists of domain words.
+"""
+from __future__ import annotations
+
+import re
+
+_DIGIT_RE = re.compile(r"\d")
+# Identifiers: letters+digits mixed (TP1363, BUG-20931, v3.18), snake_case, @handles, domains.
+_CODE_RE = re.compile(r"\b(?:[A-Za-z]+[-_]?\d[\w.-]*|\d+[A-Za-z]+\w*|[a-z]+_[a-z0-9_]+|@[\w.]+|[\w-]+\.(?:[a-z]{2,4}))\b")
+# A capitalised word that does not open the sentence (a name: "Hotel Lumen", "Piranesi").
+_NAME_RE = re.compile(r"(?<=[\w,;:] )[A-Z][a-z\u00c0-\u024f]+|(?<=[\w,;:] )[A-Z]{2,}\b")
+_CJK_NUMBER_RE = re.compile(r"[一二两三四五六七八九十百千万亿]+(?:元|块|万|天|个|号|月|日|点|岁|次|人|年|倍|成)")
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_PRONOUN_I = frozenset({"I", "I'm", "I'll", "I've", "I'd", "OK", "OKAY"})
+
+
+def value_score(sentence: str) -> float:
+    """0..1: how much a sentence looks like it states a value (number, code, name)."""
+    if not sentence:
+        return 0.0
+    score = 0.0
+    if _CODE_RE.search(sentence):
+        score = 1.0
+    elif _DIGIT_RE.search(sentence) or _CJK_NUMBER_RE.search(sentence):
+        score = 0.8
+    if score < 1.0:
+        names = [n for n in _NAME_RE.findall(sentence) if n not in _PRONOUN_I]
+        if names:
+            score = max(score, 0.6)
+    return score
+
+
+_ASKS_VALUE_RE = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|where|when|how (?:much|many|long|old|far|big|often))\b|"
+    r"\b(?:what|which|who|where|when|how much|how many)\b.*\?\s*$|"
+    r"多少|几[号点天个次岁月把位张件台年周份条种层楼]|哪[一个家条天里儿年位]|什么|谁|何时|多久|多大|多长",
+    re.IGNORECASE,
+)
+
+
+def asks_for_value(question: str) -> bool:
+    """True when the question wants a specific fact rather than an explanation or an opinion."""
+    return bool(question and _ASKS_VALUE_RE.search(question))

@@ -1,0 +1,185 @@
+"""Recall's share of the budget, the value lift and the newest-statement rule (own text, EN + ZH)."""
+from __future__ import annotations
+
+from helpers_context import all_text, node
+
+from canvasweb.context import compiler as compiler_mod
+from canvasweb.context import history_recall
+from canvasweb.context.compiler import compile_context
+from canvasweb.context.history_recall import RecallCandidate, past_match_share, rank_turns
+from canvasweb.context.recall_signals import asks_for_value, value_score
+from canvasweb.context.types import CompileRequest, MessageData
+
+SYSTEM = "You are the team assistant."
+FILLER = [
+    "The kettle in the kitchen whistles far too loudly.", "Somebody keeps leaving mugs on the windowsill.",
+    "I walked the long way round the lake this morning.", "The hallway carpet finally got cleaned.",
+    "We should sort the shared drive folders one day.", "My neighbour's cat sat on my car roof again.",
+]
+
+
+def chat(n: int, facts: dict[int, str]) -> tuple[MessageData, ...]:
+    return tuple(MessageData(id=f"t{i}", role="user" if i % 2 == 0 else "assistant",
+                             content=facts.get(i) or f"{FILLER[i % len(FILLER)]} ({i})") for i in range(n))
+
+
+def cands(texts: list[str]) -> list[RecallCandidate]:
+    return [RecallCandidate(position=i, message=MessageData(id=f"c{i}", role="user", content=t), text=t)
+            for i, t in enumerate(texts)]
+
+
+def compile_(**kw):
+    kw.setdefault("system_prompt", SYSTEM)
+    return compile_context(request=CompileRequest(**kw))
+
+
+# ---------------------------------------------------------------- signals
+def test_value_score_sees_numbers_codes_and_names():
+    assert value_score("the locker combination is 4-1-9") >= 0.8
+    assert value_score("ship it under order ZX882 please") == 1.0
+    assert value_score("we booked the Grand Meridian for the party") >= 0.6
+    assert value_score("柜子密码是 419") >= 0.8
+    assert value_score("一共三千块") >= 0.8
+    assert value_score("sounds lovely, see you then") == 0.0
+    assert value_score("I think so too") == 0.0  # "I" is no name
+    assert value_score("") == 0.0
+
+
+def test_asks_for_value():
+    assert asks_for_value("which locker did the courier use?")
+    assert asks_for_value("How many chairs are in the attic?")
+    assert asks_for_value("快递放在哪个柜子？")
+    assert asks_for_value("阁楼里有几把椅子")
+    assert not asks_for_value("tell me your thoughts on the new layout")
+    assert not asks_for_value("帮我总结一下")
+
+
+def test_past_match_share_counts_question_words_in_older_turns():
+    msgs = chat(10, {3: "The greenhouse heater broke on Sunday."})
+    assert past_match_share(question="which greenhouse heater broke on Sunday?", messages=msgs) == 1.0
+    assert 0.5 < past_match_share(question="what happened to the greenhouse heater?", messages=msgs) < 1.0
+    assert past_match_share(question="what colour is the submarine?", messages=msgs) == 0.0
+    zh = (MessageData(id="z1", role="user", content="温室的暖气周日坏了"),)
+    assert past_match_share(question="温室暖气哪天坏的？", messages=zh) >= 0.5
+    assert past_match_share(question="潜水艇是什么颜色", messages=zh) == 0.0
+
+
+# ---------------------------------------------------------------- ranking
+VALUE_TURNS = ["parking garage bay: awful", "the parking garage bay they assigned us is 117 on level two"]
+
+
+def test_value_question_lifts_the_turn_that_states_a_value(monkeypatch):
+    q = "which parking garage bay did we get?"
+    top = rank_turns(candidates=cands(VALUE_TURNS), question=q)[0][0]
+    assert top == 1
+    monkeypatch.setattr(history_recall, "VALUE_LIFT", 0.0)
+    assert rank_turns(candidates=cands(VALUE_TURNS), question=q)[0][0] == 0  # lexically the chatter wins
+
+
+def test_value_lift_in_chinese(monkeypatch):
+    texts = ["停车场车位太难停了", "物业说停车场给我们的车位是地下二层 117 号"]
+    q = "停车场给我们的是哪个车位？"
+    assert rank_turns(candidates=cands(texts), question=q)[0][0] == 1
+    monkeypatch.setattr(history_recall, "VALUE_LIFT", 0.0)
+    assert rank_turns(candidates=cands(texts), question=q)[0][0] == 0
+
+
+def test_newest_statement_of_a_value_ranks_first(monkeypatch):
+    texts = [
+        "badge printer toner: order 12",  # older, shorter: lexically stronger
+        "ok for the badge printer toner we now need to order 20 after the audit",
+    ]
+    q = "how much badge printer toner do we order?"
+    assert rank_turns(candidates=cands(texts), question=q)[0][0] == 1
+    monkeypatch.setattr(history_recall, "RESTATED_FACTOR", 1.0)
+    assert rank_turns(candidates=cands(texts), question=q)[0][0] == 0
+
+
+# ---------------------------------------------------------------- budget shares
+LONG_FACTS = {7: "The spare key for the bike shed hangs behind the fuse box, on the red hook."}
+SHED_Q = "where is the spare key for the bike shed?"
+# Many earlier turns about the shed: recall can use every token it is given.
+SHED_TALK = {i: f"Bike shed note {i}: the shed key log says visitor {i} borrowed a spare key on day {i}."
+             for i in range(20, 200, 9)}
+
+
+def test_idle_canvas_hands_window_and_summary_plan_to_recall(monkeypatch):
+    msgs = chat(300, {**LONG_FACTS, **SHED_TALK})
+    with_shift = compile_(messages=msgs, question=SHED_Q, budget=1000)
+    monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
+    without = compile_(messages=msgs, question=SHED_Q, budget=1000)
+    got, old = with_shift.report.layer_tokens, without.report.layer_tokens
+    assert got["recall"] > old["recall"]
+    assert got["recent"] < old["recent"]
+    assert len(with_shift.report.recalled_message_ids) > len(without.report.recalled_message_ids)
+    assert with_shift.report.total_tokens <= 1000
+
+
+def test_buried_fact_is_recalled_at_a_small_budget():
+    c = compile_(messages=chat(300, LONG_FACTS), question=SHED_Q, budget=1000)
+    assert "red hook" in all_text(c.messages)
+
+
+def test_busy_canvas_keeps_its_window(monkeypatch):
+    nodes = tuple(node(f"n{i}", f"Storage room {i} holds {i * 3} boxes of cables and adapters", x=i * 5)
+                  for i in range(60))
+    msgs = chat(300, LONG_FACTS)
+    a = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
+    monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
+    b = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
+    assert a.report.layer_tokens["canvas"] > 0
+    assert a.report.layer_tokens == b.report.layer_tokens  # the canvas used its share: nothing moved
+
+
+def test_question_about_nothing_said_keeps_the_window(monkeypatch):
+    msgs = chat(300, LONG_FACTS)
+    q = "what is the airspeed of an unladen swallow?"
+    a = compile_(messages=msgs, question=q, budget=1000)
+    monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
+    b = compile_(messages=msgs, question=q, budget=1000)
+    assert a.report.layer_tokens["recent"] == b.report.layer_tokens["recent"]
+
+
+def test_chinese_fact_gets_the_bigger_recall_share():
+    facts = {9: "自行车棚的备用钥匙挂在电闸箱后面的红钩子上。"}
+    msgs = tuple(MessageData(id=f"z{i}", role="user" if i % 2 == 0 else "assistant",
+                             content=facts.get(i) or f"今天食堂的汤有点咸，第{i}次说了") for i in range(300))
+    c = compile_(messages=msgs, question="车棚备用钥匙放哪儿了？", budget=1000)
+    assert "红钩子" in all_text(c.messages)
+    assert c.report.layer_tokens["recall"] > c.report.layer_tokens["recent"]
+
+
+# ---------------------------------------------------------------- small canvas blocks
+def test_question_share_grows_in_small_blocks():
+    share = compiler_mod._question_share
+    assert share(0.25, 200) == compiler_mod.QUESTION_SHARE_SMALL
+    assert share(0.25, 2 * compiler_mod.SMALL_BLOCK_TOKENS) == 0.25
+    mid = share(0.25, int(1.5 * compiler_mod.SMALL_BLOCK_TOKENS))
+    assert 0.25 < mid < compiler_mod.QUESTION_SHARE_SMALL
+    assert share(0.7, 100) == 0.7  # a larger configured share is kept
+
+
+def busy_canvas(lang: str) -> tuple:
+    if lang == "en":
+        near = [f"Meeting room {i} has a projector and {i + 4} chairs along the wall" for i in range(40)]
+        far = [f"Greenhouse sensor G{i} reports soil moisture of {30 + i} percent" for i in range(6)]
+    else:
+        near = [f"第{i}号会议室有投影仪，靠墙放着{i + 4}把椅子" for i in range(40)]
+        far = [f"温室传感器G{i}报告土壤湿度为百分之{30 + i}" for i in range(6)]
+    nodes = [node(f"near{i}", t, x=i * 3, y=0) for i, t in enumerate(near)]
+    nodes += [node(f"far{i}", t, x=90_000 + i * 50, y=90_000) for i, t in enumerate(far)]
+    return tuple(nodes)
+
+
+def _far_included(c) -> int:
+    return sum(1 for n in c.report.included_nodes if n.node_id.startswith("far"))
+
+
+def test_small_block_gives_far_question_matches_more_seats(monkeypatch):
+    for lang, q in (("en", "what soil moisture do the greenhouse sensors report?"), ("zh", "温室传感器报告的土壤湿度是多少？")):
+        nodes = busy_canvas(lang)
+        a = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
+        monkeypatch.setattr(compiler_mod, "QUESTION_SHARE_SMALL", 0.25)
+        b = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
+        monkeypatch.undo()
+        assert _far_included(a) > _far_included(b) >= 1, lang
