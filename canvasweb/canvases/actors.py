@@ -28,7 +28,7 @@ class Actor:
     def is_agent(self) -> bool:
         return self.kind == "agent"
 
-    def with_reason(self, reason: str) -> "Actor":
+    def with_reason(self, reason: str) -> Actor:
         return replace(self, reason=reason)
 
 

@@ -39,7 +39,7 @@ class Operation:
     fields: dict[str, Any] = field(default_factory=dict)
     # node.create / node.supersede body (validated, defaults filled) or edge.create body
     body: dict[str, Any] = field(default_factory=dict)
-    ops: tuple["Operation", ...] = ()
+    ops: tuple[Operation, ...] = ()
     # node.update: the node version the edit started from (None: last writer wins)
     base_version: int | None = None
 
@@ -47,7 +47,7 @@ class Operation:
     def is_batch(self) -> bool:
         return self.type == "batch"
 
-    def flat(self) -> tuple["Operation", ...]:
+    def flat(self) -> tuple[Operation, ...]:
         return self.ops if self.is_batch else (self,)
 
 

@@ -171,5 +171,15 @@ def user_role(*, user, canvas_id: int) -> str | None:
                                      ).values_list("role", flat=True).first()
 
 
-__all__ = ["canvas_for_member", "canvas_list_for_user", "canvas_snapshot", "changes_since", "node_history",
-           "canvas_members", "user_role", "visible_nodes", "visible_edges", "Q"]
+__all__ = [
+    "Q",
+    "canvas_for_member",
+    "canvas_list_for_user",
+    "canvas_members",
+    "canvas_snapshot",
+    "changes_since",
+    "node_history",
+    "user_role",
+    "visible_edges",
+    "visible_nodes",
+]

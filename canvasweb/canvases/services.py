@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -905,7 +906,18 @@ def _leave(write: _Write, user_id: int) -> None:
 
 
 __all__ = [
-    "ApplyResult", "BatchOutcome", "OpRequest", "apply_operation", "apply_operations", "canvas_create",
-    "canvas_update", "canvas_delete", "member_set", "member_remove", "user_delete", "actor_to_dict",
-    "agent_policy_to_dict", "Forbidden",
+    "ApplyResult",
+    "BatchOutcome",
+    "Forbidden",
+    "OpRequest",
+    "actor_to_dict",
+    "agent_policy_to_dict",
+    "apply_operation",
+    "apply_operations",
+    "canvas_create",
+    "canvas_delete",
+    "canvas_update",
+    "member_remove",
+    "member_set",
+    "user_delete",
 ]

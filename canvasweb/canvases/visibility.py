@@ -15,7 +15,7 @@ through here, so they agree.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def _visible(level_needed: int | None, level: int) -> bool:

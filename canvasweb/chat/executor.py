@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings

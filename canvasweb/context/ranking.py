@@ -6,6 +6,7 @@ scores (BM25 + bigram share, fused with embeddings), and priority decay by age.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 
 from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
 from .types import NodeData
@@ -78,14 +79,14 @@ def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -
 def parse_timestamp(value: str | None) -> float | None:
     if not value:
         return None
-    from datetime import datetime, timezone  # noqa: PLC0415 - parsing only
+    from datetime import datetime
 
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
@@ -121,7 +122,7 @@ class NodeTextIndex:
         self.bm25.remove(node_id)
         self.versions.pop(node_id, None)
 
-    def fork(self) -> "NodeTextIndex":
+    def fork(self) -> NodeTextIndex:
         other = NodeTextIndex.__new__(NodeTextIndex)
         other.bm25 = self.bm25.fork()
         other.versions = dict(self.versions)

@@ -12,12 +12,12 @@ import secrets
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.conf import settings
 from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)

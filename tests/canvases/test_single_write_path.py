@@ -8,9 +8,9 @@ mismatch" after other threads ran, python/cpython#106905).
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
-import pathlib
 
 import pytest
 from django.db import connection, transaction

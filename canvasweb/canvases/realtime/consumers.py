@@ -32,8 +32,8 @@ from canvasweb.common.errors import BadMessage, CanvasError, RateLimited
 from canvasweb.common.json_safety import finite_float
 
 from . import daphne_guards
-from .frame_safety import unsafe_frame_reply
 from .committer import committer_for
+from .frame_safety import unsafe_frame_reply
 from .groups import canvas_group
 
 logger = logging.getLogger(__name__)

@@ -141,7 +141,7 @@ def test_overflowing_numbers_are_invalid_not_500(canvas, editor_client):
     assert response.status_code == 400 and err(response) == {**err(response), "code": "INVALID", "field": "node.x"}
     # Infinity / NaN are not JSON at all.
     for literal in ("Infinity", "-Infinity", "NaN"):
-        raw = '{"op": {"type": "node.create", "node": {"content": "far", "x": %s, "y": 0}}}' % literal
+        raw = f'{{"op": {{"type": "node.create", "node": {{"content": "far", "x": {literal}, "y": 0}}}}}}'
         response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", raw, content_type="application/json")
         assert response.status_code == 400 and err(response)["code"] == "INVALID"
     # An integer too long for Python's int parser.
