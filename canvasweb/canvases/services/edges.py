@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import uuid
 
-from canvasweb.common.errors import Conflict, NotFound
+from canvasweb.common.errors import NotFound
 
 from .. import permissions
-from ..models import AuthorKind, Edge, Node
+from ..models import AuthorKind, Edge
 from ..operations import EDGE_FIELDS, Operation
 from ..serialization import edge_to_dict
 from .commit import _Write
-from .nodes import _edge_level, _get_node
+from .nodes import _edge_level, _get_node, require_usable_id
 
 
 def _get_edge(write: _Write, edge_id: uuid.UUID) -> Edge:
@@ -28,8 +28,7 @@ def _op_edge_create(write: _Write, op: Operation) -> None:
     if write.actor.is_agent:
         # In a restricted scope the agent may link only from nodes it may change.
         permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=source, operation=op.type)
-    if Edge.objects.filter(pk=body["id"]).exists() or Node.objects.filter(pk=body["id"]).exists():
-        raise Conflict(f"id {body['id']} already exists", field="edge.id")
+    require_usable_id(write, body["id"], field="edge.id")
     edge = Edge.objects.create(
         id=body["id"], canvas=write.canvas, source=source, target=target, relation=body["relation"],
         label=body["label"], created_by=write.actor.user,

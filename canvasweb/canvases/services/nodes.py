@@ -44,8 +44,7 @@ def _create_node(write: _Write, body: dict, *, field_prefix: str = "node.") -> N
     permissions.require_sensitivity_allowed(role=write.role, sensitivity=body["sensitivity"],
                                             field=f"{field_prefix}sensitivity")
     permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=body)
-    if Node.objects.filter(pk=body["id"]).exists() or Edge.objects.filter(pk=body["id"]).exists():
-        raise Conflict(f"id {body['id']} already exists", field=f"{field_prefix}id")
+    require_usable_id(write, body["id"], field=f"{field_prefix}id")
     actor = write.actor
     node = Node.objects.create(
         id=body["id"], canvas=write.canvas, content=body["content"], kind=body["kind"], x=body["x"], y=body["y"],
@@ -56,6 +55,30 @@ def _create_node(write: _Write, body: dict, *, field_prefix: str = "node.") -> N
     write.record(entity="node", action="created", target_id=str(node.id), fields=[], before=None,
                  after=node_to_dict(node), vb=None, va=_node_level(node))
     return node
+
+
+# Fresh ids no client may use; an id taken where the actor cannot look gets the same answer.
+RESERVED_IDS = frozenset({uuid.UUID(int=0), uuid.UUID(int=(1 << 128) - 1)})
+
+
+def require_usable_id(write: _Write, new_id: uuid.UUID, *, field: str) -> None:
+    """A client-chosen node/edge id must be new.
+
+    Taken by a node or edge this role sees on this canvas: 409 CONFLICT (the client knows that row).
+    Taken anywhere else (another canvas, or a row above the role here) or reserved: the same INVALID
+    answer as for the reserved ids, so the refusal says nothing about whether or where the id exists.
+    """
+    node = Node.objects.filter(pk=new_id).only("canvas_id", "sensitivity").first()
+    if node is not None and node.canvas_id == write.canvas.pk and permissions.can_see(write.role, node.sensitivity):
+        raise Conflict(f"id {new_id} already exists", field=field)
+    edge = None
+    if node is None:
+        edge = Edge.objects.filter(pk=new_id).select_related("source", "target").first()
+        if edge is not None and edge.canvas_id == write.canvas.pk \
+                and _edge_level(edge.source, edge.target) <= permissions.role_level(write.role):
+            raise Conflict(f"id {new_id} already exists", field=field)
+    if node is not None or edge is not None or new_id in RESERVED_IDS:
+        raise InvalidOperation(f"id {new_id} cannot be used: choose a new random UUID", field=field)
 
 
 def _agent_provenance(actor: Actor) -> dict | None:

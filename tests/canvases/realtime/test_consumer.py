@@ -190,6 +190,22 @@ async def test_edge_to_another_canvas_is_not_found(channel_layer):
     await alice.disconnect()
 
 
+async def test_node_create_with_another_canvas_id_answers_like_a_reserved_id(channel_layer):
+    canvas, users, tokens = await setup_canvas()
+    other = await database_sync_to_async(services.canvas_create)(user=users["alice"], name="其他")
+    foreign = (await database_sync_to_async(services.apply_operation)(
+        actor=user_actor(users["alice"]), canvas_id=other.pk, op=node_op("别处"))).changes[0]["id"]
+    bob, _, _ = await join(canvas.pk, tokens["bob"])
+    answers = []
+    for used in (foreign, "00000000-0000-0000-0000-000000000000"):
+        reject = await send_op(bob, {"type": "node.create", "node": {"id": used, "content": "新", "x": 0, "y": 0}})
+        assert reject["type"] == "reject", reject
+        answers.append({**reject["error"], "message": reject["error"]["message"].replace(used, "<id>")})
+    assert answers[0] == answers[1] and answers[0]["code"] == "INVALID" and answers[0]["field"] == "node.id"
+    assert (await send_op(bob, node_op("still connected")))["type"] == "ack"
+    await bob.disconnect()
+
+
 async def test_frame_over_limit_closes_1009(channel_layer):
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
