@@ -133,7 +133,11 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       if (sel.length) {
         setSelection((prev) => {
           const nodes = new Set(prev.nodes);
-          for (const c of sel) if (c.type === 'select') (c.selected ? nodes.add(c.id) : nodes.delete(c.id));
+          for (const c of sel) {
+            if (c.type !== 'select') continue;
+            if (c.selected) nodes.add(c.id);
+            else nodes.delete(c.id);
+          }
           return { nodes, edges: prev.edges };
         });
       }
@@ -149,7 +153,11 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       if (!sel.length) return;
       setSelection((prev) => {
         const edges = new Set(prev.edges);
-        for (const c of sel) if (c.type === 'select') (c.selected ? edges.add(c.id) : edges.delete(c.id));
+        for (const c of sel) {
+          if (c.type !== 'select') continue;
+          if (c.selected) edges.add(c.id);
+          else edges.delete(c.id);
+        }
         return { nodes: prev.nodes, edges };
       });
     },

@@ -78,7 +78,7 @@ export function ChatPanel() {
     } finally {
       setLoadingMessages(false);
     }
-  }, []);
+  }, [loadSuggestions]);
 
   useEffect(() => {
     if (activeId !== null && !state.messages[activeId]) void loadMessages(activeId);
