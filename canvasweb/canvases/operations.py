@@ -81,12 +81,12 @@ def parse_operation(raw: Any, *, max_batch_ops: int = MAX_BATCH_OPS, _nested: bo
 # --- per-type parsers -------------------------------------------------------
 
 
-def _parse_node_create(raw: dict) -> Operation:
+def _parse_node_create(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "node"}, prefix="")
     return Operation(type="node.create", body=parse_node_body(raw.get("node"), prefix="node."))
 
 
-def _parse_node_update(raw: dict) -> Operation:
+def _parse_node_update(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "fields", "base_version"}, prefix="")
     fields = raw.get("fields")
     if not isinstance(fields, dict) or not fields:
@@ -97,7 +97,7 @@ def _parse_node_update(raw: dict) -> Operation:
                      base_version=_base_version(raw.get("base_version")))
 
 
-def _parse_node_move(raw: dict) -> Operation:
+def _parse_node_move(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "x", "y"}, prefix="")
     return Operation(
         type="node.move",
@@ -106,12 +106,12 @@ def _parse_node_move(raw: dict) -> Operation:
     )
 
 
-def _parse_node_delete(raw: dict) -> Operation:
+def _parse_node_delete(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id"}, prefix="")
     return Operation(type="node.delete", target_id=_uuid(raw.get("id"), "id"))
 
 
-def _parse_node_supersede(raw: dict) -> Operation:
+def _parse_node_supersede(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "node"}, prefix="")
     return Operation(
         type="node.supersede",
@@ -120,7 +120,7 @@ def _parse_node_supersede(raw: dict) -> Operation:
     )
 
 
-def _parse_node_archive(raw: dict) -> Operation:
+def _parse_node_archive(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "archived"}, prefix="")
     archived = raw.get("archived", True)
     return Operation(
@@ -128,7 +128,7 @@ def _parse_node_archive(raw: dict) -> Operation:
     )
 
 
-def _parse_edge_create(raw: dict) -> Operation:
+def _parse_edge_create(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "edge"}, prefix="")
     body = raw.get("edge")
     if not isinstance(body, dict):
@@ -148,7 +148,7 @@ def _parse_edge_create(raw: dict) -> Operation:
     return Operation(type="edge.create", body=clean)
 
 
-def _parse_edge_update(raw: dict) -> Operation:
+def _parse_edge_update(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "fields"}, prefix="")
     fields = raw.get("fields")
     if not isinstance(fields, dict) or not fields:
@@ -162,7 +162,7 @@ def _parse_edge_update(raw: dict) -> Operation:
     return Operation(type="edge.update", target_id=_uuid(raw.get("id"), "id"), fields=clean)
 
 
-def _parse_edge_delete(raw: dict) -> Operation:
+def _parse_edge_delete(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id"}, prefix="")
     return Operation(type="edge.delete", target_id=_uuid(raw.get("id"), "id"))
 
@@ -206,7 +206,7 @@ def parse_node_body(body: Any, *, prefix: str) -> dict[str, Any]:
 # --- field validators ---------------------------------------------------------
 
 
-def _only_keys(obj: dict, allowed: set[str], *, prefix: str) -> None:
+def _only_keys(obj: dict[str, Any], allowed: set[str], *, prefix: str) -> None:
     unknown = sorted(str(k) for k in obj.keys() - allowed)
     if unknown:
         raise InvalidOperation(f"unknown field {prefix}{unknown[0]}", field=f"{prefix}{unknown[0]}")

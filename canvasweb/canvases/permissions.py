@@ -5,7 +5,7 @@ the person it acts for, intersected with the canvas's agent policy.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from canvasweb.common.errors import Forbidden
 
@@ -94,7 +94,7 @@ def require_agent_may_touch(*, actor: Actor, canvas: Canvas, node: Node, operati
         raise Forbidden(f"the agent may only change nodes tagged {AGENT_WRITABLE_TAG} or written by the agent")
 
 
-def require_agent_may_set(*, actor: Actor, canvas: Canvas, fields: dict) -> None:
+def require_agent_may_set(*, actor: Actor, canvas: Canvas, fields: dict[str, Any]) -> None:
     if actor.is_agent and canvas.agent_protect_pinned and fields.get("pinned") is True:
         raise Forbidden("the agent may not create or set pinned anchors on this canvas", field="pinned")
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
 from django.db.models import Count, Q
 
@@ -50,7 +51,7 @@ def visible_edges(*, canvas: Canvas, role: str):
     return Edge.objects.filter(canvas=canvas, source__sensitivity__in=allowed, target__sensitivity__in=allowed)
 
 
-def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
+def canvas_snapshot(*, canvas: Canvas, role: str) -> dict[str, Any]:
     # Read the revision first: rows can only be newer, and newer changes are
     # re-applied idempotently by revision on the client.
     revision = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
@@ -62,7 +63,7 @@ def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
 
 
 def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE,
-                  user_id: int | None = None) -> dict:
+                  user_id: int | None = None) -> dict[str, Any]:
     """Committed change events after `since`, filtered for `role`.
 
     Returns {"from", "to", "events", "needs_resync", "has_more"}. `needs_resync` is also set when the
@@ -96,14 +97,14 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
     return {"from": since, "to": to, "events": events, "needs_resync": needs_resync, "has_more": to < current}
 
 
-def _entry_as_change(entry: ChangeLogEntry) -> dict:
+def _entry_as_change(entry: ChangeLogEntry) -> dict[str, Any]:
     return {
         "entity": entry.entity, "action": entry.action, "id": entry.target_id, "fields": entry.fields,
         "data": entry.after, "_vb": entry.visibility_before, "_va": entry.visibility_after,
     }
 
 
-def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: list[dict]) -> dict:
+def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: list[dict[str, Any]]) -> dict:
     first = entries[0]
     return {
         "type": "change",
@@ -115,7 +116,7 @@ def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: l
     }
 
 
-def entry_actor(entry: ChangeLogEntry) -> dict:
+def entry_actor(entry: ChangeLogEntry) -> dict[str, Any]:
     user = user_ref(entry.actor_user) or ({"id": None, "username": entry.actor_username}
                                           if entry.actor_username else None)
     return {
@@ -128,7 +129,7 @@ def entry_actor(entry: ChangeLogEntry) -> dict:
     }
 
 
-def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict]:
+def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict[str, Any]]:
     """Every change log entry for one node that `role` may see, oldest first; NOT_FOUND if none."""
     level = permissions.role_level(role)
     node = Node.objects.filter(canvas=canvas, pk=node_id).first()
@@ -161,7 +162,7 @@ def _level_ok(needed: int | None, level: int) -> bool:
     return needed is not None and needed <= level
 
 
-def canvas_members(*, canvas: Canvas) -> list[dict]:
+def canvas_members(*, canvas: Canvas) -> list[dict[str, Any]]:
     return [membership_to_dict(m) for m in
             Membership.objects.filter(canvas=canvas).select_related("user").order_by("user__username")]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from .models import Canvas, Edge, Membership, Node
 
@@ -13,13 +14,13 @@ def iso(value: datetime | None) -> str | None:
     return text.replace("+00:00", "Z")
 
 
-def user_ref(user) -> dict | None:
+def user_ref(user) -> dict[str, Any] | None:
     if user is None:
         return None
     return {"id": user.pk, "username": user.get_username()}
 
 
-def node_to_dict(node: Node) -> dict:
+def node_to_dict(node: Node) -> dict[str, Any]:
     return {
         "id": str(node.id),
         "content": node.content,
@@ -41,7 +42,7 @@ def node_to_dict(node: Node) -> dict:
     }
 
 
-def edge_to_dict(edge: Edge) -> dict:
+def edge_to_dict(edge: Edge) -> dict[str, Any]:
     return {
         "id": str(edge.id),
         "source": str(edge.source_id),
@@ -56,7 +57,7 @@ def edge_to_dict(edge: Edge) -> dict:
     }
 
 
-def agent_policy_to_dict(canvas: Canvas) -> dict:
+def agent_policy_to_dict(canvas: Canvas) -> dict[str, Any]:
     return {
         "mode": canvas.agent_mode,
         "scope": canvas.agent_scope,
@@ -66,7 +67,7 @@ def agent_policy_to_dict(canvas: Canvas) -> dict:
     }
 
 
-def canvas_to_dict(canvas: Canvas) -> dict:
+def canvas_to_dict(canvas: Canvas) -> dict[str, Any]:
     return {
         "id": canvas.pk,
         "name": canvas.name,
@@ -78,5 +79,5 @@ def canvas_to_dict(canvas: Canvas) -> dict:
     }
 
 
-def membership_to_dict(membership: Membership) -> dict:
+def membership_to_dict(membership: Membership) -> dict[str, Any]:
     return {"user": user_ref(membership.user), "role": membership.role}

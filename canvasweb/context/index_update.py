@@ -27,6 +27,7 @@ import bisect
 import copy
 import math
 import types
+from typing import Any
 
 from .ranking import parse_timestamp
 from .selection import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
@@ -240,7 +241,7 @@ class IndexUpdate:
             band = fresh
         return band
 
-    def _cell(self, band: _Band, weight: float, key: tuple[int, int], *, create: bool) -> list | None:
+    def _cell(self, band: _Band, weight: float, key: tuple[int, int], *, create: bool) -> list[Any] | None:
         bucket = band.cells.get(key)
         own = (_band_key(weight), key)
         if bucket is None:
@@ -329,7 +330,7 @@ class IndexUpdate:
             self.index.adjacency = dict(self.index.adjacency)
             self._own_adjacency = True
 
-    def _adj_list(self, i: int) -> list | None:
+    def _adj_list(self, i: int) -> list[Any] | None:
         return self.index.adjacency.get(i)
 
     def _adj_append(self, i: int, entry: tuple[int, int]) -> None:
@@ -372,7 +373,7 @@ class IndexUpdate:
             self._text.remove(node_id)
 
 
-def _edge_order(edge: EdgeData) -> tuple:
+def _edge_order(edge: EdgeData) -> tuple[Any, ...]:
     return (edge.source, edge.target, edge.relation, edge.id)
 
 

@@ -6,6 +6,8 @@ rendered as {"error": {code, message, field}} by common.api_errors.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import authenticate, login, logout
 from django.middleware.csrf import get_token
 from django.urls import reverse
@@ -56,16 +58,16 @@ def _authenticate(request, data):
     return user
 
 
-def _canvas_out(canvas, role: str, member_count: int) -> dict:
+def _canvas_out(canvas, role: str, member_count: int) -> dict[str, Any]:
     return {**canvas_to_dict(canvas), "role": role, "member_count": member_count}
 
 
-def _canvas_detail(user, canvas_id: int) -> dict:
+def _canvas_detail(user, canvas_id: int) -> dict[str, Any]:
     canvas, role = selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     return _canvas_out(canvas, role, len(selectors.canvas_members(canvas=canvas)))
 
 
-def _member(canvas_id: int, user, *, user_id: int | None = None, username: str | None = None) -> dict:
+def _member(canvas_id: int, user, *, user_id: int | None = None, username: str | None = None) -> dict[str, Any]:
     canvas, _ = selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     for member in selectors.canvas_members(canvas=canvas):
         if member["user"]["id"] == user_id or (username is not None and member["user"]["username"] == username):
@@ -93,7 +95,7 @@ def _query_int(request, name: str, *, default: int | None = None, minimum: int =
 
 
 class CsrfView(JSONAPIView):
-    authentication_classes: list = []
+    authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -109,7 +111,7 @@ class CsrfView(JSONAPIView):
 
 
 class LoginView(JSONAPIView):
-    authentication_classes: list = []
+    authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     throttle_classes = [AuthRateThrottle]  # password guessing: 429 RATE_LIMITED past the rate
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -43,7 +44,7 @@ def per_socket() -> int:
 @dataclass
 class _Pending:
     request: services.OpRequest
-    future: asyncio.Future
+    future: asyncio.Future[Any]
 
 
 class CanvasCommitter:
@@ -53,13 +54,13 @@ class CanvasCommitter:
         # Per source (socket), in arrival order; a batch takes a few ops from each source in turn, so
         # one socket's burst cannot make everyone else's next op wait behind it.
         self.queue: dict[object, list[_Pending]] = {}
-        self.task: asyncio.Task | None = None
-        self.outbox: asyncio.Queue = asyncio.Queue()
-        self.sender: asyncio.Task | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.sender: asyncio.Task[Any] | None = None
         self.batches = 0
         self.ops = 0
 
-    def submit(self, request: services.OpRequest, *, source: object = None) -> asyncio.Future:
+    def submit(self, request: services.OpRequest, *, source: object = None) -> asyncio.Future[Any]:
         future = asyncio.get_running_loop().create_future()
         self.queue.setdefault(source, []).append(_Pending(request=request, future=future))
         if self.task is None or self.task.done():

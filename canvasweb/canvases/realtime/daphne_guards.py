@@ -44,7 +44,7 @@ DEFAULTS = {
     "WS_SEND_BUFFER_HARD_BYTES": 16 * 1024 * 1024,
     "WS_SEND_STALL_SECONDS": 10.0,
 }
-STATS: Counter = Counter()
+STATS: Counter[str] = Counter()
 
 
 def env_number(name: str, default: float) -> float:

@@ -29,7 +29,7 @@ from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_
 logger = logging.getLogger(__name__)
 
 
-def apply_operation(*, actor: Actor, canvas_id: int, op: dict | Operation, client_op_id: str | None = None
+def apply_operation(*, actor: Actor, canvas_id: int, op: dict[str, Any] | Operation, client_op_id: str | None = None
                     ) -> ApplyResult:
     """Apply one node/edge operation or a batch atomically, as `actor` (a group commit of one)."""
     outcome = apply_operations(canvas_id=canvas_id, requests=[OpRequest(actor=actor, op=op,
@@ -52,7 +52,7 @@ class BatchOutcome:
     # Per request, in order: its ApplyResult, or the error that refused it (CanvasError) or broke it.
     results: list[Any]
     # The committed change events in revision order (one per op that changed something).
-    events: list[dict]
+    events: list[dict[str, Any]]
 
 
 # Ops whose only writes are plain node fields: applied from the batch's node cache, their rows
@@ -79,7 +79,7 @@ def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bo
             todo.append(i)
         except CanvasError as exc:
             results[i] = exc
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     if todo:
         try:
             with transaction.atomic():
@@ -115,13 +115,13 @@ def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
     return handler
 
 
-def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]) -> list[dict]:
+def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]) -> list[dict[str, Any]]:
     canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
     if canvas is None:
         raise NotFound("no such canvas", field="canvas_id")
     user_ids = {requests[i].actor.user.pk for i in todo}
     roles = dict(Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role"))
-    receipts: dict[tuple, ApplyResult] = {}
+    receipts: dict[tuple[Any, ...], ApplyResult] = {}
     op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
     if op_ids:
         for user_id, op_id, revision, changes in OpReceipt.objects.filter(

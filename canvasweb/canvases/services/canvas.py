@@ -40,7 +40,7 @@ def canvas_create(*, user, name: str, description: str = "") -> Canvas:
 
 
 def canvas_update(*, actor: Actor, canvas_id: int, name: str | None = None, description: str | None = None,
-                  agent_policy: dict | None = None) -> ApplyResult:
+                  agent_policy: dict[str, Any] | None = None) -> ApplyResult:
     def handler(write: _Write) -> None:
         permissions.require_role(actor=actor, role=write.role, operation="canvas.update")
         canvas = write.canvas
@@ -92,7 +92,7 @@ def _clean_description(description: Any) -> str:
     return description
 
 
-def _clean_policy(policy: Any) -> dict:
+def _clean_policy(policy: Any) -> dict[str, Any]:
     from ..models import AgentMode, AgentScope
 
     if not isinstance(policy, dict):

@@ -31,8 +31,8 @@ class ApplyResult:
     duplicate: bool
     # Unfiltered change records (with `_vb`/`_va` visibility keys); filter with
     # canvases.visibility before showing them to anyone.
-    changes: list[dict]
-    event: dict | None = None
+    changes: list[dict[str, Any]]
+    event: dict[str, Any] | None = None
 
 
 @dataclass
@@ -41,14 +41,14 @@ class _Write:
     actor: Actor
     role: str
     op_type: str
-    records: list[dict] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     # Group commit (apply_operations): nodes fetched for the batch, and node updates whose
     # row writes wait for one bulk_update at the end of the batch ({pk: (node, fields)}).
-    node_cache: dict | None = None
-    deferred: dict | None = None
+    node_cache: dict[str, Any] | None = None
+    deferred: dict[str, Any] | None = None
 
-    def record(self, *, entity: str, action: str, target_id: str, fields: list[str], before: dict | None,
-               after: dict | None, vb: int | None, va: int | None) -> None:
+    def record(self, *, entity: str, action: str, target_id: str, fields: list[str], before: dict[str, Any] | None,
+               after: dict[str, Any] | None, vb: int | None, va: int | None) -> None:
         self.records.append({
             "entity": entity, "action": action, "id": target_id, "fields": fields, "data": after,
             "_before": before, "_vb": vb, "_va": va, "_op": self.op_type,
@@ -113,8 +113,8 @@ class _Batch:
         self.canvas = canvas
         self.entries: list[ChangeLogEntry] = []
         self.receipts: list[OpReceipt] = []
-        self.events: list[dict] = []
-        self.deferred: dict = {}
+        self.events: list[dict[str, Any]] = []
+        self.deferred: dict[str, Any] = {}
         self.first_revision = canvas.revision
 
     def add(self, write: _Write, *, client_op_id: str | None) -> ApplyResult:
@@ -130,7 +130,7 @@ class _Batch:
         return result
 
     def flush_nodes(self) -> None:
-        by_fields: dict[tuple, list[Node]] = {}
+        by_fields: dict[tuple[Any, ...], list[Node]] = {}
         for node, fields in self.deferred.values():
             by_fields.setdefault(tuple(sorted(fields)), []).append(node)
         for fields, nodes in by_fields.items():
@@ -169,7 +169,7 @@ def _update_node_rows(nodes: list[Node], fields: tuple[str, ...]) -> None:
         cursor.executemany(sql, rows)
 
 
-def _log_and_bump(write: _Write, *, client_op_id: str | None, entries: list) -> ApplyResult:
+def _log_and_bump(write: _Write, *, client_op_id: str | None, entries: list[Any]) -> ApplyResult:
     """Next revision for `write`: its log entries (chained from canvas.last_hash) go into `entries`;
     the caller writes them and the canvas row (`_Batch.finish`)."""
     canvas = write.canvas
@@ -203,11 +203,11 @@ def _log_and_bump(write: _Write, *, client_op_id: str | None, entries: list) -> 
     return ApplyResult(revision=canvas.revision, duplicate=False, changes=changes, event=event)
 
 
-def _public_record(record: dict) -> dict:
+def _public_record(record: dict[str, Any]) -> dict:
     return {k: v for k, v in record.items() if k not in ("_before", "_op")}
 
 
-def actor_to_dict(actor: Actor) -> dict:
+def actor_to_dict(actor: Actor) -> dict[str, Any]:
     return {
         "kind": actor.kind,
         "user": user_ref(actor.user),
@@ -219,7 +219,7 @@ def actor_to_dict(actor: Actor) -> dict:
     }
 
 
-def _broadcast(canvas_id: int, event: dict) -> None:
+def _broadcast(canvas_id: int, event: dict[str, Any]) -> None:
     # Imported here: the realtime package imports services for its consumers.
     from ..realtime.broadcast import broadcast_change
 

@@ -80,7 +80,7 @@ def _require_another_owner(canvas: Canvas, leaving) -> None:
         raise InvalidOperation("a canvas must keep at least one owner", field="role")
 
 
-def user_delete(*, user, transfer: bool = True) -> dict:
+def user_delete(*, user, transfer: bool = True) -> dict[str, Any]:
     """Delete a user account through the write path (Membership.user is PROTECT: nothing else can).
 
     On every live canvas the user leaves as a logged, broadcast revision. Where they are the last owner,

@@ -40,7 +40,7 @@ def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> N
     return node
 
 
-def _create_node(write: _Write, body: dict, *, field_prefix: str = "node.") -> Node:
+def _create_node(write: _Write, body: dict[str, Any], *, field_prefix: str = "node.") -> Node:
     permissions.require_sensitivity_allowed(role=write.role, sensitivity=body["sensitivity"],
                                             field=f"{field_prefix}sensitivity")
     permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=body)
@@ -81,7 +81,7 @@ def require_usable_id(write: _Write, new_id: uuid.UUID, *, field: str) -> None:
         raise InvalidOperation(f"id {new_id} cannot be used: choose a new random UUID", field=field)
 
 
-def _agent_provenance(actor: Actor) -> dict | None:
+def _agent_provenance(actor: Actor) -> dict[str, Any] | None:
     if not actor.is_agent:
         return None
     return {
