@@ -8,8 +8,11 @@ database (does the node exist, is it visible) live in the services.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import models
 
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import finite_float
@@ -42,6 +45,13 @@ class Operation:
     ops: tuple[Operation, ...] = ()
     # node.update: the node version the edit started from (None: last writer wins)
     base_version: int | None = None
+
+    @property
+    def target(self) -> uuid.UUID:
+        """The id a single node/edge op addresses (every parser of such an op sets it)."""
+        if self.target_id is None:
+            raise InvalidOperation("id is required", field="id")
+        return self.target_id
 
     @property
     def is_batch(self) -> bool:
@@ -297,14 +307,14 @@ def _bool(value: Any, name: str) -> bool:
     return value
 
 
-def _choice(value: Any, choices: type, name: str) -> str:
-    allowed = [c.value for c in choices]
+def _choice(value: Any, choices: type[models.TextChoices], name: str) -> str:
+    allowed: list[str] = [c.value for c in choices]
     if value not in allowed:
         raise InvalidOperation(f"{name} must be one of {', '.join(allowed)}", field=name)
-    return value
+    return str(value)
 
 
-_NODE_FIELD_VALIDATORS = {
+_NODE_FIELD_VALIDATORS: dict[str, Callable[[Any, str], Any]] = {
     "content": _content,
     "kind": lambda v, n: _choice(v, NodeKind, n),
     "x": _coordinate,

@@ -4,6 +4,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth.base_user import AbstractBaseUser
+
 from .models import Canvas, Edge, Membership, Node
 
 
@@ -14,7 +16,7 @@ def iso(value: datetime | None) -> str | None:
     return text.replace("+00:00", "Z")
 
 
-def user_ref(user) -> dict[str, Any] | None:
+def user_ref(user: AbstractBaseUser | None) -> dict[str, Any] | None:
     if user is None:
         return None
     return {"id": user.pk, "username": user.get_username()}

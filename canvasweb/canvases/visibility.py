@@ -23,7 +23,7 @@ def _visible(level_needed: int | None, level: int) -> bool:
     return level_needed is not None and level_needed <= level
 
 
-def filter_changes(changes: Iterable[dict[str, Any]], *, level: int) -> tuple[list[dict], bool]:
+def filter_changes(changes: Iterable[dict[str, Any]], *, level: int) -> tuple[list[dict[str, Any]], bool]:
     """Returns (changes the receiver may see, whether it must resync)."""
     visible: list[dict[str, Any]] = []
     needs_resync = False
@@ -46,6 +46,6 @@ def filter_changes(changes: Iterable[dict[str, Any]], *, level: int) -> tuple[li
     return visible, needs_resync
 
 
-def filter_event(event: dict[str, Any], *, level: int) -> tuple[dict, bool]:
+def filter_event(event: dict[str, Any], *, level: int) -> tuple[dict[str, Any], bool]:
     changes, needs_resync = filter_changes(event["changes"], level=level)
     return {**event, "changes": changes}, needs_resync

@@ -33,7 +33,6 @@ from canvasweb.common.throttles import AuthRateThrottle
 
 from . import serializers as s
 
-
 AUTH = "auth"
 CANVASES = "canvases"
 MEMBERS = "members"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 
@@ -37,7 +37,7 @@ def apply_operation(*, actor: Actor, canvas_id: int, op: dict[str, Any] | Operat
                                broadcast=True).results[0]
     if isinstance(outcome, BaseException):
         raise outcome
-    return outcome
+    return cast(ApplyResult, outcome)
 
 
 @dataclass
@@ -86,7 +86,12 @@ def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bo
                 events = _apply_batch(canvas_id=canvas_id, requests=requests, todo=todo, results=results)
                 if broadcast and events:
                     committed = list(events)
-                    transaction.on_commit(lambda: [_broadcast(canvas_id, event) for event in committed])
+
+                    def send_all(committed: list[dict[str, Any]] = committed) -> None:
+                        for event in committed:
+                            _broadcast(canvas_id, event)
+
+                    transaction.on_commit(send_all)
         except CanvasError as exc:  # the canvas itself is gone: every op gets the same answer
             for i in todo:
                 results[i] = exc
@@ -135,7 +140,7 @@ def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], 
             parsed[i] = op if isinstance(op, Operation) else parse_operation(op)
         except CanvasError as exc:
             results[i] = exc
-    fast_ids = {parsed[i].target_id for i in parsed if parsed[i].type in _FAST_OPS}
+    fast_ids = {parsed[i].target for i in parsed if parsed[i].type in _FAST_OPS}
     node_cache = {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related(
         "created_by")} if fast_ids else {}
     batch = _Batch(canvas=canvas)

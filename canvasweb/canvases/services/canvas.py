@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,7 +19,7 @@ POLICY_FIELDS = {"mode": "agent_mode", "scope": "agent_scope", "protect_pinned":
                  "allow_archive": "agent_may_archive", "external_access": "agent_external_access"}
 
 
-def canvas_create(*, user, name: str, description: str = "") -> Canvas:
+def canvas_create(*, user: User, name: str, description: str = "") -> Canvas:
     """Create a canvas owned by `user` (revision 1 records its creation)."""
     name = _clean_name(name)
     description = _clean_description(description)

@@ -39,7 +39,7 @@ def _op_edge_create(write: _Write, op: Operation) -> None:
 
 
 def _op_edge_update(write: _Write, op: Operation) -> None:
-    edge = _get_edge(write, op.target_id)
+    edge = _get_edge(write, op.target)
     if write.actor.is_agent:
         permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=edge.source,
                                             operation=op.type)
@@ -57,7 +57,7 @@ def _op_edge_update(write: _Write, op: Operation) -> None:
 
 
 def _op_edge_delete(write: _Write, op: Operation) -> None:
-    edge = _get_edge(write, op.target_id)
+    edge = _get_edge(write, op.target)
     before = edge_to_dict(edge)
     level = _edge_level(edge.source, edge.target)
     edge.delete()

@@ -1,11 +1,12 @@
 """Members: add, change role, remove, and deleting a user account through the write path."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Case, IntegerField, Q, Value, When
 
 from canvasweb.common.errors import Conflict, InvalidOperation, NotFound
 from canvasweb.history.models import ChangeLogEntry
@@ -60,8 +61,7 @@ def member_remove(*, actor: Actor, canvas_id: int, user_id: int) -> ApplyResult:
     return _commit(actor=actor, canvas_id=canvas_id, op_type="member.remove", handler=handler)
 
 
-def _find_user(*, username: str | None, user_id: int | None):
-    User = get_user_model()
+def _find_user(*, username: str | None, user_id: int | None) -> User:
     if username is not None:
         if not isinstance(username, str):
             raise InvalidOperation("username must be a string", field="username")
@@ -69,18 +69,18 @@ def _find_user(*, username: str | None, user_id: int | None):
         if user is None:
             raise NotFound(f"no user named {username!r}", field="username")
         return user
-    user = User.objects.filter(pk=user_id, is_active=True).first()
+    user = User.objects.filter(pk=user_id, is_active=True).first() if user_id is not None else None
     if user is None:
         raise NotFound("no such user", field="user_id")
     return user
 
 
-def _require_another_owner(canvas: Canvas, leaving) -> None:
+def _require_another_owner(canvas: Canvas, leaving: User) -> None:
     if not Membership.objects.filter(canvas=canvas, role=Role.OWNER).exclude(user=leaving).exists():
         raise InvalidOperation("a canvas must keep at least one owner", field="role")
 
 
-def user_delete(*, user, transfer: bool = True) -> dict[str, Any]:
+def user_delete(*, user: User, transfer: bool = True) -> dict[str, Any]:
     """Delete a user account through the write path (Membership.user is PROTECT: nothing else can).
 
     On every live canvas the user leaves as a logged, broadcast revision. Where they are the last owner,
@@ -120,7 +120,7 @@ def user_delete(*, user, transfer: bool = True) -> dict[str, Any]:
                 report["deleted_canvases"].append(canvas_id)
                 continue
             _commit(actor=actor, canvas_id=canvas_id, op_type="member.remove",
-                    handler=lambda write, uid=user.pk: _leave(write, uid))
+                    handler=functools.partial(_leave, user_id=user.pk))
             report["left"].append(canvas_id)
         if ChangeLogEntry.objects.filter(Q(actor_user=user) | Q(approved_by=user)).exists():
             from rest_framework.authtoken.models import Token
@@ -136,14 +136,12 @@ def user_delete(*, user, transfer: bool = True) -> dict[str, Any]:
     return report
 
 
-def models_role_rank():
-    from django.db.models import Case, IntegerField, Value, When
-
+def models_role_rank() -> Case:
     return Case(When(role=Role.OWNER, then=Value(0)), When(role=Role.EDITOR, then=Value(1)), default=Value(2),
                 output_field=IntegerField())
 
 
-def _leave(write: _Write, user_id: int) -> None:
+def _leave(write: _Write, *, user_id: int) -> None:
     """A member leaving (their account is deleted): allowed for every role, unlike member_remove."""
     membership = Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
     if membership is None:

@@ -142,7 +142,7 @@ def _op_node_create(write: _Write, op: Operation) -> None:
 
 
 def _op_node_update(write: _Write, op: Operation) -> None:
-    node = _get_node(write, op.target_id)
+    node = _get_node(write, op.target)
     permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=node, operation=op.type)
     if op.base_version is not None:
         _require_fresh_content_base(write, node, op)
@@ -155,16 +155,19 @@ def _require_fresh_content_base(write: _Write, node: Node, op: Operation) -> Non
     Only `content` is checked: other fields stay last-writer-wins. The actor's own
     later versions never conflict, so queued offline edits of one person apply in order.
     """
-    if op.base_version > node.version:
+    base = op.base_version
+    if base is None:
+        return
+    if base > node.version:
         raise InvalidOperation(f"base_version {op.base_version} is newer than the node (version {node.version})",
                                field="base_version")
-    if "content" not in op.fields or op.fields["content"] == node.content or op.base_version == node.version:
+    if "content" not in op.fields or op.fields["content"] == node.content or base == node.version:
         return
     newer = ChangeLogEntry.objects.filter(canvas=write.canvas, entity="node", target_id=str(node.id)).order_by(
         "-revision", "-seq").values_list("fields", "after", "actor_kind", "actor_user_id")
     for fields, after, actor_kind, actor_user_id in newer.iterator():
         version = (after or {}).get("version")
-        if not isinstance(version, int) or version <= op.base_version:
+        if not isinstance(version, int) or version <= base:
             return
         own = actor_kind == write.actor.kind == "user" and actor_user_id == write.actor.user.pk
         if "content" in fields and not own:
@@ -175,7 +178,7 @@ def _require_fresh_content_base(write: _Write, node: Node, op: Operation) -> Non
 
 
 def _op_node_delete(write: _Write, op: Operation) -> None:
-    node = _get_node(write, op.target_id)
+    node = _get_node(write, op.target)
     node_level = _node_level(node)
     # Edges first (each logged, deleted in one statement), then successors' back-references, then the node.
     edges = list(Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
@@ -195,7 +198,7 @@ def _op_node_delete(write: _Write, op: Operation) -> None:
 
 
 def _op_node_supersede(write: _Write, op: Operation) -> None:
-    old = _get_node(write, op.target_id)
+    old = _get_node(write, op.target)
     permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=old, operation=op.type)
     if old.superseded_by_id is not None:
         raise InvalidOperation(f"node {old.id} is already superseded by {old.superseded_by_id}", field="id")
@@ -209,6 +212,6 @@ def _op_node_supersede(write: _Write, op: Operation) -> None:
 
 
 def _op_node_archive(write: _Write, op: Operation) -> None:
-    node = _get_node(write, op.target_id)
+    node = _get_node(write, op.target)
     permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=node, operation=op.type)
     _update_node_fields(write, node, {"archived": op.fields["archived"]})
