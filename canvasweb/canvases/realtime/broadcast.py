@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 BROADCAST_TIMEOUT_SECONDS = 2.0
 
 
-async def _group_send(layer, group: str, message: dict[str, Any]) -> None:
+async def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
     # This runs inside the write's thread (transaction.on_commit): a hung Redis must not hold up the
     # ack or the process's other database work. The change is committed; clients catch up.
     await asyncio.wait_for(layer.group_send(group, message), BROADCAST_TIMEOUT_SECONDS)
