@@ -19,6 +19,8 @@ import math
 import re
 import threading
 from collections.abc import Hashable, Iterable, Sequence
+from types import ModuleType
+from typing import TypeVar
 
 from .text import CJK_STOP_CHARS, STOPWORDS, stem
 
@@ -41,12 +43,14 @@ EN_EXTRA_STOPWORDS = frozenset(
     tell said say says remind us again what's whats""".split()
 )
 
-_jieba = None
+H = TypeVar("H", bound=Hashable)
+
+_jieba: ModuleType | None = None
 _jieba_lock = threading.Lock()
 _jieba_failed = False
 
 
-def _segmenter():
+def _segmenter() -> ModuleType | None:
     """jieba, initialised once; None if unavailable."""
     global _jieba, _jieba_failed
     if _jieba is not None or _jieba_failed:
@@ -222,9 +226,9 @@ class BM25Index:
         return sum(self.idf(t) * (self.k1 + 1.0) for t in dict.fromkeys(terms)) or 1.0
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], *, k: float = 60.0) -> dict[Hashable, float]:
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[H]], *, k: float = 60.0) -> dict[H, float]:
     """Fuse several rankings (best first) into one score per item (RRF, Cormack et al. 2009)."""
-    fused: dict[Hashable, float] = {}
+    fused: dict[H, float] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking):
             fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank + 1)

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC
+from typing import TYPE_CHECKING, cast
 
 from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
 from .types import NodeData
+
+if TYPE_CHECKING:
+    from .selection import CanvasIndex
 
 _OK = 0  # selection's status code of a current node
 
 
 def hybrid_scores(
-    index,
+    index: CanvasIndex,
     question: str,
     term_share: dict[int, float],
     *,
@@ -29,7 +33,7 @@ def hybrid_scores(
     similarity when vectors are given, and aged like the viewport ranking."""
     ti = index.text_index
     q = query_terms(question)
-    bm25 = ti.scores(q) if q else {}
+    bm25 = ti.scores(q) if q and ti is not None else {}
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}
     for node_id, s in bm25.items():
@@ -51,12 +55,12 @@ def hybrid_scores(
     return {i: round(s, 6) for i, s in out.items() if s > 0}
 
 
-def nodes_visible_text(index, i: int) -> bool:
+def nodes_visible_text(index: CanvasIndex, i: int) -> bool:
     """Secret text is never matched: whether its placeholder shows up would leak the value."""
     return index.nodes[i].sensitivity != "secret"
 
 
-def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -> list[float] | None:
+def node_decay(index: CanvasIndex, *, now: str | None, half_life_days: float, floor: float) -> list[float] | None:
     """Per node a factor in [floor, 1] that divides its effective distance's weight; None = no aging.
 
     Pinned nodes never age; nodes without a timestamp count as current.
@@ -129,4 +133,4 @@ class NodeTextIndex:
         return other
 
     def scores(self, terms: Sequence[str]) -> dict[str, float]:
-        return self.bm25.scores(terms)
+        return cast(dict[str, float], self.bm25.scores(terms))
