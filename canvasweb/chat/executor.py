@@ -17,8 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.db import close_old_connections
+
+from canvasweb.common.config import canvasweb_config
 
 _EXECUTOR: ThreadPoolExecutor | None = None
 
@@ -26,7 +27,7 @@ _EXECUTOR: ThreadPoolExecutor | None = None
 def executor() -> ThreadPoolExecutor:
     global _EXECUTOR
     if _EXECUTOR is None:
-        threads = max(1, int(settings.CANVASWEB.get("COMPILE_THREADS", 2)))
+        threads = max(1, int(canvasweb_config().get("COMPILE_THREADS", 2)))
         # A compile is pure Python and holds the GIL; the event loop (every socket) waits up to one
         # switch interval each time it wants it back. 1 ms instead of 5 ms keeps that wait short.
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))

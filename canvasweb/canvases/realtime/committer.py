@@ -22,9 +22,9 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from django.conf import settings
 
 from canvasweb.canvases import services
+from canvasweb.common.config import canvasweb_config
 
 from .groups import canvas_group
 
@@ -34,11 +34,11 @@ BROADCAST_TIMEOUT_SECONDS = 2.0
 
 
 def max_batch() -> int:
-    return int(settings.CANVASWEB.get("GROUP_COMMIT_MAX_OPS", 200))
+    return int(canvasweb_config().get("GROUP_COMMIT_MAX_OPS", 200))
 
 
 def per_socket() -> int:
-    return int(settings.CANVASWEB.get("GROUP_COMMIT_OPS_PER_SOCKET", 8))
+    return int(canvasweb_config().get("GROUP_COMMIT_OPS_PER_SOCKET", 8))
 
 
 @dataclass

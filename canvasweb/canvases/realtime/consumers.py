@@ -14,7 +14,7 @@ import random
 import secrets
 import time
 import uuid
-from typing import Any
+from typing import Any, NoReturn
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -22,12 +22,13 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.utils import await_many_dispatch
-from django.conf import settings
+from django.contrib.auth.models import User
 
 from canvasweb.canvases import permissions, selectors, services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.visibility import filter_event
 from canvasweb.chat.turns import ChatSession
+from canvasweb.common.config import canvasweb_config
 from canvasweb.common.errors import BadMessage, CanvasError, RateLimited
 from canvasweb.common.json_safety import finite_float
 
@@ -49,7 +50,7 @@ PRESENCE_COLORS = ("#e76f51", "#2a9d8f", "#e9c46a", "#264653", "#f4a261", "#6d59
 
 
 def _config(name: str) -> int:
-    return settings.CANVASWEB[name]
+    return int(canvasweb_config()[name])
 
 
 def _sync_check_seconds() -> float:
@@ -58,7 +59,7 @@ def _sync_check_seconds() -> float:
     See docs/reliability.md: the channel layer delivers at most once and loses group
     memberships when Redis restarts, so every connection heals itself on this period.
     """
-    value = settings.CANVASWEB.get("WS_SYNC_CHECK_SECONDS")
+    value = canvasweb_config().get("WS_SYNC_CHECK_SECONDS")
     if value is None:
         value = float(daphne_guards.env_number("CANVASWEB_WS_SYNC_CHECK_SECONDS", 5.0))
     return float(value)
@@ -113,7 +114,7 @@ class TokenBucket:
 class CanvasConsumer(AsyncWebsocketConsumer):
     # --- lifecycle -------------------------------------------------------------------
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Handlers, layer events and the periodic sync check run one at a time.
         self._dispatch_lock = asyncio.Lock()
@@ -121,7 +122,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self._layer_down_since: float | None = None
         self.last_event_at = time.monotonic()
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """AsyncConsumer.__call__, except that a channel-layer failure does not end the socket.
 
         With channels_redis, a Redis outage makes `receive` raise; the stock consumer
@@ -168,7 +169,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 self._layer_down_since = None
             return message
 
-    async def dispatch(self, message):
+    async def dispatch(self, message: dict[str, Any]) -> None:
         # AsyncConsumer.dispatch without its `aclose_old_connections()`: that hops to the (single,
         # shared) database thread for every frame, so a busy database slowed down *reading* the socket
         # and the rate limiter saw a flood only as fast as the database worked. Every database call
@@ -584,7 +585,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(content, ensure_ascii=False, allow_nan=False))
 
 
-def _record_refused_connect(*, user, canvas_id: int) -> None:
+def _record_refused_connect(*, user: User, canvas_id: int) -> None:
     from canvasweb.history.models import SecurityEvent
 
     try:
@@ -609,7 +610,7 @@ def _clean_node_id(value: Any, name: str, *, required: bool = False) -> str | No
         return _bad_node_id(name)
 
 
-def _bad_node_id(name: str):
+def _bad_node_id(name: str) -> NoReturn:
     raise BadMessage(f"{name} must be a node id (a UUID string){'' if name == 'dragging.id' else ' or null'}",
                      field=name)
 

@@ -12,7 +12,7 @@ from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import find_unsafe, has_lone_surrogate
 
 
-def unsafe_frame_reply(message: dict[str, Any]) -> dict | None:
+def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
     """The frame to answer with, or None when `message` is safe to hand to its handler."""
     found = find_unsafe(message)
     if found is None:
