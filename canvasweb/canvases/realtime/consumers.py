@@ -152,7 +152,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         delay = 0.1
         while True:
             try:
-                message = await self.channel_layer.receive(self.channel_name)
+                message: dict[str, Any] = await self.channel_layer.receive(self.channel_name)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -181,7 +181,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             await handler(message)
 
     async def connect(self) -> None:
-        self.user = self.scope.get("user")
+        user = self.scope.get("user")
         self.canvas_id = int(self.scope["url_route"]["kwargs"]["canvas_id"])
         self.group = canvas_group(self.canvas_id)
         self.role: str | None = None
@@ -198,9 +198,10 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self.max_queued_ops = max(1, 2 * _config("WS_OPS_PER_SECOND"))
         self.joined = False
         self.chat: ChatSession | None = None
-        if not getattr(self.user, "is_authenticated", False):
+        if not isinstance(user, User) or not user.is_authenticated:
             await self.close()  # before accept: the handshake gets HTTP 403
             return
+        self.user: User = user
         self.role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
         if self.role is None:
             # A signed-in user knocking on a canvas they are not a member of (or that does not exist) is
@@ -219,8 +220,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self._maintenance is not None:
             self._maintenance.cancel()
-        if getattr(self, "op_worker", None) is not None:
-            self.op_worker.cancel()  # queued ops are not applied; the client resends them after reconnecting
+        op_worker = getattr(self, "op_worker", None)  # unset when the handshake was refused
+        if op_worker is not None:
+            op_worker.cancel()  # queued ops are not applied; the client resends them after reconnecting
         if self.presence_flush is not None:
             self.presence_flush.cancel()
         if self.chat is not None:
@@ -396,18 +398,23 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             loop = asyncio.get_running_loop()
             self.presence_flush = loop.call_later(wait, lambda: asyncio.ensure_future(self._publish_presence()))
 
+    def _chat(self) -> ChatSession:
+        if self.chat is None:  # frames are handled only on an accepted socket, which has its session
+            raise RuntimeError("no chat session before connect")
+        return self.chat
+
     async def handle_ping(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "pong"})
 
     # The chat panel shares the canvas socket; chat/turns.py does the work.
     async def handle_chat_send(self, message: dict[str, Any]) -> None:
-        await self.chat.handle_send(message)
+        await self._chat().handle_send(message)
 
     async def handle_chat_stop(self, message: dict[str, Any]) -> None:
-        await self.chat.handle_stop(message)
+        await self._chat().handle_stop(message)
 
     async def handle_context_preview(self, message: dict[str, Any]) -> None:
-        await self.chat.handle_preview(message)
+        await self._chat().handle_preview(message)
 
     HANDLERS = {
         "hello": handle_hello,
@@ -498,7 +505,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self.role = role
         too_far = since is None or since > canvas.revision or canvas.revision - since > _config(
             "CATCH_UP_MAX_REVISIONS")
-        if not too_far:
+        if not too_far and since is not None:
             # needs_resync covers a change of this user's own role in the range: start from a snapshot.
             changes = selectors.changes_since(canvas=canvas, role=role, since=since, user_id=self.user.pk)
             if not changes["needs_resync"] and not changes["has_more"]:
