@@ -463,7 +463,7 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
         return out
 
     turn_text = [t["content"] if isinstance(t, dict) else "" for t in turns]
-    stated = [" \n".join([turn_text[i]] + op_texts(t)) for i, t in enumerate(turns) if isinstance(t, dict)]
+    stated = [" \n".join([turn_text[i], *op_texts(t)]) for i, t in enumerate(turns) if isinstance(t, dict)]
 
     probe_rows = []
     kinds_seen: list[str] = []
@@ -713,7 +713,7 @@ def main(argv=None) -> int:
         print()
         print(f"{'id':<34} {'lang':<4} {'turns':>5} {'~tok':>6} {'nodes':>5} {'probes':>6} {'unplaced':>8}  kinds")
         for i in infos:
-            print(f"{str(i['id']):<34} {str(i['lang']):<4} {i['turns']:>5} {i['tokens']:>6} {i['nodes']:>5} "
+            print(f"{i['id']!s:<34} {i['lang']!s:<4} {i['turns']:>5} {i['tokens']:>6} {i['nodes']:>5} "
                   f"{i['probes']:>6} {share(i['unplaced'], i['expected']):>8}  {', '.join(i['kinds']) or '-'}")
             if args.verbose:
                 for j, r in enumerate(i["probe_rows"]):

@@ -23,6 +23,7 @@ This is a benchmark, not a test: it asserts nothing; it prints a table and write
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -35,8 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from canvasweb.testing.fixtures import setup_canvas_in  # noqa: E402
-from canvasweb.testing.servers import Cluster, sqlite_url  # noqa: E402
+from canvasweb.testing.fixtures import setup_canvas_in
+from canvasweb.testing.servers import Cluster, sqlite_url
 
 PASSWORD = "bench-pass-123"
 VIEWPORT = {"width": 1440, "height": 900}
@@ -121,7 +122,7 @@ ZOOM_JS = "() => new DOMMatrix(getComputedStyle(document.querySelector('.react-f
 
 
 def frame_stats(frames: list[float]) -> dict:
-    gaps = sorted(b - a for a, b in zip(frames, frames[1:]))
+    gaps = sorted(b - a for a, b in itertools.pairwise(frames))
     if not gaps:
         return {"frames": len(frames), "fps": 0.0, "p50_ms": None, "p95_ms": None, "max_ms": None}
     duration = frames[-1] - frames[0]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup of everything Canvasweb needs on Debian 12 (as root, or with sudo):
 #   apt:     redis-server, chromium, fonts-noto-cjk, postgresql  (only what is missing)
-#   python:  .venv (Python 3.11) with `pip install -e .[test,bench]` (bench: matplotlib for the plots),
+#   python:  .venv (Python 3.11) with `pip install -e .[test,bench,lint]` (bench: matplotlib for the plots; lint: ruff, mypy + stubs, pre-commit),
 #            pinned by scripts/constraints.txt
 #   tiktoken offline cache in var/tiktoken (cl100k_base, o200k_base)
 #   front end: npm ci + npm run build in frontend/ (when frontend/package.json exists)
@@ -84,7 +84,7 @@ step_pip() {
         return 0
     fi
     "$CW_PY" -m pip install -q --disable-pip-version-check --no-input \
-        -c scripts/constraints.txt -e ".[test,bench]"
+        -c scripts/constraints.txt -e ".[test,bench,lint]"
     # Build by-product of the editable install (metadata lives in the venv's dist-info).
     rm -rf "$CW_ROOT/canvasweb.egg-info"
     echo "$want" >"$stamp"
@@ -141,7 +141,7 @@ step_migrate() {
 
 cw_step "apt packages" step_apt
 cw_step "python venv" step_venv
-cw_step "pip install -e .[test,bench]" step_pip
+cw_step "pip install -e .[test,bench,lint]" step_pip
 cw_step "tiktoken offline cache" step_tiktoken
 cw_step "frontend npm ci + build" step_frontend
 cw_step "migrate" step_migrate

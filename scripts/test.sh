@@ -3,14 +3,15 @@
 #   1. scripts/setup.sh (idempotent installs, front-end build, migrate)
 #   2. a private Redis (127.0.0.1:6390) and PostgreSQL 15 cluster (127.0.0.1:5440),
 #      stopped again on exit, Ctrl-C or failure
-#   3. front end: npm run typecheck, npm test (when package.json has them)
-#   4. pytest -m "not e2e"                          (extra args go here)
-#   5. DJANGO_ALLOW_ASYNC_UNSAFE=true pytest -m e2e  (separate process: the sync
+#   3. lint: ruff check, ruff format --check, mypy (canvasweb/), npm run lint (ESLint); each one counted
+#   4. front end: npm run typecheck, npm test (when package.json has them)
+#   5. pytest -m "not e2e"                          (extra args go here)
+#   6. DJANGO_ALLOW_ASYNC_UNSAFE=true pytest -m e2e  (separate process: the sync
 #      Playwright fixtures leave an event loop running that breaks later asyncio tests)
 # Ends with one line "N passed, N failed, N skipped" and exits non-zero if anything failed.
 #
 # Usage: scripts/test.sh [pytest args for the non-e2e run, e.g. tests/canvases -k undo]
-# Env:   SKIP_E2E=1, SKIP_FRONTEND=1, SKIP_SETUP=1, TEST_REDIS_PORT, TEST_PG_PORT,
+# Env:   SKIP_E2E=1, SKIP_FRONTEND=1, SKIP_SETUP=1, SKIP_LINT=1, TEST_REDIS_PORT, TEST_PG_PORT,
 #        PYTEST_TIMEOUT (s, default 1500), E2E_TIMEOUT (s, default 900)
 # Tests get: TEST_REDIS_URL, TEST_DATABASE_URL, CANVASWEB_CHROMIUM, TIKTOKEN_CACHE_DIR;
 #        DATABASE_URL, REDIS_URL and LLM_* are unset (SQLite + in-memory layer + no model).
@@ -99,8 +100,39 @@ unset DATABASE_URL REDIS_URL LLM_BASE_URL LLM_API_KEY LLM_MODEL
 cw_log "TEST_REDIS_URL=$TEST_REDIS_URL"
 cw_log "TEST_DATABASE_URL=$TEST_DATABASE_URL"
 
-# ------------------------------------------------------------------ 3. front end
+# ------------------------------------------------------------------ 3. lint
+# Each check counts as one passed or one failed test in the summary; output goes to the log and to
+# $RESULTS/lint-<name>.txt. Config: pyproject.toml ([tool.ruff], [tool.mypy]), frontend/eslint.config.js.
+lint_check() { # LABEL CMD...
+    local label=$1 rc=0 out
+    shift
+    out="$RESULTS/lint-${label// /-}.txt"
+    "$@" >"$out" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        record "lint: $label" 1 0 0 "ok"
+    else
+        tail -n 40 "$out" >&2
+        record "lint: $label" 0 1 0 "exit $rc: $(tail -n 1 "$out" | cut -c1-60)"
+    fi
+}
+lint_all() {
+    local bin
+    bin=$(dirname "$CW_PY")
+    lint_check "ruff check" "$bin/ruff" check --no-cache .
+    lint_check "ruff format" "$bin/ruff" format --check --no-cache .
+    lint_check "mypy" "$CW_PY" -m mypy --no-incremental
+    if [ "${SKIP_FRONTEND:-0}" != 1 ] && cw_npm_has_script "$FE" lint; then
+        lint_check "eslint" bash -c "cd '$FE' && npm run --silent lint"
+    fi
+}
 FE="$CW_ROOT/frontend"
+if [ "${SKIP_LINT:-0}" = 1 ]; then
+    cw_log "SKIP_LINT=1: lint skipped"
+else
+    cw_step "lint" lint_all
+fi
+
+# ------------------------------------------------------------------ 4. front end
 frontend_typecheck() {
     local rc=0
     (cd "$FE" && npm run --silent typecheck) || rc=$?
@@ -128,7 +160,7 @@ else
     cw_log "no frontend/package.json: front-end checks skipped"
 fi
 
-# ------------------------------------------------------------------ 4./5. pytest
+# ------------------------------------------------------------------ 5./6. pytest
 has_test_files() { # DIR
     [ -d "$1" ] && [ -n "$(find "$1" -type f \( -name 'test_*.py' -o -name '*_test.py' \) -print -quit)" ]
 }

@@ -6,9 +6,9 @@ import itertools
 
 import jsonschema
 import pytest
+from django.contrib.auth import get_user_model
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
-from django.contrib.auth import get_user_model
 
 from canvasweb.canvases import services
 from canvasweb.canvases.actors import user_actor

@@ -4,7 +4,7 @@ Installed for every test by tests/conftest.py. It wraps every SQL statement
 (`connection.execute_wrapper`, on the current connection and on every new one),
 so it sees what save/delete signals never do: `QuerySet.update()`,
 `bulk_create()`, cascades and raw SQL. An INSERT, UPDATE or DELETE on a canvas
-table must have `canvasweb/canvases/services.py` on the call stack, when the
+table must have a module of `canvasweb/canvases/services/` on the call stack, when the
 statement comes from Canvasweb or test code (Django's own test-database flush
 does not).
 """
@@ -16,7 +16,7 @@ import sys
 from django.db import connections
 from django.db.backends.signals import connection_created
 
-WRITE_PATH_FILES = ("canvasweb/canvases/services.py",)
+WRITE_PATH_DIR = "/canvasweb/canvases/services/"
 GUARDED_TABLES = ("canvases_canvas", "canvases_membership", "canvases_node", "canvases_edge",
                   "canvases_opreceipt", "history_changelogentry")
 _WRITE_SQL = re.compile(
@@ -39,12 +39,12 @@ def written_table(sql: str) -> str | None:
 
 
 def _stack_verdict() -> tuple[bool, bool]:
-    """(services.py on the stack, any Canvasweb or test frame on the stack)."""
+    """(a services module on the stack, any Canvasweb or test frame on the stack)."""
     frame = sys._getframe(2)
     own = False
     while frame is not None:
         filename = frame.f_code.co_filename.replace("\\", "/")
-        if filename.endswith(WRITE_PATH_FILES):
+        if WRITE_PATH_DIR in filename:
             return True, True
         if any(part in filename for part in _OWN_CODE) and not filename.endswith(_IGNORED_FILES) \
                 and "/migrations/" not in filename:
@@ -59,7 +59,7 @@ def guard(execute, sql, params, many, context):
         in_services, own = _stack_verdict()
         if own and not in_services:
             raise WriteOutsideServiceError(
-                f"{table} written outside canvasweb/canvases/services.py: {str(sql)[:120]}")
+                f"{table} written outside canvasweb/canvases/services/: {str(sql)[:120]}")
     return execute(sql, params, many, context)
 
 

@@ -6,8 +6,6 @@ from canvasweb.common.admin import ReadOnlyAdmin
 from .models import AgentRun, AgentToolCall, Proposal
 
 
-
-
 @admin.register(Proposal)
 class ProposalAdmin(ReadOnlyAdmin):
     list_display = ("id", "created_at", "canvas", "requested_by", "tool", "status", "decided_by", "decided_at",

@@ -40,9 +40,10 @@ import logging
 import math
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -55,15 +56,15 @@ from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import Actor, agent_actor
 from canvasweb.canvases.models import AgentMode, Canvas, Edge, Membership, Node
 from canvasweb.canvases.operations import COORDINATE_LIMIT
+from canvasweb.chat.suggestions import dismiss_duplicates_of_agent_op
 from canvasweb.common.errors import CanvasError, Forbidden, InvalidOperation, NotFound, RateLimited
 from canvasweb.context.redaction import mask_credentials, secret_placeholder
 from canvasweb.context.text import escape_delimiters, extract_terms, flatten_markup
-from canvasweb.chat.suggestions import dismiss_duplicates_of_agent_op
 from canvasweb.history.models import SecurityEvent
 
 from . import services, tools
-from .placement import place_agent_node
 from .models import AgentRun, AgentToolCall, ToolOutcome
+from .placement import place_agent_node
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ class AgentRunner:
     # --- the turns.py interface -------------------------------------------------------------
 
     @classmethod
-    def for_user(cls, *, user, canvas_id: int) -> "AgentRunner | None":
+    def for_user(cls, *, user, canvas_id: int) -> AgentRunner | None:
         """Cheap and ORM-free (the caller is on the event loop); tools_offered does the checks."""
         if not agent_settings()["ENABLED"] or not getattr(user, "is_authenticated", False):
             return None
@@ -474,7 +475,7 @@ class AgentRunner:
     def _search(self, query: str, *, limit: int, role: str) -> dict:
         from canvasweb.chat.context_inputs import canvas_inputs
 
-        nodes, _, index = canvas_inputs(canvas_id=self.canvas_id)
+        _nodes, _, index = canvas_inputs(canvas_id=self.canvas_id)
         level = permissions.role_level(role)
         total = max(index.n_indexed, 1)
         scores: dict[int, float] = {}

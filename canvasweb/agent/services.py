@@ -88,7 +88,7 @@ def proposal_approve(*, user, proposal_id: Any, force: bool = False) -> dict:
         raise InvalidOperation("force must be true or false", field="force")
     failure: CanvasError | None = None
     with transaction.atomic():
-        proposal, role = _proposal_for_decision(user=user, proposal_id=proposal_id, operation="approve")
+        proposal, _role = _proposal_for_decision(user=user, proposal_id=proposal_id, operation="approve")
         stale = proposal_staleness(proposals=[proposal])[proposal.pk]
         if stale and not force:
             raise Conflict(f"this proposal is stale ({stale}); look at the node again, then approve with "

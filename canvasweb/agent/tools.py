@@ -19,7 +19,13 @@ import re
 from typing import Any
 
 from canvasweb.canvases.models import NodeKind
-from canvasweb.canvases.operations import COORDINATE_LIMIT, MAX_LABEL_CHARS, MAX_TAG_CHARS, MAX_WEIGHT, MIN_WEIGHT
+from canvasweb.canvases.operations import (
+    COORDINATE_LIMIT,
+    MAX_LABEL_CHARS,
+    MAX_TAG_CHARS,
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+)
 from canvasweb.common.errors import Forbidden, InvalidOperation
 from canvasweb.common.json_safety import finite_float, require_safe
 
@@ -243,5 +249,16 @@ def is_handle(value: Any) -> bool:
     return isinstance(value, str) and bool(_HANDLE_RE.match(value))
 
 
-__all__ = ["TOOL_SPECS", "WRITE_TOOLS", "READ_TOOLS", "ALL_TOOLS", "tool_schema", "check_tool_name",
-           "parse_arguments", "validate_arguments", "is_write", "is_handle", "HANDLE_PATTERN"]
+__all__ = [
+    "ALL_TOOLS",
+    "HANDLE_PATTERN",
+    "READ_TOOLS",
+    "TOOL_SPECS",
+    "WRITE_TOOLS",
+    "check_tool_name",
+    "is_handle",
+    "is_write",
+    "parse_arguments",
+    "tool_schema",
+    "validate_arguments",
+]

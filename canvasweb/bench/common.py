@@ -111,8 +111,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
     cells = [[cell(v) for v in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    out = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
-    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    out = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
+    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
     return "\n".join(out)
 
 

@@ -103,7 +103,7 @@ def bench_size(*, n: int, repeat: int = 50, budget: int = 8000, seed: int = 7,
     included: list[int] = []
     for i in range(repeat):
         req = request(warm_vps[i % len(warm_vps)], QUESTIONS[i % 3], warm_cache)
-        warm.append(_timed(lambda: compile_context(request=req), warm_cpu))
+        warm.append(_timed(lambda req=req: compile_context(request=req), warm_cpu))
         if progress:
             progress.advance()
     cold_cache = TokenCache()
@@ -112,10 +112,10 @@ def bench_size(*, n: int, repeat: int = 50, budget: int = 8000, seed: int = 7,
         vp, q = spot(), QUESTIONS[i % 3]
         req = request(vp, q, cold_cache)
         box: list = []
-        cold.append(_timed(lambda: box.append(compile_context(request=req)), cold_cpu))
+        cold.append(_timed(lambda box=box, req=req: box.append(compile_context(request=req)), cold_cpu))
         included.append(len(box[0].report.included_nodes))
-        select.append(_timed(lambda: select_nodes(index=index, viewport=vp, role="editor", question=q, limit=limit)))
-        naive.append(_timed(lambda: naive_linear_select(nodes=nodes, viewport=vp, k=15), naive_cpu))
+        select.append(_timed(lambda vp=vp, q=q: select_nodes(index=index, viewport=vp, role="editor", question=q, limit=limit)))
+        naive.append(_timed(lambda vp=vp: naive_linear_select(nodes=nodes, viewport=vp, k=15), naive_cpu))
         if progress:
             progress.advance()
     w, c, s, nv = _stats(warm), _stats(cold), _stats(select), _stats(naive)

@@ -15,13 +15,13 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.urls import path  # noqa: E402
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.routing import ProtocolTypeRouter, URLRouter
+from django.urls import path
 
 _revisions = itertools.count(1)
 

@@ -38,8 +38,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from canvasweb.testing.servers import (Cluster, RedisServer, create_postgres_database, drop_postgres_database,
-                                       sqlite_url)
+from canvasweb.testing.servers import (
+    Cluster,
+    RedisServer,
+    create_postgres_database,
+    drop_postgres_database,
+    sqlite_url,
+)
 
 from .common import Progress, percentile
 
@@ -76,7 +81,7 @@ print("SETUP-JSON" + json.dumps(out))
 def setup_canvas(cluster: Cluster, *, clients: int, name: str) -> dict:
     """Users bench-0..N-1 (bench-0 owns the canvas, the rest edit it), their tokens and a new canvas."""
     users = [f"bench-{i}" for i in range(clients)]
-    spec = json.dumps({"users": users, "owner": users[0], "members": {u: "editor" for u in users[1:]},
+    spec = json.dumps({"users": users, "owner": users[0], "members": dict.fromkeys(users[1:], "editor"),
                        "name": name})
     output = cluster.manage("shell", "-c", SETUP_SCRIPT.format(spec=spec))
     line = next(line for line in output.splitlines() if line.startswith("SETUP-JSON"))
@@ -197,7 +202,7 @@ class BenchClient:
         if fut is not None:
             try:
                 await asyncio.wait_for(fut, timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 phase.errors["ack_timeout"] += 1
 
     async def close(self) -> None:
@@ -206,7 +211,7 @@ class BenchClient:
         if self.reader is not None:
             try:
                 await asyncio.wait_for(self.reader, 5)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            except (TimeoutError, asyncio.CancelledError):
                 self.reader.cancel()
 
 
@@ -267,7 +272,7 @@ def _summ(values: Sequence[float]) -> dict[str, float | None]:
 
 
 def _phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
-    acked_new = [c for c in phase.acked]
+    acked_new = list(phase.acked)
     duration = ((phase.last_ack or phase.first_send or 0) - (phase.first_send or 0)) or None
     lost = sum(1 for c in acked_new if log_counts.get(c, 0) != 1)
     phantom = sum(1 for c in phase.sent if c not in phase.acked and log_counts.get(c, 0) > 0)
@@ -400,7 +405,7 @@ def run_floor(options: SyncOptions, *, redis_url: str, extra_env: dict, log=prin
                 if phase.name == "warmup":
                     continue
                 # No change log behind the relay: every acked op counts as delivered once.
-                row = _phase_row(phase, clients=n, log_counts=Counter({cid: 1 for cid in phase.acked}))
+                row = _phase_row(phase, clients=n, log_counts=Counter(dict.fromkeys(phase.acked, 1)))
                 row["paced_rate"] = phase.paced_rate
                 row["server"] = "relay"
                 rows.append(row)
@@ -420,7 +425,7 @@ def floor_ratios(rows: Sequence[dict], relay_rows: Sequence[dict]) -> list[dict]
         if f is None:
             continue
 
-        def ratio(key: str) -> float | None:
+        def ratio(key: str, r: dict = r, f: dict = f) -> float | None:
             a, b = r.get(key), f.get(key)
             return round(a / b, 2) if a is not None and b else None
 

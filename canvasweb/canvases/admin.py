@@ -4,7 +4,12 @@ Saving or deleting here calls canvases.services with an admin actor, so every
 admin change is permission-checked, bumps the revision, is logged in the change
 log and reaches open browsers like any other edit.
 """
+from __future__ import annotations
+
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
+from django.forms import ModelForm
+from django.http import HttpRequest
 
 from canvasweb.common.errors import CanvasError
 
@@ -13,8 +18,15 @@ from .actors import Actor
 from .models import Canvas, Membership
 
 
-def _admin_actor(request) -> Actor:
-    return Actor(user=request.user, kind="user", channel="admin")
+def _staff(request: HttpRequest) -> User:
+    # The admin only lets logged-in staff in.
+    if not isinstance(request.user, User):
+        raise PermissionError("the admin needs a logged-in user")
+    return request.user
+
+
+def _admin_actor(request: HttpRequest) -> Actor:
+    return Actor(user=_staff(request), kind="user", channel="admin")
 
 
 @admin.register(Canvas)
@@ -28,12 +40,12 @@ class CanvasAdmin(admin.ModelAdmin):
     actions = None
 
     @admin.display(description="members (edit under Memberships)")
-    def members(self, obj):
+    def members(self, obj: Canvas) -> str:
         if obj.pk is None:
             return "-"
         return ", ".join(f"{m.user.username} ({m.role})" for m in obj.memberships.select_related("user"))
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Canvas, form: ModelForm[Canvas], change: bool) -> None:
         try:
             if change:
                 services.canvas_update(
@@ -43,12 +55,12 @@ class CanvasAdmin(admin.ModelAdmin):
                                   "allow_archive": obj.agent_may_archive,
                                   "external_access": obj.agent_external_access})
             else:
-                created = services.canvas_create(user=request.user, name=obj.name, description=obj.description)
+                created = services.canvas_create(user=_staff(request), name=obj.name, description=obj.description)
                 obj.pk = created.pk
         except CanvasError as exc:
             messages.error(request, exc.message)
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Canvas) -> None:
         try:
             services.canvas_delete(actor=_admin_actor(request), canvas_id=obj.pk)
         except CanvasError as exc:
@@ -63,10 +75,10 @@ class MembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ()
     actions = None
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Membership | None = None) -> tuple[str, ...]:
         return ("canvas", "user") if obj else ()
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Membership, form: ModelForm[Membership], change: bool) -> None:
         try:
             services.member_set(actor=_admin_actor(request), canvas_id=obj.canvas_id, user_id=obj.user_id,
                                 role=obj.role)
@@ -76,7 +88,7 @@ class MembershipAdmin(admin.ModelAdmin):
         except CanvasError as exc:
             messages.error(request, exc.message)
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Membership) -> None:
         try:
             services.member_remove(actor=_admin_actor(request), canvas_id=obj.canvas_id, user_id=obj.user_id)
         except CanvasError as exc:

@@ -158,3 +158,6 @@ class OpReceipt(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["canvas", "user", "client_op_id"], name="unique_client_op")
         ]
+
+    def __str__(self) -> str:
+        return f"op {self.client_op_id} → r{self.revision}"

@@ -8,8 +8,11 @@ database (does the node exist, is it visible) live in the services.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import models
 
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import finite_float
@@ -39,15 +42,22 @@ class Operation:
     fields: dict[str, Any] = field(default_factory=dict)
     # node.create / node.supersede body (validated, defaults filled) or edge.create body
     body: dict[str, Any] = field(default_factory=dict)
-    ops: tuple["Operation", ...] = ()
+    ops: tuple[Operation, ...] = ()
     # node.update: the node version the edit started from (None: last writer wins)
     base_version: int | None = None
+
+    @property
+    def target(self) -> uuid.UUID:
+        """The id a single node/edge op addresses (every parser of such an op sets it)."""
+        if self.target_id is None:
+            raise InvalidOperation("id is required", field="id")
+        return self.target_id
 
     @property
     def is_batch(self) -> bool:
         return self.type == "batch"
 
-    def flat(self) -> tuple["Operation", ...]:
+    def flat(self) -> tuple[Operation, ...]:
         return self.ops if self.is_batch else (self,)
 
 
@@ -81,12 +91,12 @@ def parse_operation(raw: Any, *, max_batch_ops: int = MAX_BATCH_OPS, _nested: bo
 # --- per-type parsers -------------------------------------------------------
 
 
-def _parse_node_create(raw: dict) -> Operation:
+def _parse_node_create(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "node"}, prefix="")
     return Operation(type="node.create", body=parse_node_body(raw.get("node"), prefix="node."))
 
 
-def _parse_node_update(raw: dict) -> Operation:
+def _parse_node_update(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "fields", "base_version"}, prefix="")
     fields = raw.get("fields")
     if not isinstance(fields, dict) or not fields:
@@ -97,7 +107,7 @@ def _parse_node_update(raw: dict) -> Operation:
                      base_version=_base_version(raw.get("base_version")))
 
 
-def _parse_node_move(raw: dict) -> Operation:
+def _parse_node_move(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "x", "y"}, prefix="")
     return Operation(
         type="node.move",
@@ -106,12 +116,12 @@ def _parse_node_move(raw: dict) -> Operation:
     )
 
 
-def _parse_node_delete(raw: dict) -> Operation:
+def _parse_node_delete(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id"}, prefix="")
     return Operation(type="node.delete", target_id=_uuid(raw.get("id"), "id"))
 
 
-def _parse_node_supersede(raw: dict) -> Operation:
+def _parse_node_supersede(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "node"}, prefix="")
     return Operation(
         type="node.supersede",
@@ -120,7 +130,7 @@ def _parse_node_supersede(raw: dict) -> Operation:
     )
 
 
-def _parse_node_archive(raw: dict) -> Operation:
+def _parse_node_archive(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "archived"}, prefix="")
     archived = raw.get("archived", True)
     return Operation(
@@ -128,7 +138,7 @@ def _parse_node_archive(raw: dict) -> Operation:
     )
 
 
-def _parse_edge_create(raw: dict) -> Operation:
+def _parse_edge_create(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "edge"}, prefix="")
     body = raw.get("edge")
     if not isinstance(body, dict):
@@ -148,7 +158,7 @@ def _parse_edge_create(raw: dict) -> Operation:
     return Operation(type="edge.create", body=clean)
 
 
-def _parse_edge_update(raw: dict) -> Operation:
+def _parse_edge_update(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "fields"}, prefix="")
     fields = raw.get("fields")
     if not isinstance(fields, dict) or not fields:
@@ -162,7 +172,7 @@ def _parse_edge_update(raw: dict) -> Operation:
     return Operation(type="edge.update", target_id=_uuid(raw.get("id"), "id"), fields=clean)
 
 
-def _parse_edge_delete(raw: dict) -> Operation:
+def _parse_edge_delete(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id"}, prefix="")
     return Operation(type="edge.delete", target_id=_uuid(raw.get("id"), "id"))
 
@@ -206,7 +216,7 @@ def parse_node_body(body: Any, *, prefix: str) -> dict[str, Any]:
 # --- field validators ---------------------------------------------------------
 
 
-def _only_keys(obj: dict, allowed: set[str], *, prefix: str) -> None:
+def _only_keys(obj: dict[str, Any], allowed: set[str], *, prefix: str) -> None:
     unknown = sorted(str(k) for k in obj.keys() - allowed)
     if unknown:
         raise InvalidOperation(f"unknown field {prefix}{unknown[0]}", field=f"{prefix}{unknown[0]}")
@@ -297,14 +307,14 @@ def _bool(value: Any, name: str) -> bool:
     return value
 
 
-def _choice(value: Any, choices: type, name: str) -> str:
-    allowed = [c.value for c in choices]
+def _choice(value: Any, choices: type[models.TextChoices], name: str) -> str:
+    allowed: list[str] = [c.value for c in choices]
     if value not in allowed:
         raise InvalidOperation(f"{name} must be one of {', '.join(allowed)}", field=name)
-    return value
+    return str(value)
 
 
-_NODE_FIELD_VALIDATORS = {
+_NODE_FIELD_VALIDATORS: dict[str, Callable[[Any, str], Any]] = {
     "content": _content,
     "kind": lambda v, n: _choice(v, NodeKind, n),
     "x": _coordinate,

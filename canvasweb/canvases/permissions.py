@@ -5,7 +5,7 @@ the person it acts for, intersected with the canvas's agent policy.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from canvasweb.common.errors import Forbidden
 
@@ -57,7 +57,7 @@ def role_allows(role: str | None, operation: str) -> bool:
     return role is not None and operation in ROLE_OPERATIONS[Role(role)]
 
 
-def require_role(*, actor: "Actor", role: str | None, operation: str) -> None:
+def require_role(*, actor: Actor, role: str | None, operation: str) -> None:
     if not role_allows(role, operation):
         raise Forbidden(f"{_article(role or 'non-member')} may not perform {operation}")
     if actor.is_agent and operation in AGENT_NEVER:
@@ -70,7 +70,7 @@ def require_sensitivity_allowed(*, role: str, sensitivity: str, field: str) -> N
         raise Forbidden(f"{_article(role)} may not mark nodes {sensitivity}", field=field)
 
 
-def require_agent_may_write(*, actor: "Actor", canvas: "Canvas") -> None:
+def require_agent_may_write(*, actor: Actor, canvas: Canvas) -> None:
     """Mode gate: off refuses everything; propose needs a person's approval."""
     if not actor.is_agent:
         return
@@ -80,7 +80,7 @@ def require_agent_may_write(*, actor: "Actor", canvas: "Canvas") -> None:
         raise Forbidden("on this canvas the agent may only propose changes for a person to approve")
 
 
-def require_agent_may_touch(*, actor: "Actor", canvas: "Canvas", node: "Node", operation: str) -> None:
+def require_agent_may_touch(*, actor: Actor, canvas: Canvas, node: Node, operation: str) -> None:
     """Policy checks on an existing node the agent wants to change."""
     if not actor.is_agent:
         return
@@ -94,7 +94,7 @@ def require_agent_may_touch(*, actor: "Actor", canvas: "Canvas", node: "Node", o
         raise Forbidden(f"the agent may only change nodes tagged {AGENT_WRITABLE_TAG} or written by the agent")
 
 
-def require_agent_may_set(*, actor: "Actor", canvas: "Canvas", fields: dict) -> None:
+def require_agent_may_set(*, actor: Actor, canvas: Canvas, fields: dict[str, Any]) -> None:
     if actor.is_agent and canvas.agent_protect_pinned and fields.get("pinned") is True:
         raise Forbidden("the agent may not create or set pinned anchors on this canvas", field="pinned")
 

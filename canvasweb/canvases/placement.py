@@ -28,7 +28,7 @@ class Rect:
     w: float = DEFAULT_WIDTH
     h: float = DEFAULT_HEIGHT
 
-    def overlaps(self, other: "Rect", gap: float = GAP) -> bool:
+    def overlaps(self, other: Rect, gap: float = GAP) -> bool:
         return (self.x < other.x + other.w + gap and other.x < self.x + self.w + gap
                 and self.y < other.y + other.h + gap and other.y < self.y + self.h + gap)
 
@@ -81,4 +81,4 @@ def free_spot(*, taken: Iterable[Rect], want: tuple[float, float], size: tuple[f
     return clamp(round(wx + (MAX_RINGS + 1) * step_x, 2)), clamp(wy)
 
 
-__all__ = ["Rect", "free_spot", "node_rect", "card_width", "card_height", "GAP"]
+__all__ = ["GAP", "Rect", "card_height", "card_width", "free_spot", "node_rect"]

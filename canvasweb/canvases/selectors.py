@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from itertools import groupby
+from typing import Any
 
-from django.db.models import Count, Q
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import Count, Q, QuerySet
 
 from canvasweb.common.errors import InvalidOperation, NotFound
 from canvasweb.history.models import ChangeLogEntry
@@ -16,9 +18,9 @@ from .visibility import filter_changes
 MAX_CHANGES_PAGE = 1000
 
 
-def canvas_for_member(*, user, canvas_id: int) -> tuple[Canvas, str]:
+def canvas_for_member(*, user: User | AnonymousUser, canvas_id: int) -> tuple[Canvas, str]:
     """The canvas and the user's role; NOT_FOUND for non-members (no existence leak)."""
-    if not getattr(user, "is_authenticated", False):
+    if not isinstance(user, User) or not user.is_authenticated:
         raise NotFound("no such canvas", field="canvas_id")
     membership = (
         Membership.objects.select_related("canvas")
@@ -30,7 +32,7 @@ def canvas_for_member(*, user, canvas_id: int) -> tuple[Canvas, str]:
     return membership.canvas, membership.role
 
 
-def canvas_list_for_user(*, user) -> list[tuple[Canvas, str, int]]:
+def canvas_list_for_user(*, user: User) -> list[tuple[Canvas, str, int]]:
     memberships = (
         Membership.objects.filter(user=user, canvas__deleted_at__isnull=True)
         .select_related("canvas")
@@ -40,17 +42,17 @@ def canvas_list_for_user(*, user) -> list[tuple[Canvas, str, int]]:
     return [(m.canvas, m.role, m.member_count) for m in memberships]
 
 
-def visible_nodes(*, canvas: Canvas, role: str):
+def visible_nodes(*, canvas: Canvas, role: str) -> QuerySet[Node]:
     allowed = [s for s in ("public", "internal", "secret") if permissions.can_see(role, s)]
     return Node.objects.filter(canvas=canvas, sensitivity__in=allowed)
 
 
-def visible_edges(*, canvas: Canvas, role: str):
+def visible_edges(*, canvas: Canvas, role: str) -> QuerySet[Edge]:
     allowed = [s for s in ("public", "internal", "secret") if permissions.can_see(role, s)]
     return Edge.objects.filter(canvas=canvas, source__sensitivity__in=allowed, target__sensitivity__in=allowed)
 
 
-def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
+def canvas_snapshot(*, canvas: Canvas, role: str) -> dict[str, Any]:
     # Read the revision first: rows can only be newer, and newer changes are
     # re-applied idempotently by revision on the client.
     revision = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
@@ -60,7 +62,7 @@ def canvas_snapshot(*, canvas: Canvas, role: str) -> dict:
 
 
 def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE,
-                  user_id: int | None = None) -> dict:
+                  user_id: int | None = None) -> dict[str, Any]:
     """Committed change events after `since`, filtered for `role`.
 
     Returns {"from", "to", "events", "needs_resync", "has_more"}. `needs_resync` is also set when the
@@ -70,7 +72,7 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
     if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
         raise InvalidOperation("since must be a non-negative integer", field="since")
     limit = max(1, min(int(limit), MAX_CHANGES_PAGE))
-    current = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first()
+    current = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first() or 0
     if since > current:
         # The client is ahead of the server (e.g. a restored database): it must reload.
         return {"from": since, "to": since, "events": [], "needs_resync": True, "has_more": False}
@@ -82,8 +84,8 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
     level = permissions.role_level(role)
     events = []
     needs_resync = False
-    for revision, group in groupby(entries, key=lambda e: e.revision):
-        group = list(group)
+    for revision, grouped in groupby(entries, key=lambda e: e.revision):
+        group = list(grouped)
         changes, resync = filter_changes((_entry_as_change(e) for e in group), level=level)
         # Joining is not a change of role: before it the caller held nothing to re-filter.
         own_role_changed = user_id is not None and any(
@@ -94,14 +96,14 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
     return {"from": since, "to": to, "events": events, "needs_resync": needs_resync, "has_more": to < current}
 
 
-def _entry_as_change(entry: ChangeLogEntry) -> dict:
+def _entry_as_change(entry: ChangeLogEntry) -> dict[str, Any]:
     return {
         "entity": entry.entity, "action": entry.action, "id": entry.target_id, "fields": entry.fields,
         "data": entry.after, "_vb": entry.visibility_before, "_va": entry.visibility_after,
     }
 
 
-def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: list[dict]) -> dict:
+def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: list[dict[str, Any]]) -> dict[str, Any]:
     first = entries[0]
     return {
         "type": "change",
@@ -113,7 +115,7 @@ def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: l
     }
 
 
-def entry_actor(entry: ChangeLogEntry) -> dict:
+def entry_actor(entry: ChangeLogEntry) -> dict[str, Any]:
     user = user_ref(entry.actor_user) or ({"id": None, "username": entry.actor_username}
                                           if entry.actor_username else None)
     return {
@@ -126,7 +128,7 @@ def entry_actor(entry: ChangeLogEntry) -> dict:
     }
 
 
-def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict]:
+def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict[str, Any]]:
     """Every change log entry for one node that `role` may see, oldest first; NOT_FOUND if none."""
     level = permissions.role_level(role)
     node = Node.objects.filter(canvas=canvas, pk=node_id).first()
@@ -159,15 +161,25 @@ def _level_ok(needed: int | None, level: int) -> bool:
     return needed is not None and needed <= level
 
 
-def canvas_members(*, canvas: Canvas) -> list[dict]:
+def canvas_members(*, canvas: Canvas) -> list[dict[str, Any]]:
     return [membership_to_dict(m) for m in
             Membership.objects.filter(canvas=canvas).select_related("user").order_by("user__username")]
 
 
-def user_role(*, user, canvas_id: int) -> str | None:
+def user_role(*, user: User, canvas_id: int) -> str | None:
     return Membership.objects.filter(canvas_id=canvas_id, user=user, canvas__deleted_at__isnull=True
                                      ).values_list("role", flat=True).first()
 
 
-__all__ = ["canvas_for_member", "canvas_list_for_user", "canvas_snapshot", "changes_since", "node_history",
-           "canvas_members", "user_role", "visible_nodes", "visible_edges", "Q"]
+__all__ = [
+    "Q",
+    "canvas_for_member",
+    "canvas_list_for_user",
+    "canvas_members",
+    "canvas_snapshot",
+    "changes_since",
+    "node_history",
+    "user_role",
+    "visible_edges",
+    "visible_nodes",
+]

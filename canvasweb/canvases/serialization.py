@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
 
 from django.contrib.auth import get_user_model
 
@@ -15,13 +18,13 @@ def iso(value: datetime | None) -> str | None:
     return text.replace("+00:00", "Z")
 
 
-def user_ref(user) -> dict | None:
+def user_ref(user: AbstractBaseUser | None) -> dict[str, Any] | None:
     if user is None:
         return None
     return {"id": user.pk, "username": user.get_username()}
 
 
-def node_to_dict(node: Node) -> dict:
+def node_to_dict(node: Node) -> dict[str, Any]:
     return {
         "id": str(node.id),
         "content": node.content,
@@ -43,7 +46,7 @@ def node_to_dict(node: Node) -> dict:
     }
 
 
-def edge_to_dict(edge: Edge) -> dict:
+def edge_to_dict(edge: Edge) -> dict[str, Any]:
     return {
         "id": str(edge.id),
         "source": str(edge.source_id),
@@ -102,7 +105,7 @@ def edge_dicts(queryset) -> list[dict]:
     } for r in queryset.values(*_EDGE_COLUMNS, creator)]
 
 
-def agent_policy_to_dict(canvas: Canvas) -> dict:
+def agent_policy_to_dict(canvas: Canvas) -> dict[str, Any]:
     return {
         "mode": canvas.agent_mode,
         "scope": canvas.agent_scope,
@@ -112,7 +115,7 @@ def agent_policy_to_dict(canvas: Canvas) -> dict:
     }
 
 
-def canvas_to_dict(canvas: Canvas) -> dict:
+def canvas_to_dict(canvas: Canvas) -> dict[str, Any]:
     return {
         "id": canvas.pk,
         "name": canvas.name,
@@ -124,5 +127,5 @@ def canvas_to_dict(canvas: Canvas) -> dict:
     }
 
 
-def membership_to_dict(membership: Membership) -> dict:
+def membership_to_dict(membership: Membership) -> dict[str, Any]:
     return {"user": user_ref(membership.user), "role": membership.role}

@@ -15,16 +15,17 @@ through here, so they agree.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 def _visible(level_needed: int | None, level: int) -> bool:
     return level_needed is not None and level_needed <= level
 
 
-def filter_changes(changes: Iterable[dict], *, level: int) -> tuple[list[dict], bool]:
+def filter_changes(changes: Iterable[dict[str, Any]], *, level: int) -> tuple[list[dict[str, Any]], bool]:
     """Returns (changes the receiver may see, whether it must resync)."""
-    visible: list[dict] = []
+    visible: list[dict[str, Any]] = []
     needs_resync = False
     for change in changes:
         before_ok = _visible(change.get("_vb"), level)
@@ -45,6 +46,6 @@ def filter_changes(changes: Iterable[dict], *, level: int) -> tuple[list[dict], 
     return visible, needs_resync
 
 
-def filter_event(event: dict, *, level: int) -> tuple[dict, bool]:
+def filter_event(event: dict[str, Any], *, level: int) -> tuple[dict[str, Any], bool]:
     changes, needs_resync = filter_changes(event["changes"], level=level)
     return {**event, "changes": changes}, needs_resync

@@ -6,8 +6,6 @@ from canvasweb.common.admin import ReadOnlyAdmin
 from .models import Conversation, FactSuggestion, Message, ModelRequest
 
 
-
-
 @admin.register(ModelRequest)
 class ModelRequestAdmin(ReadOnlyAdmin):
     list_display = ("id", "created_at", "user", "canvas", "conversation", "purpose", "model", "latency_ms",

@@ -131,7 +131,8 @@ def embedding_inputs(
     except (openai.OpenAIError, ValueError, TypeError) as exc:
         log.warning("embeddings unavailable, lexical ranking only: %s", exc)
         return None
-    for item, v in zip(missing, vectors[1:]):
+    # An upstream that answers fewer vectors leaves the rest unranked (lexical only).
+    for item, v in zip(missing, vectors[1:], strict=False):
         cache.put(item[0], v)
         (node_vecs if item[1] == "node" else msg_vecs)[item[2]] = v
     return EmbeddingInputs(question=vectors[0], nodes=node_vecs, messages=msg_vecs)

@@ -26,9 +26,9 @@ from canvasweb.context.capture.matching import coverage, subject_terms
 from canvasweb.context.redaction import build_secret_masker, mask_credentials, secret_values
 from canvasweb.context.types import NodeData
 
+from .context_inputs import canvas_inputs
 from .llm import ModelConfig
 from .models import FactSuggestion, Message, SuggestionStatus
-from .context_inputs import canvas_inputs
 from .suggestions import capture_suggestions, visible_nodes
 
 logger = logging.getLogger(__name__)
@@ -186,7 +186,7 @@ def refine_with_model(*, message_id: int, role: str) -> dict | None:
         decided = {value_key(s.value) for s in pending if s.status != SuggestionStatus.PENDING and s.value}
         removed = [s.pk for s in pending if s.status == SuggestionStatus.PENDING and s.source == "rules"]
         FactSuggestion.objects.filter(pk__in=removed).delete()
-        keep = [(f, t) for f, t in zip(result.facts, result.targets)
+        keep = [(f, t) for f, t in zip(result.facts, result.targets, strict=True)
                 if not (f.value and value_key(f.value) in decided)]
         created = capture_suggestions(conversation=conversation, message=message, role=role,
                                       facts=[f for f, _ in keep], targets=[t for _, t in keep], source="model")

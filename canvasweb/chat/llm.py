@@ -7,8 +7,9 @@ person can act on; nothing here raises SDK exceptions to callers.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Any
 
 import openai
 from django.conf import settings
@@ -37,7 +38,7 @@ class ModelConfig:
     max_retries: int
 
     @classmethod
-    def from_settings(cls) -> "ModelConfig":
+    def from_settings(cls) -> ModelConfig:
         llm = settings.LLM
         return cls(base_url=llm["BASE_URL"], api_key=llm["API_KEY"], model=llm["MODEL"],
                    context_window=llm["CONTEXT_WINDOW"], max_output_tokens=llm["MAX_OUTPUT_TOKENS"],

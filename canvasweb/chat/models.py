@@ -92,6 +92,9 @@ class ModelRequest(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
+    def __str__(self) -> str:
+        return f"{self.purpose} request to {self.model}"
+
 
 class SuggestionStatus(models.TextChoices):
     PENDING = "pending"
@@ -136,6 +139,9 @@ class FactSuggestion(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.status}: {self.content[:40]}"
 
     @property
     def action(self) -> str:

@@ -13,7 +13,8 @@ nearest-first and the only one that realistically passes the cap.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 from .context_inputs import canvas_state

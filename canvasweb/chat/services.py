@@ -6,8 +6,9 @@ suggested fact) go through canvases.services like every other write.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Prefetch
@@ -21,15 +22,34 @@ from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, sh
 from canvasweb.context.tokens import count_tokens
 from canvasweb.context.types import CompiledContext, CompileRequest
 
-from .context_inputs import (TOKEN_CACHE, archived_history_for, canvas_inputs, history_for, message_data,
-                             viewport_from)
+from .context_inputs import (
+    TOKEN_CACHE,
+    archived_history_for,
+    canvas_inputs,
+    history_for,
+    message_data,
+    viewport_from,
+)
 from .embeddings import embedding_inputs
 from .llm import ModelConfig
 from .models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
 from .prompts import SYSTEM_PROMPT
 from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
-from .suggestions import (capture_suggestions, suggestion_accept, suggestion_dismiss,  # noqa: F401 - re-exported
-                          suggestion_to_dict, suggestions_for_conversation)
+from .suggestions import (
+    capture_suggestions,
+)
+from .suggestions import (
+    suggestion_accept as suggestion_accept,
+)
+from .suggestions import (
+    suggestion_dismiss as suggestion_dismiss,
+)
+from .suggestions import (
+    suggestion_to_dict as suggestion_to_dict,
+)
+from .suggestions import (
+    suggestions_for_conversation as suggestions_for_conversation,
+)
 
 MAX_QUESTION_CHARS = 8000
 # Messages always kept verbatim after a fold (the rest go into the summary).

@@ -28,9 +28,21 @@ from canvasweb.canvases.occupied import place_new_node
 from canvasweb.canvases.operations import COORDINATE_LIMIT
 from canvasweb.canvases.permissions import can_see, strictest_markable
 from canvasweb.common.errors import InvalidOperation, NotFound
-from canvasweb.context.capture import (Conflict, Match, SuggestedFact, capture_facts, conflict_note, find_conflicts,
-                                       match_supersede, more_sensitive, same_value, stricter, subject_terms,
-                                       value_key, with_label)
+from canvasweb.context.capture import (
+    Conflict,
+    Match,
+    SuggestedFact,
+    capture_facts,
+    conflict_note,
+    find_conflicts,
+    match_supersede,
+    more_sensitive,
+    same_value,
+    stricter,
+    subject_terms,
+    value_key,
+    with_label,
+)
 from canvasweb.context.capture.values import compatible
 from canvasweb.context.types import NodeData
 
@@ -58,7 +70,7 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
         return []
     facts = list(capture_facts(text=message.content) if facts is None else facts)
     if targets is not None:
-        targets = [t for f, t in zip(facts, targets) if not f.tentative]
+        targets = [t for f, t in zip(facts, targets, strict=True) if not f.tentative]
     facts = [f for f in facts if not f.tentative]
     nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
     visible = [n for n in nodes if can_see(role, n.sensitivity) and not n.superseded_by and not n.archived]

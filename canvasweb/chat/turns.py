@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from channels.db import database_sync_to_async
 
@@ -84,7 +84,7 @@ class ChatSession:
         try:
             result = await database_sync_to_async(extraction.refine_with_model)(
                 message_id=turn.user_message.pk, role=turn.role)
-        except Exception:  # noqa: BLE001 - the rules' suggestions stay; never break the turn
+        except Exception:
             logger.exception("model fact extraction failed")
             return
         if result is not None:
@@ -112,7 +112,7 @@ class ChatSession:
         for task in list(self.tasks):
             try:
                 await task
-            except BaseException:  # noqa: BLE001 - already reported by the task
+            except BaseException:
                 pass
 
     async def _run(self, turn, request_id: str | None, runner, tools) -> None:
@@ -150,10 +150,7 @@ class ChatSession:
                 tool_messages, events = await runner.execute(turn=turn, calls=calls, round_number=round_number)
                 for event in events:
                     await self.send(event)
-                messages += [{"role": "assistant", "content": round_text or None, "tool_calls": [
-                    {"id": c["id"] or f"call_{i}", "type": "function",
-                     "function": {"name": c["name"], "arguments": c["arguments"]}}
-                    for i, c in enumerate(calls)]}] + tool_messages
+                messages += [{"role": "assistant", "content": round_text or None, "tool_calls": [{"id": c["id"] or f"call_{i}", "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for i, c in enumerate(calls)]}, *tool_messages]
             if not text.strip() and not all_calls:
                 raise ModelError("The model returned an empty reply. Try again or rephrase.", code="MODEL_EMPTY")
         except asyncio.CancelledError:

@@ -7,22 +7,33 @@ reported with their own error code so browser clients can refetch the token.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from django.conf import settings
 from drf_spectacular.authentication import SessionScheme
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from .errors import CanvasError, InvalidOperation
+
 # The parser lives apart: DRF's settings import it while rest_framework.views loads.
 from .parsers import LimitedJSONParser, PayloadTooLarge, max_body_bytes
 
-__all__ = ["LimitedJSONParser", "PayloadTooLarge", "max_body_bytes", "JSONAPIView", "json_object", "query_choice",
-           "enforce_csrf", "CsrfFailed", "CsrfSessionAuthentication", "CsrfSessionScheme"]
+__all__ = [
+    "CsrfFailed",
+    "CsrfSessionAuthentication",
+    "CsrfSessionScheme",
+    "JSONAPIView",
+    "LimitedJSONParser",
+    "PayloadTooLarge",
+    "enforce_csrf",
+    "json_object",
+    "max_body_bytes",
+    "query_choice",
+]
 
 
 class CsrfFailed(CanvasError):

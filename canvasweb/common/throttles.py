@@ -7,15 +7,16 @@ with Retry-After, before the body is read or a password hashed.
 """
 from __future__ import annotations
 
-from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from canvasweb.common.config import canvasweb_config
 
 
 class AuthRateThrottle(SimpleRateThrottle):
     scope = "auth"
 
     def get_rate(self):
-        rate = settings.CANVASWEB.get("AUTH_THROTTLE_RATE", "20/minute")
+        rate = canvasweb_config().get("AUTH_THROTTLE_RATE", "20/minute")
         return None if not rate or str(rate).lower() == "off" else rate
 
     def get_cache_key(self, request, view):

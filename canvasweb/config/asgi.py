@@ -6,13 +6,13 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
 
-from canvasweb.canvases.realtime.auth import SessionOrTokenAuthMiddleware  # noqa: E402
-from canvasweb.canvases.realtime.routing import websocket_urlpatterns  # noqa: E402
-from canvasweb.integrations.mcp.http import PREFIX as MCP_PREFIX  # noqa: E402
-from canvasweb.integrations.mcp.http import mcp_http_app  # noqa: E402
+from canvasweb.canvases.realtime.auth import SessionOrTokenAuthMiddleware
+from canvasweb.canvases.realtime.routing import websocket_urlpatterns
+from canvasweb.integrations.mcp.http import PREFIX as MCP_PREFIX
+from canvasweb.integrations.mcp.http import mcp_http_app
 
 
 async def http_app(scope, receive, send):

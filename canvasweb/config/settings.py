@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 
@@ -191,7 +192,7 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 200}}}
 
-CANVASWEB = {
+CANVASWEB: dict[str, Any] = {
     # WebSocket frame limit in bytes; larger frames are closed with code 1009.
     "WS_MAX_FRAME_BYTES": env_int("CANVASWEB_WS_MAX_FRAME_BYTES", 64 * 1024),
     # A client further behind than this many revisions gets a snapshot instead of changes.
@@ -233,7 +234,7 @@ CANVASWEB = {
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.
-AGENT = {
+AGENT: dict[str, Any] = {
     "ENABLED": env_bool("AGENT_ENABLED", True),
     # Tool rounds per turn (model -> tool calls -> results -> model ...) and writes per turn.
     "MAX_ROUNDS": env_int("AGENT_MAX_ROUNDS", 3),
@@ -251,7 +252,7 @@ AGENT = {
 }
 
 # The model: any OpenAI-compatible endpoint. Empty LLM_BASE_URL + LLM_API_KEY = no model.
-LLM = {
+LLM: dict[str, Any] = {
     "BASE_URL": os.environ.get("LLM_BASE_URL", ""),
     "API_KEY": os.environ.get("LLM_API_KEY", ""),
     "MODEL": os.environ.get("LLM_MODEL", "gpt-4o-mini"),
@@ -265,7 +266,7 @@ LLM = {
 }
 
 # Fact capture by the model (chat/extraction.py) when one is configured; the rules are the fallback.
-CAPTURE = {
+CAPTURE: dict[str, Any] = {
     "WITH_MODEL": os.environ.get("CAPTURE_WITH_MODEL", "1") != "0",
     "TIMEOUT_SECONDS": float(os.environ.get("CAPTURE_TIMEOUT_SECONDS", "20")),
 }

@@ -1,7 +1,7 @@
 """Production settings: everything from settings.py, hardened for `check --deploy`."""
 import os
 
-from .settings import *  # noqa: F401,F403
+from .settings import *
 from .settings import env_bool
 
 DEBUG = False

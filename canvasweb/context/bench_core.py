@@ -17,7 +17,7 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from .compiler import compile_context
 from .selection import CanvasIndex, naive_linear_select, select_nodes
@@ -80,7 +80,7 @@ def build_clustered_canvas(
 def _history(turns: int = 40) -> tuple[MessageData, ...]:
     msgs = []
     for i in range(turns):
-        role = "user" if i % 2 == 0 else "assistant"
+        role: Literal["user", "assistant"] = "user" if i % 2 == 0 else "assistant"
         body = (
             f"Turn {i}: the database listens on port 5433 and we never commit passwords."
             if i == 0

@@ -27,6 +27,8 @@ import bisect
 import copy
 import math
 import types
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .ranking import parse_timestamp
 from .canvas_index import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
@@ -267,7 +269,7 @@ class IndexUpdate:
             band = fresh
         return band
 
-    def _cell(self, band: _Band, weight: float, key: tuple[int, int], *, create: bool) -> list | None:
+    def _cell(self, band: _Band, weight: float, key: tuple[int, int], *, create: bool) -> list[Any] | None:
         bucket = band.cells.get(key)
         own = (_band_key(weight), key)
         if bucket is None:
@@ -356,7 +358,7 @@ class IndexUpdate:
             self.index.adjacency = dict(self.index.adjacency)
             self._own_adjacency = True
 
-    def _adj_list(self, i: int) -> list | None:
+    def _adj_list(self, i: int) -> list[Any] | None:
         return self.index.adjacency.get(i)
 
     def _adj_append(self, i: int, entry: tuple[int, int]) -> None:
@@ -367,7 +369,7 @@ class IndexUpdate:
             self._own_adj_lists.add(i)
         adj[i].append(entry)
 
-    def _adj_drop(self, i: int, drop) -> None:
+    def _adj_drop(self, i: int, drop: Callable[[Any], bool]) -> None:
         current = self.index.adjacency.get(i)
         if not current:
             return
@@ -380,7 +382,7 @@ class IndexUpdate:
             del self.index.adjacency[i]
 
     # ----------------------------------------------------------- text-index hook
-    def _fork_text_index(self, base: CanvasIndex):
+    def _fork_text_index(self, base: CanvasIndex) -> Any:
         text_index = getattr(base, "text_index", None)
         if text_index is None:
             return None
@@ -399,17 +401,17 @@ class IndexUpdate:
             self._text.remove(node_id)
 
 
-def _edge_order(edge: EdgeData) -> tuple:
+def _edge_order(edge: EdgeData) -> tuple[Any, ...]:
     return (edge.source, edge.target, edge.relation, edge.id)
 
 
-def _edges_among_sorted(index: CanvasIndex, node_ids) -> list[EdgeData]:
+def _edges_among_sorted(index: CanvasIndex, node_ids: Sequence[str]) -> list[EdgeData]:
     """CanvasIndex.edges_among in the order a fresh build would give (the build sorts edges)."""
     return sorted(CanvasIndex.edges_among(index, node_ids), key=_edge_order)
 
 
-def apply_changes(index: CanvasIndex, *, upserts: list[NodeData] = (), removals: list[str] = (),
-                  edges_added: list[EdgeData] = (), edges_removed: list[str] = ()) -> CanvasIndex | None:
+def apply_changes(index: CanvasIndex, *, upserts: Sequence[NodeData] = (), removals: Sequence[str] = (),
+                  edges_added: Sequence[EdgeData] = (), edges_removed: Sequence[str] = ()) -> CanvasIndex | None:
     """A new index with the changes applied, or None when a full rebuild is due instead."""
     update = IndexUpdate(index)
     for edge_id in edges_removed:

@@ -19,6 +19,8 @@ import math
 import re
 import threading
 from collections.abc import Hashable, Iterable, Sequence
+from types import ModuleType
+from typing import TypeVar
 
 from .text import CJK_STOP_CHARS, STOPWORDS, stem
 
@@ -41,12 +43,14 @@ EN_EXTRA_STOPWORDS = frozenset(
     tell said say says remind us again what's whats""".split()
 )
 
-_jieba = None
+H = TypeVar("H", bound=Hashable)
+
+_jieba: ModuleType | None = None
 _jieba_lock = threading.Lock()
 _jieba_failed = False
 
 
-def _segmenter():
+def _segmenter() -> ModuleType | None:
     """jieba, initialised once; None if unavailable."""
     global _jieba, _jieba_failed
     if _jieba is not None or _jieba_failed:
@@ -54,7 +58,7 @@ def _segmenter():
     with _jieba_lock:
         if _jieba is None and not _jieba_failed:
             try:
-                import jieba  # noqa: PLC0415 - heavy dictionary: load on first Chinese text only
+                import jieba
 
                 jieba.setLogLevel(logging.WARNING)
                 jieba.initialize()
@@ -126,7 +130,7 @@ def term_weights(terms: Iterable[str]) -> dict[str, float]:
 class BM25Index:
     """Okapi BM25 over documents that can be added and removed one at a time."""
 
-    __slots__ = ("k1", "b", "postings", "lengths", "doc_terms", "total_length", "_shared_terms")
+    __slots__ = ("_shared_terms", "b", "doc_terms", "k1", "lengths", "postings", "total_length")
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75) -> None:
         self.k1 = k1
@@ -138,7 +142,7 @@ class BM25Index:
         # Terms whose posting dict is still shared with the index this one was forked from.
         self._shared_terms: set[str] | None = None
 
-    def fork(self) -> "BM25Index":
+    def fork(self) -> BM25Index:
         """A copy to change without touching this one: posting dicts are copied on first write."""
         other = BM25Index.__new__(BM25Index)
         other.k1, other.b = self.k1, self.b
@@ -222,9 +226,9 @@ class BM25Index:
         return sum(self.idf(t) * (self.k1 + 1.0) for t in dict.fromkeys(terms)) or 1.0
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], *, k: float = 60.0) -> dict[Hashable, float]:
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[H]], *, k: float = 60.0) -> dict[H, float]:
     """Fuse several rankings (best first) into one score per item (RRF, Cormack et al. 2009)."""
-    fused: dict[Hashable, float] = {}
+    fused: dict[H, float] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking):
             fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank + 1)
@@ -232,7 +236,8 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], *, k: float =
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
+    # Vectors come from an upstream model: a short one scores low rather than failing the turn.
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))
     return dot / (na * nb) if na and nb else 0.0

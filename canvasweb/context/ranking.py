@@ -6,15 +6,20 @@ scores (BM25 + bigram share, fused with embeddings), and priority decay by age.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
+from typing import TYPE_CHECKING, cast
 
 from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
 from .types import NodeData
+
+if TYPE_CHECKING:
+    from .selection import CanvasIndex
 
 _OK = 0  # selection's status code of a current node
 
 
 def hybrid_scores(
-    index,
+    index: CanvasIndex,
     question: str,
     term_share: dict[int, float],
     *,
@@ -50,7 +55,7 @@ def hybrid_scores(
     return {i: round(s, 6) for i, s in out.items() if s > 0}
 
 
-def nodes_visible_text(index, i: int) -> bool:
+def nodes_visible_text(index: CanvasIndex, i: int) -> bool:
     """Secret text is never matched: whether its placeholder shows up would leak the value."""
     return index.nodes[i].sensitivity != "secret"
 
@@ -110,7 +115,7 @@ class _Decay:
         return (self[i] for i in range(len(self._ts)))
 
 
-def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -> _Decay | None:
+def node_decay(index: CanvasIndex, *, now: str | None, half_life_days: float, floor: float) -> _Decay | None:
     """Per node a factor in [floor, 1] that divides its effective distance's weight; None = no aging.
 
     Pinned nodes never age; nodes without a timestamp count as current.
@@ -130,14 +135,14 @@ def node_decay(index, *, now: str | None, half_life_days: float, floor: float) -
 def parse_timestamp(value: str | None) -> float | None:
     if not value:
         return None
-    from datetime import datetime, timezone  # noqa: PLC0415 - parsing only
+    from datetime import datetime
 
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
@@ -173,11 +178,11 @@ class NodeTextIndex:
         self.bm25.remove(node_id)
         self.versions.pop(node_id, None)
 
-    def fork(self) -> "NodeTextIndex":
+    def fork(self) -> NodeTextIndex:
         other = NodeTextIndex.__new__(NodeTextIndex)
         other.bm25 = self.bm25.fork()
         other.versions = dict(self.versions)
         return other
 
     def scores(self, terms: Sequence[str]) -> dict[str, float]:
-        return self.bm25.scores(terms)
+        return cast(dict[str, float], self.bm25.scores(terms))

@@ -48,7 +48,11 @@ def _add(
     gate: _Gate,
 ) -> None:
     compiled = re.compile(pattern, flags)
-    _PATTERNS.append((kind, gate, compiled, repl or (lambda m, k=kind: _tag(k))))
+
+    def tag(_m: re.Match[str], k: str = kind) -> str:
+        return _tag(k)
+
+    _PATTERNS.append((kind, gate, compiled, repl or tag))
 
 
 def _looks_secret(value: str) -> bool:
@@ -163,7 +167,7 @@ def mask_credentials(text: str, *, counts: dict[str, int] | None = None) -> str:
             continue
         made = 0
 
-        def counting(m: re.Match[str], _repl=repl) -> str:
+        def counting(m: re.Match[str], _repl: Callable[[re.Match[str]], str] = repl) -> str:
             nonlocal made
             out = _repl(m)
             if out != m.group(0):

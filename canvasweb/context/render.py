@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .redaction import secret_placeholder
-from .selection import GROUP_LINKED, GROUP_QUESTION, CanvasIndex, Candidate
+from .selection import GROUP_LINKED, GROUP_QUESTION, Candidate, CanvasIndex
 from .text import escape_delimiters, flatten_markup
 from .tokens import TokenCache, truncate_to_tokens
 from .types import ExcludedNode, IncludedNode, Truncation
@@ -206,7 +206,7 @@ def render_canvas_block(
     chosen.sort(key=lambda p: p.cand.rank)
 
     while True:
-        text, handles, rel_lines = _assemble(chosen, index=index, mask=mask, budget=available - used, count=count,
+        text, handles, _rel_lines = _assemble(chosen, index=index, mask=mask, budget=available - used, count=count,
                                              recap=recap_cost > 0 and len(chosen) >= RECAP_MIN_RECORDS,
                                              encoding=cache.encoding)
         tokens = count(text)
@@ -226,7 +226,7 @@ def render_canvas_block(
     out.tokens = tokens
     out.handles = handles
     in_ids = set()
-    for h, p in zip(handles, chosen):
+    for h, p in zip(handles, chosen, strict=True):
         in_ids.add(p.cand.node.id)
         out.included.append(
             IncludedNode(

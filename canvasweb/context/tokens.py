@@ -45,7 +45,7 @@ def _count(name: str, text: str) -> int:
         # counted as plain text, not raise.
         got = len(get_encoding(name).encode_ordinary(text))
         _COUNTS.put(key, got)
-    return got
+    return int(got)
 
 
 def count_tokens(text: str, *, encoding: str | None = None) -> int:
@@ -117,7 +117,8 @@ class TokenCache:
             text = prepare()
             return (text, count_tokens(text, encoding=self.encoding))
 
-        return self.memo(key=key, source=source, compute=compute)
+        text, count = self.memo(key=key, source=source, compute=compute)
+        return str(text), int(count)
 
     def memo(self, *, key: Hashable, source: Any, compute: Callable[[], Any]) -> Any:
         """Memoized compute() under key; recomputed if `source` differs from the stored one."""

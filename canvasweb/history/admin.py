@@ -24,8 +24,6 @@ from . import selectors
 from .models import ChangeLogEntry, SecurityEvent, UndoStep
 
 
-
-
 def _short(value, limit: int = 80) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -57,14 +57,15 @@ class ChainReport:
 def verify_chain(*, canvas_id: int) -> ChainReport:
     """Walk one canvas's log in order; stop at the first entry that breaks the chain."""
     prev_hash = ""
-    expected_revision, expected_seq = 1, 0
+    expected_seq = 0
     count = 0
     last_revision = 0
     rows = ChangeLogEntry.objects.filter(canvas_id=canvas_id).order_by("revision", "seq")
     for entry in rows.iterator(chunk_size=2000):
         count += 1
 
-        def fail(problem: str, expected: str = "", stored: str = "") -> ChainReport:
+        def fail(problem: str, expected: str = "", stored: str = "", entry: ChangeLogEntry = entry,
+                 count: int = count) -> ChainReport:
             return ChainReport(canvas_id, count, ChainProblem(canvas_id, entry.revision, entry.seq, entry.pk,
                                                               problem, expected, stored))
 

@@ -541,5 +541,12 @@ def _unique_tags(tags: list[str]) -> list[str]:
     return out
 
 
-__all__ = ["export_canvas", "plan_import", "parse_text", "ImportRejected", "ImportPlan", "NAMESPACE",
-           "filename_for"]
+__all__ = [
+    "NAMESPACE",
+    "ImportPlan",
+    "ImportRejected",
+    "export_canvas",
+    "filename_for",
+    "parse_text",
+    "plan_import",
+]

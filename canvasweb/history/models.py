@@ -15,7 +15,7 @@ class AppendOnlyError(Exception):
 
 
 class AppendOnlyQuerySet(models.QuerySet):
-    def update(self, **kwargs):  # noqa: D401
+    def update(self, **kwargs):
         raise AppendOnlyError("change log entries cannot be updated")
 
     def delete(self):
@@ -76,6 +76,9 @@ class ChangeLogEntry(models.Model):
         indexes = [models.Index(fields=["canvas", "revision"])]
         verbose_name_plural = "change log entries"
 
+    def __str__(self) -> str:
+        return f"r{self.revision}.{self.seq} {self.op_type} {self.entity} {self.action} {self.target_id}"
+
     def save(self, *args, **kwargs):
         if self.pk is not None:
             raise AppendOnlyError("change log entries cannot be updated")
@@ -83,9 +86,6 @@ class ChangeLogEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("change log entries cannot be deleted")
-
-    def __str__(self) -> str:
-        return f"r{self.revision}.{self.seq} {self.op_type} {self.entity} {self.action} {self.target_id}"
 
 
 class SecurityEvent(models.Model):

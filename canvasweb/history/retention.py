@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.utils import timezone
+
+from canvasweb.common.config import canvasweb_config
 
 from .models import SecurityEvent
 
@@ -26,7 +27,7 @@ def prune_history(*, dry_run: bool = False, now=None) -> PruneResult:
     from canvasweb.canvases.models import OpReceipt
 
     now = now or timezone.now()
-    config = settings.CANVASWEB
+    config = canvasweb_config()
     receipt_days = int(config.get("OP_RECEIPT_RETENTION_DAYS", 0) or 0)
     event_days = int(config.get("SECURITY_EVENT_RETENTION_DAYS", 0) or 0)
     receipts = events = 0

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
+
+from canvasweb.common.config import canvasweb_config
 
 from .models import SecurityEvent
 
@@ -18,7 +19,7 @@ from .models import SecurityEvent
 def record_security_event(*, user, canvas_id_ref: int | None, actor_kind: str, channel: str, op_type: str,
                           code: str, reason: str, detail: dict | None = None,
                           conversation_id: int | None = None) -> None:
-    window = int(settings.CANVASWEB.get("SECURITY_EVENT_COALESCE_SECONDS", 0) or 0)
+    window = int(canvasweb_config().get("SECURITY_EVENT_COALESCE_SECONDS", 0) or 0)
     now = timezone.now()
     if window > 0:
         updated = (SecurityEvent.objects

@@ -7,7 +7,7 @@ with `level=ADMIN_LEVEL`, which sees everything.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from django.db.models import Q
 
@@ -107,7 +107,7 @@ def _summary(entry: ChangeLogEntry, data: dict) -> str:
 
 
 def _undo_refs(canvas_id: int, revisions: Iterable[int]) -> dict[int, dict]:
-    revisions = {r for r in revisions}
+    revisions = set(revisions)
     if not revisions:
         return {}
     return {
@@ -206,7 +206,7 @@ def node_timeline(*, canvas: Canvas, level: int, node_id: str, actor_kind: str |
         raise NotFound("no such node", field="node_id")
 
     before_ids, after_ids = supersede_chain(canvas=canvas, node_id=node_id)
-    chain_ids = before_ids + [node_id] + after_ids
+    chain_ids = [*before_ids, node_id, *after_ids]
     live_nodes = {str(n.id): n for n in Node.objects.filter(canvas=canvas, pk__in=chain_ids)}
     last = _last_known(canvas, chain_ids)
     chain = []
@@ -286,8 +286,16 @@ def canvas_activity(*, canvas: Canvas, level: int, limit: int = DEFAULT_ACTIVITY
             "items": items, "next_before": next_before}
 
 
-__all__ = ["node_timeline", "canvas_activity", "supersede_chain", "supersede_links", "entry_to_timeline_item",
-           "ADMIN_LEVEL"]
+__all__ = [
+    "ADMIN_LEVEL",
+    "attach_edge_texts",
+    "canvas_activity",
+    "entry_to_timeline_item",
+    "node_first_lines",
+    "node_timeline",
+    "supersede_chain",
+    "supersede_links",
+]
 
 # --- naming the nodes an edge joins ------------------------------------------------------------------------
 
@@ -312,11 +320,6 @@ def node_first_lines(canvas: Canvas, node_ids: set[str], level: int) -> dict[str
             if data and vis is not None and vis <= level and data.get("content"):
                 texts[target_id] = _first_line(data["content"])
     return texts
-
-
-def _first_line(text: str) -> str:
-    lines = (text or "").strip().splitlines()
-    return lines[0][:_TEXT_PREVIEW] if lines else ""
 
 
 def _first_line(text: str) -> str:

@@ -27,7 +27,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 
-from canvasweb.canvases import permissions, selectors as canvas_selectors, services
+from canvasweb.canvases import permissions, services
+from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases.actors import Actor, user_actor
 from canvasweb.canvases.models import Canvas, Edge, Node
 from canvasweb.canvases.operations import NODE_FIELDS, Operation, parse_operation
@@ -92,7 +93,7 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
     fields: list[str] = []
     if live is None:
         ops.append(_node_create_op(target))
-        fields = [name for name in NODE_FIELDS]
+        fields = list(NODE_FIELDS)
         if target.get("archived"):
             ops.append(parse_operation({"type": "node.archive", "id": str(node_id), "archived": True}))
             fields.append("archived")
@@ -495,5 +496,13 @@ def _filtered(changes: list[dict], actor: Actor, canvas_id: int) -> list[dict]:
     return visible
 
 
-__all__ = ["node_revert", "undo", "redo", "undo_stacks", "undo_status", "canvas_import", "NothingToUndo",
-           "NothingToRedo"]
+__all__ = [
+    "NothingToRedo",
+    "NothingToUndo",
+    "canvas_import",
+    "node_revert",
+    "redo",
+    "undo",
+    "undo_stacks",
+    "undo_status",
+]

@@ -45,7 +45,6 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
 EMBEDDING_DIM = 64
 _WORD_RE = re.compile(r"[\u3400-\u9fff]|[A-Za-z0-9]+")
 
@@ -124,7 +123,7 @@ class ScriptedLLM:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def start(self, port: int = 0) -> "ScriptedLLM":
+    def start(self, port: int = 0) -> ScriptedLLM:
         handler = type("Handler", (_Handler,), {"llm": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.server.daemon_threads = True
@@ -178,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.startswith("/_requests"):
             with self.llm.lock:
                 self._json(200, list(self.llm.requests))
@@ -187,7 +186,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, {"error": {"message": "not found"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if self.path.startswith("/_script"):

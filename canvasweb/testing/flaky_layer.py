@@ -17,7 +17,7 @@ POISON = "flaky.poison"
 
 class FlakyLayer(InMemoryChannelLayer):
     down = False
-    instances: list["FlakyLayer"] = []
+    instances: list[FlakyLayer] = []
     failures = 0
 
     def __init__(self, *args, **kwargs):

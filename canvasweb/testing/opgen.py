@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from typing import Iterable
+from collections.abc import Iterable
 
 KINDS = ("fact", "requirement", "decision", "config", "question", "note")
 RELATIONS = ("depends_on", "causes", "conflicts_with", "supersedes", "relates_to")

@@ -50,7 +50,7 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     @classmethod
-    def start(cls, port: int | None = None) -> "RedisServer":
+    def start(cls, port: int | None = None) -> RedisServer:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed (scripts/setup.sh installs it)")
@@ -132,7 +132,7 @@ class Cluster:
     def migrate(self) -> None:
         self.manage("migrate", "--noinput", "-v", "0")
 
-    def start(self, count: int = 2) -> "Cluster":
+    def start(self, count: int = 2) -> Cluster:
         for _ in range(count):
             self.start_one()
         return self

@@ -50,7 +50,7 @@ class SimLayer:
 
     extensions = ["groups", "flush"]
 
-    def __init__(self, network: "SimNetwork"):
+    def __init__(self, network: SimNetwork):
         self.network = network
         self.groups: dict[str, dict[str, bool]] = {}
         self._names = itertools.count(1)
@@ -90,7 +90,7 @@ class SimLayer:
 class SimSocket:
     """One WebSocket: a real consumer on the server side, a transport for a SyncClient."""
 
-    def __init__(self, network: "SimNetwork", client: SyncClient, user):
+    def __init__(self, network: SimNetwork, client: SyncClient, user):
         self.network = network
         self.client = client
         self.user = user
@@ -431,12 +431,11 @@ def _fast_sqlite(sender=None, connection=None, **kwargs) -> None:
 @database_sync_to_async
 def _setup(seed: int, roles: list[str]):
     from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.db.backends.signals import connection_created
 
     from canvasweb.canvases import services
     from canvasweb.canvases.actors import user_actor
-
-    from django.db import connection
-    from django.db.backends.signals import connection_created
 
     connection_created.connect(_fast_sqlite, dispatch_uid="canvasweb-sim-fast-sqlite")
     connection.ensure_connection()
@@ -466,7 +465,7 @@ async def sim_network(seed: int, roles: list[str], *, config: FuzzConfig | None 
     canvas_id, users = await _setup(seed, roles)
     network = SimNetwork(seed, config, canvas_id=canvas_id, users=users, roles=roles)
     user_list = [users["owner"]] + [users[f"{role}{i}"] for i, role in enumerate(roles) if role != "owner"]
-    for index, (user, role) in enumerate(zip(user_list, roles)):
+    for index, (user, role) in enumerate(zip(user_list, roles, strict=True)):
         network.clients.append(SimClient(client=SyncClient(f"c{index}-{role}", clock=lambda: 0.0), user=user,
                                          role=role, generator=OpGenerator(random.Random(seed * 1000 + index))))
     if second_tab:

@@ -19,8 +19,8 @@ import random
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
 
 from .fixtures import setup_canvas_in
 from .invariants import check_in_cluster, client_report
@@ -34,7 +34,7 @@ ORIGIN = "http://127.0.0.1"
 class Fault:
     name: str
     at: float  # fraction of all ops submitted
-    action: Callable[["StackRun"], Awaitable[None]]
+    action: Callable[[StackRun], Awaitable[None]]
     started: float | None = None
     recovered: float | None = None
     revision_at_recovery: int | None = None
@@ -83,7 +83,7 @@ class StackRun:
 
     def converged(self, snapshots: dict) -> list[str]:
         problems = []
-        for name_client, username in zip(self.clients, self.users):
+        for name_client, username in zip(self.clients, self.users, strict=True):
             role = self.roles[username]
             snap = snapshots[role]
             if name_client.revision != snap["revision"]:
@@ -201,7 +201,7 @@ async def run_stack(cluster, *, clients: int, ops: int, seed: int = 1, kill_ever
     for runner in run.runners:
         await runner.stop()
 
-    reports = [client_report(c, user_id=run.user_ids[u]) for c, u in zip(run.clients, run.users)]
+    reports = [client_report(c, user_id=run.user_ids[u]) for c, u in zip(run.clients, run.users, strict=True)]
     check = await asyncio.to_thread(check_in_cluster, cluster, run.canvas_id, reports, workdir=cluster.tmp)
     problems += check["problems"]
     if unanswered:

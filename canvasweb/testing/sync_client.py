@@ -45,8 +45,9 @@ import logging
 import random
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 logger = logging.getLogger(__name__)
 
@@ -475,7 +476,7 @@ class WebSocketRunner:
         self.message_log: list[tuple[float, str]] = []  # (time, frame type) when enabled
         self.record_times = False
 
-    def start(self) -> "WebSocketRunner":
+    def start(self) -> WebSocketRunner:
         self.task = asyncio.ensure_future(self._run())
         return self
 

@@ -17,8 +17,9 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.conf import settings
 from django.views.decorators.http import require_safe
+
+from canvasweb.common.config import canvasweb_config
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ def app(request, canvas_id: int | None = None):
     # window.__canvasweb (frontend/src/lib/testHooks.ts) exists only where CANVASWEB_TEST_HOOKS is on:
     # the browser tests and the browser benchmark, never a normal deployment.
     return render(request, "app.html", {"canvas_id": canvas_id,
-                                        "test_hooks": bool(settings.CANVASWEB.get("TEST_HOOKS"))})
+                                        "test_hooks": bool(canvasweb_config().get("TEST_HOOKS"))})
 
 
 def _check_db() -> None:

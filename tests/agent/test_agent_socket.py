@@ -44,7 +44,7 @@ def api(token):
 
 
 async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyone_live(scripted_llm):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     vic, _, _ = await join(canvas.pk, tokens["vic"])
@@ -106,7 +106,7 @@ async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyo
 
 
 async def test_a_viewers_agent_over_the_socket_is_offered_reads_and_refused_writes(scripted_llm):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     await send_op(alice, {"type": "node.create", "node": {"content": "Cache: Redis", "x": 0, "y": 0}})
     vic, _, _ = await join(canvas.pk, tokens["vic"])
@@ -133,7 +133,7 @@ async def test_a_viewers_agent_over_the_socket_is_offered_reads_and_refused_writ
 
 
 async def test_proposals_about_internal_nodes_are_not_sent_to_viewers(scripted_llm):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     vic, _, _ = await join(canvas.pk, tokens["vic"])
     ack = await send_op(alice, {"type": "node.create", "node": {"content": "Budget 40k", "x": 0, "y": 0,

@@ -291,7 +291,7 @@ async def run_cases(cases, llm, settings_agent) -> dict:
         canvas_id, ids, handles = await make_case_canvas(users, case)
         user, mode, scope = case["config"]
 
-        def h(name):  # the handle the model was shown, else the raw id (which a real model never saw)
+        def h(name, handles=handles, ids=ids):  # the handle the model was shown, else the raw id (which a real model never saw)
             return handles.get(ids[name], ids[name])
 
         calls = [{"name": n, "arguments": a} for n, a in attack_calls(case["goal"], h=h, ids=ids,

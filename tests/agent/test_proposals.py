@@ -109,7 +109,7 @@ def test_a_stale_proposal_is_flagged_and_needs_force(seeded, alice, bob):
 def test_a_link_to_a_node_that_was_archived_is_stale(seeded, alice, bob):
     canvas, ids = seeded
     set_policy(alice, canvas.pk, scope="all")
-    results, _, _, _ = propose(bob, canvas, [("link_nodes", lambda t: {
+    _results, _, _, _ = propose(bob, canvas, [("link_nodes", lambda t: {
         "source": handle_of(t, ids["redis"]), "target": handle_of(t, ids["tagged"]), "relation": "causes"})])
     services.apply_operation(actor=user_actor(alice), canvas_id=canvas.pk,
                              op={"type": "node.archive", "id": ids["tagged"]})

@@ -12,7 +12,15 @@ from canvasweb.agent.runner import AgentRunner
 from canvasweb.canvases import services
 from canvasweb.canvases.models import Edge, Node
 from canvasweb.history.models import ChangeLogEntry, SecurityEvent
-from tests.agent.conftest import call, canvas_state, create_node, handle_of, prepare_turn, run_calls, set_policy
+from tests.agent.conftest import (
+    call,
+    canvas_state,
+    create_node,
+    handle_of,
+    prepare_turn,
+    run_calls,
+    set_policy,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -274,7 +282,7 @@ def test_per_turn_write_cap_and_per_user_rate_limits(auto_tagged, alice, bob, se
 def test_the_max_calls_per_response_cap(auto_tagged, bob, settings):
     canvas, _ = auto_tagged
     settings.AGENT = {**settings.AGENT, "MAX_CALLS_PER_ROUND": 3}
-    results, events, _, _ = run_calls(bob, canvas.pk, [call("search_nodes", {"query": "cache"})] * 5)
+    _results, events, _, _ = run_calls(bob, canvas.pk, [call("search_nodes", {"query": "cache"})] * 5)
     assert [e["outcome"] for e in events] == ["read"] * 3 + ["refused"] * 2
 
 

@@ -10,8 +10,8 @@ import pytest
 from canvasweb.agent import tools
 from canvasweb.agent.models import AgentToolCall, ToolOutcome
 from canvasweb.agent.runner import AgentRunner
-from canvasweb.history.models import SecurityEvent
 from canvasweb.canvases import services
+from canvasweb.history.models import SecurityEvent
 from tests.agent.conftest import call, canvas_state, create_node, prepare_turn, run_calls
 
 pytestmark = pytest.mark.django_db
@@ -100,7 +100,7 @@ def test_one_thousand_generated_write_calls_are_all_refused_and_recorded_once(se
         all_calls += calls
         results, events, _, _ = run_calls(vic, canvas.pk, calls, turn=turn, runner=runner,
                                           round_number=1 + t % 3)
-        for result, event in zip(results, events):
+        for result, event in zip(results, events, strict=True):
             outcomes.append(event["outcome"])
             assert result["ok"] is False and result["error"]["code"] == event["error"]["code"]
             codes[result["error"]["code"]] = codes.get(result["error"]["code"], 0) + 1
@@ -125,7 +125,7 @@ def test_one_thousand_generated_write_calls_are_all_refused_and_recorded_once(se
 
 def test_read_tools_work_for_a_viewer_and_show_only_public_nodes(seeded, vic):
     canvas, ids = seeded
-    results, events, runner, turn = run_calls(vic, canvas.pk, [
+    results, events, runner, _turn = run_calls(vic, canvas.pk, [
         call("search_nodes", {"query": "budget cache password region"}),
         call("read_node", {"node": next(iter(turn_handles(vic, canvas.pk)))}),
     ])

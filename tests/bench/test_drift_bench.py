@@ -180,7 +180,7 @@ def test_model_timeout_is_an_error_not_a_hang(tmp_path, scripted_llm):
 def test_model_without_configuration_is_a_clear_error_before_the_run(tmp_path, settings):
     settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
     out = tmp_path / "out"
-    with pytest.raises(CommandError, match="--model: No model is configured. Set LLM_BASE_URL"):
+    with pytest.raises(CommandError, match=r"--model: No model is configured\. Set LLM_BASE_URL"):
         _run(out, "--budgets", "2000", "--strategies", "canvas", "--model", "--no-plots")
     assert not (out / "report.json").exists()
 

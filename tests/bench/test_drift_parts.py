@@ -1,8 +1,9 @@
 """The drift benchmark's own parts, on plain data: BM25 reference, replay clock, seeded ids, scenario loading."""
 from __future__ import annotations
 
+import itertools
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -31,12 +32,12 @@ def test_bm25_ranks_the_turn_that_shares_rare_words_first():
              "The weather looks fine for the picnic.", "Sounds good, see you at the picnic."]
     ranked = _index(turns).rank("Which pier does the island ferry use?")
     assert ranked[0][1] == 1
-    assert all(a[0] >= b[0] for a, b in zip(ranked, ranked[1:]))
+    assert all(a[0] >= b[0] for a, b in itertools.pairwise(ranked))
 
 
 def test_bm25_history_packs_best_first_within_budget_question_last():
     filler = [f"Unrelated chatter number {i} about lunch plans and parking spots." for i in range(60)]
-    turns = filler[:30] + ["The lighthouse key hangs on hook 17 in the shed."] + filler[30:]
+    turns = [*filler[:30], "The lighthouse key hangs on hook 17 in the shed.", *filler[30:]]
     index = _index(turns)
     question = "Where is the lighthouse key kept?"
     compiled = bm25_history_compile(index=index, question=question, budget=300)
@@ -61,9 +62,9 @@ def test_turn_times_one_minute_apart_unless_a_turn_says_when():
              {"content": "d"}, {"content": "e", "at": "2026-07-03T09:30:00"}]
     times = turn_times(turns)
     assert times[0] == CLOCK_START and times[1] == CLOCK_START + timedelta(minutes=1)
-    assert times[2] == datetime(2026, 7, 1, 8, 0, tzinfo=timezone.utc)
+    assert times[2] == datetime(2026, 7, 1, 8, 0, tzinfo=UTC)
     assert times[3] == times[2] + timedelta(minutes=1)
-    assert times[4] == datetime(2026, 7, 3, 9, 30, tzinfo=timezone.utc)  # naive means UTC
+    assert times[4] == datetime(2026, 7, 3, 9, 30, tzinfo=UTC)  # naive means UTC
 
 
 def test_replay_clock_ticks_within_a_turn_and_resets():

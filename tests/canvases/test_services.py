@@ -1,6 +1,7 @@
 """The one write path: every operation, revisions, the change log, idempotency, roles."""
 from __future__ import annotations
 
+import itertools
 import math
 import uuid
 
@@ -320,5 +321,5 @@ def test_revisions_have_no_gaps_and_chain_links(canvas, apply, bob):
     entries = list(ChangeLogEntry.objects.filter(canvas=canvas).order_by("revision", "seq"))
     revisions = sorted({e.revision for e in entries})
     assert revisions == list(range(1, revision(canvas) + 1))
-    for prev, entry in zip(entries, entries[1:]):
+    for prev, entry in itertools.pairwise(entries):
         assert entry.prev_hash == prev.hash

@@ -1,4 +1,4 @@
-"""Nothing but canvasweb/canvases/services.py writes canvas rows.
+"""Nothing but the canvasweb/canvases/services/ package writes canvas rows.
 
 Two nets: the runtime guard (tests/write_guard.py, active in every test; it sees every SQL statement)
 and a static scan of the source for ORM writes on canvas models anywhere else (tests/canvases/write_scan.py,
@@ -8,9 +8,9 @@ mismatch" after other threads ran, python/cpython#106905).
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
-import pathlib
 
 import pytest
 from django.db import connection, transaction

@@ -6,7 +6,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import ProtectedError
 
 from canvasweb.canvases import services
-from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.models import Canvas, Membership, Role
 from canvasweb.common.errors import Conflict
 from canvasweb.history.audit import verify_chain

@@ -26,7 +26,7 @@ async def chat(ws, text, conversation_id=None, viewport=None):
 
 
 async def test_streamed_reply_is_recorded_with_usage_and_context(scripted_llm):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     await send_op(ws, {"type": "node.create", "node": {"content": "数据库端口是 5433", "x": 10, "y": 10,
                                                        "kind": "config"}})
@@ -57,7 +57,7 @@ async def test_streamed_reply_is_recorded_with_usage_and_context(scripted_llm):
     ({"garbage": True}, "MODEL_EMPTY"),
 ])
 async def test_model_failures_become_clear_errors_and_keep_the_conversation(scripted_llm, entry, code):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
     scripted_llm.push(entry)
     started, _, result = await chat(ws, "what changed?")
@@ -74,7 +74,7 @@ async def test_model_failures_become_clear_errors_and_keep_the_conversation(scri
 
 async def test_without_a_model_the_chat_says_how_to_configure_one(settings):
     settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     _, _, result = await chat(ws, "hello")
     assert result["error"]["code"] == "MODEL_NOT_CONFIGURED" and "LLM_BASE_URL" in result["error"]["message"]
@@ -83,7 +83,7 @@ async def test_without_a_model_the_chat_says_how_to_configure_one(settings):
 
 @pytest.mark.parametrize("text", ["", "   ", "x" * 8001, None, 42])
 async def test_empty_or_oversized_question_is_refused(scripted_llm, text):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     _, _, result = await chat(ws, text)
     assert result["type"] == "chat.error" and result["error"]["code"] == "INVALID"
@@ -93,7 +93,7 @@ async def test_empty_or_oversized_question_is_refused(scripted_llm, text):
 
 
 async def test_stop_ends_the_stream_and_keeps_what_arrived(scripted_llm):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     scripted_llm.push({"content": "a long answer " * 40, "chunk_delay": 0.05})
     await ws.send_json_to({"type": "chat.send", "text": "explain", "viewport": None})
@@ -112,7 +112,7 @@ async def test_stop_ends_the_stream_and_keeps_what_arrived(scripted_llm):
 
 
 async def test_context_preview_reports_included_nodes_and_follows_the_viewport(scripted_llm):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     near = await send_op(ws, {"type": "node.create", "node": {"content": "near the origin", "x": 0, "y": 0}})
     far = await send_op(ws, {"type": "node.create", "node": {"content": "far away east", "x": 50000, "y": 0}})

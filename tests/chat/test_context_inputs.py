@@ -76,7 +76,7 @@ def test_the_index_cache_is_bounded_by_bytes(canvas, alice, apply):
     try:
         cache.resize(1000)  # smaller than one canvas: nothing is kept, every call reloads
         context_inputs.canvas_state(canvas_id=canvas.pk)
-        assert cache.bytes <= 1000 and canvas.pk not in [k for k in cache._entries]
+        assert cache.bytes <= 1000 and canvas.pk not in list(cache._entries)
         cache.resize(10_000_000)
         context_inputs.canvas_state(canvas_id=canvas.pk)
         assert 5000 < cache.bytes <= 10_000_000

@@ -18,10 +18,7 @@ def embeddings_on(scripted_llm, settings):
 def _nodes():
     fillers = [NodeData(id=f"f{i:02d}", content=f"Parking spot {i} belongs to desk cluster {i}", x=i * 2.0, y=0)
                for i in range(60)]
-    return fillers + [
-        NodeData(id="pay", content="Graduate salary band: 48,000 to 52,000", x=7000, y=-7000),
-        NodeData(id="vault", content="payroll vault key 9f8e7d", x=10, y=10, sensitivity="secret"),
-    ]
+    return [*fillers, NodeData(id="pay", content="Graduate salary band: 48,000 to 52,000", x=7000, y=-7000), NodeData(id="vault", content="payroll vault key 9f8e7d", x=10, y=10, sensitivity="secret")]
 
 
 def test_off_without_a_model_name(scripted_llm):

@@ -36,7 +36,7 @@ async def converse(ws, llm, turns, summary_reply):
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_model_writes_the_summary_with_the_template(small_window):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     reply = {"content": "Goals: ship.\nConstraints & numbers: port 5433; JWT 15 minutes.\nCorrections: none."}
     conversation_id = await converse(ws, small_window, 5, reply)
@@ -49,7 +49,7 @@ async def test_the_model_writes_the_summary_with_the_template(small_window):
     # The next turn sends the summary, not the folded messages.
     small_window.reset()
     small_window.push({"content": "fine"})
-    started, _, _ = await chat(ws, "what is the port?", conversation_id=conversation_id)
+    _started, _, _ = await chat(ws, "what is the port?", conversation_id=conversation_id)
     last = small_window.requests[-1]["messages"]
     assert any("port 5433; JWT 15 minutes" in str(m["content"]) for m in last)
     # Folded turns are no longer sent as messages (the recall layer may quote a matching one).
@@ -59,7 +59,7 @@ async def test_the_model_writes_the_summary_with_the_template(small_window):
 
 @pytest.mark.django_db(transaction=True)
 async def test_when_the_model_fails_the_fold_is_extractive_and_keeps_numbers(small_window):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     conversation_id = await converse(ws, small_window, 5, {"status": 500})
     conversation = await database_sync_to_async(Conversation.objects.get)(pk=conversation_id)

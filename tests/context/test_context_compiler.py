@@ -116,7 +116,7 @@ def test_credentials_masked_in_every_layer():
 
 
 def test_recent_floor_kept_even_when_long():
-    msgs = history(10) + (MessageData(id="last", role="user", content="final detail " * 400),)
+    msgs = (*history(10), MessageData(id="last", role="user", content="final detail " * 400))
     c = compile_(messages=msgs, budget=Budget.from_total(total=600, system=30, recent_floor_messages=1),
                  strategy="window")
     assert c.report.included_message_ids[-1] == "last"
@@ -166,7 +166,7 @@ def test_unused_canvas_budget_flows_to_recent():
 def test_deterministic_and_cache_reused():
     cache = TokenCache()
     index = CanvasIndex.build(nodes=CANVAS)
-    req = dict(index=index, messages=history(30), budget=2000, token_cache=cache)
+    req = {"index": index, "messages": history(30), "budget": 2000, "token_cache": cache}
     a = compile_(**req)
     misses = cache.misses
     b = compile_(**req)
@@ -271,7 +271,7 @@ def test_history_restating_superseded_node_is_retired():
 
 
 def test_rolling_summary_carried_with_newly_folded_turns():
-    msgs = history(60) + (MessageData(id="late", role="user", content="ok"),)
+    msgs = (*history(60), MessageData(id="late", role="user", content="ok"))
     c = compile_(messages=msgs, budget=1500, rolling_summary="Goals:\n- Ship the beta by March 3.", strategy="summary")
     text = all_text(c.messages)
     assert "Ship the beta by March 3." in text and text.count("<conversation_summary>") == 1
@@ -324,7 +324,7 @@ def test_a_far_linked_node_keeps_a_reserved_share_at_a_small_budget():
                   for i in range(40))
     far = node("vault", "Secrets are rotated by Vault every 30 days", x=90_000, y=90_000)
     edges = (EdgeData(id="e1", source="near0", target="vault", relation="depends_on"),)
-    compiled = compile_(nodes=crowd + (far,), edges=edges, question="How do the widgets look?", budget=1000)
+    compiled = compile_(nodes=(*crowd, far), edges=edges, question="How do the widgets look?", budget=1000)
     included = {n.node_id for n in compiled.report.included_nodes}
     assert "vault" in included and "every 30 days" in all_text(compiled.messages)
     assert compiled.report.total_tokens <= 1000

@@ -102,7 +102,7 @@ def test_long_node_text_truncated_and_reported():
 def test_question_matches_get_reserved_room():
     busy = [node(f"v{i:03d}", "viewport filler " + "text " * 30, x=i) for i in range(50)]
     answer = node("answer", "The metrics store listens on port 5433", x=90_000)
-    block = render(busy + [answer], max_tokens=400, question="Which port does the database listen on?")
+    block = render([*busy, answer], max_tokens=400, question="Which port does the database listen on?")
     assert "5433" in block.text
 
 
@@ -111,7 +111,7 @@ def test_the_best_linked_node_gets_a_seat_even_when_its_share_is_too_small():
     crowd = [node(f"near{i}", f"附近的节点 {i}：看板组件间距 {i} px，一切正常，不需要调整。", x=i * 10) for i in range(30)]
     far = node("balance", "尾款通道：11 月 10 日 20:00 开放，持续 48 小时。", x=-2900, y=2600)
     edges = (EdgeData(id="e1", source="near0", target="balance", relation="depends_on"),)
-    index = CanvasIndex.build(nodes=crowd + [far], edges=edges)
+    index = CanvasIndex.build(nodes=[*crowd, far], edges=edges)
     sel = select_nodes(index=index, viewport=Viewport(), role="editor")
     linked = next(c for c in sel.candidates if c.node.id == "balance")
     assert linked.group == "linked"

@@ -6,7 +6,7 @@ from helpers_context import all_text, node
 
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.summary import build_summary
-from canvasweb.context.types import Budget, CompileRequest, MessageData
+from canvasweb.context.types import CompileRequest, MessageData
 
 SYSTEM = "You are the team assistant."
 

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-import os
-
 import math
+import os
 import random
 
 from helpers_context import node

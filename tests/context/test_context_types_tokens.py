@@ -111,7 +111,7 @@ def test_token_cache_is_bounded():
 
 
 def test_viewport_rejects_non_finite_values():
-    for bad in (dict(x=float("nan")), dict(y=float("inf")), dict(width=float("nan")), dict(height=-1)):
+    for bad in ({"x": float("nan")}, {"y": float("inf")}, {"width": float("nan")}, {"height": -1}):
         with pytest.raises(ValueError):
             Viewport(**bad)
 

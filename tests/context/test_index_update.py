@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
-import random
 
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.index_update import IndexUpdate, apply_changes

@@ -8,7 +8,6 @@ from django.test import Client
 from django.utils import timezone
 
 from canvasweb.common.errors import Forbidden
-
 from canvasweb.history.models import AppendOnlyError, ChangeLogEntry, SecurityEvent
 from tests.conftest import node_op
 

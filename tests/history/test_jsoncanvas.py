@@ -7,9 +7,9 @@ import pathlib
 
 import pytest
 
+from canvasweb.canvases import services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.models import Canvas, Edge, Membership, Node
-from canvasweb.canvases import services
 from canvasweb.history import jsoncanvas
 from canvasweb.history.jsoncanvas import ImportRejected
 from canvasweb.history.models import ChangeLogEntry
@@ -43,7 +43,7 @@ def rich_canvas(canvas, apply, alice, bob):
 
 
 def node_shape(node: Node, id_of) -> tuple:
-    return tuple(getattr(node, f) for f in NODE_FIELDS) + (id_of(node.superseded_by_id),)
+    return (*tuple(getattr(node, f) for f in NODE_FIELDS), id_of(node.superseded_by_id))
 
 
 def test_export_import_round_trip_preserves_every_field(canvas, apply, alice, bob):
@@ -55,7 +55,7 @@ def test_export_import_round_trip_preserves_every_field(canvas, apply, alice, bo
     assert copy.pk != canvas.pk and copy.name == "Launch plan" and copy.description == "Q4 launch / 第四季度"
     assert Membership.objects.get(canvas=copy).user == bob and result["unknown_keys"] == []
 
-    old_to_new = {uuid: new for uuid, new in result["id_map"].items()}
+    old_to_new = dict(result["id_map"].items())
     new_to_old = {new: old for old, new in old_to_new.items()}
 
     def id_in_original(value):
@@ -80,7 +80,7 @@ def test_export_import_round_trip_preserves_every_field(canvas, apply, alice, bo
 
 
 def test_export_respects_the_exporters_visibility(canvas, apply, alice, bob, vic):
-    a, b, s, old = rich_canvas(canvas, apply, alice, bob)
+    a, _b, s, old = rich_canvas(canvas, apply, alice, bob)
     owner = jsoncanvas.export_canvas(canvas=canvas, role="owner")
     editor = jsoncanvas.export_canvas(canvas=canvas, role="editor")
     viewer = jsoncanvas.export_canvas(canvas=canvas, role="viewer")

@@ -75,7 +75,7 @@ def test_a_revoked_token_stops_a_running_stdio_server(planted, canvas, tokens, b
             await asyncio.to_thread(auth_services.token_revoke, user=bob)
             try:
                 await client.list_tools()
-            except Exception as exc:  # noqa: BLE001 - the SDK raises MCPError
+            except Exception as exc:
                 return before, str(exc)
             return before, None
 

@@ -6,7 +6,6 @@ import json
 
 import pytest
 from mcp import Client
-
 from mcp.shared.exceptions import MCPError
 
 from canvasweb.agent import services as agent_services
@@ -82,7 +81,7 @@ def test_write_becomes_a_proposal_with_mcp_provenance(planted, canvas, bob, alic
         return compiled, await client.call_tool("supersede_node", {
             "node": fact_handle, "content": "The invoicing database listens on 6118"})
 
-    compiled, result = run_mcp(bob, canvas, script)
+    _compiled, result = run_mcp(bob, canvas, script)
     body = payload(result)
     assert not result.is_error and body["status"] == "proposed"
     assert Node.objects.count() == nodes_before  # propose mode: nothing written yet

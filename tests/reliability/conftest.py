@@ -21,9 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from canvasweb.testing.servers import (Cluster, RedisServer, create_postgres_database, drop_postgres_database,
-                                       sqlite_url)
-from tests.service_env import require_env, require_redis_server  # noqa: F401  (the tests import them from here)
+from canvasweb.testing.servers import (
+    Cluster,
+    RedisServer,
+    create_postgres_database,
+    drop_postgres_database,
+    sqlite_url,
+)
+from tests.service_env import require_env, require_redis_server
 
 
 def env_int(name: str, default: int) -> int:

@@ -113,15 +113,15 @@ def make_case(world: dict, role: str, kind: str, target: str) -> Case | None:
     if target == "invisible" and role not in HIDDEN_FOR:
         return None  # the owner sees everything; a non-member sees nothing (covered by "own")
     if target == "own":
-        canvas_id, spec = a, dict(node=world["pub1"], other=world["pub2"], edge=world["e_pub"])
+        canvas_id, spec = a, {"node": world["pub1"], "other": world["pub2"], "edge": world["e_pub"]}
     elif target == "foreign_ids":  # our canvas, someone else's ids (IDOR)
-        canvas_id, spec = a, dict(node=world["b1"], other=world["pub1"], edge=world["e_b"])
+        canvas_id, spec = a, {"node": world["b1"], "other": world["pub1"], "edge": world["e_b"]}
     elif target == "foreign_canvas":
-        canvas_id, spec = b, dict(node=world["b1"], other=world["b2"], edge=world["e_b"])
+        canvas_id, spec = b, {"node": world["b1"], "other": world["b2"], "edge": world["e_b"]}
     else:
         hidden = HIDDEN_FOR[role]
-        canvas_id, spec = a, dict(node=world[hidden], other=world["pub1"], edge=world[f"e_{hidden}"],
-                                  sensitivity=hidden)
+        canvas_id, spec = a, {"node": world[hidden], "other": world["pub1"], "edge": world[f"e_{hidden}"],
+                                  "sensitivity": hidden}
     inner = "node.update" if kind == "batch" else kind
     op = _single(inner, **spec)
     if target == "foreign_ids" and kind == "node.create":
@@ -374,7 +374,7 @@ def test_agent_tools_matrix(record_figures):
                         new_events = 0
                         after = fingerprint()
                     else:
-                        results, agent_events, _, _ = run_calls(user, world["a"], [call(tool, args)], turn=turn)
+                        _results, agent_events, _, _ = run_calls(user, world["a"], [call(tool, args)], turn=turn)
                         outcome = agent_events[0]["outcome"]
                         after = fingerprint()
                         new_events = SecurityEvent.objects.count() - events
@@ -407,7 +407,7 @@ ORDER = ("owner", "editor", "viewer", "outsider")
 
 
 def _assert_monotone(allowed: dict[str, set]) -> None:
-    for higher, lower in zip(ORDER, ORDER[1:]):
+    for higher, lower in itertools.pairwise(ORDER):
         assert allowed[lower] <= allowed[higher], (
             f"{lower} may do {sorted(allowed[lower] - allowed[higher])} that {higher} may not")
 
@@ -416,7 +416,7 @@ def test_permission_functions_are_monotone_in_the_role():
     """Exhaustive over roles x operations x sensitivities: a lower role never gets more."""
     operations = sorted(set().union(*permissions.ROLE_OPERATIONS.values()) | {"node.create", "member.manage"})
     roles = ["owner", "editor", "viewer", None]
-    for higher, lower in zip(roles, roles[1:]):
+    for higher, lower in itertools.pairwise(roles):
         for operation in operations:
             if permissions.role_allows(lower, operation):
                 assert permissions.role_allows(higher, operation), (lower, higher, operation)

@@ -73,10 +73,10 @@ async def test_in_process_handshake_matrix(settings, record_figures):
         return (alice, canvas.pk, _session_cookie_for(alice), _session_cookie_for(alice, expired=True),
                 _session_cookie_for(alice, deleted=True))
 
-    alice, canvas_id, good, expired, deleted = await database_sync_to_async(setup)()
+    _alice, canvas_id, good, expired, deleted = await database_sync_to_async(setup)()
     assert await _connects(canvas_id, origin="http://localhost", cookie=good), "control: a good session connects"
     refused = []
-    for origin in BAD_ORIGINS + [None]:
+    for origin in [*BAD_ORIGINS, None]:
         refused.append(not await _connects(canvas_id, origin=origin, cookie=good))
     for cookie in (None, expired, deleted, "not-a-session-key", "x" * 40):
         refused.append(not await _connects(canvas_id, origin="http://localhost", cookie=cookie))
@@ -150,7 +150,7 @@ async def test_real_daphne_handshake(sqlite_daphne, record_figures):
     results["header with \\x0b (CVE-2026-44546)"] = await asyncio.to_thread(_smuggled_header_status, cluster,
                                                                            canvas_id, cookie)
     record_figures("handshake_daphne", {"attempts": len(results), "refused": sum(s != 101 for s in results.values()),
-                                        **{k: v for k, v in results.items()}})
+                                        **dict(results.items())})
     assert all(status in (400, 403) for status in results.values()), results
     # The good session still works afterwards.
     assert await _raw_status(cluster, canvas_id, origin=GOOD_ORIGIN, cookie=cookie) == 101

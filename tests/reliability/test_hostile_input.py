@@ -14,7 +14,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -220,10 +222,10 @@ def _leaves(value, path=()):
     """Paths of every leaf (strings, numbers, booleans, null) in a JSON template."""
     if isinstance(value, dict):
         for key, child in value.items():
-            yield from _leaves(child, path + (key,))
+            yield from _leaves(child, (*path, key))
     elif isinstance(value, list):
         for index, child in enumerate(value):
-            yield from _leaves(child, path + (index,))
+            yield from _leaves(child, (*path, index))
     else:
         yield path
 

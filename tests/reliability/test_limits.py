@@ -173,7 +173,7 @@ async def test_slow_consumer_is_cut_off_and_catches_up(sqlite_daphne, record_fig
     try:
         while True:
             await asyncio.wait_for(slow.recv(), 5)
-    except (websockets.ConnectionClosed, asyncio.TimeoutError) as exc:
+    except (TimeoutError, websockets.ConnectionClosed) as exc:
         closed = isinstance(exc, websockets.ConnectionClosed)
     back = await websockets.connect(url, origin=ORIGIN, additional_headers={
         "Authorization": f"Token {tokens['slow-viewer']}"}, max_size=64 * 1024 * 1024)
@@ -221,7 +221,7 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
                 assert answer["type"] == "ack", answer
                 samples.append((time.perf_counter() - t0) * 1000)
                 await asyncio.sleep(0.05)
-        await asyncio.gather(*(one(ws, node) for ws, node in zip(others, targets)))
+        await asyncio.gather(*(one(ws, node) for ws, node in zip(others, targets, strict=True)))
         return samples
 
     async def drain(ws, sink):

@@ -25,7 +25,7 @@ FAULT_OPS = env_int("RELIABILITY_FAULT_OPS", 60)
 
 
 def _explain(result: dict) -> str:
-    return "\n".join(result["problems"][:20] + ["--- events"] + result["events"][-40:])
+    return "\n".join([*result["problems"][:20], "--- events", *result["events"][-40:]])
 
 
 async def test_real_stack_no_acked_op_lost_and_converges(pg_redis_cluster, record_figures):

@@ -15,7 +15,8 @@ from channels.testing import WebsocketCommunicator
 from canvasweb.canvases import selectors, services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.models import Canvas
-from canvasweb.testing.sim import FuzzConfig, sim_network as _sim_network
+from canvasweb.testing.sim import FuzzConfig
+from canvasweb.testing.sim import sim_network as _sim_network
 from canvasweb.testing.sync_client import document_diff
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -201,10 +202,11 @@ async def test_unhashable_message_type_is_a_bad_message_not_a_crash():
 async def test_consumer_survives_a_channel_layer_outage(settings):
     """With the stock AsyncConsumer, a failing channel-layer receive ended the consumer and Daphne closed
     every socket with 1011; now the socket stays open and heals (real ASGI stack, FlakyLayer)."""
-    from canvasweb.config.asgi import application
-    from canvasweb.testing.flaky_layer import FlakyLayer
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
+
+    from canvasweb.config.asgi import application
+    from canvasweb.testing.flaky_layer import FlakyLayer
 
     FlakyLayer.reset()
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "canvasweb.testing.flaky_layer.FlakyLayer"}}

@@ -19,11 +19,22 @@ import uuid
 
 import pytest
 from channels.exceptions import StopConsumer
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from canvasweb.canvases.operations import (COORDINATE_LIMIT, MAX_BATCH_OPS, MAX_CONTENT_CHARS, MAX_LABEL_CHARS,
-                                           MAX_TAG_CHARS, MAX_TAGS, MAX_WEIGHT, MIN_WEIGHT, Operation,
-                                           parse_operation)
+from canvasweb.canvases.operations import (
+    COORDINATE_LIMIT,
+    MAX_BATCH_OPS,
+    MAX_CONTENT_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_WEIGHT,
+    MIN_WEIGHT,
+    Operation,
+    parse_operation,
+)
 from canvasweb.common.errors import InvalidOperation
 
 from .conftest import env_int
@@ -75,8 +86,8 @@ def _near_valid_single():
         st.builds(lambda i: {"type": "node.delete", "id": i}, st.one_of(uuids, scalars)),
         st.builds(lambda i, b: {"type": "node.supersede", "id": i, "node": b}, uuids, node_body),
         st.builds(lambda i, a: {"type": "node.archive", "id": i, "archived": a}, uuids, scalars),
-        st.builds(lambda s, t, r, l: {"type": "edge.create", "edge": {"source": s, "target": t, "relation": r,
-                                                                      "label": l}},
+        st.builds(lambda s, t, r, lab: {"type": "edge.create", "edge": {"source": s, "target": t, "relation": r,
+                                                                        "label": lab}},
                   uuids, st.one_of(uuids, scalars), st.sampled_from(["causes", "loves", "supersedes"]),
                   st.text(max_size=210)),
         st.builds(lambda i, f: {"type": "edge.update", "id": i, "fields": f}, uuids,
@@ -187,12 +198,12 @@ ALLOWED_CODES = {"BAD_MESSAGE", "INVALID", "NOT_FOUND", "FORBIDDEN", "CONFLICT",
 
 @pytest.mark.django_db(transaction=True)
 def test_consumer_frames_never_crash(settings, record_figures, django_user_model):
+    from django.db import connection
+
     from canvasweb.canvases import services
     from canvasweb.canvases.actors import user_actor
     from canvasweb.canvases.realtime.consumers import CanvasConsumer
     from canvasweb.testing.sim import _fast_sqlite
-
-    from django.db import connection
 
     settings.CANVASWEB = {**settings.CANVASWEB, "WS_OPS_PER_SECOND": 1_000_000, "WS_SYNC_CHECK_SECONDS": 0}
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -1,8 +1,8 @@
 """OpenAPI shapes of the agent endpoints (documentation only; validation lives in agent/services.py)."""
 from rest_framework import serializers
 
-from canvasweb.canvases.api.serializers import ErrorDetailSerializer, UserRefSerializer, any_json, enum
 from canvasweb.agent.models import ProposalStatus
+from canvasweb.canvases.api.serializers import ErrorDetailSerializer, UserRefSerializer, any_json, enum
 
 
 class ProposalFieldChangeSerializer(serializers.Serializer):

@@ -15,12 +15,29 @@ from __future__ import annotations
 from .model import ask_model
 from .plot import write_pattern_plot, write_plots
 from .replay import CanvasReplay, ReplayClock, bench_users, node_kind_for, turn_times
-from .report import (REPORT_FORMAT, TOTAL, aggregate, build_report, pivot_rows, render_markdown, report_strategies,
-                     table_rows, targets)
+from .report import (
+                     REPORT_FORMAT,
+                     TOTAL,
+                     aggregate,
+                     build_report,
+                     pivot_rows,
+                     render_markdown,
+                     report_strategies,
+                     table_rows,
+                     targets,
+)
 from .run import FULL_BUDGET, DriftOptions, DriftRun, run_drift
 from .scoring import ProbeMeta, classify_probe, score, score_answer
-from .strategies import (COMPILER_STRATEGIES, PRODUCT_STRATEGIES, REFERENCE_STRATEGIES, STRATEGIES, HistoryIndex,
-                         bm25_history_compile, bm25_terms, naive_canvas_compile)
+from .strategies import (
+                     COMPILER_STRATEGIES,
+                     PRODUCT_STRATEGIES,
+                     REFERENCE_STRATEGIES,
+                     STRATEGIES,
+                     HistoryIndex,
+                     bm25_history_compile,
+                     bm25_terms,
+                     naive_canvas_compile,
+)
 
 DEFAULT_BUDGETS = (1000, 2000, 4000)
 

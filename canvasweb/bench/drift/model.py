@@ -47,7 +47,7 @@ def ask_model(run: DriftRun, *, stderr: TextIO | None = None) -> None:
                 text = await asyncio.wait_for(answer(messages), timeout=config.timeout)
             except ModelError as exc:
                 error = exc.message
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 error = f"no complete answer within {config.timeout:g} s"
             s = score_answer(metas[result["probe_id"]], text)
             result["model"] = {"answer": text[:2000], "error": error,

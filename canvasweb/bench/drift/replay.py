@@ -33,7 +33,7 @@ import math
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from unittest import mock
 
@@ -57,14 +57,14 @@ _KIND_ALIASES = {"constraint": "requirement", "rule": "requirement", "规则": "
                  "goal": "requirement", "目标": "requirement", "credential": "config", "凭据": "config",
                  "配置": "config", "proposal": "decision"}
 # The replay's clock starts here (a Monday morning) unless a turn says otherwise.
-CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=dt_timezone.utc)
+CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TURN_STEP = timedelta(minutes=1)
 
 
 def parse_at(raw: str) -> datetime:
     """An ISO-8601 timestamp ("2026-03-02T10:15:00Z", "2026-03-02T10:15+08:00"); naive ones are UTC."""
     value = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
-    return value if value.tzinfo else value.replace(tzinfo=dt_timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def turn_times(turns: Sequence[dict], *, start: datetime = CLOCK_START) -> list[datetime]:
@@ -321,7 +321,7 @@ class CanvasReplay:
                 entry["decision"] = "accepted, superseding a node"
                 self.replaced[uuid.UUID(s["supersede_node_id"])] = uuid.UUID(created)
             on_canvas.append(text)
-            nodes = nodes + (NodeData(id=created or "", content=s["content"], x=x, y=y),)
+            nodes = (*nodes, NodeData(id=created or "", content=s["content"], x=x, y=y))
 
     def _free_spot(self, viewport: dict, nodes: Sequence[NodeData]) -> tuple[float, float]:
         """Next free point on a golden-angle spiral around the working viewport (≥ 60 units from any node)."""

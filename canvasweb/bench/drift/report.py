@@ -206,7 +206,7 @@ def pivot_rows(groups: dict[str, list[dict]], *, counts: dict[str, int] | None =
                strategies: Sequence[str], budgets: Sequence[int]) -> tuple[list[str], list[list]]:
     """One line per group x budget; per strategy "in-prompt recall / stale+leak" (and answer accuracy)."""
     model = any("answer_accuracy" in r for rows in groups.values() for r in rows)
-    headers = ["group", "probes", "budget"] + list(strategies)
+    headers = ["group", "probes", "budget", *list(strategies)]
     out = []
     for name, rows in groups.items():
         by_key = {(r["strategy"], r["budget"]): r for r in rows}

@@ -27,7 +27,14 @@ from canvasweb.context.types import BudgetConfigError
 
 from ..common import Progress
 from ..scenarios import Scenario
-from .replay import CLOCK_START, CanvasReplay, ReplayClock, bench_users, fixed_time_and_ids, reset_product_caches
+from .replay import (
+    CLOCK_START,
+    CanvasReplay,
+    ReplayClock,
+    bench_users,
+    fixed_time_and_ids,
+    reset_product_caches,
+)
 from .scoring import ProbeMeta, classify_probe, diagnose, message_text, score
 from .strategies import HistoryIndex, bm25_history_compile, naive_canvas_compile
 

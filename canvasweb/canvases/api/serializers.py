@@ -8,6 +8,9 @@ the services' job, the one place that validates writes.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
@@ -28,7 +31,7 @@ from canvasweb.canvases.operations import (
 class EnumField(serializers.CharField):
     """A string limited to `values`; documented as its own named schema component."""
 
-    def __init__(self, values, *, component: str, **kwargs):
+    def __init__(self, values: Iterable[Any], *, component: str, **kwargs: Any) -> None:
         self.enum_values = [getattr(v, "value", v) for v in values]
         self.enum_component = component
         super().__init__(**kwargs)
@@ -39,18 +42,18 @@ class EnumFieldExtension(OpenApiSerializerFieldExtension):
     # field called e.g. `role` or `kind` elsewhere in the project would collide with ours.
     target_class = EnumField
 
-    def get_name(self):
-        return self.target.enum_component
+    def get_name(self) -> str:
+        return str(self.target.enum_component)
 
-    def map_serializer_field(self, auto_schema, direction):
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         return {"type": "string", "enum": list(self.target.enum_values)}
 
 
-def enum(values, component: str, **kwargs) -> EnumField:
+def enum(values: Iterable[Any], component: str, **kwargs: Any) -> EnumField:
     return EnumField(values, component=component, **kwargs)
 
 
-def any_json(**kwargs) -> serializers.JSONField:
+def any_json(**kwargs: Any) -> serializers.JSONField:
     return serializers.JSONField(**kwargs)
 
 
@@ -381,7 +384,7 @@ class EdgeDeleteOpSerializer(serializers.Serializer):
     id = serializers.UUIDField()
 
 
-SINGLE_OPS = {
+SINGLE_OPS: dict[str, serializers.Serializer | type[serializers.Serializer]] = {
     "node.create": NodeCreateOpSerializer,
     "node.update": NodeUpdateOpSerializer,
     "node.move": NodeMoveOpSerializer,

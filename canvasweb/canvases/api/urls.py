@@ -1,5 +1,7 @@
 """REST API routes, mounted at /api/ (reference: docs/api.md)."""
-from django.http import JsonResponse
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
 from django.urls import path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -16,7 +18,7 @@ app_name = "api"
 
 
 @csrf_exempt  # it changes nothing; without this an unsafe method got Django's HTML CSRF page
-def unknown_endpoint(request, *args, **kwargs):
+def unknown_endpoint(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     return JsonResponse(
         {"error": {"code": "NOT_FOUND", "message": f"no API endpoint at {request.path} (API paths end with /)",
                    "field": None}},

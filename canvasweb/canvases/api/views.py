@@ -6,17 +6,24 @@ rendered as {"error": {code, message, field}} by common.api_errors.
 """
 from __future__ import annotations
 
+import uuid
+from typing import Any
+
 from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth.models import User
 from django.middleware.csrf import get_token
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from canvasweb.canvases import permissions, selectors, services
-from canvasweb.canvases.actors import user_actor
+from canvasweb.canvases.actors import Actor, user_actor
+from canvasweb.canvases.models import Canvas
 from canvasweb.canvases.serialization import canvas_to_dict, user_ref
 from canvasweb.canvases.visibility import filter_changes
 from canvasweb.common import auth_services
@@ -36,11 +43,19 @@ CANVAS_ID = OpenApiParameter("canvas_id", OpenApiTypes.INT, OpenApiParameter.PAT
 USER_ID = OpenApiParameter("user_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The member's user id.")
 
 
-def _actor(request):
-    return user_actor(request.user, channel="rest")
+def _user(request: Request) -> User:
+    """The authenticated user (every view but login/token requires one)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise NotAuthenticated()
+    return user
 
 
-def _credentials(data) -> tuple[str, str]:
+def _actor(request: Request) -> Actor:
+    return user_actor(_user(request), channel="rest")
+
+
+def _credentials(data: Any) -> tuple[str, str]:
     body = json_object(data, allowed={"username", "password"}, required={"username", "password"})
     for name in ("username", "password"):
         if not isinstance(body[name], str) or not body[name]:
@@ -48,7 +63,7 @@ def _credentials(data) -> tuple[str, str]:
     return body["username"], body["password"]
 
 
-def _authenticate(request, data):
+def _authenticate(request: Request, data: Any) -> User:
     username, password = _credentials(data)
     user = authenticate(request._request, username=username, password=password)
     if user is None or not user.is_active:
@@ -56,16 +71,16 @@ def _authenticate(request, data):
     return user
 
 
-def _canvas_out(canvas, role: str, member_count: int) -> dict:
+def _canvas_out(canvas: Canvas, role: str, member_count: int) -> dict[str, Any]:
     return {**canvas_to_dict(canvas), "role": role, "member_count": member_count}
 
 
-def _canvas_detail(user, canvas_id: int) -> dict:
+def _canvas_detail(user: User, canvas_id: int) -> dict[str, Any]:
     canvas, role = selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     return _canvas_out(canvas, role, len(selectors.canvas_members(canvas=canvas)))
 
 
-def _member(canvas_id: int, user, *, user_id: int | None = None, username: str | None = None) -> dict:
+def _member(canvas_id: int, user: User, *, user_id: int | None = None, username: str | None = None) -> dict[str, Any]:
     canvas, _ = selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     for member in selectors.canvas_members(canvas=canvas):
         if member["user"]["id"] == user_id or (username is not None and member["user"]["username"] == username):
@@ -73,7 +88,7 @@ def _member(canvas_id: int, user, *, user_id: int | None = None, username: str |
     raise NotFound("no such member", field="user_id")
 
 
-def _query_int(request, name: str, *, default: int | None = None, minimum: int = 0) -> int:
+def _query_int(request: Request, name: str, *, default: int | None = None, minimum: int = 0) -> int:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         if default is None:
@@ -93,7 +108,7 @@ def _query_int(request, name: str, *, default: int | None = None, minimum: int =
 
 
 class CsrfView(JSONAPIView):
-    authentication_classes: list = []
+    authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -101,7 +116,7 @@ class CsrfView(JSONAPIView):
         summary="Get a CSRF token (also set as the csrftoken cookie)",
         responses={200: s.CsrfOutputSerializer},
     )
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         """Sets the `csrftoken` cookie and returns a token valid for it (a masked form, so not the cookie's string).
         Browsers send it back in the `X-CSRFToken` header on every POST/PATCH/DELETE made with the session cookie."""
         # get_token marks the cookie for sending, like @ensure_csrf_cookie.
@@ -109,7 +124,7 @@ class CsrfView(JSONAPIView):
 
 
 class LoginView(JSONAPIView):
-    authentication_classes: list = []
+    authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     throttle_classes = [AuthRateThrottle]  # password guessing: 429 RATE_LIMITED past the rate
 
@@ -119,7 +134,7 @@ class LoginView(JSONAPIView):
         request=s.LoginInputSerializer,
         responses={200: s.LoginOutputSerializer, **s.errors(400, 403, 413, 415, 429)},
     )
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         """Checks username and password and starts a session (`sessionid` cookie). Requires the CSRF cookie and
         `X-CSRFToken` header even though the caller is anonymous. Django rotates the CSRF token on login;
         the new one is returned (and set as the cookie)."""
@@ -139,7 +154,7 @@ class LogoutView(JSONAPIView):
         summary="End the session (no-op when not logged in; does not revoke API tokens)",
         request=None, responses={204: None, **s.errors(403)},
     )
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         """Ends the session. With a session cookie the CSRF header is required. API tokens stay valid (revoke them with
         DELETE /api/auth/token/)."""
         if request.user.is_authenticated:
@@ -152,23 +167,23 @@ class MeView(JSONAPIView):
         operation_id="auth_me", tags=[AUTH], summary="The logged-in user",
         responses={200: s.UserRefSerializer, **s.errors(401)},
     )
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         """The user behind the session cookie or token."""
-        return Response(user_ref(request.user))
+        return Response(user_ref(_user(request)))
 
 
 class TokenView(JSONAPIView):
     def _is_post(self) -> bool:
         return getattr(getattr(self, "request", None), "method", None) == "POST"
 
-    def get_permissions(self):
+    def get_permissions(self) -> Any:
         return [AllowAny()] if self._is_post() else super().get_permissions()
 
-    def get_authenticators(self):
+    def get_authenticators(self) -> list[Any]:
         # POST takes username + password only: no session, so no CSRF token needed.
         return [] if self._is_post() else super().get_authenticators()
 
-    def get_throttles(self):
+    def get_throttles(self) -> list[Any]:
         return [AuthRateThrottle()] if self._is_post() else []
 
     @extend_schema(
@@ -177,7 +192,7 @@ class TokenView(JSONAPIView):
         request=s.LoginInputSerializer,
         responses={200: s.TokenOutputSerializer, **s.errors(400, 413, 415, 429)},
     )
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         """Returns the user's API token, creating it on first use (one token per user; the same key every time until
         revoked). No session or CSRF token needed."""
         user = _authenticate(request, request.data)
@@ -187,9 +202,9 @@ class TokenView(JSONAPIView):
         operation_id="auth_token_revoke", tags=[AUTH], summary="Revoke your API token",
         request=None, responses={204: None, **s.errors(401, 403)},
     )
-    def delete(self, request):
+    def delete(self, request: Request) -> Response:
         """Deletes your API token; the next POST /api/auth/token/ issues a new key."""
-        auth_services.token_revoke(user=request.user)
+        auth_services.token_revoke(user=_user(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -201,9 +216,9 @@ class CanvasListView(JSONAPIView):
         operation_id="canvas_list", tags=[CANVASES], summary="Canvases you are a member of (recently updated first)",
         responses={200: s.CanvasSerializer(many=True), **s.errors(401)},
     )
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         """Every canvas you are a member of, most recently updated first, with your role and the member count."""
-        rows = selectors.canvas_list_for_user(user=request.user)
+        rows = selectors.canvas_list_for_user(user=_user(request))
         return Response([_canvas_out(canvas, role, count) for canvas, role, count in rows])
 
     @extend_schema(
@@ -211,12 +226,12 @@ class CanvasListView(JSONAPIView):
         request=s.CanvasCreateSerializer,
         responses={201: s.CanvasSerializer, **s.errors(400, 401, 403, 413, 415)},
     )
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         """Creates a canvas with you as its owner (revision 1)."""
         body = json_object(request.data, allowed={"name", "description"}, required={"name"})
-        canvas = services.canvas_create(user=request.user, name=body["name"],
+        canvas = services.canvas_create(user=_user(request), name=body["name"],
                                         description=body.get("description", ""))
-        return Response(_canvas_detail(request.user, canvas.pk), status=status.HTTP_201_CREATED,
+        return Response(_canvas_detail(_user(request), canvas.pk), status=status.HTTP_201_CREATED,
                         headers={"Location": reverse("api:canvas-detail", args=[canvas.pk])})
 
 
@@ -226,9 +241,9 @@ class CanvasDetailView(JSONAPIView):
         operation_id="canvas_retrieve", tags=[CANVASES], summary="One canvas",
         responses={200: s.CanvasSerializer, **s.errors(401, 404)},
     )
-    def get(self, request, canvas_id: int):
+    def get(self, request: Request, canvas_id: int) -> Response:
         """Non-members get 404 NOT_FOUND, exactly as for a canvas that does not exist."""
-        return Response(_canvas_detail(request.user, canvas_id))
+        return Response(_canvas_detail(_user(request), canvas_id))
 
     @extend_schema(
         parameters=[CANVAS_ID],
@@ -236,20 +251,20 @@ class CanvasDetailView(JSONAPIView):
         request=s.CanvasUpdateSerializer,
         responses={200: s.CanvasSerializer, **s.errors(400, 401, 403, 404, 413, 415)},
     )
-    def patch(self, request, canvas_id: int):
+    def patch(self, request: Request, canvas_id: int) -> Response:
         """Owners only. Any subset of name, description and agent_policy; an unchanged value is not a change (no new
         revision)."""
         body = json_object(request.data, allowed={"name", "description", "agent_policy"})
         services.canvas_update(actor=_actor(request), canvas_id=canvas_id, name=body.get("name"),
                                description=body.get("description"), agent_policy=body.get("agent_policy"))
-        return Response(_canvas_detail(request.user, canvas_id))
+        return Response(_canvas_detail(_user(request), canvas_id))
 
     @extend_schema(
         parameters=[CANVAS_ID],
         operation_id="canvas_destroy", tags=[CANVASES], summary="Delete a canvas (owners; the history is kept)",
         responses={204: None, **s.errors(401, 403, 404)},
     )
-    def delete(self, request, canvas_id: int):
+    def delete(self, request: Request, canvas_id: int) -> Response:
         """Owners only. The canvas disappears for everyone; its change log is kept."""
         services.canvas_delete(actor=_actor(request), canvas_id=canvas_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -264,9 +279,9 @@ class MemberListView(JSONAPIView):
         operation_id="member_list", tags=[MEMBERS], summary="Members of a canvas (any member may list them)",
         responses={200: s.MemberSerializer(many=True), **s.errors(401, 404)},
     )
-    def get(self, request, canvas_id: int):
+    def get(self, request: Request, canvas_id: int) -> Response:
         """Any member may list the members."""
-        canvas, _ = selectors.canvas_for_member(user=request.user, canvas_id=canvas_id)
+        canvas, _ = selectors.canvas_for_member(user=_user(request), canvas_id=canvas_id)
         return Response(selectors.canvas_members(canvas=canvas))
 
     @extend_schema(
@@ -280,7 +295,7 @@ class MemberListView(JSONAPIView):
             **s.errors(400, 401, 403, 404, 413, 415),
         },
     )
-    def post(self, request, canvas_id: int):
+    def post(self, request: Request, canvas_id: int) -> Response:
         """Owners only. Identify the user by username or user_id. 201 when added, 200 when the user was already a
         member (their role is set to the given one)."""
         body = json_object(request.data, allowed={"username", "user_id", "role"}, required={"role"})
@@ -292,7 +307,7 @@ class MemberListView(JSONAPIView):
         result = services.member_set(actor=_actor(request), canvas_id=canvas_id, role=body["role"],
                                      username=body.get("username"), user_id=user_id)
         created = any(c["entity"] == "member" and c["action"] == "created" for c in result.changes)
-        member = _member(canvas_id, request.user, user_id=user_id, username=body.get("username"))
+        member = _member(canvas_id, _user(request), user_id=user_id, username=body.get("username"))
         return Response(member, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -303,19 +318,19 @@ class MemberDetailView(JSONAPIView):
         request=s.MemberUpdateSerializer,
         responses={200: s.MemberSerializer, **s.errors(400, 401, 403, 404, 413, 415)},
     )
-    def patch(self, request, canvas_id: int, user_id: int):
+    def patch(self, request: Request, canvas_id: int, user_id: int) -> Response:
         """Owners only. 404 if the user is not a member (PATCH never adds one). A canvas keeps at least one owner."""
         body = json_object(request.data, allowed={"role"}, required={"role"})
-        _member(canvas_id, request.user, user_id=user_id)  # PATCH never adds a member
+        _member(canvas_id, _user(request), user_id=user_id)  # PATCH never adds a member
         services.member_set(actor=_actor(request), canvas_id=canvas_id, user_id=user_id, role=body["role"])
-        return Response(_member(canvas_id, request.user, user_id=user_id))
+        return Response(_member(canvas_id, _user(request), user_id=user_id))
 
     @extend_schema(
         parameters=[CANVAS_ID, USER_ID],
         operation_id="member_remove", tags=[MEMBERS], summary="Remove a member (owners; the last owner stays)",
         responses={204: None, **s.errors(400, 401, 403, 404)},
     )
-    def delete(self, request, canvas_id: int, user_id: int):
+    def delete(self, request: Request, canvas_id: int, user_id: int) -> Response:
         """Owners only. Removing the last owner is refused (400 INVALID)."""
         services.member_remove(actor=_actor(request), canvas_id=canvas_id, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -331,10 +346,10 @@ class SnapshotView(JSONAPIView):
         summary="Every node and edge you may see, with the revision they are current at",
         responses={200: s.SnapshotSerializer, **s.errors(401, 404)},
     )
-    def get(self, request, canvas_id: int):
+    def get(self, request: Request, canvas_id: int) -> Response:
         """Nodes and edges filtered for your role (viewers: public only; editors: +internal; owners: +secret). Edges
         touching a node you may not see are left out."""
-        canvas, role = selectors.canvas_for_member(user=request.user, canvas_id=canvas_id)
+        canvas, role = selectors.canvas_for_member(user=_user(request), canvas_id=canvas_id)
         return Response(selectors.canvas_snapshot(canvas=canvas, role=role))
 
 
@@ -356,7 +371,7 @@ class OpsView(JSONAPIView):
             ),
         ],
     )
-    def post(self, request, canvas_id: int):
+    def post(self, request: Request, canvas_id: int) -> Response:
         """The same operations as the WebSocket `op` frame (docs/protocol.md). One op or a batch commits atomically at
         one new revision. `changes` is filtered for your role. With `client_op_id`, a resend returns the
         first result with `duplicate: true` and applies nothing."""
@@ -365,7 +380,7 @@ class OpsView(JSONAPIView):
         result = services.apply_operation(actor=_actor(request), canvas_id=canvas_id, op=body["op"],
                                           client_op_id=body.get("client_op_id"))
         # The service returns unfiltered records; show the caller only what their role may see.
-        role = selectors.user_role(user=request.user, canvas_id=canvas_id)
+        role = selectors.user_role(user=_user(request), canvas_id=canvas_id)
         changes, _ = filter_changes(result.changes, level=permissions.role_level(role) if role else -1)
         return Response({"revision": result.revision, "duplicate": result.duplicate, "changes": changes})
 
@@ -386,19 +401,19 @@ class ChangesView(JSONAPIView):
         ],
         responses={200: s.ChangesPageSerializer, **s.errors(400, 401, 404)},
     )
-    def get(self, request, canvas_id: int):
+    def get(self, request: Request, canvas_id: int) -> Response:
         """Catch-up from the change log: one event per revision after `since`, in order, filtered for your role
         (changes you may not see are dropped, so an event's `changes` may be empty). If `needs_resync` is
         true, discard local state and GET the snapshot. If `has_more`, call again with `since=to`."""
         since = _query_int(request, "since")
         limit = min(_query_int(request, "limit", default=selectors.MAX_CHANGES_PAGE, minimum=1),
                     selectors.MAX_CHANGES_PAGE)
-        canvas, role = selectors.canvas_for_member(user=request.user, canvas_id=canvas_id)
+        canvas, role = selectors.canvas_for_member(user=_user(request), canvas_id=canvas_id)
         if since > canvas.revision:
             # The client holds revisions this canvas never had (e.g. the database was reset).
             return Response({"from": since, "to": since, "events": [], "needs_resync": True, "has_more": False})
         return Response(selectors.changes_since(canvas=canvas, role=role, since=since, limit=limit,
-                                                user_id=request.user.pk))
+                                                user_id=_user(request).pk))
 
 
 class NodeHistoryView(JSONAPIView):
@@ -408,10 +423,10 @@ class NodeHistoryView(JSONAPIView):
         summary="Every logged change to one node, oldest first (what your role may see)",
         responses={200: s.HistoryEntrySerializer(many=True), **s.errors(401, 404)},
     )
-    def get(self, request, canvas_id: int, node_id):
+    def get(self, request: Request, canvas_id: int, node_id: uuid.UUID) -> Response:
         """Every change log entry of one node (also after it was deleted), oldest first, with the actor and the node
         before/after. Versions you may not see are null."""
-        canvas, role = selectors.canvas_for_member(user=request.user, canvas_id=canvas_id)
+        canvas, role = selectors.canvas_for_member(user=_user(request), canvas_id=canvas_id)
         history = selectors.node_history(canvas=canvas, role=role, node_id=str(node_id))
         if not history:
             # A deleted node you could never see: same answer as an unknown id.

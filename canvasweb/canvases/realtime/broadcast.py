@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -21,13 +22,13 @@ logger = logging.getLogger(__name__)
 BROADCAST_TIMEOUT_SECONDS = 2.0
 
 
-async def _group_send(layer, group: str, message: dict) -> None:
+async def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
     # This runs inside the write's thread (transaction.on_commit): a hung Redis must not hold up the
     # ack or the process's other database work. The change is committed; clients catch up.
     await asyncio.wait_for(layer.group_send(group, message), BROADCAST_TIMEOUT_SECONDS)
 
 
-def broadcast_change(*, canvas_id: int, event: dict) -> None:
+def broadcast_change(*, canvas_id: int, event: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return

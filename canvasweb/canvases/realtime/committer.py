@@ -18,12 +18,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from django.conf import settings
 
 from canvasweb.canvases import services
+from canvasweb.common.config import canvasweb_config
 
 from .groups import canvas_group
 
@@ -33,17 +34,17 @@ BROADCAST_TIMEOUT_SECONDS = 2.0
 
 
 def max_batch() -> int:
-    return int(settings.CANVASWEB.get("GROUP_COMMIT_MAX_OPS", 200))
+    return int(canvasweb_config().get("GROUP_COMMIT_MAX_OPS", 200))
 
 
 def per_socket() -> int:
-    return int(settings.CANVASWEB.get("GROUP_COMMIT_OPS_PER_SOCKET", 8))
+    return int(canvasweb_config().get("GROUP_COMMIT_OPS_PER_SOCKET", 8))
 
 
 @dataclass
 class _Pending:
     request: services.OpRequest
-    future: asyncio.Future
+    future: asyncio.Future[Any]
 
 
 class CanvasCommitter:
@@ -53,13 +54,13 @@ class CanvasCommitter:
         # Per source (socket), in arrival order; a batch takes a few ops from each source in turn, so
         # one socket's burst cannot make everyone else's next op wait behind it.
         self.queue: dict[object, list[_Pending]] = {}
-        self.task: asyncio.Task | None = None
-        self.outbox: asyncio.Queue = asyncio.Queue()
-        self.sender: asyncio.Task | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.sender: asyncio.Task[Any] | None = None
         self.batches = 0
         self.ops = 0
 
-    def submit(self, request: services.OpRequest, *, source: object = None) -> asyncio.Future:
+    def submit(self, request: services.OpRequest, *, source: object = None) -> asyncio.Future[Any]:
         future = asyncio.get_running_loop().create_future()
         self.queue.setdefault(source, []).append(_Pending(request=request, future=future))
         if self.task is None or self.task.done():

@@ -14,7 +14,7 @@ import random
 import secrets
 import time
 import uuid
-from typing import Any
+from typing import Any, NoReturn
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
@@ -22,18 +22,19 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.utils import await_many_dispatch
-from django.conf import settings
+from django.contrib.auth.models import User
 
 from canvasweb.canvases import permissions, selectors, services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.visibility import filter_event
 from canvasweb.chat.turns import ChatSession
+from canvasweb.common.config import canvasweb_config
 from canvasweb.common.errors import BadMessage, CanvasError, RateLimited
 from canvasweb.common.json_safety import finite_float
 
 from . import daphne_guards
-from .frame_safety import unsafe_frame_reply
 from .committer import committer_for
+from .frame_safety import unsafe_frame_reply
 from .groups import canvas_group
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ PRESENCE_COLORS = ("#e76f51", "#2a9d8f", "#e9c46a", "#264653", "#f4a261", "#6d59
 
 
 def _config(name: str) -> int:
-    return settings.CANVASWEB[name]
+    return int(canvasweb_config()[name])
 
 
 def _sync_check_seconds() -> float:
@@ -58,7 +59,7 @@ def _sync_check_seconds() -> float:
     See docs/reliability.md: the channel layer delivers at most once and loses group
     memberships when Redis restarts, so every connection heals itself on this period.
     """
-    value = settings.CANVASWEB.get("WS_SYNC_CHECK_SECONDS")
+    value = canvasweb_config().get("WS_SYNC_CHECK_SECONDS")
     if value is None:
         value = float(daphne_guards.env_number("CANVASWEB_WS_SYNC_CHECK_SECONDS", 5.0))
     return float(value)
@@ -113,15 +114,15 @@ class TokenBucket:
 class CanvasConsumer(AsyncWebsocketConsumer):
     # --- lifecycle -------------------------------------------------------------------
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Handlers, layer events and the periodic sync check run one at a time.
         self._dispatch_lock = asyncio.Lock()
-        self._maintenance: asyncio.Task | None = None
+        self._maintenance: asyncio.Task[Any] | None = None
         self._layer_down_since: float | None = None
         self.last_event_at = time.monotonic()
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """AsyncConsumer.__call__, except that a channel-layer failure does not end the socket.
 
         With channels_redis, a Redis outage makes `receive` raise; the stock consumer
@@ -147,11 +148,11 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 if task is not None:
                     task.cancel()
 
-    async def _resilient_channel_receive(self) -> dict:
+    async def _resilient_channel_receive(self) -> dict[str, Any]:
         delay = 0.1
         while True:
             try:
-                message = await self.channel_layer.receive(self.channel_name)
+                message: dict[str, Any] = await self.channel_layer.receive(self.channel_name)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -168,7 +169,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 self._layer_down_since = None
             return message
 
-    async def dispatch(self, message):
+    async def dispatch(self, message: dict[str, Any]) -> None:
         # AsyncConsumer.dispatch without its `aclose_old_connections()`: that hops to the (single,
         # shared) database thread for every frame, so a busy database slowed down *reading* the socket
         # and the rate limiter saw a flood only as fast as the database worked. Every database call
@@ -180,26 +181,27 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             await handler(message)
 
     async def connect(self) -> None:
-        self.user = self.scope.get("user")
+        user = self.scope.get("user")
         self.canvas_id = int(self.scope["url_route"]["kwargs"]["canvas_id"])
         self.group = canvas_group(self.canvas_id)
         self.role: str | None = None
         self.synced_revision: int | None = None  # None until hello has been answered
         self.hello_seen = False  # ops may follow hello at once, also while a resync is under way
         self.connection_id = secrets.token_hex(4)
-        self.presence: dict | None = None
-        self.presence_pending: dict | None = None
+        self.presence: dict[str, Any] | None = None
+        self.presence_pending: dict[str, Any] | None = None
         self.presence_flush: asyncio.TimerHandle | None = None
         self.last_presence_sent = 0.0
         self.bucket = TokenBucket(_config("WS_OPS_PER_SECOND"))
-        self.op_queue: asyncio.Queue = asyncio.Queue()
-        self.op_worker: asyncio.Task | None = None
+        self.op_queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.op_worker: asyncio.Task[Any] | None = None
         self.max_queued_ops = max(1, 2 * _config("WS_OPS_PER_SECOND"))
         self.joined = False
         self.chat: ChatSession | None = None
-        if not getattr(self.user, "is_authenticated", False):
+        if not isinstance(user, User) or not user.is_authenticated:
             await self.close()  # before accept: the handshake gets HTTP 403
             return
+        self.user: User = user
         self.role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
         if self.role is None:
             # A signed-in user knocking on a canvas they are not a member of (or that does not exist) is
@@ -218,8 +220,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self._maintenance is not None:
             self._maintenance.cancel()
-        if getattr(self, "op_worker", None) is not None:
-            self.op_worker.cancel()  # queued ops are not applied; the client resends them after reconnecting
+        op_worker = getattr(self, "op_worker", None)  # unset when the handshake was refused
+        if op_worker is not None:
+            op_worker.cancel()  # queued ops are not applied; the client resends them after reconnecting
         if self.presence_flush is not None:
             self.presence_flush.cancel()
         if self.chat is not None:
@@ -272,7 +275,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             await self.send_json({"type": "error", "error": {
                 "code": "INTERNAL", "message": "the server could not handle this message", "field": None}})
 
-    async def handle_hello(self, message: dict) -> None:
+    async def handle_hello(self, message: dict[str, Any]) -> None:
         last = message.get("last_revision")
         if last is not None and (isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < 2**53):
             raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
@@ -294,7 +297,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         except Exception:  # presence is a nicety; the layer may be down
             logger.warning("presence query failed on canvas %s", self.canvas_id, exc_info=True)
 
-    async def handle_catch_up(self, message: dict) -> None:
+    async def handle_catch_up(self, message: dict[str, Any]) -> None:
         since = message.get("since")
         if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
             raise BadMessage("since must be a non-negative integer", field="since")
@@ -304,7 +307,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             return
         await self._send_state(state)
 
-    async def handle_op(self, message: dict) -> None:
+    async def handle_op(self, message: dict[str, Any]) -> None:
         client_op_id = message.get("client_op_id")
         if not isinstance(client_op_id, str) or not 1 <= len(client_op_id) <= 64:
             raise BadMessage("client_op_id must be a string of 1-64 characters", field="client_op_id")
@@ -347,7 +350,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         while self.op_worker is not None and not self.op_worker.done():
             await asyncio.shield(self.op_worker)
 
-    async def _answer_op(self, client_op_id: str, future: asyncio.Future) -> None:
+    async def _answer_op(self, client_op_id: str, future: asyncio.Future[Any]) -> None:
         try:
             result = await asyncio.shield(future)  # a closing socket must not cancel the batch's future
         except Exception:
@@ -370,7 +373,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "ack", "client_op_id": client_op_id, "revision": result.revision,
                               "duplicate": result.duplicate or noop, "changes": visible["changes"]})
 
-    async def handle_presence(self, message: dict) -> None:
+    async def handle_presence(self, message: dict[str, Any]) -> None:
         viewport = _clean_point(message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport")
         cursor = message.get("cursor")
         cursor = None if cursor is None else _clean_point(cursor, ("x", "y"), "cursor")
@@ -395,18 +398,23 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             loop = asyncio.get_running_loop()
             self.presence_flush = loop.call_later(wait, lambda: asyncio.ensure_future(self._publish_presence()))
 
-    async def handle_ping(self, message: dict) -> None:
+    def _chat(self) -> ChatSession:
+        if self.chat is None:  # frames are handled only on an accepted socket, which has its session
+            raise RuntimeError("no chat session before connect")
+        return self.chat
+
+    async def handle_ping(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "pong"})
 
     # The chat panel shares the canvas socket; chat/turns.py does the work.
-    async def handle_chat_send(self, message: dict) -> None:
-        await self.chat.handle_send(message)
+    async def handle_chat_send(self, message: dict[str, Any]) -> None:
+        await self._chat().handle_send(message)
 
-    async def handle_chat_stop(self, message: dict) -> None:
-        await self.chat.handle_stop(message)
+    async def handle_chat_stop(self, message: dict[str, Any]) -> None:
+        await self._chat().handle_stop(message)
 
-    async def handle_context_preview(self, message: dict) -> None:
-        await self.chat.handle_preview(message)
+    async def handle_context_preview(self, message: dict[str, Any]) -> None:
+        await self._chat().handle_preview(message)
 
     HANDLERS = {
         "hello": handle_hello,
@@ -421,7 +429,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
 
     # --- events from the channel layer ---------------------------------------------------
 
-    async def canvas_change(self, message: dict) -> None:
+    async def canvas_change(self, message: dict[str, Any]) -> None:
         event = message["event"]
         if self._membership_changed(event):
             role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
@@ -446,26 +454,26 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self.synced_revision = event["revision"]
         await self.send_json(filtered)
 
-    async def canvas_changes(self, message: dict) -> None:
+    async def canvas_changes(self, message: dict[str, Any]) -> None:
         # One layer message per group commit (realtime/committer.py); one `change` frame per revision.
         for event in message["events"]:
             await self.canvas_change({"type": "canvas.change", "event": event})
 
-    async def agent_proposal(self, message: dict) -> None:
+    async def agent_proposal(self, message: dict[str, Any]) -> None:
         # An agent proposal was created or decided (canvasweb/agent/services.py); only roles that may
         # see every node it involves hear of it.
         if self._level() >= message["level"]:
             await self.send_json(message["payload"])
 
-    async def presence_update(self, message: dict) -> None:
+    async def presence_update(self, message: dict[str, Any]) -> None:
         if message["payload"]["connection_id"] != self.connection_id:
             await self.send_json(message["payload"])
 
-    async def presence_leave(self, message: dict) -> None:
+    async def presence_leave(self, message: dict[str, Any]) -> None:
         if message["connection_id"] != self.connection_id:
             await self.send_json({"type": "presence_leave", "connection_id": message["connection_id"]})
 
-    async def presence_query(self, message: dict) -> None:
+    async def presence_query(self, message: dict[str, Any]) -> None:
         if message["connection_id"] != self.connection_id and self.presence is not None:
             try:
                 await self.channel_layer.send(message["reply_to"], {"type": "presence.state",
@@ -473,7 +481,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             except Exception:  # ChannelFull or the layer down: presence is a nicety
                 logger.warning("presence reply failed on canvas %s", self.canvas_id, exc_info=True)
 
-    async def presence_state(self, message: dict) -> None:
+    async def presence_state(self, message: dict[str, Any]) -> None:
         await self.send_json(message["payload"])
 
     # --- helpers -------------------------------------------------------------------------
@@ -481,7 +489,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     def _level(self) -> int:
         return permissions.role_level(self.role) if self.role else -1
 
-    def _load_state(self, *, since: int | None, only_if_behind: bool = False) -> dict | None:
+    def _load_state(self, *, since: int | None, only_if_behind: bool = False) -> dict[str, Any] | None:
         """Snapshot or missed changes, read in one place (runs in a worker thread).
 
         None when the user is no longer a member. With `only_if_behind`, {"canvas", "role"}
@@ -497,7 +505,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self.role = role
         too_far = since is None or since > canvas.revision or canvas.revision - since > _config(
             "CATCH_UP_MAX_REVISIONS")
-        if not too_far:
+        if not too_far and since is not None:
             # needs_resync covers a change of this user's own role in the range: start from a snapshot.
             changes = selectors.changes_since(canvas=canvas, role=role, since=since, user_id=self.user.pk)
             if not changes["needs_resync"] and not changes["has_more"]:
@@ -551,7 +559,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
                 return
             await self._send_state(state)
 
-    async def _send_state(self, state: dict) -> None:
+    async def _send_state(self, state: dict[str, Any]) -> None:
         if "snapshot" in state:
             snapshot = state["snapshot"]
             self.synced_revision = snapshot["revision"]
@@ -572,19 +580,19 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             except Exception:
                 logger.warning("presence broadcast failed", exc_info=True)
 
-    def _membership_changed(self, event: dict) -> bool:
+    def _membership_changed(self, event: dict[str, Any]) -> bool:
         return any(c["entity"] == "member" and c["id"] == str(self.user.pk) for c in event["changes"]) or \
             self._canvas_deleted(event)
 
     @staticmethod
-    def _canvas_deleted(event: dict) -> bool:
+    def _canvas_deleted(event: dict[str, Any]) -> bool:
         return any(c["entity"] == "canvas" and c["action"] == "deleted" for c in event["changes"])
 
     async def send_json(self, content: Any) -> None:
         await self.send(text_data=json.dumps(content, ensure_ascii=False, allow_nan=False))
 
 
-def _record_refused_connect(*, user, canvas_id: int) -> None:
+def _record_refused_connect(*, user: User, canvas_id: int) -> None:
     from canvasweb.history.models import SecurityEvent
 
     try:
@@ -609,12 +617,12 @@ def _clean_node_id(value: Any, name: str, *, required: bool = False) -> str | No
         return _bad_node_id(name)
 
 
-def _bad_node_id(name: str):
+def _bad_node_id(name: str) -> NoReturn:
     raise BadMessage(f"{name} must be a node id (a UUID string){'' if name == 'dragging.id' else ' or null'}",
                      field=name)
 
 
-def _clean_point(value: Any, keys: tuple[str, ...], name: str) -> dict:
+def _clean_point(value: Any, keys: tuple[str, ...], name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise BadMessage(f"{name} must be an object with {', '.join(keys)}", field=name)
     clean = {}

@@ -35,6 +35,7 @@ import logging
 import os
 import time
 from collections import Counter
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ DEFAULTS = {
     "WS_SEND_BUFFER_HARD_BYTES": 16 * 1024 * 1024,
     "WS_SEND_STALL_SECONDS": 10.0,
 }
-STATS: Counter = Counter()
+STATS: Counter[str] = Counter()
 
 
 def env_number(name: str, default: float) -> float:
@@ -59,7 +60,7 @@ def limit(name: str) -> float:
     try:
         from django.conf import settings
 
-        value = settings.CANVASWEB.get(name)
+        value = getattr(settings, "CANVASWEB").get(name)  # noqa: B009 (settings may be unconfigured here)
     except Exception:  # settings not configured
         value = None
     if value is None:
@@ -67,15 +68,15 @@ def limit(name: str) -> float:
     return float(value)
 
 
-def buffered_bytes(transport) -> int:
+def buffered_bytes(transport: Any) -> int:
     """Bytes written to a Twisted transport that the kernel has not taken yet."""
     try:
-        return len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+        return int(len(transport.dataBuffer) - transport.offset + transport._tempDataLen)
     except AttributeError:  # not a plain Twisted TCP transport
         return 0
 
 
-def check(protocol, *, frame_bytes: int = 0, now: float | None = None) -> bool:
+def check(protocol: Any, *, frame_bytes: int = 0, now: float | None = None) -> bool:
     """Abort `protocol`'s connection if its client has stopped reading. True if it was cut off.
 
     `frame_bytes` is the size of the frame just written; it is not part of the backlog the hard
@@ -120,7 +121,7 @@ def install() -> bool:
     original_connect = WebSocketProtocol.onConnect
     original_send = WebSocketProtocol.serverSend
 
-    def onConnect(self, request):
+    def onConnect(self: Any, request: Any) -> Any:
         result = original_connect(self, request)
         frame_limit = int(limit("WS_MAX_FRAME_BYTES"))
         if frame_limit > 0:
@@ -132,7 +133,7 @@ def install() -> bool:
             self.failByDrop = False
         return result
 
-    def serverSend(self, content, binary=False):
+    def serverSend(self: Any, content: bytes, binary: bool = False) -> None:
         if getattr(self, "_canvasweb_cut", False):
             return  # aborted: frames for it are dropped until Daphne sees the close
         incoming_limit = self.maxMessagePayloadSize

@@ -6,11 +6,13 @@ anything else an `error` INVALID naming the field in the frame. The socket stays
 """
 from __future__ import annotations
 
+from typing import Any
+
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import find_unsafe, has_lone_surrogate
 
 
-def unsafe_frame_reply(message: dict) -> dict | None:
+def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
     """The frame to answer with, or None when `message` is safe to hand to its handler."""
     found = find_unsafe(message)
     if found is None:

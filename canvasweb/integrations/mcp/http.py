@@ -82,7 +82,8 @@ class McpHttpApp:
             self._loop = loop
             self._ready = asyncio.Event()
             self._manager = StreamableHTTPSessionManager(app=build_server(), max_request_body_size=MAX_BODY_BYTES)
-            loop.create_task(self._run(self._manager, self._ready))
+            # Keep a reference: the loop holds tasks only weakly.
+            self._task = loop.create_task(self._run(self._manager, self._ready))
         await self._ready.wait()
         return self._manager
 

@@ -218,7 +218,7 @@ def _error(error: CanvasError) -> dict:
 
 # --- one session per (user, canvas, MCP session) in this process ----------------------------------
 
-_SESSIONS: "OrderedDict[tuple[int, int, str], McpSession]" = OrderedDict()
+_SESSIONS: OrderedDict[tuple[int, int, str], McpSession] = OrderedDict()
 _LOCK = threading.Lock()
 
 

@@ -38,7 +38,7 @@ class OpenAIError(Exception):
         return response
 
     @classmethod
-    def from_canvas_error(cls, error: CanvasError, *, param: str | None = None) -> "OpenAIError":
+    def from_canvas_error(cls, error: CanvasError, *, param: str | None = None) -> OpenAIError:
         if error.code == "NOT_FOUND" and error.field in ("conversation_id", "X-Canvasweb-Conversation"):
             return cls(404, error.message, code="conversation_not_found", param="X-Canvasweb-Conversation")
         code = {"NOT_FOUND": "model_not_found", "UNAUTHENTICATED": "invalid_api_key",
@@ -47,6 +47,6 @@ class OpenAIError(Exception):
         return cls(error.http_status, error.message, code=code, param=param or error.field)
 
     @classmethod
-    def upstream(cls, code: str, message: str) -> "OpenAIError":
+    def upstream(cls, code: str, message: str) -> OpenAIError:
         status, openai_code = UPSTREAM_STATUS.get(code, (502, "upstream_error"))
         return cls(status, f"The upstream model failed: {message}", code=openai_code)

@@ -23,7 +23,14 @@ from django.db.models import Count, Q
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.chat import services as chat_services
 from canvasweb.chat.context_inputs import TOKEN_CACHE
-from canvasweb.chat.models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
+from canvasweb.chat.models import (
+    Conversation,
+    Message,
+    MessageRole,
+    MessageSource,
+    MessageStatus,
+    ModelRequest,
+)
 from canvasweb.common.errors import CanvasError, InvalidOperation, NotFound
 from canvasweb.context.redaction import mask_credentials
 from canvasweb.context.tokens import count_tokens
@@ -129,7 +136,7 @@ def _with_client_instructions(messages: list[dict], system: str) -> list[dict]:
     while leading < len(messages) and messages[leading].get("role") == "system":
         leading += 1
     note = {"role": "system", "content": "Instructions from the client application:\n" + mask_credentials(system)}
-    return messages[:leading] + [note] + messages[leading:]
+    return [*messages[:leading], note, *messages[leading:]]
 
 
 def _title(text: str) -> str:

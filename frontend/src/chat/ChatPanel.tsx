@@ -86,7 +86,7 @@ export function ChatPanel() {
     } finally {
       setLoadingMessages(false);
     }
-  }, []);
+  }, [loadSuggestions]);
 
   useEffect(() => {
     if (activeId !== null && !state.messages[activeId]) void loadMessages(activeId);

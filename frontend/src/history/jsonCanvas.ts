@@ -18,6 +18,8 @@ export function filenameFromDisposition(header: string | null, fallback: string)
 }
 
 export function safeFileName(name: string): string {
+  // Control characters are exactly what a file name must not carry.
+  // eslint-disable-next-line no-control-regex
   const cleaned = name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim().slice(0, 120);
   return `${cleaned || 'canvas'}.canvas`;
 }

@@ -85,7 +85,8 @@ export async function renderCanvas(role: 'owner' | 'editor' | 'viewer' = 'owner'
 export const q = (sel: string) => container.querySelector(sel) as HTMLElement | null;
 export const byTestId = (id: string) => q(`[data-testid="${id}"]`);
 
-export function useCanvasHarness() {
+/** Registers the beforeEach/afterEach of a canvas test (a vitest lifecycle helper, not a React hook). */
+export function installCanvasHarness() {
 beforeEach(() => {
   sockets.length = 0;
   installTestHooks();

@@ -50,8 +50,9 @@ def test_body_limit_follows_the_setting_even_without_content_length(canvas, edit
     response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", body, content_type="application/json")
     assert response.status_code == 413 and err(response)["code"] == "TOO_LARGE"
     # The parser also stops at the limit when the length header lies or is missing.
-    from canvasweb.common.drf import LimitedJSONParser, PayloadTooLarge
     import io
+
+    from canvasweb.common.drf import LimitedJSONParser, PayloadTooLarge
 
     with pytest.raises(PayloadTooLarge):
         LimitedJSONParser().parse(io.BytesIO(body), parser_context={})

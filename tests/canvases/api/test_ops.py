@@ -141,7 +141,7 @@ def test_overflowing_numbers_are_invalid_not_500(canvas, editor_client):
     assert response.status_code == 400 and err(response) == {**err(response), "code": "INVALID", "field": "node.x"}
     # Infinity / NaN are not JSON at all.
     for literal in ("Infinity", "-Infinity", "NaN"):
-        raw = '{"op": {"type": "node.create", "node": {"content": "far", "x": %s, "y": 0}}}' % literal
+        raw = f'{{"op": {{"type": "node.create", "node": {{"content": "far", "x": {literal}, "y": 0}}}}}}'
         response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", raw, content_type="application/json")
         assert response.status_code == 400 and err(response)["code"] == "INVALID"
     # An integer too long for Python's int parser.
@@ -178,6 +178,44 @@ def test_client_chosen_id_conflict(canvas, editor_client, matches_schema):
     matches_schema(response, "canvas_apply_op")
     assert response.status_code == 409 and err(response) == {**err(response), "code": "CONFLICT",
                                                              "field": "node.id"}
+
+
+def _without_id(error: dict, used: str) -> dict:
+    return {**error, "message": error["message"].replace(used, "<id>")}
+
+
+def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(canvas, alice, bob, editor_client, apply):
+    other = services.canvas_create(user=alice, name="另一张画布")
+    foreign_node = apply(alice, node_op("别处的节点"), canvas_id=other.pk).changes[0]["id"]
+    foreign_edge = apply(alice, {"type": "edge.create", "edge": {
+        "source": foreign_node, "target": apply(alice, node_op("b"), canvas_id=other.pk).changes[0]["id"]}},
+        canvas_id=other.pk).changes[0]["id"]
+    hidden = apply(alice, node_op("机密", sensitivity="secret")).changes[0]["id"]  # above bob's role
+    reserved = "00000000-0000-0000-0000-000000000000"
+    local, local2 = (apply(bob, node_op(text)).changes[0]["id"] for text in ("here", "这里"))
+    before = (Node.objects.count(), Edge.objects.count(), Canvas.objects.get(pk=canvas.pk).revision)
+
+    def answer(op: dict, used: str) -> tuple[int, dict]:
+        response = post_op(editor_client, canvas, op)
+        return response.status_code, _without_id(err(response), used)
+
+    for field, make in (("node.id", lambda i: {"type": "node.create", "node": {"id": i, "content": "新", "x": 0,
+                                                                                 "y": 0}}),
+                        ("edge.id", lambda i: {"type": "edge.create", "edge": {"id": i, "source": local,
+                                                                                 "target": local2}})):
+        expected = answer(make(reserved), reserved)
+        assert expected[0] == 400 and expected[1]["code"] == "INVALID" and expected[1]["field"] == field
+        for used in (foreign_node, foreign_edge, hidden):
+            assert answer(make(used), used) == expected, (field, used)
+    assert (Node.objects.count(), Edge.objects.count(), Canvas.objects.get(pk=canvas.pk).revision) == before
+    assert Node.objects.get(pk=foreign_node).canvas_id == other.pk
+
+
+def test_owner_who_sees_the_row_still_gets_conflict(canvas, owner_client, apply, alice):
+    hidden_from_editors = apply(alice, node_op("机密", sensitivity="secret")).changes[0]["id"]
+    response = post_op(owner_client, canvas, {"type": "node.create", "node": {"id": hidden_from_editors,
+                                                                             "content": "x", "x": 0, "y": 0}})
+    assert response.status_code == 409 and err(response)["code"] == "CONFLICT"
 
 
 def test_editor_cannot_mark_secret(canvas, editor_client):

@@ -65,7 +65,7 @@ def test_seed_is_idempotent_and_keeps_passwords():
 
 def test_seed_random_passwords_are_printed():
     output = seed()
-    line = next(l for l in output.splitlines() if l.startswith("Log in at"))
+    line = next(row for row in output.splitlines() if row.startswith("Log in at"))
     password = line.rsplit(" / ", 1)[1]
     assert len(password) >= 10
     assert get_user_model().objects.get(username="alice").check_password(password)

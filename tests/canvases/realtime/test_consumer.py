@@ -92,7 +92,7 @@ def node_op(content="hello", **extra):
 
 
 async def test_handshake_refusals(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     cases = [
         communicator(canvas.pk, None),  # anonymous
         communicator(canvas.pk, "not-a-token"),  # bad token
@@ -109,7 +109,7 @@ async def test_handshake_refusals(channel_layer):
 
 
 async def test_hello_snapshot_op_ack_and_broadcast(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, welcome, snapshot = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     assert welcome["role"] == "owner" and snapshot["type"] == "snapshot" and snapshot["nodes"] == []
@@ -125,7 +125,7 @@ async def test_hello_snapshot_op_ack_and_broadcast(channel_layer):
 
 
 async def test_resend_is_acked_as_duplicate_and_applied_once(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
     first = await send_op(ws, node_op("once"), client_op_id="same-id")
     again = await send_op(ws, node_op("once"), client_op_id="same-id")
@@ -135,7 +135,7 @@ async def test_resend_is_acked_as_duplicate_and_applied_once(channel_layer):
 
 
 async def test_reject_codes_and_connection_survives(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     missing = str(uuid.uuid4())
     cases = [
@@ -190,8 +190,24 @@ async def test_edge_to_another_canvas_is_not_found(channel_layer):
     await alice.disconnect()
 
 
-async def test_frame_over_limit_closes_1009(channel_layer):
+async def test_node_create_with_another_canvas_id_answers_like_a_reserved_id(channel_layer):
     canvas, users, tokens = await setup_canvas()
+    other = await database_sync_to_async(services.canvas_create)(user=users["alice"], name="其他")
+    foreign = (await database_sync_to_async(services.apply_operation)(
+        actor=user_actor(users["alice"]), canvas_id=other.pk, op=node_op("别处"))).changes[0]["id"]
+    bob, _, _ = await join(canvas.pk, tokens["bob"])
+    answers = []
+    for used in (foreign, "00000000-0000-0000-0000-000000000000"):
+        reject = await send_op(bob, {"type": "node.create", "node": {"id": used, "content": "新", "x": 0, "y": 0}})
+        assert reject["type"] == "reject", reject
+        answers.append({**reject["error"], "message": reject["error"]["message"].replace(used, "<id>")})
+    assert answers[0] == answers[1] and answers[0]["code"] == "INVALID" and answers[0]["field"] == "node.id"
+    assert (await send_op(bob, node_op("still connected")))["type"] == "ack"
+    await bob.disconnect()
+
+
+async def test_frame_over_limit_closes_1009(channel_layer):
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
     await ws.send_to(text_data=json.dumps({"type": "op", "client_op_id": "big", "op": node_op("x" * 70_000)}))
     closed = await ws.receive_output(timeout=2)
@@ -200,9 +216,9 @@ async def test_frame_over_limit_closes_1009(channel_layer):
 
 
 async def test_viewer_never_receives_internal_or_secret_content(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
-    vic, _, snap = await join(canvas.pk, tokens["vic"])
+    vic, _, _snap = await join(canvas.pk, tokens["vic"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     internal = await send_op(alice, node_op("internal roadmap 2027", sensitivity="internal"))
     secret = await send_op(alice, node_op("secret hunter2", sensitivity="secret"))
@@ -225,13 +241,13 @@ async def test_viewer_never_receives_internal_or_secret_content(channel_layer):
 
 
 async def test_reconnect_with_old_revision_gets_exactly_the_missed_changes(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     bob, _, snap = await join(canvas.pk, tokens["bob"])
     start = snap["revision"]
     await bob.disconnect()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     acks = [await send_op(alice, node_op(f"missed {i}")) for i in range(3)]
-    bob, welcome, state = await join(canvas.pk, tokens["bob"], last_revision=start)
+    bob, _welcome, state = await join(canvas.pk, tokens["bob"], last_revision=start)
     assert state["type"] == "changes" and state["from"] == start and state["to"] == acks[-1]["revision"]
     assert [e["revision"] for e in state["events"]] == [a["revision"] for a in acks]
     assert [e["changes"][0]["data"]["content"] for e in state["events"]] == ["missed 0", "missed 1", "missed 2"]
@@ -245,7 +261,7 @@ async def test_reconnect_with_old_revision_gets_exactly_the_missed_changes(chann
 
 async def test_far_behind_or_unknown_revision_gets_a_snapshot(channel_layer, settings):
     settings.CANVASWEB = {**settings.CANVASWEB, "CATCH_UP_MAX_REVISIONS": 2}
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, snap = await join(canvas.pk, tokens["alice"])
     for i in range(3):
         await send_op(alice, node_op(f"n{i}"))
@@ -256,7 +272,7 @@ async def test_far_behind_or_unknown_revision_gets_a_snapshot(channel_layer, set
 
 
 async def test_presence_is_relayed_and_replayed_to_newcomers(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, a_welcome, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     await alice.send_json_to({"type": "presence", "viewport": {"x": 1, "y": 2, "zoom": 1, "width": 800,
@@ -291,7 +307,7 @@ async def test_removed_member_is_disconnected(channel_layer):
 
 async def test_ops_beyond_the_rate_limit_are_refused(channel_layer, settings):
     settings.CANVASWEB = {**settings.CANVASWEB, "WS_OPS_PER_SECOND": 3}
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
     results = [await send_op(ws, node_op(f"n{i}")) for i in range(6)]
     codes = [r.get("error", {}).get("code") for r in results]

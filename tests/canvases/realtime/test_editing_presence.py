@@ -13,7 +13,7 @@ VIEWPORT = {"x": 0, "y": 0, "zoom": 1, "width": 800, "height": 600}
 
 
 async def test_stale_content_edit_is_rejected_with_the_current_node():
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     created = await send_op(alice, {"type": "node.create", "node": {"content": "发布日期 3 月 1 日", "x": 0, "y": 0}})
@@ -35,7 +35,7 @@ async def test_stale_content_edit_is_rejected_with_the_current_node():
 
 
 async def test_presence_relays_editing_and_dragging():
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     node_id = str(uuid.uuid4())
@@ -62,7 +62,7 @@ async def test_presence_relays_editing_and_dragging():
     ({"dragging": "somewhere"}, "dragging.id"),
 ])
 async def test_bad_presence_activity_is_a_bad_message(extra, field):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     await alice.send_json_to({"type": "presence", "viewport": VIEWPORT, "cursor": None, **extra})
     error = (await receive_type(alice, "error"))["error"]

@@ -8,7 +8,11 @@ import pytest
 
 from canvasweb.canvases.realtime import committer
 from canvasweb.history.audit import verify_chain
-from tests.canvases.realtime.test_consumer import channel_layer, join, node_op, send_op, setup_canvas  # noqa: F401
+from tests.canvases.realtime import test_consumer
+from tests.canvases.realtime.test_consumer import join, node_op, send_op, setup_canvas
+
+# The same parametrized layer fixture (memory, and Redis when TEST_REDIS_URL is set).
+channel_layer = test_consumer.channel_layer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +31,7 @@ async def _collect(ws, *, acks: int, changes=(), timeout: float = 5.0):
 
 
 async def test_ops_from_two_sockets_commit_in_shared_batches_with_per_op_acks(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     a_node = (await send_op(alice, node_op("alice 的节点")))["changes"][0]["id"]
@@ -63,7 +67,7 @@ async def test_ops_from_two_sockets_commit_in_shared_batches_with_per_op_acks(ch
 
 
 async def test_a_refused_op_in_a_batch_is_rejected_alone(channel_layer):
-    canvas, users, tokens = await setup_canvas()
+    canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     vic, _, _ = await join(canvas.pk, tokens["vic"])
     node = (await send_op(alice, node_op("shared")))["changes"][0]["id"]

@@ -6,9 +6,10 @@ see canvases.services.user_delete for what happens to the user's canvases.
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from canvasweb.canvases import services
 from canvasweb.common.errors import CanvasError
@@ -17,13 +18,13 @@ from canvasweb.common.errors import CanvasError
 class Command(BaseCommand):
     help = "Delete a user: leave every canvas (logged), hand over sole ownership or refuse, then delete/deactivate."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--no-transfer", action="store_true",
                             help="refuse instead of making another member owner where the user is the last owner")
 
-    def handle(self, *args, username: str, no_transfer: bool = False, **options):
-        user = get_user_model().objects.filter(username=username).first()
+    def handle(self, *args: Any, username: str, no_transfer: bool = False, **options: Any) -> None:
+        user = User.objects.filter(username=username).first()
         if user is None:
             raise CommandError(f"no user named {username!r}")
         try:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from canvasweb.canvases import selectors, services
@@ -24,7 +25,7 @@ CANVAS_DESCRIPTION = (
 USERS = (("alice", "owner"), ("bob", "editor"), ("carol", "viewer"))
 
 # key: (content, kind, x, y, extra fields)
-NODES = {
+NODES: dict[str, tuple[str, str, int, int, dict[str, Any]]] = {
     "goal": ("Goal: ship the public beta on 2026-12-15 — stable login, canvas sync, no data loss.\n"
              "目标：2026-12-15 发布公开测试版——登录稳定、画布同步、不丢数据。",
              "requirement", 0, 0, {"pinned": True, "weight": 3.0, "tags": ["goal", "anchor"]}),
@@ -66,16 +67,18 @@ DEPLOY_NEW = "Never deploy on Fridays; deploy Tue–Thu only.\n周五不发布�
 class Command(BaseCommand):
     help = "Create demo users (alice owner, bob editor, carol viewer) and a bilingual demo canvas."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--password", help="Password for new users (default: a random one per user).")
         parser.add_argument("--reset-passwords", action="store_true",
                             help="Also set the password of users that already exist.")
         parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Base URL to print.")
 
-    def handle(self, *args, password=None, reset_passwords=False, url="http://127.0.0.1:8000/", **options):
+    def handle(self, *args: Any, password: str | None = None, reset_passwords: bool = False,
+               url: str = "http://127.0.0.1:8000/", **options: Any) -> None:
         if password is not None and len(password) < 8:
             raise CommandError("--password must be at least 8 characters")
-        users, passwords = {}, {}
+        users: dict[str, User] = {}
+        passwords: dict[str, str | None] = {}
         with transaction.atomic():
             for username, _role in USERS:
                 users[username], passwords[username] = self._user(username, password, reset_passwords)
@@ -91,8 +94,7 @@ class Command(BaseCommand):
 
     # --- users --------------------------------------------------------------------------------
 
-    def _user(self, username: str, password: str | None, reset: bool):
-        User = get_user_model()
+    def _user(self, username: str, password: str | None, reset: bool) -> tuple[User, str | None]:
         user = User.objects.filter(username=username).first()
         if user is not None and not reset:
             return user, None
@@ -107,7 +109,7 @@ class Command(BaseCommand):
 
     # --- canvas, members ------------------------------------------------------------------------
 
-    def _canvas(self, users) -> int:
+    def _canvas(self, users: dict[str, User]) -> int:
         alice = users["alice"]
         existing = [c for c, role, _ in selectors.canvas_list_for_user(user=alice)
                     if c.name == CANVAS_NAME and role == "owner"]
@@ -122,10 +124,10 @@ class Command(BaseCommand):
 
     # --- nodes and edges ------------------------------------------------------------------------
 
-    def _content(self, alice, canvas_id: int) -> int:
+    def _content(self, alice: User, canvas_id: int) -> int:
         actor = user_actor(alice, channel="system")
         ids = {key: str(uuid.uuid4()) for key in NODES}
-        ops = []
+        ops: list[dict[str, Any]] = []
         for key, (content, kind, x, y, extra) in NODES.items():
             ops.append({"type": "node.create", "node": {"id": ids[key], "content": content, "kind": kind,
                                                         "x": x, "y": y, **extra}})

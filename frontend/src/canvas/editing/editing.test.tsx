@@ -1,10 +1,10 @@
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
-import { byTestId, flush, node, q, renderCanvas, useCanvasHarness } from '../../test/canvasHarness';
+import { byTestId, flush, node, q, renderCanvas, installCanvasHarness } from '../../test/canvasHarness';
 import { handle } from '../../lib/testHooks';
 import type { FakeSocket } from '../../test/fakeSocket';
 
-useCanvasHarness();
+installCanvasHarness();
 
 const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!;
 

@@ -1,0 +1,201 @@
+"""Node and edge operations, one or many: `apply_operation` and the group commit `apply_operations`."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from django.db import transaction
+
+from canvasweb.common.errors import CanvasError, NotFound
+
+from .. import permissions
+from ..actors import Actor
+from ..models import Canvas, Membership, Node, OpReceipt
+from ..operations import Operation, parse_operation
+from .commit import (
+    ApplyResult,
+    _Batch,
+    _broadcast,
+    _check_client_op_id,
+    _member_role,
+    _record_refusal,
+    _Write,
+)
+from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
+from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
+
+logger = logging.getLogger(__name__)
+
+
+def apply_operation(*, actor: Actor, canvas_id: int, op: dict[str, Any] | Operation, client_op_id: str | None = None
+                    ) -> ApplyResult:
+    """Apply one node/edge operation or a batch atomically, as `actor` (a group commit of one)."""
+    outcome = apply_operations(canvas_id=canvas_id, requests=[OpRequest(actor=actor, op=op,
+                                                                        client_op_id=client_op_id)],
+                               broadcast=True).results[0]
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return cast(ApplyResult, outcome)
+
+
+@dataclass
+class OpRequest:
+    actor: Actor
+    op: Any
+    client_op_id: str | None = None
+
+
+@dataclass
+class BatchOutcome:
+    # Per request, in order: its ApplyResult, or the error that refused it (CanvasError) or broke it.
+    results: list[Any]
+    # The committed change events in revision order (one per op that changed something).
+    events: list[dict[str, Any]]
+
+
+# Ops whose only writes are plain node fields: applied from the batch's node cache, their rows
+# written together by one bulk_update, no savepoint needed (every check runs before any change).
+_FAST_OPS = ("node.move", "node.update")
+
+
+def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bool = False) -> BatchOutcome:
+    """Group commit: apply many node/edge operations (from any actors) on one canvas in one transaction.
+
+    One canvas lock, one membership query, one receipt query, the targeted nodes fetched together,
+    one bulk_update of the changed node fields, one bulk INSERT of log entries, one revision UPDATE
+    and one receipts INSERT (ON CONFLICT DO NOTHING) for the whole batch. Each op still gets its own
+    revision, log entries, receipt and change event, in request order, so the protocol is unchanged.
+    One op's refusal does not touch the others: fast ops are fully checked before they change
+    anything; every other op runs in its own savepoint. With `broadcast`, events go to the channel
+    layer on commit from this thread; otherwise the caller broadcasts `events` after it returns.
+    """
+    results: list[Any] = [None] * len(requests)
+    todo = []
+    for i, request in enumerate(requests):
+        try:
+            _check_client_op_id(request.client_op_id)
+            todo.append(i)
+        except CanvasError as exc:
+            results[i] = exc
+    events: list[dict[str, Any]] = []
+    if todo:
+        try:
+            with transaction.atomic():
+                events = _apply_batch(canvas_id=canvas_id, requests=requests, todo=todo, results=results)
+                if broadcast and events:
+                    committed = list(events)
+
+                    def send_all(committed: list[dict[str, Any]] = committed) -> None:
+                        for event in committed:
+                            _broadcast(canvas_id, event)
+
+                    transaction.on_commit(send_all)
+        except CanvasError as exc:  # the canvas itself is gone: every op gets the same answer
+            for i in todo:
+                results[i] = exc
+            events = []
+    for i, request in enumerate(requests):
+        if isinstance(results[i], CanvasError):
+            _record_refusal(actor=request.actor, canvas_id=canvas_id, op_type=_raw_type(request.op),
+                            error=results[i], client_op_id=request.client_op_id)
+    return BatchOutcome(results=results, events=events)
+
+
+def _raw_type(op: Any) -> str:
+    raw = op.type if isinstance(op, Operation) else (op.get("type") if isinstance(op, dict) else None)
+    return str(raw or "invalid")
+
+
+def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
+    def handler(write: _Write) -> None:
+        for single in parsed.flat():
+            write.op_type = single.type
+            permissions.require_role(actor=actor, role=write.role, operation=single.type)
+            permissions.require_agent_may_write(actor=actor, canvas=write.canvas)
+            _OP_HANDLERS[single.type](write, single)
+        write.op_type = parsed.type
+
+    return handler
+
+
+def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]) -> list[dict[str, Any]]:
+    canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
+    if canvas is None:
+        raise NotFound("no such canvas", field="canvas_id")
+    user_ids = {requests[i].actor.user.pk for i in todo}
+    roles = dict(Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role"))
+    receipts: dict[tuple[Any, ...], ApplyResult] = {}
+    op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
+    if op_ids:
+        for user_id, op_id, revision, changes in OpReceipt.objects.filter(
+                canvas=canvas, user_id__in=user_ids, client_op_id__in=op_ids).values_list(
+                "user_id", "client_op_id", "revision", "changes"):
+            receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
+    parsed: dict[int, Operation] = {}
+    for i in todo:
+        op = requests[i].op
+        try:
+            parsed[i] = op if isinstance(op, Operation) else parse_operation(op)
+        except CanvasError as exc:
+            results[i] = exc
+    fast_ids = {parsed[i].target for i in parsed if parsed[i].type in _FAST_OPS}
+    node_cache = {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related(
+        "created_by")} if fast_ids else {}
+    batch = _Batch(canvas=canvas)
+    for i in todo:
+        if i not in parsed:
+            continue
+        request, op = requests[i], parsed[i]
+        role = _member_role(actor=request.actor, roles=roles)
+        if role is None:
+            # Same answer as for a missing canvas: non-members learn nothing.
+            results[i] = NotFound("no such canvas", field="canvas_id")
+            continue
+        key = (request.actor.user.pk, request.client_op_id)
+        if request.client_op_id and key in receipts:
+            results[i] = receipts[key]
+            continue
+        fast = op.type in _FAST_OPS
+        write = _Write(canvas=canvas, actor=request.actor, role=role, op_type=op.type,
+                       node_cache=node_cache if fast else None, deferred=batch.deferred if fast else None)
+        handler = _op_handler(request.actor, op)
+        try:
+            if fast:
+                handler(write)
+            else:
+                # A general op reads and writes rows directly: it sees the batch's node writes so far,
+                # and the cached node objects may be stale after it.
+                batch.flush_nodes()
+                node_cache.clear()
+                with transaction.atomic():  # a savepoint: a refusal half-way leaves nothing behind
+                    handler(write)
+        except CanvasError as exc:
+            results[i] = exc
+            continue
+        except Exception as exc:  # a bug or a database error in one op must not fail the others
+            if fast:
+                raise  # no savepoint to roll back to: the batch fails as a whole
+            logger.exception("op %s failed on canvas %s", op.type, canvas_id)
+            results[i] = exc
+            continue
+        result = batch.add(write, client_op_id=request.client_op_id)
+        if request.client_op_id:
+            receipts[key] = ApplyResult(revision=result.revision, duplicate=True, changes=result.changes)
+        results[i] = result
+    batch.finish()
+    return batch.events
+
+
+_OP_HANDLERS: dict[str, Callable[[_Write, Operation], None]] = {
+    "node.create": _op_node_create,
+    "node.update": _op_node_update,
+    "node.move": _op_node_update,
+    "node.delete": _op_node_delete,
+    "node.supersede": _op_node_supersede,
+    "node.archive": _op_node_archive,
+    "edge.create": _op_edge_create,
+    "edge.update": _op_edge_update,
+    "edge.delete": _op_edge_delete,
+}
