@@ -367,7 +367,7 @@ class IndexUpdate:
         if i not in self._own_adj_lists:
             adj[i] = list(adj.get(i, ()))
             self._own_adj_lists.add(i)
-        adj[i].append(entry)
+        adj.setdefault(i, []).append(entry)  # (in place every list counts as owned, even a missing one)
 
     def _adj_drop(self, i: int, drop: Callable[[Any], bool]) -> None:
         current = self.index.adjacency.get(i)
