@@ -11,7 +11,7 @@ def test_matplotlib_is_a_bench_extra_not_a_runtime_dependency():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert not any(dep.lower().startswith("matplotlib") for dep in project["dependencies"])
     assert any(dep.startswith("matplotlib==") for dep in project["optional-dependencies"]["bench"])
-    assert '-e ".[test,bench]"' in (REPO / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    assert '-e ".[test,bench,lint]"' in (REPO / "scripts" / "setup.sh").read_text(encoding="utf-8")
 
 
 def test_the_server_never_imports_matplotlib_at_module_level():
