@@ -15,8 +15,12 @@ import { ContextPreviewBox } from './ContextPreviewBox';
 import { InspectDialog } from './InspectDialog';
 import { PreviewScheduler } from './preview';
 import { SuggestionList } from './SuggestionList';
+import { useTranslation } from 'react-i18next';
+import { localizedApiMessage } from '../i18n/errors';
+import { formatNumber as num } from '../i18n/format';
 
 export function ChatPanel() {
+  const { t } = useTranslation('chat');
   const { engine, overlay: overlayStore, canvasId, focusNode } = useCanvasActions();
   const engineState = useEngineState(engine);
   const overlay = useOverlay(overlayStore);
@@ -52,7 +56,7 @@ export function ChatPanel() {
         dispatch({ type: 'conversationsLoaded', conversations: arr });
         if (arr.length) dispatch({ type: 'select', id: arr[0].id });
       })
-      .catch((err) => alive && toast.error(errorMessage(err), 'Could not load conversations'));
+      .catch((err) => alive && toast.error(errorMessage(err), t('loadConversationsFailed')));
     return () => {
       alive = false;
     };
@@ -74,7 +78,7 @@ export function ChatPanel() {
       dispatch({ type: 'messagesLoaded', conversationId: id, messages: Array.isArray(list) ? list : [] });
       void loadSuggestions(id);
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not load messages');
+      toast.error(errorMessage(err), t('loadMessagesFailed'));
     } finally {
       setLoadingMessages(false);
     }
@@ -111,7 +115,7 @@ export function ChatPanel() {
           }
           return;
         }
-        if (f.type === 'error' && scheduler.acceptError(f)) setPreviewError(f.error?.message ?? 'The preview failed.');
+        if (f.type === 'error' && scheduler.acceptError(f)) setPreviewError(f.error ? localizedApiMessage(f.error.code, f.error.message) : t('previewFailed'));
       }),
     [engine, scheduler, overlayStore, loadSuggestions],
   );
@@ -143,7 +147,7 @@ export function ChatPanel() {
     if (mine) {
       dispatch({ type: 'select', id: req.id });
       setListOpen(false);
-    } else toast.info('That conversation belongs to another member; conversations are private.', `Conversation #${req.id}`);
+    } else toast.info(t('privateConversation'), t('conversationNumber', { id: req.id }));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlay.conversationRequest]);
 
@@ -203,13 +207,13 @@ export function ChatPanel() {
       const question = (text ?? draft).trim();
       if (!question || busy) return;
       if (charCount(question) > MAX_QUESTION_CHARS) {
-        toast.error(`Questions are limited to ${MAX_QUESTION_CHARS.toLocaleString()} characters.`, 'Too long');
+        toast.error(t('limitToast', { limit: num(MAX_QUESTION_CHARS) }), t('tooLongTitle'));
         return;
       }
       const requestId = `r-${engine.sessionId}-${++counter.current}`;
       const ok = engine.send({ type: 'chat.send', request_id: requestId, conversation_id: activeId, text: question, viewport: overlayStore.getViewport() });
       if (!ok) {
-        dispatch({ type: 'notSent', conversationId: activeId, text: question, code: 'NOT_CONNECTED', message: 'The canvas is not connected right now. Your question was not sent; try again when the status shows online.' });
+        dispatch({ type: 'notSent', conversationId: activeId, text: question, code: 'NOT_CONNECTED', message: t('notConnected') });
         return;
       }
       dispatch({ type: 'sent', requestId, conversationId: activeId, text: question });
@@ -273,10 +277,10 @@ export function ChatPanel() {
           onClick={() => setListOpen((v) => !v)}
           aria-expanded={listOpen}
           data-testid="conversation-picker"
-          title="Your conversations on this canvas (private to you)"
+          title={t('conversationsHint')}
         >
           <span className="conv-title" data-testid="conversation-title">
-            {active ? active.title || 'Untitled conversation' : 'New conversation'}
+            {active ? active.title || t('untitled') : t('newConversation')}
           </span>
           <ChevronRightIcon size={13} className={`conv-caret${listOpen ? ' open' : ''}`} />
         </button>
@@ -289,16 +293,16 @@ export function ChatPanel() {
           }}
           disabled={activeId === null && !listOpen}
           data-testid="new-conversation"
-          title="Start a new conversation"
+          title={t('startNew')}
         >
-          <PlusIcon size={13} /> New
+          <PlusIcon size={13} /> {t('new')}
         </button>
       </div>
 
       {listOpen && (
         <div className="conv-list" data-testid="conversation-list">
-          {state.conversations === null && <div className="muted small pad">Loading…</div>}
-          {state.conversations?.length === 0 && <div className="muted small pad">No conversations yet. Ask a question to start one.</div>}
+          {state.conversations === null && <div className="muted small pad">{t('common:loading')}</div>}
+          {state.conversations?.length === 0 && <div className="muted small pad">{t('noConversations')}</div>}
           <ul>
             {(state.conversations ?? []).map((c) => (
               <li key={c.id}>
@@ -310,7 +314,7 @@ export function ChatPanel() {
                   }}
                   data-testid={`conversation-item-${c.id}`}
                 >
-                  <span className="conv-item-title">{c.title || 'Untitled conversation'}</span>
+                  <span className="conv-item-title">{c.title || t('untitled')}</span>
                   <span className="muted small">{timeAgo(c.updated_at)}</span>
                 </button>
               </li>
@@ -321,9 +325,9 @@ export function ChatPanel() {
 
       {llm && !llm.configured && (
         <div className="chat-banner" data-testid="no-model-banner">
-          <strong>No model configured.</strong> Chat replies need an OpenAI-compatible endpoint; the preview below still works.
+          <strong>{t('noModel')}</strong> {t('noModelHint')}
           <details>
-            <summary>How to configure one</summary>
+            <summary>{t('howToConfigure')}</summary>
             <ConfigHelp status={llm} />
           </details>
         </div>
@@ -333,11 +337,11 @@ export function ChatPanel() {
         {messages.length === 0 && !pendingHere && (
           <li className="chat-empty">
             <SparklesIcon size={20} />
-            <div className="chat-empty-title">Ask about this canvas</div>
+            <div className="chat-empty-title">{t('emptyTitle')}</div>
             <div className="muted small">
-              The model reads the nodes near your viewport, pinned anchors and linked nodes. Pan to what matters, then ask — 例如「数据库端口是多少？」
+              {t('emptyHint')}
             </div>
-            {loadingMessages && <div className="muted small">Loading messages…</div>}
+            {loadingMessages && <div className="muted small">{t('loadingMessages')}</div>}
           </li>
         )}
         {messages.map((m) => (
@@ -382,23 +386,23 @@ export function ChatPanel() {
           ref={inputRef}
           value={draft}
           rows={2}
-          placeholder={online ? 'Ask about the canvas… (Enter to send, Shift+Enter for a new line)' : 'Offline — reconnecting…'}
+          placeholder={online ? t('placeholder') : t('placeholderOffline')}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
-          aria-label="Message"
+          aria-label={t('message')}
           data-testid="chat-input"
         />
         <div className="composer-row">
-          <label className="preview-toggle" title="Highlight what the next question would send, as you pan and type">
+          <label className="preview-toggle" title={t('previewHint')}>
             <input type="checkbox" className="switch" checked={previewOn} onChange={(e) => togglePreview(e.target.checked)} data-testid="preview-toggle" />
-            <span>Context preview</span>
+            <span>{t('preview')}</span>
           </label>
-          <span className={`char-count inline${tooLong ? ' over' : ''}`} data-testid="chat-char-count" title="Questions are limited to 8,000 characters">
-            {count.toLocaleString()} / {MAX_QUESTION_CHARS.toLocaleString()}
+          <span className={`char-count inline${tooLong ? ' over' : ''}`} data-testid="chat-char-count" title={t('limitHint', { limit: num(MAX_QUESTION_CHARS) })}>
+            {num(count)} / {num(MAX_QUESTION_CHARS)}
           </span>
           {streaming ? (
-            <button className="btn btn-small btn-danger-ghost" onClick={stop} data-testid="chat-stop" title="Stop the reply (Esc)">
-              <StopIcon size={13} /> Stop
+            <button className="btn btn-small btn-danger-ghost" onClick={stop} data-testid="chat-stop" title={t('stopHint')}>
+              <StopIcon size={13} /> {t('stop')}
             </button>
           ) : (
             <button
@@ -406,15 +410,15 @@ export function ChatPanel() {
               onClick={() => send()}
               disabled={!draft.trim() || busy || tooLong || !online}
               data-testid="chat-send"
-              title={tooLong ? `At most ${MAX_QUESTION_CHARS.toLocaleString()} characters` : 'Send (Enter)'}
+              title={tooLong ? t('atMost', { limit: num(MAX_QUESTION_CHARS) }) : t('sendHint')}
             >
-              <SendIcon size={13} /> {state.pending ? 'Sending…' : 'Send'}
+              <SendIcon size={13} /> {state.pending ? t('sending') : t('send')}
             </button>
           )}
         </div>
         {tooLong && (
           <div className="field-hint error" data-testid="chat-too-long">
-            The question is {count.toLocaleString()} characters; the limit is {MAX_QUESTION_CHARS.toLocaleString()}.
+            {t('tooLong', { count, chars: num(count), limit: num(MAX_QUESTION_CHARS) })}
           </div>
         )}
       </div>
