@@ -111,6 +111,7 @@ export function findLiterals(source: string): { line: number; text: string }[] {
       const prev = lines.slice(Math.max(0, i - 3), i).join('\n');
       if (/>\s*$|\}\s*$|<\/?\w[^>]*>\s*$/.test(prev.trimEnd()) || /^\s*</.test(lines[i + 1] ?? '')) found.push({ line: i + 1, text: bare[1].trim() });
     }
+    if (/<ErrorBoundary\b/.test(line)) return; // its label names the boundary in logs, never shown
     for (const m of line.matchAll(ATTRS)) if (m[2].trim() && !ALLOWED_TEXT.test(m[2])) found.push({ line: i + 1, text: `${m[1]}="${m[2]}"` });
   });
   return found;

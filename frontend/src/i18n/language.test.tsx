@@ -34,7 +34,9 @@ describe('language detection', () => {
 function Probe({ onRender }: { onRender(text: string): void }) {
   const { t } = useTranslation('canvas');
   const text = t('inspector.showHistory');
-  useEffect(() => onRender(text));
+  useEffect(() => {
+    onRender(text);
+  });
   return (
     <>
       <span data-testid="probe">{text}</span>
