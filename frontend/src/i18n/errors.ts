@@ -11,7 +11,8 @@ const HAN = /[\u3400-\u9fff]/;
 
 export const KNOWN_ERROR_CODES = [
   'INVALID', 'BAD_MESSAGE', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'RATE_LIMITED', 'UNAUTHENTICATED',
-  'METHOD_NOT_ALLOWED', 'TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL', 'NETWORK', 'ERROR',
+  'METHOD_NOT_ALLOWED', 'TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INTERNAL', 'NETWORK', 'ERROR', 'CSRF_FAILED', 'BUSY',
+  'MODEL_NOT_CONFIGURED',
 ] as const;
 
 export function localizedApiMessage(code: string | undefined, message: string | undefined): string {
