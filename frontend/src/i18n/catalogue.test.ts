@@ -87,12 +87,12 @@ const ATTRS = /\b(title|aria-label|placeholder|label|alt|confirmLabel)="([^"]*)"
 export const NOT_YET_TRANSLATED = new Set<string>([
   'agent/CanvasSettingsDialog.tsx', 'agent/GhostNode.tsx', 'agent/ProposalsPanel.tsx',
   'canvas/CanvasView.tsx', 'canvas/EdgeEditor.tsx', 'canvas/EdgeInspector.tsx', 'canvas/MembersDialog.tsx',
-  'canvas/NodeEditor.tsx', 'canvas/NodeHistory.tsx', 'canvas/Popover.tsx', 'canvas/PresenceAvatars.tsx',
+  'canvas/NodeEditor.tsx', 'canvas/NodeHistory.tsx', 'canvas/Popover.tsx',
   'canvas/RelationPicker.tsx', 'canvas/RemoteCursors.tsx',
   'canvas/editing/CanvasDrafts.tsx', 'canvas/editing/CardEditor.tsx', 'canvas/editing/ConflictDialog.tsx',
-  'canvas/lod/lod.tsx', 'canvas/search/CanvasSearch.tsx', 'canvas/FloatingEdge.tsx',
+  'canvas/lod/lod.tsx', 'canvas/FloatingEdge.tsx',
   'chat/ChatMessage.tsx', 'chat/ContextLists.tsx', 'chat/ContextPreviewBox.tsx', 'chat/InspectDialog.tsx', 'chat/SuggestionList.tsx', 'chat/TokenBar.tsx',
-  'components/Dialog.tsx', 'components/DiffRows.tsx', 'components/ErrorBoundary.tsx', 'components/Spinner.tsx', 'components/Icons.tsx',
+  'components/DiffRows.tsx', 'components/Icons.tsx',
   'history/ActivityFeed.tsx',
 ]);
 
