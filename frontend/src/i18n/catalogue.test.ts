@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resources, NAMESPACES } from './resources';
 import { KNOWN_ERROR_CODES } from './errors';
+import { CHAT_ERROR_CODES } from '../chat/ChatMessage';
 
 const SRC = join(__dirname, '..');
 const PLURAL = /_(zero|one|two|few|many|other)$/;
@@ -65,6 +66,8 @@ describe('i18n catalogues', () => {
       ['canvas:kinds.', ['fact', 'requirement', 'decision', 'config', 'question', 'note']],
       ['canvas:sensitivity.', ['public', 'internal', 'secret', 'publicHint', 'internalHint', 'secretHint']],
       ['canvas:connection.status.', ['online', 'reconnecting', 'offline']],
+      ['chat:errorTitles.', CHAT_ERROR_CODES],
+      ['chat:outcomes.', ['applied', 'proposed', 'read', 'refused']],
       ['canvas:relations.', ['depends_on', 'causes', 'conflicts_with', 'supersedes', 'relates_to']],
       ['canvas:inspector.author.', ['user', 'agent', 'import']],
     ];
@@ -91,7 +94,7 @@ export const NOT_YET_TRANSLATED = new Set<string>([
   'canvas/RelationPicker.tsx', 'canvas/RemoteCursors.tsx',
   'canvas/editing/CanvasDrafts.tsx', 'canvas/editing/CardEditor.tsx', 'canvas/editing/ConflictDialog.tsx',
   'canvas/lod/lod.tsx', 'canvas/FloatingEdge.tsx',
-  'chat/ChatMessage.tsx', 'chat/ContextLists.tsx', 'chat/ContextPreviewBox.tsx', 'chat/InspectDialog.tsx', 'chat/SuggestionList.tsx', 'chat/TokenBar.tsx',
+  'chat/ContextLists.tsx', 'chat/ContextPreviewBox.tsx', 'chat/InspectDialog.tsx', 'chat/SuggestionList.tsx', 'chat/TokenBar.tsx',
   'components/DiffRows.tsx', 'components/Icons.tsx',
   'history/ActivityFeed.tsx',
 ]);
