@@ -30,6 +30,7 @@ step_apt() {
     command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need+=(fonts-noto-cjk)
+    command -v msgfmt >/dev/null 2>&1 || need+=(gettext)  # manage.py compilemessages (locale/)
     if ! cw_pg_bin >/dev/null || ! id postgres >/dev/null 2>&1; then need+=(postgresql); fi
     if [ ${#need[@]} -eq 0 ]; then
         cw_log "system packages present (redis-server, chromium, fonts-noto-cjk, postgresql)"
@@ -137,6 +138,8 @@ step_frontend() {
 step_migrate() {
     if [ "${CANVASWEB_SETUP_SKIP_MIGRATE:-0}" = 1 ]; then cw_log "migrate skipped (CANVASWEB_SETUP_SKIP_MIGRATE=1)"; return 0; fi
     cw_manage migrate --noinput
+    # Server-side translations (templates, API error messages); the committed .mo serves when msgfmt is absent.
+    if command -v msgfmt >/dev/null 2>&1; then cw_manage compilemessages --ignore=.venv --ignore=frontend >/dev/null; fi
 }
 
 cw_step "apt packages" step_apt

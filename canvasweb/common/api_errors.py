@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from .errors import CanvasError
+from .i18n import translate_message
 
 logger = logging.getLogger("canvasweb.api")
 
@@ -33,7 +34,9 @@ _DRF_CODES = {
 
 
 def error_response(error: CanvasError) -> Response:
-    return Response({"error": error.as_dict()}, status=error.http_status)
+    body = error.as_dict()
+    body["message"] = translate_message(body.get("message"))
+    return Response({"error": body}, status=error.http_status)
 
 
 def api_exception_handler(exc, context):
@@ -43,7 +46,7 @@ def api_exception_handler(exc, context):
     if response is None:
         view = context.get("view") if context else None
         logger.error("unhandled error in %s", type(view).__name__ if view else "an API view", exc_info=exc)
-        return Response({"error": INTERNAL_ERROR}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+        return Response({"error": _internal_error()}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
         code = "UNAUTHENTICATED"
     else:
@@ -59,12 +62,16 @@ def api_exception_handler(exc, context):
         field = None if field == "non_field_errors" else field
     elif isinstance(detail, list) and detail:
         message = str(detail[0])
-    response.data = {"error": {"code": code, "message": message or "request failed", "field": field}}
+    response.data = {"error": {"code": code, "message": translate_message(message or "request failed"), "field": field}}
     return response
 
 
+def _internal_error() -> dict:
+    return {**INTERNAL_ERROR, "message": translate_message(INTERNAL_ERROR["message"])}
+
+
 def internal_error_response() -> JsonResponse:
-    return JsonResponse({"error": INTERNAL_ERROR}, status=500)
+    return JsonResponse({"error": _internal_error()}, status=500)
 
 
 class APIJSONErrorsMiddleware:

@@ -9,8 +9,10 @@ import { ChatPanel } from './chat/ChatPanel';
 import { Spinner } from './components/Spinner';
 import { Toasts } from './components/Toasts';
 import { ErrorBoundary } from './components/ErrorBoundary';
+import { useTranslation } from 'react-i18next';
 
 export function App() {
+  const { t } = useTranslation();
   const route = useRoute();
   const auth = useAuth();
 
@@ -29,14 +31,14 @@ export function App() {
   }, [auth.status, route]);
 
   let page;
-  if (auth.status === 'loading') page = <Spinner label="Loading Canvasweb…" />;
+  if (auth.status === 'loading') page = <Spinner label={t('app.loading')} />;
   else if (auth.status === 'error')
     page = (
       <div className="empty-state big" role="alert">
-        <h1>Cannot reach Canvasweb</h1>
+        <h1>{t('app.unreachable')}</h1>
         <p className="muted">{auth.message}</p>
         <button className="btn btn-primary" onClick={() => void loadCurrentUser()}>
-          Retry
+          {t('actions.retry')}
         </button>
       </div>
     );

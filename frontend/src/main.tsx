@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import '@xyflow/react/dist/style.css';
 import './styles.css';
+import './i18n';
 import { App } from './App';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { installTestHooks } from './lib/testHooks';

@@ -26,11 +26,20 @@ def add_node(server, token: str, canvas_id: int, content: str, x: float, y: floa
     return result["changes"][0]["id"]
 
 
-def open_canvas(browser, server, username: str, canvas_id: int, viewport: dict | None = None, **context_args):
-    """A fresh browser context logged in as `username`, on the canvas, connected."""
-    context = browser.new_context(viewport=viewport or VIEWPORT, locale="zh-CN", **context_args)
+def open_canvas(browser, server, username: str, canvas_id: int, viewport: dict | None = None,
+                ui_language: str | None = "en", **context_args):
+    """A fresh browser context logged in as `username`, on the canvas, connected.
+
+    The browser locale is zh-CN (CJK input everywhere); the UI language is pinned to `ui_language` through the
+    app's stored choice, so tests that read English labels keep reading English. None: detect from the locale.
+    """
+    context_args.setdefault("locale", "zh-CN")
+    context = browser.new_context(viewport=viewport or VIEWPORT, **context_args)
+    if ui_language:
+        context.add_init_script(
+            f"try {{ if (!localStorage.getItem('canvasweb.lang')) localStorage.setItem('canvasweb.lang', '{ui_language}'); }} catch (e) {{}}")
     page = context.new_page()
     login(page, server.url(0), username)
     page.goto(f"{server.url(0)}/canvases/{canvas_id}/")
-    expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
+    expect(page.get_by_test_id("connection-status")).to_have_attribute("data-status", "online", timeout=10_000)
     return context, page

@@ -28,6 +28,8 @@ import type {
   UndoStatus,
   UserRef,
 } from './types';
+import { currentLanguage } from '../i18n';
+import { localizedApiMessage } from '../i18n/errors';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -101,7 +103,8 @@ function parseError(status: number, data: unknown): ApiError {
 
 export async function request<T>(method: string, url: string, body?: unknown, retried = false): Promise<T> {
   const unsafe = !['GET', 'HEAD', 'OPTIONS'].includes(method);
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  // The server translates error messages (never codes) per Accept-Language.
+  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': currentLanguage() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (unsafe) {
     const token = csrfToken() ?? (await refreshCsrf());
@@ -251,7 +254,7 @@ export const api = {
 };
 
 export function errorMessage(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof ApiError) return localizedApiMessage(err.code, err.message);
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -1,3 +1,4 @@
+import i18n from 'i18next';
 // Shapes shared by the REST API and the WebSocket protocol (docs/protocol.md).
 
 export type Role = 'owner' | 'editor' | 'viewer';
@@ -20,7 +21,8 @@ export const RELATION_LABELS: Record<Relation, string> = {
 };
 
 export function relationLabel(relation: string): string {
-  return (RELATION_LABELS as Record<string, string>)[relation] ?? relation.replace(/_/g, ' ');
+  if (relation in RELATION_LABELS) return i18n.t(`canvas:relations.${relation}`);
+  return relation.replace(/_/g, ' ');
 }
 
 export const LIMITS = {

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useResizableWidth } from './useResizableWidth';
 import { ChatIcon, ChevronLeftIcon, ChevronRightIcon } from '../components/Icons';
+import { useTranslation } from 'react-i18next';
 
 interface Props {
   header: ReactNode;
@@ -20,6 +21,7 @@ interface Props {
 
 /** Canvas page layout: header on top; [chat] | canvas | inspector below. */
 export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen, onToggleInspector, chat, chatOpen, onToggleChat }: Props) {
+  const { t } = useTranslation('canvas');
   const chatWidth = useResizableWidth();
   return (
     <div className="canvas-page">
@@ -32,14 +34,14 @@ export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen,
             data-testid="chat-region"
             style={chatOpen ? { width: chatWidth.width } : undefined}
           >
-            <button className="region-toggle" onClick={onToggleChat} aria-label={chatOpen ? 'Hide chat' : 'Show chat'} title={chatOpen ? 'Hide chat' : 'Show chat'}>
+            <button className="region-toggle" onClick={onToggleChat} aria-label={chatOpen ? t('layout.hideChat') : t('layout.showChat')} title={chatOpen ? t('layout.hideChat') : t('layout.showChat')}>
               {chatOpen ? <ChevronLeftIcon size={14} /> : <ChatIcon size={14} />}
             </button>
             {/* kept mounted while collapsed so a streaming reply is not lost */}
             <div className="region-body" hidden={!chatOpen}>
               {chat}
             </div>
-            {chatOpen && <div className="region-resizer" aria-label="Resize chat" title="Drag to resize the chat" data-testid="chat-resizer" {...chatWidth.handleProps} />}
+            {chatOpen && <div className="region-resizer" aria-label={t('layout.resizeChat')} title={t('layout.resizeChatHint')} data-testid="chat-resizer" {...chatWidth.handleProps} />}
           </aside>
         )}
         <main className="canvas-area">{canvas}</main>
@@ -47,8 +49,8 @@ export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen,
           <button
             className="region-toggle"
             onClick={onToggleInspector}
-            aria-label={inspectorOpen ? 'Hide inspector' : 'Show inspector'}
-            title={inspectorOpen ? 'Hide inspector' : 'Show inspector'}
+            aria-label={inspectorOpen ? t('layout.hideInspector') : t('layout.showInspector')}
+            title={inspectorOpen ? t('layout.hideInspector') : t('layout.showInspector')}
             data-testid="inspector-toggle"
           >
             {inspectorOpen ? <ChevronRightIcon size={14} /> : <ChevronLeftIcon size={14} />}

@@ -3,8 +3,10 @@ import { NODE_KINDS, RELATIONS, relationLabel } from '../api/types';
 import type { Doc } from '../sync/apply';
 import { useCanvasActions } from './context';
 import { KIND_META, relationColor } from './kinds';
+import { Trans, useTranslation } from 'react-i18next';
 
 export function CanvasOverview({ doc }: { doc: Doc }) {
+  const { t } = useTranslation('canvas');
   const { readOnly } = useCanvasActions();
   let pinned = 0;
   let archived = 0;
@@ -14,27 +16,27 @@ export function CanvasOverview({ doc }: { doc: Doc }) {
   }
   return (
     <div className="inspector-section overview">
-      <h2 className="inspector-title">Canvas</h2>
+      <h2 className="inspector-title">{t('overview.title')}</h2>
       <div className="stat-grid">
         <div className="stat">
           <div className="stat-value" data-testid="stat-nodes">{doc.nodes.size}</div>
-          <div className="stat-label">nodes</div>
+          <div className="stat-label">{t('overview.nodes', { count: doc.nodes.size })}</div>
         </div>
         <div className="stat">
           <div className="stat-value">{doc.edges.size}</div>
-          <div className="stat-label">links</div>
+          <div className="stat-label">{t('overview.links', { count: doc.edges.size })}</div>
         </div>
         <div className="stat">
           <div className="stat-value">{pinned}</div>
-          <div className="stat-label">pinned</div>
+          <div className="stat-label">{t('overview.pinned')}</div>
         </div>
         <div className="stat">
           <div className="stat-value">{archived}</div>
-          <div className="stat-label">archived</div>
+          <div className="stat-label">{t('overview.archived')}</div>
         </div>
       </div>
-      <p className="muted small">Select a node to see and edit its details.</p>
-      <h3 className="inspector-subtitle">Kinds</h3>
+      <p className="muted small">{t('overview.hint')}</p>
+      <h3 className="inspector-subtitle">{t('overview.kinds')}</h3>
       <div className="legend">
         {NODE_KINDS.map((k) => (
           <span key={k} className="kind-pill" style={{ color: KIND_META[k].color, background: KIND_META[k].bg }}>
@@ -42,7 +44,7 @@ export function CanvasOverview({ doc }: { doc: Doc }) {
           </span>
         ))}
       </div>
-      <h3 className="inspector-subtitle">Links</h3>
+      <h3 className="inspector-subtitle">{t('overview.linkTypes')}</h3>
       <ul className="legend-list">
         {RELATIONS.map((r) => (
           <li key={r}>
@@ -52,13 +54,13 @@ export function CanvasOverview({ doc }: { doc: Doc }) {
       </ul>
       {!readOnly && (
         <>
-          <h3 className="inspector-subtitle">Shortcuts</h3>
+          <h3 className="inspector-subtitle">{t('overview.shortcuts')}</h3>
           <ul className="shortcut-list">
-            <li><kbd>Double-click</kbd> canvas: new note</li>
-            <li><kbd>Double-click</kbd> node / <kbd>Enter</kbd>: edit</li>
-            <li><kbd>Shift</kbd>+<kbd>Enter</kbd>: new line</li>
-            <li>Drag between dots: link nodes</li>
-            <li><kbd>Delete</kbd>: delete selection</li>
+            <li><Trans t={t} i18nKey="overview.keyNewNote" components={{ k: <kbd /> }} /></li>
+            <li><Trans t={t} i18nKey="overview.keyEdit" components={{ k: <kbd /> }} /></li>
+            <li><Trans t={t} i18nKey="overview.keyNewLine" components={{ k: <kbd /> }} /></li>
+            <li>{t('overview.keyLink')}</li>
+            <li><Trans t={t} i18nKey="overview.keyDelete" components={{ k: <kbd /> }} /></li>
           </ul>
         </>
       )}

@@ -6,6 +6,7 @@ import { useExportFlow } from '../history/useExportFlow';
 import type { UndoRedo } from '../history/useUndoRedo';
 import { useCanvasActions } from './context';
 import { useOverlay } from './overlay';
+import { useTranslation } from 'react-i18next';
 
 const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 const MOD = mac ? '⌘' : 'Ctrl+';
@@ -18,6 +19,7 @@ interface Props {
 }
 
 export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
+  const { t } = useTranslation('canvas');
   const { overlay: store, canvasId, engine } = useCanvasActions();
   const overlay = useOverlay(store);
   const [startExport, exportDialog] = useExportFlow();
@@ -34,8 +36,8 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
             className="tb-btn"
             onClick={() => void undo.undo()}
             disabled={!undo.canUndo && !undo.busy}
-            title={`Undo your last edit (${MOD}Z)`}
-            aria-label="Undo"
+            title={t('toolbar.undoHint', { keys: `${MOD}Z` })}
+            aria-label={t('toolbar.undo')}
             data-testid="undo-button"
           >
             <UndoIcon size={15} />
@@ -44,8 +46,8 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
             className="tb-btn"
             onClick={() => void undo.redo()}
             disabled={!undo.canRedo && !undo.busy}
-            title={`Redo (${MOD}Shift+Z)`}
-            aria-label="Redo"
+            title={t('toolbar.redoHint', { keys: `${MOD}Shift+Z` })}
+            aria-label={t('toolbar.redo')}
             data-testid="redo-button"
           >
             <RedoIcon size={15} />
@@ -57,20 +59,20 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
         className={`tb-btn tb-toggle${overlay.agentOnly ? ' on' : ''}`}
         onClick={() => store.setAgentOnly(!overlay.agentOnly)}
         aria-pressed={overlay.agentOnly}
-        title="Highlight nodes written by the agent (dims the others)"
+        title={t('toolbar.agentFilterHint')}
         data-testid="agent-filter"
       >
-        <BotIcon size={14} /> Written by the agent
+        <BotIcon size={14} /> {t('toolbar.agentFilter')}
         <span className="tb-count">{agentCount}</span>
       </button>
       <span className="tb-sep" />
       <button
         className="tb-btn"
         onClick={() => startExport(canvasId, name, role, secretCount())}
-        title="Download as a JSON Canvas file (.canvas)"
+        title={t('toolbar.exportHint')}
         data-testid="export-button"
       >
-        <DownloadIcon size={14} /> Export
+        <DownloadIcon size={14} /> {t('toolbar.export')}
       </button>
       {exportDialog}
     </div>

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
 import type { EngineState, SyncEngine } from '../sync/engine';
+import { Trans, useTranslation } from 'react-i18next';
 
 /** online / reconnecting / offline, with the number of queued edits. */
 export function ConnectionIndicator({ state, engine }: { state: EngineState; engine: SyncEngine }) {
+  const { t } = useTranslation('canvas');
   const status = state.status === 'connecting' ? 'reconnecting' : state.status;
   const pending = state.pending.length;
   const [, tick] = useState(0);
@@ -13,28 +15,28 @@ export function ConnectionIndicator({ state, engine }: { state: EngineState; eng
   }, [state.nextRetryAt]);
 
   const secs = state.nextRetryAt ? Math.max(0, Math.ceil((state.nextRetryAt - Date.now()) / 1000)) : null;
-  let title = 'Connected: edits sync live';
-  if (state.status === 'connecting') title = 'Connecting…';
-  else if (status === 'reconnecting') title = secs ? `Connection lost. Retrying in ${secs}s` : 'Reconnecting…';
-  else if (status === 'offline') title = state.revoked ? 'Access revoked' : 'Offline: edits are queued and sent when you reconnect';
+  let title = t('connection.connectedHint');
+  if (state.status === 'connecting') title = t('connection.connecting');
+  else if (status === 'reconnecting') title = secs ? t('connection.retryingIn', { count: secs }) : t('connection.reconnectingHint');
+  else if (status === 'offline') title = state.revoked ? t('connection.revoked') : t('connection.offlineHint');
 
   return (
     <div className={`conn conn-${status}`} title={title}>
       <span className="conn-dot" aria-hidden="true" />
       <span className="conn-label" data-testid="connection-status" data-status={state.status}>
-        {status}
+        {t(`connection.status.${status}`)}
       </span>
-      <span className={`conn-pending${pending ? '' : ' none'}`} title={`${pending} edit(s) waiting for the server`}>
-        <span data-testid="pending-count">{pending}</span> queued
+      <span className={`conn-pending${pending ? '' : ' none'}`} title={t('connection.pendingHint', { count: pending })}>
+        <Trans t={t} i18nKey="connection.queued" values={{ count: pending }} components={{ n: <span data-testid="pending-count" /> }} />
       </span>
       {status === 'reconnecting' && state.nextRetryAt && (
         <button className="link-btn small" onClick={() => engine.reconnectNow()}>
-          Retry now
+          {t('connection.retryNow')}
         </button>
       )}
       {status === 'offline' && state.forcedOffline && (
         <button className="link-btn small" onClick={() => engine.goOnline()}>
-          Go online
+          {t('connection.goOnline')}
         </button>
       )}
     </div>

@@ -11,6 +11,7 @@ import { ContentField } from './editing/ContentField';
 import { EdgeInspector } from './EdgeInspector';
 import { CanvasOverview } from './CanvasOverview';
 import { useEditSession } from './editing/editSession';
+import { Trans, useTranslation } from 'react-i18next';
 
 interface Props {
   doc: Doc;
@@ -20,12 +21,13 @@ interface Props {
 }
 
 export function Inspector({ doc, selectedNodeIds, selectedEdgeIds, onDeleteSelection }: Props) {
+  const { t } = useTranslation('canvas');
   const nodes = selectedNodeIds.map((id) => doc.nodes.get(id)).filter((n): n is CanvasNode => !!n);
   const edges = selectedEdgeIds.map((id) => doc.edges.get(id)).filter((e): e is CanvasEdge => !!e);
   const edgeCount = edges.length;
 
   return (
-    <aside className="inspector" data-testid="inspector" aria-label="Inspector">
+    <aside className="inspector" data-testid="inspector" aria-label={t('inspector.label')}>
       {nodes.length === 1 && edgeCount === 0 ? (
         <NodeInspector key={nodes[0].id} node={nodes[0]} doc={doc} />
       ) : nodes.length === 0 && edgeCount === 1 ? (
@@ -40,14 +42,15 @@ export function Inspector({ doc, selectedNodeIds, selectedEdgeIds, onDeleteSelec
 }
 
 function MultiInspector({ nodeCount, edgeCount, onDelete }: { nodeCount: number; edgeCount: number; onDelete(): void }) {
+  const { t } = useTranslation('canvas');
   const { readOnly } = useCanvasActions();
-  const parts = [nodeCount && `${nodeCount} node${nodeCount > 1 ? 's' : ''}`, edgeCount && `${edgeCount} link${edgeCount > 1 ? 's' : ''}`].filter(Boolean);
+  const parts = [nodeCount && t('inspector.nodes', { count: nodeCount }), edgeCount && t('inspector.links', { count: edgeCount })].filter(Boolean);
   return (
     <div className="inspector-section">
-      <h2 className="inspector-title">{parts.join(' and ')} selected</h2>
+      <h2 className="inspector-title">{parts.length > 1 ? t('inspector.selectedBoth', { nodes: parts[0], links: parts[1] }) : t('inspector.selected', { what: parts[0] })}</h2>
       {!readOnly && (
         <button className="btn btn-danger-ghost" onClick={onDelete} data-testid="inspector-delete">
-          <TrashIcon size={14} /> Delete selection
+          <TrashIcon size={14} /> {t('inspector.deleteSelection')}
         </button>
       )}
     </div>
@@ -55,6 +58,7 @@ function MultiInspector({ nodeCount, edgeCount, onDelete }: { nodeCount: number;
 }
 
 function WeightField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }) {
+  const { t } = useTranslation('canvas');
   const { submit } = useCanvasActions();
   const [value, setValue] = useState(String(node.weight));
   const [error, setError] = useState<string | null>(null);
@@ -63,7 +67,7 @@ function WeightField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }
   const commit = (raw: string) => {
     const v = Number(raw);
     if (!Number.isFinite(v) || v < LIMITS.weightMin || v > LIMITS.weightMax) {
-      setError(`Weight must be between ${LIMITS.weightMin} and ${LIMITS.weightMax}.`);
+      setError(t('inspector.weightRange', { min: LIMITS.weightMin, max: LIMITS.weightMax }));
       return;
     }
     setError(null);
@@ -75,7 +79,7 @@ function WeightField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }
   return (
     <div className="field">
       <span className="field-label-row">
-        Weight <span className="muted small">heavier nodes reach the model from further away</span>
+        {t('inspector.weight')} <span className="muted small">{t('inspector.weightHint')}</span>
       </span>
       <div className="weight-row">
         <input
@@ -85,7 +89,7 @@ function WeightField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }
           step={0.1}
           value={Number.isFinite(numeric) ? clamp(numeric, LIMITS.weightMin, LIMITS.weightMax) : 1}
           disabled={readOnly}
-          aria-label="Weight slider"
+          aria-label={t('inspector.weightSlider')}
           onChange={(e) => setValue(e.target.value)}
           onPointerUp={(e) => commit((e.target as HTMLInputElement).value)}
           onKeyUp={(e) => commit((e.target as HTMLInputElement).value)}
@@ -99,7 +103,7 @@ function WeightField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }
           value={value}
           readOnly={readOnly}
           data-testid="inspector-weight"
-          aria-label="Weight"
+          aria-label={t('inspector.weight')}
           onChange={(e) => setValue(e.target.value)}
           onBlur={(e) => !readOnly && commit(e.target.value)}
           onKeyDown={(e) => {
@@ -121,22 +125,23 @@ interface Provenance {
 }
 
 function AgentProvenance({ node }: { node: CanvasNode }) {
+  const { t } = useTranslation('canvas');
   const { overlay } = useCanvasActions();
   const p = (node.provenance ?? {}) as Provenance;
-  const who = p.on_behalf_of?.username ?? node.created_by?.username ?? 'someone';
+  const who = p.on_behalf_of?.username ?? node.created_by?.username ?? t('inspector.someone');
   return (
     <span className="provenance">
       <span className="badge badge-agent">
-        <BotIcon size={11} /> agent
+        <BotIcon size={11} /> {t('inspector.agent')}
       </span>{' '}
-      {p.via && <span className="muted">via {p.via} </span>}
-      for <strong>{who}</strong>
-      {p.approved_by?.username && <span className="muted"> · approved by {p.approved_by.username}</span>}
+      {p.via && <span className="muted">{t('inspector.via', { via: p.via })} </span>}
+      <Trans t={t} i18nKey="inspector.forWho" values={{ who }} components={{ b: <strong /> }} />
+      {p.approved_by?.username && <span className="muted"> · {t('inspector.approvedBy', { name: p.approved_by.username })}</span>}
       {p.conversation_id != null && (
         <>
           {' · '}
           <button className="link-btn" onClick={() => overlay.openConversation(p.conversation_id as number)}>
-            conversation #{p.conversation_id}
+            {t('inspector.conversation', { id: p.conversation_id })}
           </button>
         </>
       )}
@@ -145,6 +150,7 @@ function AgentProvenance({ node }: { node: CanvasNode }) {
 }
 
 function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
+  const { t } = useTranslation('canvas');
   const actions = useCanvasActions();
   const session = useEditSession();
   const { submit, readOnly, canvasId } = actions;
@@ -163,7 +169,7 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
       <div className="inspector-section history-view" data-testid="node-inspector">
         <div className="history-view-head">
           <button className="link-btn" onClick={() => setShowHistory(false)} data-testid="inspector-history-toggle">
-            <ChevronLeftIcon size={13} /> Details
+            <ChevronLeftIcon size={13} /> {t('inspector.details')}
           </button>
           <span className="muted small">v{node.version}</span>
         </div>
@@ -171,9 +177,9 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
           <span className="kind-pill" style={{ color: meta.color, background: meta.bg }}>
             {meta.label}
           </span>
-          <h2 className="inspector-title">History</h2>
+          <h2 className="inspector-title">{t('inspector.history')}</h2>
         </div>
-        <div className="history-view-node">{snippet(node.content || 'Empty note', 120)}</div>
+        <div className="history-view-node">{snippet(node.content || t('inspector.emptyNote'), 120)}</div>
         <NodeHistory canvasId={canvasId} nodeId={node.id} version={node.version} />
       </div>
     );
@@ -197,17 +203,17 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
           disabled={!successor}
           data-testid="inspector-successor"
         >
-          Superseded by <ArrowRightIcon size={12} /> <span>{successor ? snippet(successor.content || 'newer version', 40) : 'a version you cannot see'}</span>
+          {t('inspector.supersededBy')} <ArrowRightIcon size={12} /> <span>{successor ? snippet(successor.content || t('inspector.newerVersion'), 40) : t('inspector.hiddenVersion')}</span>
         </button>
       )}
       {predecessors.length > 0 && (
         <div className="muted small">
-          Supersedes{' '}
+          {t('inspector.supersedes')}{' '}
           {predecessors.map((p, i) => (
             <span key={p.id}>
-              {i > 0 && ', '}
+              {i > 0 && t('inspector.listSeparator')}
               <button className="link-btn" onClick={() => actions.focusNode(p.id)}>
-                {snippet(p.content || 'older version', 30)}
+                {snippet(p.content || t('inspector.olderVersion'), 30)}
               </button>
             </span>
           ))}
@@ -217,7 +223,7 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
       <ContentField node={node} readOnly={readOnly} />
 
       <label className="field">
-        <span>Kind</span>
+        <span>{t('inspector.kind')}</span>
         <select
           value={node.kind}
           disabled={readOnly}
@@ -235,13 +241,13 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
       <WeightField node={node} readOnly={readOnly} />
 
       <div className="field">
-        <span>Tags</span>
+        <span>{t('inspector.tags')}</span>
         <TagInput tags={node.tags} readOnly={readOnly} onChange={(tags) => update({ tags })} />
       </div>
 
       <div className="field">
-        <span>Sensitivity</span>
-        <div className="segmented" role="radiogroup" aria-label="Sensitivity" data-testid="inspector-sensitivity">
+        <span>{t('inspector.sensitivity')}</span>
+        <div className="segmented" role="radiogroup" aria-label={t('inspector.sensitivity')} data-testid="inspector-sensitivity">
           {SENSITIVITIES.map((s) => (
             <button
               key={s}
@@ -263,8 +269,8 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
 
       <label className="switch-row">
         <span className="switch-label">
-          <AnchorIcon size={14} /> Pinned anchor
-          <span className="muted small"> always in the model's context</span>
+          <AnchorIcon size={14} /> {t('inspector.pinned')}
+          <span className="muted small"> {t('inspector.pinnedHint')}</span>
         </span>
         <input
           type="checkbox"
@@ -277,22 +283,21 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
       </label>
       {node.pinned && node.sensitivity === 'secret' && (
         <div className="field-hint warn" role="note" data-testid="pinned-secret-warning">
-          Pinned and secret together: the model always gets this note, but only as a redacted placeholder — its text is
-          never sent. Make it internal if the model should read it.
+          {t('inspector.pinnedSecretWarning')}
         </div>
       )}
 
       {!readOnly && (
         <div className="inspector-actions">
           <button className="btn btn-block" onClick={supersede} disabled={!!node.superseded_by} data-testid="inspector-supersede">
-            <CopyPlusIcon size={14} /> Supersede with new version
+            <CopyPlusIcon size={14} /> {t('inspector.supersede')}
           </button>
           <button
             className="btn btn-block"
             onClick={() => submit({ type: 'node.archive', id: node.id, archived: !node.archived })}
             data-testid="inspector-archive"
           >
-            <ArchiveIcon size={14} /> {node.archived ? 'Unarchive' : 'Archive'}
+            <ArchiveIcon size={14} /> {node.archived ? t('inspector.unarchive') : t('inspector.archive')}
           </button>
           <button
             className="btn btn-block btn-danger-ghost"
@@ -302,38 +307,38 @@ function NodeInspector({ node, doc }: { node: CanvasNode; doc: Doc }) {
             }}
             data-testid="inspector-delete"
           >
-            <TrashIcon size={14} /> Delete node
+            <TrashIcon size={14} /> {t('inspector.deleteNode')}
           </button>
         </div>
       )}
 
       <dl className="meta-list">
-        <dt>Created by</dt>
+        <dt>{t('inspector.createdBy')}</dt>
         <dd data-testid="inspector-created-by">
           {node.author_kind === 'agent' ? (
             <AgentProvenance node={node} />
           ) : (
             <>
-              {node.created_by?.username ?? 'unknown'} <span className="muted">({node.author_kind})</span>
+              {node.created_by?.username ?? t('inspector.unknown')} <span className="muted">({t(`inspector.author.${node.author_kind}`, { defaultValue: node.author_kind })})</span>
             </>
           )}
         </dd>
-        <dt>Version</dt>
+        <dt>{t('inspector.version')}</dt>
         <dd>{node.version}</dd>
-        <dt>Created</dt>
+        <dt>{t('inspector.created')}</dt>
         <dd>{formatDateTime(node.created_at)}</dd>
-        <dt>Updated</dt>
+        <dt>{t('inspector.updated')}</dt>
         <dd>{formatDateTime(node.updated_at)}</dd>
         {node.archived && (
           <>
-            <dt>Status</dt>
-            <dd>Archived</dd>
+            <dt>{t('inspector.status')}</dt>
+            <dd>{t('inspector.archived')}</dd>
           </>
         )}
       </dl>
 
       <button className="btn btn-block history-toggle" onClick={() => setShowHistory(true)} data-testid="inspector-history-toggle">
-        <HistoryIcon size={14} /> Show history
+        <HistoryIcon size={14} /> {t('inspector.showHistory')}
       </button>
     </div>
   );

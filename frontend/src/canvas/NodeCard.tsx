@@ -6,6 +6,7 @@ import { kindMeta, weightStyle } from './kinds';
 import { useCanvasActions, useEditingId } from './context';
 import { CardEditor } from './editing/CardEditor';
 import { usePeerEditors } from './editing/peerActivity';
+import { useTranslation } from 'react-i18next';
 
 export interface CardDecor {
   /** context preview: rank when the node would be sent to the model */
@@ -61,22 +62,24 @@ export type CardNode = Node<CardData, 'card'>;
 const MAX_TAGS = 4;
 
 export function SensitivityBadge({ value }: { value: string }) {
+  const { t } = useTranslation('canvas');
   if (value === 'secret')
     return (
-      <span className="badge badge-secret" title="Secret: owners only, never sent to the model" data-testid="badge-sensitivity">
-        <LockIcon size={11} /> Secret
+      <span className="badge badge-secret" title={t('card.secretHint')} data-testid="badge-sensitivity">
+        <LockIcon size={11} /> {t('sensitivity.secret')}
       </span>
     );
   if (value === 'internal')
     return (
-      <span className="badge badge-internal" title="Internal: hidden from viewers" data-testid="badge-sensitivity">
-        Internal
+      <span className="badge badge-internal" title={t('card.internalHint')} data-testid="badge-sensitivity">
+        {t('sensitivity.internal')}
       </span>
     );
   return null;
 }
 
 function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
+  const { t } = useTranslation('canvas');
   const { node, pending, successor, decor } = data;
   const actions = useCanvasActions();
   const editing = useEditingId() === id;
@@ -135,7 +138,7 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
         <button
           type="button"
           className="proposal-mark nodrag"
-          title="The agent proposed a change to this node"
+          title={t('card.proposalHint')}
           data-testid="badge-proposal"
           onClick={(e) => {
             e.stopPropagation();
@@ -171,18 +174,18 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
         </span>
         <span className="node-badges">
           {node.author_kind === 'agent' && (
-            <span className="badge badge-agent" title="Written by the agent" data-testid="badge-agent">
-              <BotIcon size={11} /> agent
+            <span className="badge badge-agent" title={t('toolbar.agentFilter')} data-testid="badge-agent">
+              <BotIcon size={11} /> {t('inspector.agent')}
             </span>
           )}
           <SensitivityBadge value={node.sensitivity} />
           {node.archived && (
-            <span className="badge badge-archived" title="Archived" data-testid="badge-archived">
-              <ArchiveIcon size={11} /> archived
+            <span className="badge badge-archived" title={t('inspector.archived')} data-testid="badge-archived">
+              <ArchiveIcon size={11} /> {t('card.archived')}
             </span>
           )}
           {node.pinned && (
-            <span className="pin-mark" title="Pinned anchor: always in the model's context" data-testid="badge-pinned">
+            <span className="pin-mark" title={t('card.pinnedHint')} data-testid="badge-pinned">
               <AnchorIcon size={13} />
             </span>
           )}
@@ -217,7 +220,7 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
             if (node.superseded_by) actions.focusNode(node.superseded_by);
           }}
         >
-          <span>Superseded</span>
+          <span>{t('card.superseded')}</span>
           {successor !== null && (
             <>
               <ArrowRightIcon size={12} />

@@ -1,6 +1,7 @@
 import type { PresencePeer } from '../sync/engine';
 import type { UserRef } from '../api/types';
 import { Avatar } from '../components/Avatar';
+import { useTranslation } from 'react-i18next';
 
 interface Props {
   me: UserRef | null;
@@ -10,6 +11,7 @@ interface Props {
 
 /** Who is here: one avatar per user (several tabs collapse), me first. */
 export function PresenceAvatars({ me, peers, onFollow }: Props) {
+  const { t } = useTranslation('canvas');
   const byUser = new Map<number, PresencePeer>();
   for (const p of peers) {
     const prev = byUser.get(p.user.id);
@@ -19,7 +21,7 @@ export function PresenceAvatars({ me, peers, onFollow }: Props) {
   const others = [...byUser.values()].sort((a, b) => a.user.username.localeCompare(b.user.username));
   const shown = others.slice(0, 5);
   return (
-    <div className="presence" data-testid="presence-avatars" aria-label="People on this canvas">
+    <div className="presence" data-testid="presence-avatars" aria-label={t('presence.label')}>
       {shown.map((p) => (
         <Avatar
           key={p.user.id}
@@ -27,13 +29,13 @@ export function PresenceAvatars({ me, peers, onFollow }: Props) {
           color={p.color}
           size={28}
           ring
-          title={`${p.user.username} — click to jump to their view`}
+          title={t('presence.follow', { name: p.user.username })}
           onClick={() => onFollow(p)}
           testId={`presence-avatar-${p.user.username}`}
         />
       ))}
       {others.length > shown.length && <span className="avatar avatar-more">+{others.length - shown.length}</span>}
-      {me && <Avatar name={me.username} size={28} ring title={`${me.username} (you)`} testId="presence-me" />}
+      {me && <Avatar name={me.username} size={28} ring title={t('presence.you', { name: me.username })} testId="presence-me" />}
     </div>
   );
 }

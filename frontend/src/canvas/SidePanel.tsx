@@ -1,6 +1,7 @@
 // The right-hand region: Details (the inspector), Activity and agent Proposals.
 import type { ReactNode } from 'react';
 import { ActivityIcon, BotIcon, ListIcon } from '../components/Icons';
+import { useTranslation } from 'react-i18next';
 
 export type SideTab = 'details' | 'activity' | 'proposals';
 
@@ -19,14 +20,15 @@ export function SidePanel({
   activity: ReactNode;
   proposals: ReactNode;
 }) {
+  const { t: tr } = useTranslation('canvas');
   const tabs: { id: SideTab; label: string; icon: ReactNode; count?: number }[] = [
-    { id: 'details', label: 'Details', icon: <ListIcon size={13} /> },
-    { id: 'activity', label: 'Activity', icon: <ActivityIcon size={13} /> },
-    { id: 'proposals', label: 'Proposals', icon: <BotIcon size={13} />, count: proposalCount },
+    { id: 'details', label: tr('side.details'), icon: <ListIcon size={13} /> },
+    { id: 'activity', label: tr('side.activity'), icon: <ActivityIcon size={13} /> },
+    { id: 'proposals', label: tr('side.proposals'), icon: <BotIcon size={13} />, count: proposalCount },
   ];
   return (
     <div className="side-panel">
-      <div className="side-tabs" role="tablist" aria-label="Side panel">
+      <div className="side-tabs" role="tablist" aria-label={tr('side.label')}>
         {tabs.map((t) => (
           <button
             key={t.id}

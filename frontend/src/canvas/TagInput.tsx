@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { LIMITS } from '../api/types';
 import { XIcon } from '../components/Icons';
 import { isComposing } from '../lib/format';
+import { useTranslation } from 'react-i18next';
 
 interface Props {
   tags: string[];
@@ -13,6 +14,7 @@ const SEPARATORS = new Set([',', '，', '、', ';', '；']);
 
 /** Chip input for tags. Enter, Tab or a comma (also the Chinese ，、) adds; Backspace on empty removes. */
 export function TagInput({ tags, onChange, readOnly }: Props) {
+  const { t: tr } = useTranslation('canvas');
   const [draft, setDraft] = useState('');
   const [hint, setHint] = useState<string | null>(null);
 
@@ -25,12 +27,12 @@ export function TagInput({ tags, onChange, readOnly }: Props) {
     const next = [...tags];
     for (const t of parts) {
       if (Array.from(t).length > LIMITS.tagMaxLen) {
-        setHint(`Tags can be at most ${LIMITS.tagMaxLen} characters.`);
+        setHint(tr('tags.tooLong', { max: LIMITS.tagMaxLen }));
         return;
       }
       if (next.includes(t)) continue;
       if (next.length >= LIMITS.tagsMax) {
-        setHint(`At most ${LIMITS.tagsMax} tags.`);
+        setHint(tr('tags.tooMany', { max: LIMITS.tagsMax }));
         break;
       }
       next.push(t);
@@ -45,7 +47,7 @@ export function TagInput({ tags, onChange, readOnly }: Props) {
         <span className="tag-chip" key={t}>
           #{t}
           {!readOnly && (
-            <button type="button" className="tag-remove" aria-label={`Remove tag ${t}`} onClick={() => onChange(tags.filter((x) => x !== t))}>
+            <button type="button" className="tag-remove" aria-label={tr('tags.remove', { tag: t })} onClick={() => onChange(tags.filter((x) => x !== t))}>
               <XIcon size={10} />
             </button>
           )}
@@ -54,8 +56,8 @@ export function TagInput({ tags, onChange, readOnly }: Props) {
       {!readOnly && (
         <input
           value={draft}
-          placeholder={tags.length ? 'Add tag' : 'Add tags…'}
-          aria-label="Add tag"
+          placeholder={tags.length ? tr('tags.add') : tr('tags.addMany')}
+          aria-label={tr('tags.add')}
           data-testid="tag-input"
           onChange={(e) => {
             setHint(null);
@@ -75,7 +77,7 @@ export function TagInput({ tags, onChange, readOnly }: Props) {
           onBlur={() => draft.trim() && add(draft)}
         />
       )}
-      {readOnly && tags.length === 0 && <span className="muted">No tags</span>}
+      {readOnly && tags.length === 0 && <span className="muted">{tr('tags.none')}</span>}
       {hint && <div className="field-hint error">{hint}</div>}
     </div>
   );

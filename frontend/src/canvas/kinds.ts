@@ -1,12 +1,20 @@
+import i18n from 'i18next';
 import type { NodeKind, Relation, Sensitivity } from '../api/types';
 
+// Labels are getters so they follow the active language (canvas:kinds.*, canvas:sensitivity.*).
+const kind = (k: NodeKind, color: string, bg: string) => ({ get label() { return i18n.t(`canvas:kinds.${k}`); }, color, bg });
+const sens = (s: Sensitivity) => ({
+  get label() { return i18n.t(`canvas:sensitivity.${s}`); },
+  get hint() { return i18n.t(`canvas:sensitivity.${s}Hint`); },
+});
+
 export const KIND_META: Record<NodeKind, { label: string; color: string; bg: string }> = {
-  fact: { label: 'Fact', color: '#1d4ed8', bg: '#dbeafe' },
-  requirement: { label: 'Requirement', color: '#6d28d9', bg: '#ede9fe' },
-  decision: { label: 'Decision', color: '#047857', bg: '#d1fae5' },
-  config: { label: 'Config', color: '#0e7490', bg: '#cffafe' },
-  question: { label: 'Question', color: '#b45309', bg: '#fef3c7' },
-  note: { label: 'Note', color: '#475569', bg: '#e2e8f0' },
+  fact: kind('fact', '#1d4ed8', '#dbeafe'),
+  requirement: kind('requirement', '#6d28d9', '#ede9fe'),
+  decision: kind('decision', '#047857', '#d1fae5'),
+  config: kind('config', '#0e7490', '#cffafe'),
+  question: kind('question', '#b45309', '#fef3c7'),
+  note: kind('note', '#475569', '#e2e8f0'),
 };
 
 export function kindMeta(kind: string) {
@@ -18,9 +26,9 @@ export function kindMeta(kind: string) {
 }
 
 export const SENSITIVITY_META: Record<Sensitivity, { label: string; hint: string }> = {
-  public: { label: 'Public', hint: 'Visible to every member' },
-  internal: { label: 'Internal', hint: 'Hidden from viewers' },
-  secret: { label: 'Secret', hint: 'Owners only; never sent to the model' },
+  public: sens('public'),
+  internal: sens('internal'),
+  secret: sens('secret'),
 };
 
 export const RELATION_COLORS: Record<Relation, string> = {

@@ -6,26 +6,13 @@ import { RedoIcon, ScanEyeIcon, SparklesIcon } from '../components/Icons';
 import { handlesFor, messageErrorText, type AgentActionEvent, type ChatErrorInfo, type ChatNotice } from './chatState';
 import { MarkdownText } from './markdown/MarkdownText';
 import { AgentActions, CapturedFacts } from './MessageChips';
+import { useTranslation } from 'react-i18next';
+import { localizedApiMessage } from '../i18n/errors';
+import { formatNumber } from '../i18n/format';
 
-// User-visible words (kept together for translation).
-const ASK_AGAIN = 'Ask again';
-const ASK_AGAIN_TITLE = 'Send the same question again as a new turn';
 
-const ERROR_TITLES: Record<string, string> = {
-  MODEL_NOT_CONFIGURED: 'No model is configured',
-  MODEL_TIMEOUT: 'The model did not answer in time',
-  MODEL_UNREACHABLE: 'Cannot reach the model',
-  MODEL_RATE_LIMITED: 'The model endpoint is rate limiting',
-  MODEL_HTTP_ERROR: 'The model endpoint returned an error',
-  MODEL_BAD_RESPONSE: 'The model sent an unusable answer',
-  MODEL_EMPTY: 'The model sent an empty answer',
-  INTERNAL: 'Something went wrong on the server',
-  BUSY: 'A reply is still streaming',
-  INVALID: 'The question was not accepted',
-  NOT_FOUND: 'That conversation is gone',
-  NOT_CONNECTED: 'Not connected',
-  CONNECTION_LOST: 'The connection dropped',
-};
+// Titles for the chat error codes (docs/protocol.md): chat:errorTitles.<CODE>.
+export const CHAT_ERROR_CODES = ['MODEL_NOT_CONFIGURED', 'MODEL_TIMEOUT', 'MODEL_UNREACHABLE', 'MODEL_RATE_LIMITED', 'MODEL_HTTP_ERROR', 'MODEL_BAD_RESPONSE', 'MODEL_EMPTY', 'INTERNAL', 'BUSY', 'INVALID', 'NOT_FOUND', 'NOT_CONNECTED', 'CONNECTION_LOST'] as const;
 
 const CONFIG_SNIPPET = `LLM_BASE_URL=https://api.openai.com/v1
 LLM_API_KEY=sk-…
@@ -35,27 +22,29 @@ LLM_MODEL=gpt-4o-mini
 # LLM_BASE_URL=http://127.0.0.1:11434/v1  (Ollama)`;
 
 export function ConfigHelp({ status }: { status: LLMStatus | null }) {
+  const { t } = useTranslation('chat');
   return (
     <div className="config-help">
-      <p>{status?.help ?? 'Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) on the server and restart it.'}</p>
+      <p>{status?.help ?? t('configHelp')}</p>
       <pre className="mono-block">{CONFIG_SNIPPET}</pre>
-      <p className="muted small">The canvas, the context preview and everything else keep working without a model.</p>
+      <p className="muted small">{t('worksWithoutModel')}</p>
     </div>
   );
 }
 
 export function ErrorBox({ info, status, onRetry }: { info: ChatErrorInfo; status: LLMStatus | null; onRetry?: () => void }) {
+  const { t } = useTranslation('chat');
   const retryable = ['MODEL_TIMEOUT', 'MODEL_UNREACHABLE', 'MODEL_RATE_LIMITED', 'MODEL_HTTP_ERROR', 'MODEL_BAD_RESPONSE', 'MODEL_EMPTY', 'INTERNAL', 'CONNECTION_LOST', 'BUSY', 'NOT_CONNECTED'];
   return (
     <div className="chat-error" role="alert" data-testid="chat-error" data-code={info.code}>
-      <div className="chat-error-title">{ERROR_TITLES[info.code] ?? 'The reply failed'}</div>
-      {info.code === 'MODEL_NOT_CONFIGURED' ? <ConfigHelp status={status} /> : <div className="chat-error-msg">{info.message}</div>}
+      <div className="chat-error-title">{(CHAT_ERROR_CODES as readonly string[]).includes(info.code) ? t(`errorTitles.${info.code}`) : t('replyFailed')}</div>
+      {info.code === 'MODEL_NOT_CONFIGURED' ? <ConfigHelp status={status} /> : <div className="chat-error-msg">{localizedApiMessage(info.code, info.message)}</div>}
       {info.code !== 'MODEL_NOT_CONFIGURED' && info.code !== 'INVALID' && (
-        <div className="muted small">Your question is kept; the conversation can continue.</div>
+        <div className="muted small">{t('questionKept')}</div>
       )}
       {onRetry && retryable.includes(info.code) && (
         <button className="btn btn-small" onClick={onRetry} data-testid="chat-retry">
-          {ASK_AGAIN}
+          {t('askAgain')}
         </button>
       )}
     </div>
@@ -63,11 +52,12 @@ export function ErrorBox({ info, status, onRetry }: { info: ChatErrorInfo; statu
 }
 
 export function ContextLine({ report, onInspect }: { report: ContextReport; onInspect?: () => void }) {
+  const { t } = useTranslation('chat');
   const excluded = Object.values(report.excluded_counts ?? {}).reduce((a, b) => a + b, 0);
   return (
     <button type="button" className="context-line" onClick={onInspect} disabled={!onInspect} data-testid="context-line">
-      <ScanEyeIcon size={12} /> {report.included.length} node{report.included.length === 1 ? '' : 's'} sent · {report.total_tokens.toLocaleString()} tokens
-      {excluded > 0 && <span className="muted"> · {excluded} left out</span>}
+      <ScanEyeIcon size={12} /> {t('contextLine', { count: report.included.length, tokens: formatNumber(report.total_tokens) })}
+      {excluded > 0 && <span className="muted"> · {t('leftOut', { count: excluded })}</span>}
     </button>
   );
 }
@@ -108,6 +98,7 @@ export function Message({
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [JSON.stringify(handles), isNodeVisible],
   );
+  const { t } = useTranslation('chat');
   if (m.role === 'user') {
     return (
       <li className="chat-msg user" data-testid={`chat-message-${m.id}`} data-role="user">
@@ -132,23 +123,23 @@ export function Message({
         {(m.content || !failed) && (
           <div className="bubble md-bubble" data-testid="assistant-text">
             {m.content && <MarkdownText text={m.content} resolve={resolve} onFocusNode={onFocusNode} />}
-            {streaming && !m.content && <span className="thinking">Thinking</span>}
+            {streaming && !m.content && <span className="thinking">{t('thinking')}</span>}
             {streaming && <span className="caret" aria-hidden="true" />}
           </div>
         )}
         {actions && <AgentActions actions={actions} />}
         {info && <ErrorBox info={info} status={status} onRetry={onRetry} />}
         <div className="msg-foot">
-          {m.status === 'stopped' && <span className="status-chip status-stopped">stopped</span>}
+          {m.status === 'stopped' && <span className="status-chip status-stopped">{t('stopped')}</span>}
           {context && <ContextLine report={context} onInspect={m.model_request_id ? () => onInspect(m.model_request_id!) : undefined} />}
           {m.model_request_id != null && !streaming && (
             <button className="link-btn" onClick={() => onInspect(m.model_request_id!)} data-testid="inspect-button">
-              <ScanEyeIcon size={12} /> Inspect
+              <ScanEyeIcon size={12} /> {t('inspect')}
             </button>
           )}
           {settled && onRetry && (
-            <button className="link-btn ask-again-btn" onClick={onRetry} title={ASK_AGAIN_TITLE} data-testid="ask-again">
-              <RedoIcon size={12} /> {ASK_AGAIN}
+            <button className="link-btn ask-again-btn" onClick={onRetry} title={t('askAgainHint')} data-testid="ask-again">
+              <RedoIcon size={12} /> {t('askAgain')}
             </button>
           )}
         </div>
@@ -158,17 +149,18 @@ export function Message({
 }
 
 export function NoticeBox({ n, status, onDismiss, onRestore }: { n: ChatNotice; status: LLMStatus | null; onDismiss(): void; onRestore?: () => void }) {
+  const { t } = useTranslation('chat');
   return (
     <li className="chat-notice" data-testid={`chat-notice-${n.id}`}>
       <ErrorBox info={{ code: n.code, message: n.message }} status={status} />
       <div className="row gap">
         {n.text && onRestore && (
           <button className="btn btn-small" onClick={onRestore} data-testid="notice-restore">
-            Put the question back
+            {t('putBack')}
           </button>
         )}
         <button className="link-btn" onClick={onDismiss}>
-          Dismiss
+          {t('common:actions.dismiss')}
         </button>
       </div>
     </li>

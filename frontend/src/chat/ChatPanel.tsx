@@ -16,19 +16,11 @@ import { InspectDialog } from './InspectDialog';
 import { MessageList } from './MessageList';
 import { SuggestionList } from './SuggestionList';
 import { useContextPreview } from './useContextPreview';
-
-// User-visible words (kept together for translation).
-const TEXT = {
-  loadConversationsFailed: 'Could not load conversations',
-  loadMessagesFailed: 'Could not load messages',
-  tooLongTitle: 'Too long',
-  tooLong: (max: number) => `Questions are limited to ${max.toLocaleString()} characters.`,
-  notConnected: 'The canvas is not connected right now. Your question was not sent; try again when the status shows online.',
-  otherMembersConversation: 'That conversation belongs to another member; conversations are private.',
-  conversationTitle: (id: number) => `Conversation #${id}`,
-};
+import { useTranslation } from 'react-i18next';
+import { formatNumber as num } from '../i18n/format';
 
 export function ChatPanel() {
+  const { t } = useTranslation('chat');
   const { engine, overlay: overlayStore, canvasId, focusNode } = useCanvasActions();
   const engineState = useEngineState(engine);
   const overlay = useOverlay(overlayStore);
@@ -60,7 +52,7 @@ export function ChatPanel() {
         dispatch({ type: 'conversationsLoaded', conversations: arr });
         if (arr.length) dispatch({ type: 'select', id: arr[0].id });
       })
-      .catch((err) => alive && toast.error(errorMessage(err), TEXT.loadConversationsFailed));
+      .catch((err) => alive && toast.error(errorMessage(err), t('loadConversationsFailed')));
     return () => {
       alive = false;
     };
@@ -82,7 +74,7 @@ export function ChatPanel() {
       const list = await api.messages(id);
       dispatch({ type: 'messagesLoaded', conversationId: id, messages: Array.isArray(list) ? list : [] });
     } catch (err) {
-      toast.error(errorMessage(err), TEXT.loadMessagesFailed);
+      toast.error(errorMessage(err), t('loadMessagesFailed'));
     } finally {
       setLoadingMessages(false);
     }
@@ -130,7 +122,7 @@ export function ChatPanel() {
     if (mine) {
       dispatch({ type: 'select', id: req.id });
       setListOpen(false);
-    } else toast.info(TEXT.otherMembersConversation, TEXT.conversationTitle(req.id));
+    } else toast.info(t('privateConversation'), t('conversationNumber', { id: req.id }));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [overlay.conversationRequest]);
 
@@ -145,13 +137,13 @@ export function ChatPanel() {
       const question = (text ?? draft).trim();
       if (!question || busy) return;
       if (charCount(question) > MAX_QUESTION_CHARS) {
-        toast.error(TEXT.tooLong(MAX_QUESTION_CHARS), TEXT.tooLongTitle);
+        toast.error(t('limitToast', { limit: num(MAX_QUESTION_CHARS) }), t('tooLongTitle'));
         return;
       }
       const requestId = `r-${engine.sessionId}-${++counter.current}`;
       const ok = engine.send({ type: 'chat.send', request_id: requestId, conversation_id: activeId, text: question, viewport: overlayStore.getViewport() });
       if (!ok) {
-        dispatch({ type: 'notSent', conversationId: activeId, text: question, code: 'NOT_CONNECTED', message: TEXT.notConnected });
+        dispatch({ type: 'notSent', conversationId: activeId, text: question, code: 'NOT_CONNECTED', message: t('notConnected') });
         return;
       }
       dispatch({ type: 'sent', requestId, conversationId: activeId, text: question });

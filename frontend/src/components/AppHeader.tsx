@@ -5,6 +5,8 @@ import { linkHandler, navigate } from '../lib/router';
 import { api } from '../api/client';
 import { setCurrentUser, useAuth } from '../lib/auth';
 import { toast } from '../lib/toast';
+import { useTranslation } from 'react-i18next';
+import { LanguageSwitch } from './LanguageSwitch';
 
 interface Props {
   /** breadcrumb / title area */
@@ -14,12 +16,13 @@ interface Props {
 }
 
 export function AppHeader({ children, right }: Props) {
+  const { t } = useTranslation();
   const auth = useAuth();
   const logout = async () => {
     try {
       await api.logout();
     } catch (err) {
-      toast.error(err instanceof Error ? err.message : 'Could not sign out');
+      toast.error(err instanceof Error ? err.message : t('header.signOutFailed'));
       return;
     }
     setCurrentUser(null);
@@ -27,20 +30,21 @@ export function AppHeader({ children, right }: Props) {
   };
   return (
     <header className="app-header">
-      <a href="/" className="brand" onClick={linkHandler('/')} aria-label="Canvasweb home">
+      <a href="/" className="brand" onClick={linkHandler('/')} aria-label={t('header.home')}>
         <LogoMark />
         <span className="brand-name">Canvasweb</span>
       </a>
       <div className="header-main">{children}</div>
       <div className="header-right">
         {right}
+        <LanguageSwitch />
         {auth.user && (
           <div className="user-chip">
             <Avatar name={auth.user.username} size={26} />
             <span className="user-name" data-testid="current-user">
               {auth.user.username}
             </span>
-            <button className="icon-btn" onClick={logout} title="Sign out" aria-label="Sign out" data-testid="logout-button">
+            <button className="icon-btn" onClick={logout} title={t('header.signOut')} aria-label={t('header.signOut')} data-testid="logout-button">
               <LogOutIcon />
             </button>
           </div>

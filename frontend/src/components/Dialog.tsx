@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { XIcon } from './Icons';
+import { useTranslation } from 'react-i18next';
 
 interface Props {
   title: string;
@@ -11,6 +12,7 @@ interface Props {
 }
 
 export function Dialog({ title, onClose, children, footer, width = 440, testId }: Props) {
+  const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const onCloseRef = useRef(onClose);
@@ -48,7 +50,7 @@ export function Dialog({ title, onClose, children, footer, width = 440, testId }
       >
         <div className="dialog-header">
           <h2 id={titleId}>{title}</h2>
-          <button className="icon-btn" aria-label="Close" onClick={onClose}>
+          <button className="icon-btn" aria-label={t('actions.close')} onClick={onClose}>
             <XIcon />
           </button>
         </div>
@@ -69,7 +71,8 @@ interface ConfirmProps {
   onCancel: () => void;
 }
 
-export function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger, busy, onConfirm, onCancel }: ConfirmProps) {
+export function ConfirmDialog({ title, message, confirmLabel, danger, busy, onConfirm, onCancel }: ConfirmProps) {
+  const { t } = useTranslation();
   return (
     <Dialog
       title={title}
@@ -78,7 +81,7 @@ export function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger
       footer={
         <>
           <button className="btn" onClick={onCancel} disabled={busy}>
-            Cancel
+            {t('actions.cancel')}
           </button>
           <button
             className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`}
@@ -86,7 +89,7 @@ export function ConfirmDialog({ title, message, confirmLabel = 'Confirm', danger
             disabled={busy}
             data-testid="confirm-button"
           >
-            {busy ? 'Working…' : confirmLabel}
+            {busy ? t('actions.working') : (confirmLabel ?? t('actions.confirm'))}
           </button>
         </>
       }

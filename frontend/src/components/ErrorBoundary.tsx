@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import i18n from 'i18next';
 
 interface Props {
   children: ReactNode;
@@ -30,15 +31,15 @@ export class ErrorBoundary extends Component<Props, State> {
     return (
       <div className="crash" role="alert" data-testid="error-boundary">
         <div className="crash-card">
-          <h1>Something went wrong</h1>
-          <p>The page hit an unexpected error. Your confirmed edits are saved on the server.</p>
+          <h1>{i18n.t('common:crash.title')}</h1>
+          <p>{i18n.t('common:crash.message')}</p>
           <pre className="crash-detail">{error.message}</pre>
           <div className="row gap">
             <button className="btn btn-primary" onClick={() => window.location.reload()}>
-              Reload
+              {i18n.t('common:crash.reload')}
             </button>
             <button className="btn" onClick={this.reset}>
-              Try again
+              {i18n.t('common:crash.tryAgain')}
             </button>
           </div>
         </div>

@@ -1,8 +1,10 @@
-export function Spinner({ label = 'Loading…' }: { label?: string }) {
+import { useTranslation } from 'react-i18next';
+export function Spinner({ label }: { label?: string }) {
+  const { t } = useTranslation();
   return (
     <div className="spinner-wrap" role="status">
       <span className="spinner" aria-hidden="true" />
-      <span className="spinner-label">{label}</span>
+      <span className="spinner-label">{label ?? t('loading')}</span>
     </div>
   );
 }

@@ -1,7 +1,9 @@
 import { dismissToast, useToasts } from '../lib/toast';
 import { XIcon } from './Icons';
+import { useTranslation } from 'react-i18next';
 
 export function Toasts() {
+  const { t: tr } = useTranslation();
   const toasts = useToasts();
   return (
     <div className="toasts" aria-live="polite">
@@ -11,7 +13,7 @@ export function Toasts() {
             {t.title && <div className="toast-title">{t.title}</div>}
             <div className="toast-message">{t.message}</div>
           </div>
-          <button className="icon-btn toast-close" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
+          <button className="icon-btn toast-close" aria-label={tr('actions.dismiss')} onClick={() => dismissToast(t.id)}>
             <XIcon size={14} />
           </button>
         </div>

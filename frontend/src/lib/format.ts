@@ -1,3 +1,6 @@
+import i18n from 'i18next';
+import { formatDate } from '../i18n/format';
+
 export function initials(name: string): string {
   const trimmed = name.trim();
   if (!trimmed) return '?';
@@ -21,20 +24,20 @@ export function timeAgo(iso: string | null | undefined, now = Date.now()): strin
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return '';
   const s = Math.max(0, Math.round((now - t) / 1000));
-  if (s < 45) return 'just now';
+  if (s < 45) return i18n.t('common:time.justNow');
   const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
+  if (m < 60) return i18n.t('common:time.minutesAgo', { count: m });
   const h = Math.round(m / 60);
-  if (h < 24) return `${h} h ago`;
+  if (h < 24) return i18n.t('common:time.hoursAgo', { count: h });
   const d = Math.round(h / 24);
-  if (d < 30) return `${d} d ago`;
-  return new Date(t).toLocaleDateString();
+  if (d < 30) return i18n.t('common:time.daysAgo', { count: d });
+  return formatDate(t, { dateStyle: 'medium' });
 }
 
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+  return Number.isNaN(t) ? iso : formatDate(t);
 }
 
 export function snippet(text: string, max = 48): string {

@@ -10,10 +10,12 @@ import { Spinner } from '../components/Spinner';
 import { linkHandler, navigate } from '../lib/router';
 import { timeAgo } from '../lib/format';
 import { toast } from '../lib/toast';
+import { Trans, useTranslation } from 'react-i18next';
 
 type Editing = { mode: 'create' } | { mode: 'rename'; canvas: CanvasSummary };
 
 export function CanvasListPage() {
+  const { t } = useTranslation('pages');
   const [canvases, setCanvases] = useState<CanvasSummary[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
@@ -30,11 +32,11 @@ export function CanvasListPage() {
     try {
       const res = await importCanvasFile(file);
       const extras = [
-        `${res.nodes} node${res.nodes === 1 ? '' : 's'}, ${res.edges} link${res.edges === 1 ? '' : 's'}`,
+        t('list.importCounts', { nodes: t('list.nodeCount', { count: res.nodes }), edges: t('list.edgeCount', { count: res.edges }) }),
         ...res.notes.slice(0, 2),
-        ...(res.unknown_keys.length ? [`Ignored unknown keys: ${res.unknown_keys.map((u) => u.keys.join(', ')).join('; ')}`] : []),
+        ...(res.unknown_keys.length ? [t('list.ignoredKeys', { keys: res.unknown_keys.map((u) => u.keys.join(', ')).join('; ') })] : []),
       ];
-      toast.success(extras.join(' · '), `Imported “${res.canvas.name}”`);
+      toast.success(extras.join(' · '), t('list.imported', { name: res.canvas.name }));
       navigate(`/canvases/${res.canvas.id}/`);
     } catch (err) {
       const f = err as ImportFailure;
@@ -65,10 +67,10 @@ export function CanvasListPage() {
     try {
       await api.deleteCanvas(deleting.id);
       setCanvases((cs) => (cs ?? []).filter((c) => c.id !== deleting.id));
-      toast.success(`Deleted “${deleting.name}”`);
+      toast.success(t('list.deleted', { name: deleting.name }));
       setDeleting(null);
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not delete canvas');
+      toast.error(errorMessage(err), t('list.deleteFailed'));
     } finally {
       setBusy(false);
     }
@@ -78,13 +80,13 @@ export function CanvasListPage() {
     <div className="page">
       {exportDialog}
       <AppHeader>
-        <span className="crumb">Canvases</span>
+        <span className="crumb">{t('list.title')}</span>
       </AppHeader>
       <main className="list-main">
         <div className="list-head">
           <div>
-            <h1>Canvases</h1>
-            <p className="muted">Shared boards of facts, requirements and decisions.</p>
+            <h1>{t('list.title')}</h1>
+            <p className="muted">{t('list.subtitle')}</p>
           </div>
           <div className="list-actions">
             <input
@@ -99,13 +101,13 @@ export function CanvasListPage() {
               className="btn"
               onClick={() => fileRef.current?.click()}
               disabled={importing}
-              title="Import a JSON Canvas file (.canvas, e.g. from Obsidian) as a new canvas"
+              title={t('list.importHint')}
               data-testid="import-canvas-button"
             >
-              <UploadIcon size={15} /> {importing ? 'Importing…' : 'Import .canvas'}
+              <UploadIcon size={15} /> {importing ? t('list.importing') : t('list.import')}
             </button>
             <button className="btn btn-primary" onClick={() => setEditing({ mode: 'create' })} data-testid="new-canvas-button">
-              <PlusIcon /> New canvas
+              <PlusIcon /> {t('list.newCanvas')}
             </button>
           </div>
         </div>
@@ -114,17 +116,17 @@ export function CanvasListPage() {
           <div className="banner banner-error" role="alert">
             {loadError}{' '}
             <button className="btn btn-small" onClick={() => void load()}>
-              Retry
+              {t('common:actions.retry')}
             </button>
           </div>
         )}
         {!canvases && !loadError && <Spinner />}
         {canvases && canvases.length === 0 && (
           <div className="empty-state" data-testid="canvas-list-empty">
-            <h2>No canvases yet</h2>
-            <p className="muted">Create one to start collecting what your team knows.</p>
+            <h2>{t('list.emptyTitle')}</h2>
+            <p className="muted">{t('list.emptyHint')}</p>
             <button className="btn btn-primary" onClick={() => setEditing({ mode: 'create' })}>
-              <PlusIcon /> Create your first canvas
+              <PlusIcon /> {t('list.createFirst')}
             </button>
           </div>
         )}
@@ -141,23 +143,23 @@ export function CanvasListPage() {
                   <div className="canvas-card-top">
                     <h3 className="canvas-card-name">{c.name}</h3>
                     <span className={`role-badge role-${c.role}`} data-testid={`canvas-role-${c.id}`}>
-                      {c.role}
+                      {t(`common:roles.${c.role}`)}
                     </span>
                   </div>
-                  <p className="canvas-card-desc">{c.description || <span className="muted">No description</span>}</p>
+                  <p className="canvas-card-desc">{c.description || <span className="muted">{t('list.noDescription')}</span>}</p>
                   <div className="canvas-card-meta">
-                    <span title="Members">
+                    <span title={t('list.members')}>
                       <UsersIcon size={13} /> {c.member_count}
                     </span>
-                    <span title="Revision">rev {c.revision}</span>
-                    <span title={c.updated_at}>Updated {timeAgo(c.updated_at)}</span>
+                    <span title={t('list.revision')}>{t('list.rev', { revision: c.revision })}</span>
+                    <span title={c.updated_at}>{t('list.updated', { ago: timeAgo(c.updated_at) })}</span>
                   </div>
                 </a>
                 <div className="canvas-card-actions">
                   <button
                     className="icon-btn"
-                    title="Export as .canvas"
-                    aria-label={`Export ${c.name}`}
+                    title={t('list.export')}
+                    aria-label={t('list.exportNamed', { name: c.name })}
                     onClick={() => startExport(c.id, c.name, c.role)}
                     data-testid={`export-canvas-${c.id}`}
                   >
@@ -167,8 +169,8 @@ export function CanvasListPage() {
                     <>
                     <button
                       className="icon-btn"
-                      title="Rename"
-                      aria-label={`Rename ${c.name}`}
+                      title={t('list.rename')}
+                      aria-label={t('list.renameNamed', { name: c.name })}
                       onClick={() => setEditing({ mode: 'rename', canvas: c })}
                       data-testid={`rename-canvas-${c.id}`}
                     >
@@ -176,8 +178,8 @@ export function CanvasListPage() {
                     </button>
                     <button
                       className="icon-btn danger"
-                      title="Delete"
-                      aria-label={`Delete ${c.name}`}
+                      title={t('list.delete')}
+                      aria-label={t('list.deleteNamed', { name: c.name })}
                       onClick={() => setDeleting(c)}
                       data-testid={`delete-canvas-${c.id}`}
                     >
@@ -205,27 +207,27 @@ export function CanvasListPage() {
       )}
       {importError && (
         <Dialog
-          title="Import failed"
+          title={t('list.importFailed')}
           onClose={() => setImportError(null)}
           width={560}
           testId="import-error-dialog"
           footer={
             <button className="btn btn-primary" onClick={() => setImportError(null)}>
-              OK
+              {t('common:actions.ok')}
             </button>
           }
         >
           <div className="stack-sm">
             <p>
-              <strong>{importError.file}</strong> was not imported; nothing was created.
+              <Trans t={t} i18nKey="list.notImported" values={{ file: importError.file }} components={{ b: <strong /> }} />
             </p>
             <div className="form-error" data-testid="import-error-message">
-              {importError.problems.length > 0 ? 'This is not a valid JSON Canvas file. Fix the problems below and try again.' : importError.message}
+              {importError.problems.length > 0 ? t('list.invalidFile') : importError.message}
             </div>
             {importError.problems.length > 0 && (
               <>
                 <div className="muted small">
-                  {importError.problems.length} problem{importError.problems.length === 1 ? '' : 's'} found:
+                  {t('list.problemsFound', { count: importError.problems.length })}
                 </div>
                 <ol className="import-problems" data-testid="import-problems">
                   {importError.problems.map((p, i) => (
@@ -239,14 +241,13 @@ export function CanvasListPage() {
       )}
       {deleting && (
         <ConfirmDialog
-          title="Delete canvas?"
+          title={t('list.deleteTitle')}
           message={
             <>
-              <strong>{deleting.name}</strong> and all its nodes, edges and history will be deleted for every member. This
-              cannot be undone.
+              <Trans t={t} i18nKey="list.deleteWarning" values={{ name: deleting.name }} components={{ b: <strong /> }} />
             </>
           }
-          confirmLabel="Delete canvas"
+          confirmLabel={t('list.deleteConfirm')}
           danger
           busy={busy}
           onConfirm={() => void confirmDelete()}
@@ -258,6 +259,7 @@ export function CanvasListPage() {
 }
 
 function CanvasFormDialog({ editing, onClose, onSaved }: { editing: Editing; onClose: () => void; onSaved: (c: CanvasSummary) => void }) {
+  const { t } = useTranslation('pages');
   const initial = editing.mode === 'rename' ? editing.canvas : null;
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
@@ -267,7 +269,7 @@ function CanvasFormDialog({ editing, onClose, onSaved }: { editing: Editing; onC
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!name.trim()) {
-      setError('Give the canvas a name.');
+      setError(t('form.nameRequired'));
       return;
     }
     setBusy(true);
@@ -285,15 +287,15 @@ function CanvasFormDialog({ editing, onClose, onSaved }: { editing: Editing; onC
   };
 
   return (
-    <Dialog title={editing.mode === 'create' ? 'New canvas' : 'Rename canvas'} onClose={onClose} testId="canvas-form-dialog">
+    <Dialog title={editing.mode === 'create' ? t('list.newCanvas') : t('form.renameTitle')} onClose={onClose} testId="canvas-form-dialog">
       <form onSubmit={submit} className="stack">
         <label className="field">
-          <span>Name</span>
+          <span>{t('form.name')}</span>
           <input autoFocus value={name} maxLength={200} onChange={(e) => setName(e.target.value)} data-testid="canvas-name-input" />
         </label>
         <label className="field">
           <span>
-            Description <span className="muted">(optional)</span>
+            {t('form.description')} <span className="muted">{t('form.optional')}</span>
           </span>
           <textarea rows={3} value={description} onChange={(e) => setDescription(e.target.value)} data-testid="canvas-description-input" />
         </label>
@@ -304,10 +306,10 @@ function CanvasFormDialog({ editing, onClose, onSaved }: { editing: Editing; onC
         )}
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t('common:actions.cancel')}
           </button>
           <button type="submit" className="btn btn-primary" disabled={busy} data-testid="canvas-form-submit">
-            {busy ? 'Saving…' : editing.mode === 'create' ? 'Create canvas' : 'Save'}
+            {busy ? t('common:actions.saving') : editing.mode === 'create' ? t('form.create') : t('common:actions.save')}
           </button>
         </div>
       </form>

@@ -32,6 +32,7 @@ import { useUndoRedo } from '../history/useUndoRedo';
 import { NotFoundPage } from './NotFoundPage';
 import { EditSession, EditSessionContext } from '../canvas/editing/editSession';
 import { ConflictDialog } from '../canvas/editing/ConflictDialog';
+import { useTranslation } from 'react-i18next';
 
 const CHAT_OPEN_KEY = 'canvasweb.chatOpen';
 /** from this window width the chat (the core feature) starts open */
@@ -63,6 +64,7 @@ interface Props {
 }
 
 export function CanvasPage({ canvasId, chat }: Props) {
+  const { t } = useTranslation('canvas');
   const [meta, setMeta] = useState<CanvasSummary | null>(null);
   const [missing, setMissing] = useState(false);
 
@@ -75,7 +77,7 @@ export function CanvasPage({ canvasId, chat }: Props) {
         if (!alive) return;
         if (err instanceof ApiError && err.isAuth) setCurrentUser(null);
         else if (err instanceof ApiError && (err.status === 404 || err.status === 403)) setMissing(true);
-        else toast.error(err instanceof Error ? err.message : String(err), 'Could not load canvas details');
+        else toast.error(err instanceof Error ? err.message : String(err), t('page.loadFailed'));
       });
     return () => {
       alive = false;
@@ -84,8 +86,8 @@ export function CanvasPage({ canvasId, chat }: Props) {
 
   const engine = useCanvasEngine(missing ? null : canvasId);
 
-  if (missing) return <NotFoundPage message="This canvas does not exist, or you are not a member of it." />;
-  if (!engine) return <Spinner label="Opening canvas…" />;
+  if (missing) return <NotFoundPage message={t('page.missing')} />;
+  if (!engine) return <Spinner label={t('page.opening')} />;
   return (
     <ReactFlowProvider>
       <Workspace engine={engine} canvasId={canvasId} meta={meta} onMeta={setMeta} chat={chat} />
@@ -106,6 +108,7 @@ function Workspace({
   onMeta(c: CanvasSummary): void;
   chat?: ReactNode;
 }) {
+  const { t } = useTranslation('canvas');
   const state = useEngineState(engine);
   const overlayStore = useMemo(() => new OverlayStore(), []);
   const overlay = useOverlay(overlayStore);
@@ -226,7 +229,7 @@ function Workspace({
     setSelection(EMPTY_SELECTION);
   }, [engine, readOnly, selection]);
 
-  const name = (state.canvas?.name as string | undefined) || meta?.name || 'Canvas';
+  const name = (state.canvas?.name as string | undefined) || meta?.name || t('page.untitled');
   useEffect(() => {
     document.title = `${name} · Canvasweb`;
     return () => {
@@ -248,24 +251,24 @@ function Workspace({
           />
           <ConnectionIndicator state={state} engine={engine} />
           {role === 'owner' && (
-            <button className="btn btn-small" onClick={() => setAuditOpen(true)} data-testid="audit-button" title="Review every change on this canvas">
-              <ActivityIcon size={14} /> Audit
+            <button className="btn btn-small" onClick={() => setAuditOpen(true)} data-testid="audit-button" title={t('page.auditHint')}>
+              <ActivityIcon size={14} /> {t('page.audit')}
             </button>
           )}
           {role === 'owner' && (
-            <button className="btn btn-small" onClick={() => setSettingsOpen(true)} data-testid="settings-button" title="Canvas settings: agent policy, export">
-              <SettingsIcon size={14} /> Settings
+            <button className="btn btn-small" onClick={() => setSettingsOpen(true)} data-testid="settings-button" title={t('page.settingsHint')}>
+              <SettingsIcon size={14} /> {t('page.settings')}
             </button>
           )}
           <button className="btn btn-small" onClick={() => setMembersOpen(true)} data-testid="members-button">
-            <UsersIcon size={14} /> {role === 'owner' ? 'Share' : 'Members'}
+            <UsersIcon size={14} /> {role === 'owner' ? t('page.share') : t('page.members')}
           </button>
         </>
       }
     >
-      <nav className="crumbs" aria-label="Breadcrumb">
+      <nav className="crumbs" aria-label={t('page.breadcrumb')}>
         <a href="/" onClick={linkHandler('/')} className="crumb-link">
-          Canvases
+          {t('pages:list.title')}
         </a>
         <span className="crumb-sep">/</span>
         <span className="crumb" data-testid="canvas-name" title={name}>
@@ -273,12 +276,12 @@ function Workspace({
         </span>
         {role && !state.revoked && (
           <span className={`role-badge role-${role}`} data-testid="role-badge">
-            {role}
+            {t(`common:roles.${role}`)}
           </span>
         )}
         {role === 'viewer' && (
-          <span className="readonly-badge" data-testid="readonly-badge" title="You can view this canvas but not change it">
-            <EyeIcon size={12} /> read-only
+          <span className="readonly-badge" data-testid="readonly-badge" title={t('page.readOnlyHint')}>
+            <EyeIcon size={12} /> {t('page.readOnly')}
           </span>
         )}
       </nav>
@@ -287,9 +290,9 @@ function Workspace({
 
   const banner = state.revoked ? (
     <div className="banner banner-error" role="alert" data-testid="revoked-banner">
-      Your access to this canvas was removed.{' '}
+      {t('page.revoked')}{' '}
       <a href="/" onClick={linkHandler('/')}>
-        Back to canvases
+        {t('pages:notFound.back')}
       </a>
     </div>
   ) : null;

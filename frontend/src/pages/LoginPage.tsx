@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/client';
+import { api, ApiError, errorMessage } from '../api/client';
 import { setCurrentUser } from '../lib/auth';
 import { navigate } from '../lib/router';
 import { LogoMark } from '../components/Icons';
+import { useTranslation } from 'react-i18next';
 
 export function LoginPage({ next }: { next: string | null }) {
+  const { t } = useTranslation('pages');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -13,7 +15,7 @@ export function LoginPage({ next }: { next: string | null }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!username.trim() || !password) {
-      setError('Enter your username and password.');
+      setError(t('login.missing'));
       return;
     }
     setBusy(true);
@@ -24,11 +26,11 @@ export function LoginPage({ next }: { next: string | null }) {
       navigate(next ?? '/', { replace: true });
     } catch (err) {
       if (err instanceof ApiError && (err.status === 400 || err.status === 401 || err.status === 403) && !/csrf/i.test(err.message)) {
-        setError(err.code === 'RATE_LIMITED' ? err.message : 'Incorrect username or password.');
+        setError(err.code === 'RATE_LIMITED' ? errorMessage(err) : t('login.incorrect'));
       } else if (err instanceof ApiError && err.status === 429) {
-        setError(err.message || 'Too many attempts. Wait a moment and try again.');
+        setError(errorMessage(err) || t('login.tooMany'));
       } else {
-        setError(err instanceof Error ? err.message : 'Sign-in failed.');
+        setError(err instanceof Error ? errorMessage(err) : t('login.failed'));
       }
       setBusy(false);
     }
@@ -39,11 +41,11 @@ export function LoginPage({ next }: { next: string | null }) {
       <form className="login-card" onSubmit={submit} noValidate data-testid="login-form">
         <div className="login-brand">
           <LogoMark size={36} />
-          <h1>Sign in to Canvasweb</h1>
-          <p className="muted">Shared working memory for your team and your models.</p>
+          <h1>{t('login.title')}</h1>
+          <p className="muted">{t('login.tagline')}</p>
         </div>
         <label className="field">
-          <span>Username</span>
+          <span>{t('login.username')}</span>
           <input
             name="username"
             autoComplete="username"
@@ -54,7 +56,7 @@ export function LoginPage({ next }: { next: string | null }) {
           />
         </label>
         <label className="field">
-          <span>Password</span>
+          <span>{t('login.password')}</span>
           <input
             name="password"
             type="password"
@@ -70,7 +72,7 @@ export function LoginPage({ next }: { next: string | null }) {
           </div>
         )}
         <button className="btn btn-primary btn-block" type="submit" disabled={busy} data-testid="login-submit">
-          {busy ? 'Signing in…' : 'Sign in'}
+          {busy ? t('login.signingIn') : t('login.signIn')}
         </button>
       </form>
     </div>

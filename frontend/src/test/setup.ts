@@ -1,3 +1,5 @@
+// Tests run in English unless a test switches (the catalogues are bundled, init is synchronous).
+import '../i18n';
 // jsdom lacks a few browser APIs React Flow relies on.
 (globalThis as any).IS_REACT_ACT_ENVIRONMENT = true;
 

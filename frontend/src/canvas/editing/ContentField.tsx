@@ -5,8 +5,11 @@ import { useEffect, useRef, useState } from 'react';
 import { LIMITS, type CanvasNode } from '../../api/types';
 import { isComposing } from '../../lib/format';
 import { useCanvasActions } from '../context';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '../../i18n/format';
 
 export function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: boolean }) {
+  const { t } = useTranslation('canvas');
   const { submit, engine } = useCanvasActions();
   const [value, setValue] = useState(node.content);
   const focused = useRef(false);
@@ -30,10 +33,10 @@ export function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: b
   return (
     <label className="field">
       <span className="field-label-row">
-        Content
+        {t('inspector.content')}
         {value.length > LIMITS.contentMax * 0.9 && (
           <span className={`char-count inline${over ? ' over' : ''}`}>
-            {value.length.toLocaleString()} / {LIMITS.contentMax.toLocaleString()}
+            {formatNumber(value.length)} / {formatNumber(LIMITS.contentMax)}
           </span>
         )}
       </span>
@@ -67,8 +70,7 @@ export function ContentField({ node, readOnly }: { node: CanvasNode; readOnly: b
       />
       {over && (
         <span className="node-editor-limit blocked" role="alert" data-testid="inspector-over-limit">
-          Too long to save (a note holds at most {LIMITS.contentMax.toLocaleString()} characters). Your text stays here; shorten it, or
-          open the note's editor (double-click the card) to split it into several notes.
+          {t('inspector.contentTooLong', { limit: formatNumber(LIMITS.contentMax) })}
         </span>
       )}
     </label>

@@ -5,6 +5,7 @@ import type { Doc } from '../../sync/apply';
 import { kindMeta } from '../kinds';
 import { matchNodes, type SearchHit } from './matchNodes';
 import { flashNode } from './flashNode';
+import { useTranslation } from 'react-i18next';
 
 interface Props {
   doc: Doc;
@@ -28,6 +29,7 @@ function Snippet({ hit }: { hit: SearchHit }) {
 }
 
 export function CanvasSearch({ doc, onPick }: Props) {
+  const { t } = useTranslation('canvas');
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
@@ -63,8 +65,8 @@ export function CanvasSearch({ doc, onPick }: Props) {
         ref={inputRef}
         autoFocus
         className="canvas-search-input"
-        placeholder="Find a node… (English or 中文)"
-        aria-label="Find a node"
+        placeholder={t('search.placeholder')}
+        aria-label={t('search.label')}
         data-testid="canvas-search-input"
         value={query}
         dir="auto"
@@ -90,8 +92,8 @@ export function CanvasSearch({ doc, onPick }: Props) {
         }}
       />
       {query.trim() && (
-        <ul className="canvas-search-results" role="listbox" aria-label="Matching nodes" data-testid="canvas-search-results">
-          {hits.length === 0 && <li className="search-empty">No node matches.</li>}
+        <ul className="canvas-search-results" role="listbox" aria-label={t('search.results')} data-testid="canvas-search-results">
+          {hits.length === 0 && <li className="search-empty">{t('search.none')}</li>}
           {hits.map((h, i) => (
             <li key={h.node.id} role="option" aria-selected={i === active}>
               <button
