@@ -34,6 +34,7 @@ from .tokens import TokenCache, count_tokens
 from .types import MessageData
 
 FOLD_THRESHOLD = 0.7
+_SENTENCE_MARKER_RE = re.compile(r"\[(?:outdated statement omitted|statement withheld)[^\]]*\]")
 _MARKER_ONLY_RE = re.compile(r"^\s*(?:\[(?:outdated statement omitted|statement withheld)[^\]]*\][\s.,;:，。；…]*)+$")
 _norm = norm_sentence
 
@@ -166,6 +167,9 @@ def build_summary(
             pos += 1
             if _MARKER_ONLY_RE.match(info.text):
                 continue  # a statement the history filters already retired
+            if _SENTENCE_MARKER_RE.search(info.text) and not (
+                    classify_sentence(_SENTENCE_MARKER_RE.sub("", info.text)) & {"number", "negation", "constraint"}):
+                continue  # what is left of a partly retired sentence carries no fact of its own
             if carried:
                 pass  # sentences of a stored summary have no message position
             else:
