@@ -151,7 +151,7 @@ def _retire_clauses(info: SentenceInfo, marker: str, retired_by) -> str | None:
     """A long sentence loses only the clauses that carry the retired value, when the rest of it
     no longer states that value on its own; None = retire the whole sentence."""
     parts = [p for p in _RETIRE_CLAUSE_RE.split(info.text) if p]
-    if len(parts) < 2:
+    if len(parts) < 3:
         return None
     hits = []
     for p in parts:

@@ -144,7 +144,7 @@ def test_archived_value_that_a_live_node_still_holds_is_kept():
 # --- through the compiler ------------------------------------------------------------------------------
 
 def test_compiled_prompt_holds_no_retired_value_in_window_recall_or_summary():
-    h = msgs(("user", "Our staging cluster runs Kubernetes 1.29 in zone b, and the SSO callback port is 8642."),
+    h = msgs(("user", "Our staging cluster runs Kubernetes 1.29 in zone b. The SSO callback port is 8642."),
              *padding(30),
              ("user", "Heads up, the SSO callback port moved to 8650 after the proxy change."),
              *padding(6, 40))
