@@ -71,8 +71,18 @@ OP_FIELDS = {
 
 # Probe tags named in the drift FORMAT.md (others are allowed, with a warning).
 KNOWN_TAGS = {
-    "paraphrase", "long-message", "correction-in-chat", "corrected-twice", "correction-by-supersede",
-    "far-unpinned", "busy-canvas", "linked", "role-viewer", "role-editor", "distractor", "archived",
+    "paraphrase",
+    "long-message",
+    "correction-in-chat",
+    "corrected-twice",
+    "correction-by-supersede",
+    "far-unpinned",
+    "busy-canvas",
+    "linked",
+    "role-viewer",
+    "role-editor",
+    "distractor",
+    "archived",
     "never-placed",  # used by the development sets: the fact was never put on the canvas
 }
 CORRECTION_TAGS = {"correction-in-chat", "corrected-twice", "correction-by-supersede"}
@@ -470,8 +480,16 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
     uncaptured = False
     # Canvas state after each turn, built incrementally (long conversations: no replay per probe).
     states: dict[int, Canvas] = {}
-    wanted = sorted({p["after_turn"] for p in probes if isinstance(p, dict) and isinstance(p.get("after_turn"), int)
-                     and not isinstance(p.get("after_turn"), bool) and 0 <= p["after_turn"] < len(turns)})
+    wanted = sorted(
+        {
+            p["after_turn"]
+            for p in probes
+            if isinstance(p, dict)
+            and isinstance(p.get("after_turn"), int)
+            and not isinstance(p.get("after_turn"), bool)
+            and 0 <= p["after_turn"] < len(turns)
+        }
+    )
     if wanted:
         import copy
 
@@ -480,7 +498,9 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
         pos = 0
         for at_turn in wanted:
             for i in range(pos, at_turn + 1):
-                for j, op in enumerate(turns[i].get("canvas_ops") or [] if isinstance(turns[i], dict) else []):
+                for j, op in enumerate(
+                    turns[i].get("canvas_ops") or [] if isinstance(turns[i], dict) else []
+                ):
                     apply_op(running, op, f"turn {i} op {j}", i, sink)
             pos = at_turn + 1
             states[at_turn] = copy.deepcopy(running)
@@ -491,8 +511,11 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
             for op in t.get("canvas_ops") or []:
                 if isinstance(op, dict):
                     body = op.get("new") if op.get("op") == "supersede" else op
-                    if isinstance(body, dict) and isinstance(body.get("content"), str) and op.get("op") in (
-                            "add_node", "supersede", "update_node"):
+                    if (
+                        isinstance(body, dict)
+                        and isinstance(body.get("content"), str)
+                        and op.get("op") in ("add_node", "supersede", "update_node")
+                    ):
                         placed_texts.append((i, body["content"]))
     expected_total = expected_unplaced = 0
     for pi, p in enumerate(probes):
@@ -509,16 +532,25 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
             tags = []
         for tag in tags:
             if tag not in KNOWN_TAGS:
-                rep.warn(f"{where}: tag {tag!r} is not in the FORMAT.md list (a typo splits a pattern in reports)")
+                rep.warn(
+                    f"{where}: tag {tag!r} is not in the FORMAT.md list (a typo splits a pattern in reports)"
+                )
         at = p.get("after_turn")
         if not isinstance(at, int) or isinstance(at, bool) or not 0 <= at < len(turns):
             rep.error(f"{where}: after_turn must be a turn index 0..{len(turns) - 1}")
             continue
         if at < MIN_PROBE_TURN:
-            rep.warn(f"{where}: after_turn {at} < {MIN_PROBE_TURN}; a sliding window may still see early turns")
+            rep.warn(
+                f"{where}: after_turn {at} < {MIN_PROBE_TURN}; a sliding window may still see early turns"
+            )
         vpt = p.get("viewport")
-        if not (isinstance(vpt, dict) and is_num(vpt.get("x")) and is_num(vpt.get("y"))
-                and is_num(vpt.get("zoom")) and vpt["zoom"] > 0):
+        if not (
+            isinstance(vpt, dict)
+            and is_num(vpt.get("x"))
+            and is_num(vpt.get("y"))
+            and is_num(vpt.get("zoom"))
+            and vpt["zoom"] > 0
+        ):
             rep.error(f"{where}: viewport needs numeric x, y and zoom > 0")
             continue
         role = p.get("as_role", "editor")
@@ -573,21 +605,32 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
             if len(hits) > MAX_TURN_HITS:
                 rep.warn(f"{where}: expected {s!r} appears in {len(hits)} turns; is it distinctive?")
             if any(contains(txt, s) for txt in recent):
-                rep.warn(f"{where}: expected {s!r} appears in the last {args.recent} turns; a sliding window sees it")
-            hidden = [k for k, n in canvas.nodes.items()
-                      if n["status"] == "active" and not canvas.visible(k, role) and contains(n["content"], s)]
+                rep.warn(
+                    f"{where}: expected {s!r} appears in the last {args.recent} turns; a sliding window sees it"
+                )
+            hidden = [
+                k
+                for k, n in canvas.nodes.items()
+                if n["status"] == "active" and not canvas.visible(k, role) and contains(n["content"], s)
+            ]
             if hidden:
-                rep.error(f"{where}: expected {s!r} is in node(s) {hidden} that {role} may not see / that are secret")
+                rep.error(
+                    f"{where}: expected {s!r} is in node(s) {hidden} that {role} may not see / that are secret"
+                )
             kind, holders = classify_expected(canvas, s, role, vpt, q)
             if kind == "uncaptured":
                 in_ops = any(contains(c, s) for t in turns for c in op_texts(t))
                 if in_ops:
-                    rep.warn(f"{where}: expected {s!r} is only in superseded/archived/hidden nodes and in chat text")
+                    rep.warn(
+                        f"{where}: expected {s!r} is only in superseded/archived/hidden nodes and in chat text"
+                    )
                 kinds.append("uncaptured")
                 uncaptured = True
             elif kind is None:
-                rep.warn(f"{where}: expected {s!r} is only in far node(s) {holders}: not pinned, not linked "
-                         f"to a near node, no keyword shared with the question")
+                rep.warn(
+                    f"{where}: expected {s!r} is only in far node(s) {holders}: not pinned, not linked "
+                    f"to a near node, no keyword shared with the question"
+                )
             elif kind in ("far-anchor", "linked", "question-match"):
                 kinds.append(kind)
 
@@ -600,7 +643,9 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
                     rep.error(f"{where}: forbidden {s!r} is in live node {k!r} that {role} may see")
             for i, txt in enumerate(recent):
                 if contains(txt, s):
-                    rep.error(f"{where}: forbidden {s!r} is in recent turn {recent_lo + i} (legitimately visible)")
+                    rep.error(
+                        f"{where}: forbidden {s!r} is in recent turn {recent_lo + i} (legitimately visible)"
+                    )
             holders = [(k, n) for k, n in canvas.nodes.items() if contains(n["content"], s)]
             if not holders:
                 if not any(contains(txt, s) for txt in stated[: at + 1]):
@@ -615,8 +660,10 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
                     since = n.get("retired_turn", at)
                     later = [i for i in range(since, at + 1) if contains(turn_text[i], s)]
                     if later:
-                        rep.warn(f"{where}: forbidden {s!r} is repeated in turn(s) {later}, at or after the turn "
-                                 f"that retired node {k!r}; history keeps the stale value visible")
+                        rep.warn(
+                            f"{where}: forbidden {s!r} is repeated in turn(s) {later}, at or after the turn "
+                            f"that retired node {k!r}; history keeps the stale value visible"
+                        )
                 if n["status"] == "superseded":
                     kinds.append("supersede")
                 elif n["status"] == "archived":
@@ -628,8 +675,16 @@ def validate_file(path: Path, seen_ids: dict, args) -> tuple[Report, dict | None
 
         kinds = [k for k in KINDS if k in kinds]
         kinds_seen.extend(kinds)
-        probe_rows.append({"after_turn": at, "role": role, "kinds": kinds, "tags": sorted(set(tags)),
-                           "expected": len(expect), "unplaced": unplaced_here})
+        probe_rows.append(
+            {
+                "after_turn": at,
+                "role": role,
+                "kinds": kinds,
+                "tags": sorted(set(tags)),
+                "expected": len(expect),
+                "unplaced": unplaced_here,
+            }
+        )
 
     if uncaptured and "uncaptured" not in str(data.get("description", "")).lower():
         rep.note("probes rely on facts never placed on the canvas; say 'uncaptured' in the description")
@@ -664,7 +719,9 @@ def main(argv=None) -> int:
     ap.add_argument("--strict", action="store_true", help="treat warnings as errors")
     ap.add_argument("--markdown", action="store_true", help="print the summary as a Markdown table")
     ap.add_argument("--verbose", action="store_true", help="list warnings and per-probe kinds")
-    ap.add_argument("--recent", type=int, default=10, help="turns before a probe counted as recent (default 10)")
+    ap.add_argument(
+        "--recent", type=int, default=10, help="turns before a probe counted as recent (default 10)"
+    )
     args = ap.parse_args(argv)
 
     paths = [Path(p) for p in args.paths] or [Path(__file__).resolve().parent / "scenarios"]
@@ -707,25 +764,35 @@ def main(argv=None) -> int:
         print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
         for i in infos:
             kinds = ", ".join(i["kinds"]) or "-"
-            print(f"| {i['id']} | {i['lang']} | {kinds} | {i['turns']} | {i['tokens']} | {i['nodes']} | {i['probes']} "
-                  f"| {share(i['unplaced'], i['expected'])} |")
+            print(
+                f"| {i['id']} | {i['lang']} | {kinds} | {i['turns']} | {i['tokens']} | {i['nodes']} | {i['probes']} "
+                f"| {share(i['unplaced'], i['expected'])} |"
+            )
     else:
         print()
-        print(f"{'id':<34} {'lang':<4} {'turns':>5} {'~tok':>6} {'nodes':>5} {'probes':>6} {'unplaced':>8}  kinds")
+        print(
+            f"{'id':<34} {'lang':<4} {'turns':>5} {'~tok':>6} {'nodes':>5} {'probes':>6} {'unplaced':>8}  kinds"
+        )
         for i in infos:
-            print(f"{i['id']!s:<34} {i['lang']!s:<4} {i['turns']:>5} {i['tokens']:>6} {i['nodes']:>5} "
-                  f"{i['probes']:>6} {share(i['unplaced'], i['expected']):>8}  {', '.join(i['kinds']) or '-'}")
+            print(
+                f"{i['id']!s:<34} {i['lang']!s:<4} {i['turns']:>5} {i['tokens']:>6} {i['nodes']:>5} "
+                f"{i['probes']:>6} {share(i['unplaced'], i['expected']):>8}  {', '.join(i['kinds']) or '-'}"
+            )
             if args.verbose:
                 for j, r in enumerate(i["probe_rows"]):
-                    print(f"{'':<6}probe {j}: after_turn {r['after_turn']}, {r['role']}: {', '.join(r['kinds']) or 'near/plain'}")
+                    print(
+                        f"{'':<6}probe {j}: after_turn {r['after_turn']}, {r['role']}: {', '.join(r['kinds']) or 'near/plain'}"
+                    )
 
     print()
     langs = {}
     for i in infos:
         langs[i["lang"]] = langs.get(i["lang"], 0) + 1
     total_probes = sum(i["probes"] for i in infos)
-    print(f"files: {len(files)}  scenarios: {len(infos)}  ({', '.join(f'{k}: {v}' for k, v in sorted(langs.items(), key=str))})"
-          f"  probes: {total_probes}")
+    print(
+        f"files: {len(files)}  scenarios: {len(infos)}  ({', '.join(f'{k}: {v}' for k, v in sorted(langs.items(), key=str))})"
+        f"  probes: {total_probes}"
+    )
     cov = []
     for k in KINDS:
         s = sum(1 for i in infos if k in i["kinds"])
@@ -742,16 +809,23 @@ def main(argv=None) -> int:
                 seen_here.add(tag)
         for tag in seen_here:
             tag_scenarios[tag] = tag_scenarios.get(tag, 0) + 1
-    print("per-pattern coverage (tags): " + ("; ".join(
-        f"{t}: {tag_probes[t]} probes/{tag_scenarios[t]} scenarios" for t in sorted(tag_probes)) or "-"))
+    print(
+        "per-pattern coverage (tags): "
+        + (
+            "; ".join(f"{t}: {tag_probes[t]} probes/{tag_scenarios[t]} scenarios" for t in sorted(tag_probes))
+            or "-"
+        )
+    )
     missing = sorted(KNOWN_TAGS - set(tag_probes))
     if missing:
         print(f"patterns with no probe: {', '.join(missing)}")
     expected = sum(i["expected"] for i in infos)
     unplaced = sum(i["unplaced"] for i in infos)
-    print(f"probed facts never placed on the canvas: {unplaced} of {expected} ({share(unplaced, expected)}); "
-          f"long conversations ({LONG_TURNS}+ turns): {sum(1 for i in infos if i['long'])}; "
-          f"largest canvas: {max((i['nodes'] for i in infos), default=0)} nodes")
+    print(
+        f"probed facts never placed on the canvas: {unplaced} of {expected} ({share(unplaced, expected)}); "
+        f"long conversations ({LONG_TURNS}+ turns): {sum(1 for i in infos if i['long'])}; "
+        f"largest canvas: {max((i['nodes'] for i in infos), default=0)} nodes"
+    )
     print(f"errors: {n_err}  warnings: {n_warn}")
     if n_err or (args.strict and n_warn):
         print("RESULT: FAIL")

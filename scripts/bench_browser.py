@@ -20,6 +20,7 @@ node.create ops, then ~N/2 edges between grid neighbours, five pinned anchors). 
 
 This is a benchmark, not a test: it asserts nothing; it prints a table and writes a JSON report.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,18 @@ from canvasweb.testing.servers import Cluster, sqlite_url
 
 PASSWORD = "bench-pass-123"
 VIEWPORT = {"width": 1440, "height": 900}
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--disable-default-apps", "--disable-extensions"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+]
 
 SEED_SCRIPT = """
 import json, uuid
@@ -97,9 +107,14 @@ MARKS_JS = """() => Object.fromEntries(performance.getEntriesByType('mark')
   .filter((m) => m.name.startsWith('canvasweb:')).map((m) => [m.name.slice(10), Math.round(m.startTime)]))"""
 
 # the parts of the open, in order: (label, mark ending it)
-OPEN_STEPS = (("page + script + socket", "socket-open"), ("snapshot on the wire (server)", "frame-received"),
-              ("JSON.parse", "frame-parsed"), ("store", "snapshot-store-built"), ("viewport", "viewport-set"),
-              ("mount", "nodes-mounted"))
+OPEN_STEPS = (
+    ("page + script + socket", "socket-open"),
+    ("snapshot on the wire (server)", "frame-received"),
+    ("JSON.parse", "frame-parsed"),
+    ("store", "snapshot-store-built"),
+    ("viewport", "viewport-set"),
+    ("mount", "nodes-mounted"),
+)
 
 SNAPSHOT_TIMING_SCRIPT = """
 import json, time
@@ -126,9 +141,13 @@ def frame_stats(frames: list[float]) -> dict:
     if not gaps:
         return {"frames": len(frames), "fps": 0.0, "p50_ms": None, "p95_ms": None, "max_ms": None}
     duration = frames[-1] - frames[0]
-    return {"frames": len(frames), "fps": round((len(frames) - 1) / (duration / 1000), 1),
-            "p50_ms": round(statistics.median(gaps), 1), "p95_ms": round(gaps[int(0.95 * (len(gaps) - 1))], 1),
-            "max_ms": round(gaps[-1], 1)}
+    return {
+        "frames": len(frames),
+        "fps": round((len(frames) - 1) / (duration / 1000), 1),
+        "p50_ms": round(statistics.median(gaps), 1),
+        "p95_ms": round(gaps[int(0.95 * (len(gaps) - 1))], 1),
+        "max_ms": round(gaps[-1], 1),
+    }
 
 
 def pan(page, seconds: float) -> dict:
@@ -147,9 +166,12 @@ def pan(page, seconds: float) -> dict:
         page.wait_for_timeout(16)
     page.mouse.up()
     frames = page.evaluate("() => { window.__rec = false; return window.__frames; }")
-    return {**frame_stats(frames), "zoom": round(page.evaluate(ZOOM_JS), 3),
-            "cards_in_dom": page.evaluate("() => document.querySelectorAll('.react-flow__node').length"),
-            "blocks_in_dom": page.evaluate("() => document.querySelectorAll('[data-lod=block]').length")}
+    return {
+        **frame_stats(frames),
+        "zoom": round(page.evaluate(ZOOM_JS), 3),
+        "cards_in_dom": page.evaluate("() => document.querySelectorAll('.react-flow__node').length"),
+        "blocks_in_dom": page.evaluate("() => document.querySelectorAll('[data-lod=block]').length"),
+    }
 
 
 def open_breakdown(marks: dict, open_ms: float) -> dict:
@@ -166,15 +188,22 @@ def open_breakdown(marks: dict, open_ms: float) -> dict:
 def snapshot_timing(cluster: Cluster, canvas_id: int) -> dict:
     output = cluster.manage("shell", "-c", SNAPSHOT_TIMING_SCRIPT.format(canvas_id=canvas_id))
     line = next(line for line in output.splitlines() if line.startswith("SNAPSHOT-JSON"))
-    return json.loads(line[len("SNAPSHOT-JSON"):])
+    return json.loads(line[len("SNAPSHOT-JSON") :])
 
 
 def run_size(browser, cluster: Cluster, n: int, pan_seconds: float, opens: int) -> dict:
-    data = setup_canvas_in(cluster, users=[f"bench{n}"], owner=f"bench{n}", name=f"bench {n}", password=PASSWORD)
+    data = setup_canvas_in(
+        cluster, users=[f"bench{n}"], owner=f"bench{n}", name=f"bench {n}", password=PASSWORD
+    )
     cols = int((n * 1.6) ** 0.5)
     t0 = time.perf_counter()
-    cluster.manage("shell", "-c", SEED_SCRIPT.format(spec=json.dumps(
-        {"owner": f"bench{n}", "canvas_id": data["canvas_id"], "n": n, "cols": cols})))
+    cluster.manage(
+        "shell",
+        "-c",
+        SEED_SCRIPT.format(
+            spec=json.dumps({"owner": f"bench{n}", "canvas_id": data["canvas_id"], "n": n, "cols": cols})
+        ),
+    )
     seed_s = time.perf_counter() - t0
 
     context = browser.new_context(viewport=VIEWPORT)
@@ -200,18 +229,22 @@ def run_size(browser, cluster: Cluster, n: int, pan_seconds: float, opens: int) 
         page.wait_for_timeout(800)
     result["open_ms"] = open_ms
     result["open_median_ms"] = round(statistics.median(open_ms))
-    result["open_breakdown_median_ms"] = {k: round(statistics.median(b.get(k, 0) for b in breakdowns))
-                                          for k in breakdowns[0]}
+    result["open_breakdown_median_ms"] = {
+        k: round(statistics.median(b.get(k, 0) for b in breakdowns)) for k in breakdowns[0]
+    }
     result["open_zoom"] = round(page.evaluate(ZOOM_JS), 3)
     result["pan_open_view"] = pan(page, pan_seconds)
 
     t0 = time.perf_counter()
     page.evaluate("() => document.querySelector('.react-flow__controls-fitview').click()")
     try:  # the fit itself, and the blocks it mounts
-        page.wait_for_function(f"() => ({ZOOM_JS})() < 0.45 && document.querySelectorAll('[data-lod=block]').length > 0",
-                               polling="raf", timeout=30_000)
+        page.wait_for_function(
+            f"() => ({ZOOM_JS})() < 0.45 && document.querySelectorAll('[data-lod=block]').length > 0",
+            polling="raf",
+            timeout=30_000,
+        )
         result["fit_all_ms"] = round(1000 * (time.perf_counter() - t0))
-    except Exception:  # noqa: BLE001 - reported, not fatal: the pan below shows what view it got
+    except Exception:
         result["fit_all_ms"] = None
     page.wait_for_timeout(1000)
     result["pan_fit_all"] = pan(page, pan_seconds)
@@ -234,20 +267,33 @@ def table(results: list[dict]) -> str:
     rows = [head, "|" + "---|" * 9]
     for r in results:
         opens = f"{r['open_median_ms']} ({', '.join(map(str, r['open_ms']))})"
-        for key, label in (("pan_open_view", "on open"), ("pan_fit_all", "fit all (LOD)"), ("pan_zoom_05", "zoom 0.5")):
+        for key, label in (
+            ("pan_open_view", "on open"),
+            ("pan_fit_all", "fit all (LOD)"),
+            ("pan_zoom_05", "zoom 0.5"),
+        ):
             p = r[key]
-            rows.append(f"| {r['nodes']} | {opens} | {label} | {p.get('zoom')} | "
-                        f"{p.get('cards_in_dom')} ({p.get('blocks_in_dom')} blocks) | {p.get('fps')} | "
-                        f"{p.get('p50_ms')} | {p.get('p95_ms')} | {p.get('max_ms')} |")
+            rows.append(
+                f"| {r['nodes']} | {opens} | {label} | {p.get('zoom')} | "
+                f"{p.get('cards_in_dom')} ({p.get('blocks_in_dom')} blocks) | {p.get('fps')} | "
+                f"{p.get('p50_ms')} | {p.get('p95_ms')} | {p.get('max_ms')} |"
+            )
     steps = list(results[0]["open_breakdown_median_ms"]) if results else []
-    rows += ["", "Open, split (median ms per step; server = in-process snapshot build + JSON encoding):", "",
-             "| nodes | " + " | ".join(steps) + " | server build + encode | snapshot MB | load before / after |",
-             "|" + "---|" * (len(steps) + 4)]
+    rows += [
+        "",
+        "Open, split (median ms per step; server = in-process snapshot build + JSON encoding):",
+        "",
+        "| nodes | " + " | ".join(steps) + " | server build + encode | snapshot MB | load before / after |",
+        "|" + "---|" * (len(steps) + 4),
+    ]
     for r in results:
         b, srv = r["open_breakdown_median_ms"], r["server_snapshot"]
-        rows.append(f"| {r['nodes']} | " + " | ".join(str(b.get(k, "")) for k in steps)
-                    + f" | {srv['build_ms']} + {srv['encode_ms']} | {srv['bytes'] / 1e6:.2f} | "
-                    f"{r['load_before']:.2f} / {r['load_after']:.2f} |")
+        rows.append(
+            f"| {r['nodes']} | "
+            + " | ".join(str(b.get(k, "")) for k in steps)
+            + f" | {srv['build_ms']} + {srv['encode_ms']} | {srv['bytes'] / 1e6:.2f} | "
+            f"{r['load_before']:.2f} / {r['load_after']:.2f} |"
+        )
     return "\n".join(rows)
 
 
@@ -265,24 +311,33 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     workdir = Path(tempfile.mkdtemp(prefix="canvasweb-browser-bench-"))
-    cluster = Cluster(database_url=sqlite_url(workdir), redis_url=None,
-                      extra_env={"CANVASWEB_WS_OPS_PER_SECOND": "200", "CANVASWEB_TEST_HOOKS": "true"})
+    cluster = Cluster(
+        database_url=sqlite_url(workdir),
+        redis_url=None,
+        extra_env={"CANVASWEB_WS_OPS_PER_SECOND": "200", "CANVASWEB_TEST_HOOKS": "true"},
+    )
     cluster.migrate()
     cluster.start(1)
     results = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=os.environ.get("CANVASWEB_CHROMIUM", "/usr/bin/chromium"),
-                                         args=CHROMIUM_ARGS)
+            browser = pw.chromium.launch(
+                executable_path=os.environ.get("CANVASWEB_CHROMIUM", "/usr/bin/chromium"), args=CHROMIUM_ARGS
+            )
             for n in args.sizes:
                 print(f"-- {n} nodes", flush=True)
                 results.append(run_size(browser, cluster, n, args.pan_seconds, max(1, args.opens)))
             browser.close()
     finally:
         cluster.stop()
-    report = {"format": "browser-bench-report/1", "viewport": VIEWPORT, "pan_seconds": args.pan_seconds,
-              "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
-              "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "results": results}
+    report = {
+        "format": "browser-bench-report/1",
+        "viewport": VIEWPORT,
+        "pan_seconds": args.pan_seconds,
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "results": results,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
     print(table(results))

@@ -1,4 +1,5 @@
 """Shared fixtures: users with each role on one canvas, and small helpers."""
+
 from __future__ import annotations
 
 import copy
@@ -34,8 +35,12 @@ def _one_security_event_per_refusal(settings):
     # Tests count refusals row by row; tests/history/test_retention.py turns coalescing back on.
     # The suite logs in far more often than a person: the login/token throttle has its own test.
     # Compiles in this process (tests/chat/test_executor.py covers the worker processes).
-    settings.CANVASWEB = {**settings.CANVASWEB, "SECURITY_EVENT_COALESCE_SECONDS": 0,
-                          "AUTH_THROTTLE_RATE": "10000/minute", "COMPILE_MODE": "inline"}
+    settings.CANVASWEB = {
+        **settings.CANVASWEB,
+        "SECURITY_EVENT_COALESCE_SECONDS": 0,
+        "AUTH_THROTTLE_RATE": "10000/minute",
+        "COMPILE_MODE": "inline",
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -92,8 +97,12 @@ def apply(canvas):
     """apply(user, op, **kw) -> ApplyResult on the shared canvas."""
 
     def run(user, op, *, channel="rest", client_op_id=None, canvas_id=None):
-        return services.apply_operation(actor=user_actor(user, channel=channel), canvas_id=canvas_id or canvas.pk,
-                                        op=op, client_op_id=client_op_id)
+        return services.apply_operation(
+            actor=user_actor(user, channel=channel),
+            canvas_id=canvas_id or canvas.pk,
+            op=op,
+            client_op_id=client_op_id,
+        )
 
     return run
 
@@ -115,8 +124,14 @@ def _scripted_llm_server():
 def scripted_llm(_scripted_llm_server, settings):
     """A scripted OpenAI-compatible server on loopback, wired into settings.LLM."""
     _scripted_llm_server.reset()
-    settings.LLM = {**settings.LLM, "BASE_URL": _scripted_llm_server.base_url, "API_KEY": "test-key",
-                    "MODEL": "scripted-model", "TIMEOUT_SECONDS": 2.0, "MAX_RETRIES": 0}
+    settings.LLM = {
+        **settings.LLM,
+        "BASE_URL": _scripted_llm_server.base_url,
+        "API_KEY": "test-key",
+        "MODEL": "scripted-model",
+        "TIMEOUT_SECONDS": 2.0,
+        "MAX_RETRIES": 0,
+    }
     return _scripted_llm_server
 
 
@@ -142,7 +157,9 @@ def _to_json_schema(node):
         return [_to_json_schema(item) for item in node]
     if not isinstance(node, dict):
         return node
-    node = {k: _to_json_schema(v) for k, v in node.items() if k not in ("discriminator", "readOnly", "writeOnly")}
+    node = {
+        k: _to_json_schema(v) for k, v in node.items() if k not in ("discriminator", "readOnly", "writeOnly")
+    }
     if "properties" in node and "additionalProperties" not in node:
         node["additionalProperties"] = False
     if node.pop("nullable", False):
@@ -177,7 +194,8 @@ def matches_schema(openapi_schema):
             assert not response.content, f"{operation_id}: {status} should have no body"
             return
         schema = _to_json_schema(content["application/json"]["schema"])
-        jsonschema.validate(response.json(), {**schema, "components": components},
-                            cls=jsonschema.Draft202012Validator)
+        jsonschema.validate(
+            response.json(), {**schema, "components": components}, cls=jsonschema.Draft202012Validator
+        )
 
     return check

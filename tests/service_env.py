@@ -1,4 +1,5 @@
 """Services a test needs (Redis, Postgres, redis-server): CI must provide them (fail), a laptop may not (skip)."""
+
 from __future__ import annotations
 
 import os

@@ -8,6 +8,7 @@ table must have a module of `canvasweb/canvases/services/` on the call stack, wh
 statement comes from Canvasweb or test code (Django's own test-database flush
 does not).
 """
+
 from __future__ import annotations
 
 import re
@@ -17,10 +18,17 @@ from django.db import connections
 from django.db.backends.signals import connection_created
 
 WRITE_PATH_DIR = "/canvasweb/canvases/services/"
-GUARDED_TABLES = ("canvases_canvas", "canvases_membership", "canvases_node", "canvases_edge",
-                  "canvases_opreceipt", "history_changelogentry")
+GUARDED_TABLES = (
+    "canvases_canvas",
+    "canvases_membership",
+    "canvases_node",
+    "canvases_edge",
+    "canvases_opreceipt",
+    "history_changelogentry",
+)
 _WRITE_SQL = re.compile(
-    r"^\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+[\"`]?(\w+)[\"`]?", re.IGNORECASE)
+    r"^\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+[\"`]?(\w+)[\"`]?", re.IGNORECASE
+)
 # Frames from these files are what "our code" means; anything else (pytest-django's flush) is not watched.
 _OWN_CODE = ("/canvasweb/", "/tests/")
 _IGNORED_FILES = ("/tests/write_guard.py",)
@@ -46,8 +54,11 @@ def _stack_verdict() -> tuple[bool, bool]:
         filename = frame.f_code.co_filename.replace("\\", "/")
         if WRITE_PATH_DIR in filename:
             return True, True
-        if any(part in filename for part in _OWN_CODE) and not filename.endswith(_IGNORED_FILES) \
-                and "/migrations/" not in filename:
+        if (
+            any(part in filename for part in _OWN_CODE)
+            and not filename.endswith(_IGNORED_FILES)
+            and "/migrations/" not in filename
+        ):
             own = True
         frame = frame.f_back
     return False, own
@@ -59,7 +70,8 @@ def guard(execute, sql, params, many, context):
         in_services, own = _stack_verdict()
         if own and not in_services:
             raise WriteOutsideServiceError(
-                f"{table} written outside canvasweb/canvases/services/: {str(sql)[:120]}")
+                f"{table} written outside canvasweb/canvases/services/: {str(sql)[:120]}"
+            )
     return execute(sql, params, many, context)
 
 

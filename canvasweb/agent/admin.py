@@ -1,4 +1,5 @@
 """Admins review the agent: proposals and their decisions, every tool call, every run. All read-only."""
+
 from django.contrib import admin
 
 from canvasweb.common.admin import ReadOnlyAdmin
@@ -8,8 +9,17 @@ from .models import AgentRun, AgentToolCall, Proposal
 
 @admin.register(Proposal)
 class ProposalAdmin(ReadOnlyAdmin):
-    list_display = ("id", "created_at", "canvas", "requested_by", "tool", "status", "decided_by", "decided_at",
-                    "short_summary")
+    list_display = (
+        "id",
+        "created_at",
+        "canvas",
+        "requested_by",
+        "tool",
+        "status",
+        "decided_by",
+        "decided_at",
+        "short_summary",
+    )
     list_filter = ("status", "tool", "created_at")
     search_fields = ("summary", "requested_by__username", "decided_by__username")
 
@@ -31,7 +41,17 @@ class AgentToolCallAdmin(ReadOnlyAdmin):
 
 @admin.register(AgentRun)
 class AgentRunAdmin(ReadOnlyAdmin):
-    list_display = ("run_id", "created_at", "user", "canvas", "role", "mode", "rounds", "calls", "writes",
-                    "refused")
+    list_display = (
+        "run_id",
+        "created_at",
+        "user",
+        "canvas",
+        "role",
+        "mode",
+        "rounds",
+        "calls",
+        "writes",
+        "refused",
+    )
     list_filter = ("mode", "role", "created_at")
     search_fields = ("run_id", "user__username")

@@ -33,6 +33,7 @@ placeholder. The model's own tool-call arguments are masked the same way in
 place (`calls[i]["arguments"]`), so the echo of the call in the next round
 and the model-request record never carry a credential either.
 """
+
 from __future__ import annotations
 
 import json
@@ -74,9 +75,18 @@ PLACE_OFFSET = 260.0
 
 
 def agent_settings() -> dict:
-    defaults = {"ENABLED": True, "MAX_ROUNDS": 3, "MAX_WRITES_PER_TURN": 10, "MAX_READS_PER_TURN": 20,
-                "MAX_CALLS_PER_ROUND": 20, "RATE_WINDOW_SECONDS": 3600, "MAX_TURNS_PER_WINDOW": 120,
-                "MAX_WRITES_PER_WINDOW": 300, "SEARCH_LIMIT": 8, "READ_MAX_CHARS": 1500}
+    defaults = {
+        "ENABLED": True,
+        "MAX_ROUNDS": 3,
+        "MAX_WRITES_PER_TURN": 10,
+        "MAX_READS_PER_TURN": 20,
+        "MAX_CALLS_PER_ROUND": 20,
+        "RATE_WINDOW_SECONDS": 3600,
+        "MAX_TURNS_PER_WINDOW": 120,
+        "MAX_WRITES_PER_WINDOW": 300,
+        "SEARCH_LIMIT": 8,
+        "READ_MAX_CHARS": 1500,
+    }
     return {**defaults, **getattr(settings, "AGENT", {})}
 
 
@@ -113,8 +123,8 @@ class AgentRunner:
         self.offered: tuple[str, ...] = ()
         self.mode: str | None = None
         self._mask: Callable[[str], str] | None = None
-        self.unavailable = ""          # why no tools were offered, if none were
-        self.via = ""                  # set by canvasweb.integrations: the client outside the page
+        self.unavailable = ""  # why no tools were offered, if none were
+        self.via = ""  # set by canvasweb.integrations: the client outside the page
         self.handles: dict[str, str] = {}
         self.by_id: dict[str, str] = {}
         self.next_handle = 1
@@ -136,8 +146,11 @@ class AgentRunner:
         if self.run is not None:
             return [self._schema(name) for name in self.offered]
         canvas = Canvas.objects.filter(pk=self.canvas_id, deleted_at__isnull=True).first()
-        role = Membership.objects.filter(canvas_id=self.canvas_id, user=self.user).values_list(
-            "role", flat=True).first()
+        role = (
+            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
+            .values_list("role", flat=True)
+            .first()
+        )
         if canvas is None or role is None:
             self.unavailable = "you are not a member of this canvas"
             return []
@@ -147,30 +160,52 @@ class AgentRunner:
             return []
         config = self.config
         since = timezone.now() - timedelta(seconds=config["RATE_WINDOW_SECONDS"])
-        if AgentRun.objects.filter(user=self.user, created_at__gte=since).count() >= config["MAX_TURNS_PER_WINDOW"]:
-            self.unavailable = (f"rate limit: at most {config['MAX_TURNS_PER_WINDOW']} agent turns per "
-                                f"{config['RATE_WINDOW_SECONDS']} s")
+        if (
+            AgentRun.objects.filter(user=self.user, created_at__gte=since).count()
+            >= config["MAX_TURNS_PER_WINDOW"]
+        ):
+            self.unavailable = (
+                f"rate limit: at most {config['MAX_TURNS_PER_WINDOW']} agent turns per "
+                f"{config['RATE_WINDOW_SECONDS']} s"
+            )
             SecurityEvent.objects.create(
-                canvas_id_ref=self.canvas_id, user=self.user, actor_kind="agent", channel="agent",
-                op_type="agent.turn", code=RateLimited.code, reason=self.unavailable, detail={"stage": "rate"})
+                canvas_id_ref=self.canvas_id,
+                user=self.user,
+                actor_kind="agent",
+                channel="agent",
+                op_type="agent.turn",
+                code=RateLimited.code,
+                reason=self.unavailable,
+                detail={"stage": "rate"},
+            )
             return []
         names: list[str] = list(tools.READ_TOOLS)
         if permissions.role_allows(role, "node.update"):
             names = [n for n in tools.WRITE_TOOLS if n != "archive_node" or canvas.agent_may_archive] + names
         self.offered = tuple(names)
-        self.run = AgentRun.objects.create(run_id=uuid.uuid4().hex, canvas=canvas, user=self.user, role=role,
-                                           mode=canvas.agent_mode, tools=list(names), via=self.via[:100])
+        self.run = AgentRun.objects.create(
+            run_id=uuid.uuid4().hex,
+            canvas=canvas,
+            user=self.user,
+            role=role,
+            mode=canvas.agent_mode,
+            tools=list(names),
+            via=self.via[:100],
+        )
         return [self._schema(name) for name in names]
 
     async def execute(self, *, turn, calls: list[dict], round_number: int) -> tuple[list[dict], list[dict]]:
-        return await database_sync_to_async(self.execute_sync)(turn=turn, calls=calls, round_number=round_number)
+        return await database_sync_to_async(self.execute_sync)(
+            turn=turn, calls=calls, round_number=round_number
+        )
 
     def execute_sync(self, *, turn, calls: list[dict], round_number: int) -> tuple[list[dict], list[dict]]:
         if self.run is None and not self.unavailable:
             self.tools_offered()
         if self.run is not None and self.run.message_id is None:
-            AgentRun.objects.filter(pk=self.run.pk).update(conversation=turn.conversation,
-                                                            message=turn.assistant_message)
+            AgentRun.objects.filter(pk=self.run.pk).update(
+                conversation=turn.conversation, message=turn.assistant_message
+            )
             self.run.conversation_id = turn.conversation.pk
             self.run.message_id = turn.assistant_message.pk
         if not self.seeded:
@@ -181,15 +216,19 @@ class AgentRunner:
         self._mask = None  # computed once per round (secret values change only when secret nodes do)
         for index, call in enumerate(calls):
             call_id = call.get("id") or f"call_{index}"
-            content, event = self._one(turn=turn, call=call, call_id=str(call_id)[:64], index=index,
-                                       round_number=round_number)
+            content, event = self._one(
+                turn=turn, call=call, call_id=str(call_id)[:64], index=index, round_number=round_number
+            )
             refused += event["outcome"] == ToolOutcome.REFUSED
             tool_messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
             events.append(event)
         if self.run is not None:
             AgentRun.objects.filter(pk=self.run.pk).update(
-                rounds=F("rounds") + 1, calls=F("calls") + len(calls), refused=F("refused") + refused,
-                writes=F("writes") + (self.writes - writes_before))
+                rounds=F("rounds") + 1,
+                calls=F("calls") + len(calls),
+                refused=F("refused") + refused,
+                writes=F("writes") + (self.writes - writes_before),
+            )
         return tool_messages, events
 
     # --- one call ------------------------------------------------------------------------------
@@ -206,13 +245,19 @@ class AgentRunner:
             call["arguments"] = masked_arguments
         if len(name) > 64:
             call["name"] = name[:64]
-        record = {"tool": mask(name[:64]) or "(none)", "arguments": masked_arguments[:4000], "round": round_number,
-                  "call_id": call_id}
+        record = {
+            "tool": mask(name[:64]) or "(none)",
+            "arguments": masked_arguments[:4000],
+            "round": round_number,
+            "call_id": call_id,
+        }
         op_for_log: dict | None = None
         try:
             if index >= self.config["MAX_CALLS_PER_ROUND"]:
-                raise RateLimited(f"at most {self.config['MAX_CALLS_PER_ROUND']} tool calls are handled per "
-                                  "response; this one was not run")
+                raise RateLimited(
+                    f"at most {self.config['MAX_CALLS_PER_ROUND']} tool calls are handled per "
+                    "response; this one was not run"
+                )
             name = tools.check_tool_name(raw_name)
             self._check_offered(name)
             args = tools.validate_arguments(name, tools.parse_arguments(raw_arguments))
@@ -225,27 +270,52 @@ class AgentRunner:
             planned = self._plan(name, args, canvas=canvas, role=role, turn=turn)
             op_for_log = planned.op
             self._check_write_budget()
-            actor = agent_actor(self.user, conversation_id=turn.conversation.pk,
-                                message_id=turn.assistant_message.pk, agent_run_id=self.run.run_id, via=self.via)
+            actor = agent_actor(
+                self.user,
+                conversation_id=turn.conversation.pk,
+                message_id=turn.assistant_message.pk,
+                agent_run_id=self.run.run_id,
+                via=self.via,
+            )
             if canvas.agent_mode == AgentMode.PROPOSE:
                 error = self._dry_run(actor, planned.op)
                 if error is not None:
                     raise error
                 proposal = services.proposal_create(
-                    run=self.run, user=self.user, canvas_id=self.canvas_id, conversation_id=turn.conversation.pk,
-                    message_id=turn.assistant_message.pk, tool=name, op=planned.op, summary=planned.summary,
-                    diff=planned.diff, base_versions=planned.base_versions, refs=planned.refs,
-                    visibility_level=planned.level)
+                    run=self.run,
+                    user=self.user,
+                    canvas_id=self.canvas_id,
+                    conversation_id=turn.conversation.pk,
+                    message_id=turn.assistant_message.pk,
+                    tool=name,
+                    op=planned.op,
+                    summary=planned.summary,
+                    diff=planned.diff,
+                    base_versions=planned.base_versions,
+                    refs=planned.refs,
+                    visibility_level=planned.level,
+                )
                 self.writes += 1
                 self._log_call(record, outcome=ToolOutcome.PROPOSED, op=planned.op, proposal=proposal)
-                duplicates = dismiss_duplicates_of_agent_op(user_message_id=_user_message_id(turn), op=planned.op)
-                return self._result({
-                    "ok": True, "status": "proposed", "proposal_id": proposal.pk, "summary": mask(planned.summary),
-                    "message": "Proposed, not applied: a person with edit rights must approve it. "
-                               "Tell the user it is waiting in the proposals panel."}), \
-                    self._event(turn, record, "proposed", proposal_id=proposal.pk, dismissed_suggestion_ids=duplicates)
+                duplicates = dismiss_duplicates_of_agent_op(
+                    user_message_id=_user_message_id(turn), op=planned.op
+                )
+                return self._result(
+                    {
+                        "ok": True,
+                        "status": "proposed",
+                        "proposal_id": proposal.pk,
+                        "summary": mask(planned.summary),
+                        "message": "Proposed, not applied: a person with edit rights must approve it. "
+                        "Tell the user it is waiting in the proposals panel.",
+                    }
+                ), self._event(
+                    turn, record, "proposed", proposal_id=proposal.pk, dismissed_suggestion_ids=duplicates
+                )
             try:
-                applied = canvas_services.apply_operation(actor=actor, canvas_id=self.canvas_id, op=planned.op)
+                applied = canvas_services.apply_operation(
+                    actor=actor, canvas_id=self.canvas_id, op=planned.op
+                )
             except CanvasError as exc:
                 raise _Refusal(exc) from None
             self.writes += 1
@@ -254,8 +324,9 @@ class AgentRunner:
                 result["node"] = self._issue(planned.new_node_id)
             self._log_call(record, outcome=ToolOutcome.APPLIED, op=planned.op, revision=applied.revision)
             duplicates = dismiss_duplicates_of_agent_op(user_message_id=_user_message_id(turn), op=planned.op)
-            return self._result(result), self._event(turn, record, "applied", revision=applied.revision,
-                                                     dismissed_suggestion_ids=duplicates)
+            return self._result(result), self._event(
+                turn, record, "applied", revision=applied.revision, dismissed_suggestion_ids=duplicates
+            )
         except (CanvasError, _Refusal) as exc:
             recorded = isinstance(exc, _Refusal)
             error = exc.error if recorded else exc
@@ -271,20 +342,26 @@ class AgentRunner:
             return
         if self.unavailable:
             raise (RateLimited if self.unavailable.startswith("rate limit") else Forbidden)(
-                f"tools are not available in this turn: {self.unavailable}")
+                f"tools are not available in this turn: {self.unavailable}"
+            )
         if tools.is_write(name):
             role = self.run.role if self.run else None
             if role is not None and not permissions.role_allows(role, "node.update"):
-                raise Forbidden(f"the agent acts for a {role}, who may only read this canvas; "
-                                f"{name} is not available", field="name")
+                raise Forbidden(
+                    f"the agent acts for a {role}, who may only read this canvas; {name} is not available",
+                    field="name",
+                )
             raise Forbidden(f"{name} is not allowed by this canvas's agent policy", field="name")
         raise Forbidden(f"{name} was not offered in this turn", field="name")  # pragma: no cover
 
     def _current(self) -> tuple[Canvas, str]:
         """The canvas and the user's role now (they may have changed since the turn began)."""
         canvas = Canvas.objects.filter(pk=self.canvas_id, deleted_at__isnull=True).first()
-        role = Membership.objects.filter(canvas_id=self.canvas_id, user=self.user).values_list(
-            "role", flat=True).first()
+        role = (
+            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
+            .values_list("role", flat=True)
+            .first()
+        )
         if canvas is None or role is None:
             raise NotFound("no such canvas", field="canvas_id")
         if not permissions.role_allows(role, "node.update"):
@@ -296,14 +373,19 @@ class AgentRunner:
     def _check_write_budget(self) -> None:
         config = self.config
         if self.writes >= self.max_writes:
-            raise RateLimited(f"at most {self.max_writes} writes per turn; this one was not made. "
-                              "Tell the user what is left to do.")
+            raise RateLimited(
+                f"at most {self.max_writes} writes per turn; this one was not made. "
+                "Tell the user what is left to do."
+            )
         since = timezone.now() - timedelta(seconds=config["RATE_WINDOW_SECONDS"])
-        recent = AgentToolCall.objects.filter(user=self.user, created_at__gte=since,
-                                              outcome__in=[ToolOutcome.APPLIED, ToolOutcome.PROPOSED]).count()
+        recent = AgentToolCall.objects.filter(
+            user=self.user, created_at__gte=since, outcome__in=[ToolOutcome.APPLIED, ToolOutcome.PROPOSED]
+        ).count()
         if recent >= config["MAX_WRITES_PER_WINDOW"]:
-            raise RateLimited(f"rate limit: at most {config['MAX_WRITES_PER_WINDOW']} agent writes per "
-                              f"{config['RATE_WINDOW_SECONDS']} s for this user")
+            raise RateLimited(
+                f"rate limit: at most {config['MAX_WRITES_PER_WINDOW']} agent writes per "
+                f"{config['RATE_WINDOW_SECONDS']} s for this user"
+            )
 
     def _dry_run(self, actor: Actor, op: dict) -> CanvasError | None:
         """Would the write path accept this if a person approved it now? Nothing is kept either way."""
@@ -313,8 +395,9 @@ class AgentRunner:
 
         try:
             with transaction.atomic():
-                canvas_services.apply_operation(actor=replace(actor, approved_by=self.user), canvas_id=self.canvas_id,
-                                                op=op)
+                canvas_services.apply_operation(
+                    actor=replace(actor, approved_by=self.user), canvas_id=self.canvas_id, op=op
+                )
                 raise _Rollback
         except _Rollback:
             return None
@@ -344,8 +427,11 @@ class AgentRunner:
         node_id = self.handles.get(handle)
         node = Node.objects.filter(pk=node_id, canvas_id=self.canvas_id).first() if node_id else None
         if node is None or not permissions.can_see(role, node.sensitivity):
-            raise NotFound(f"unknown handle {handle}: use a handle shown in the canvas block or returned by "
-                           "search_nodes", field=field_name)
+            raise NotFound(
+                f"unknown handle {handle}: use a handle shown in the canvas block or returned by "
+                "search_nodes",
+                field=field_name,
+            )
         return node
 
     def _handle_text(self, text: str) -> str:
@@ -361,13 +447,23 @@ class AgentRunner:
             self._check_tags(args.get("tags"))
             near = self._node(args["near"], role=role, field_name="near") if "near" in args else None
             x, y = self._place(args, near=near)
-            body = {"id": str(uuid.uuid4()), "content": args["content"], "kind": args.get("kind", "note"),
-                    "x": x, "y": y, "weight": float(args.get("weight", 1.0)), "tags": args.get("tags", []),
-                    "sensitivity": args.get("sensitivity", "public")}
-            return _Planned(op={"type": "node.create", "node": body},
-                            summary=f"Add {body['kind']}: {_quote(body['content'])}",
-                            diff={"node": body, "fields": []}, level=level_of(body["sensitivity"]),
-                            new_node_id=body["id"])
+            body = {
+                "id": str(uuid.uuid4()),
+                "content": args["content"],
+                "kind": args.get("kind", "note"),
+                "x": x,
+                "y": y,
+                "weight": float(args.get("weight", 1.0)),
+                "tags": args.get("tags", []),
+                "sensitivity": args.get("sensitivity", "public"),
+            }
+            return _Planned(
+                op={"type": "node.create", "node": body},
+                summary=f"Add {body['kind']}: {_quote(body['content'])}",
+                diff={"node": body, "fields": []},
+                level=level_of(body["sensitivity"]),
+                new_node_id=body["id"],
+            )
         if name == "link_nodes":
             source = self._node(args["source"], role=role, field_name="source")
             target = self._node(args["target"], role=role, field_name="target")
@@ -377,14 +473,21 @@ class AgentRunner:
                 raise InvalidOperation("a node cannot be linked to itself", field="target")
             label = args.get("label", "")
             self._check_text(label, "label")
-            edge = {"id": str(uuid.uuid4()), "source": str(source.pk), "target": str(target.pk),
-                    "relation": args["relation"], "label": label}
-            return _Planned(op={"type": "edge.create", "edge": edge},
-                            summary=f"Link {_quote(source.content)} {args['relation'].replace('_', ' ')} "
-                                    f"{_quote(target.content)}",
-                            diff={"edge": edge, "source": _ref(source), "target": _ref(target), "fields": []},
-                            refs=[str(source.pk), str(target.pk)],
-                            level=max(level_of(source.sensitivity), level_of(target.sensitivity)))
+            edge = {
+                "id": str(uuid.uuid4()),
+                "source": str(source.pk),
+                "target": str(target.pk),
+                "relation": args["relation"],
+                "label": label,
+            }
+            return _Planned(
+                op={"type": "edge.create", "edge": edge},
+                summary=f"Link {_quote(source.content)} {args['relation'].replace('_', ' ')} "
+                f"{_quote(target.content)}",
+                diff={"edge": edge, "source": _ref(source), "target": _ref(target), "fields": []},
+                refs=[str(source.pk), str(target.pk)],
+                level=max(level_of(source.sensitivity), level_of(target.sensitivity)),
+            )
         node = self._node(args["node"], role=role, field_name="node")
         self._check_not_secret(node, "node")
         node_id = str(node.pk)
@@ -395,50 +498,86 @@ class AgentRunner:
             if "content" in fields:
                 self._check_text(fields["content"], "content")
             self._check_tags(fields.get("tags"))
-            changes = [{"field": key, "before": getattr(node, key), "after": value} for key, value in fields.items()]
-            return _Planned(op={"type": "node.update", "id": node_id, "fields": fields},
-                            summary=f"Update {_quote(node.content)}: {', '.join(fields)}",
-                            diff={"target": _ref(node), "fields": changes}, base_versions=base, level=level)
+            changes = [
+                {"field": key, "before": getattr(node, key), "after": value} for key, value in fields.items()
+            ]
+            return _Planned(
+                op={"type": "node.update", "id": node_id, "fields": fields},
+                summary=f"Update {_quote(node.content)}: {', '.join(fields)}",
+                diff={"target": _ref(node), "fields": changes},
+                base_versions=base,
+                level=level,
+            )
         if name == "move_node":
-            return _Planned(op={"type": "node.move", "id": node_id, "x": float(args["x"]), "y": float(args["y"])},
-                            summary=f"Move {_quote(node.content)}",
-                            diff={"target": _ref(node), "fields": [
-                                {"field": "x", "before": node.x, "after": float(args["x"])},
-                                {"field": "y", "before": node.y, "after": float(args["y"])}]},
-                            base_versions=base, level=level)
+            return _Planned(
+                op={"type": "node.move", "id": node_id, "x": float(args["x"]), "y": float(args["y"])},
+                summary=f"Move {_quote(node.content)}",
+                diff={
+                    "target": _ref(node),
+                    "fields": [
+                        {"field": "x", "before": node.x, "after": float(args["x"])},
+                        {"field": "y", "before": node.y, "after": float(args["y"])},
+                    ],
+                },
+                base_versions=base,
+                level=level,
+            )
         if name == "archive_node":
-            return _Planned(op={"type": "node.archive", "id": node_id, "archived": True},
-                            summary=f"Archive {_quote(node.content)}",
-                            diff={"target": _ref(node), "fields": [
-                                {"field": "archived", "before": node.archived, "after": True}]},
-                            base_versions=base, level=level)
+            return _Planned(
+                op={"type": "node.archive", "id": node_id, "archived": True},
+                summary=f"Archive {_quote(node.content)}",
+                diff={
+                    "target": _ref(node),
+                    "fields": [{"field": "archived", "before": node.archived, "after": True}],
+                },
+                base_versions=base,
+                level=level,
+            )
         if name == "supersede_node":
             self._check_text(args["content"], "content")
             x, y = self._place(args, near=node)
             # The replacement keeps the old node's sensitivity, tags, weight and (by default) kind:
             # the agent cannot declassify a fact by restating it.
-            body = {"id": str(uuid.uuid4()), "content": args["content"], "kind": args.get("kind", node.kind),
-                    "x": x, "y": y, "weight": node.weight, "tags": list(node.tags or []),
-                    "sensitivity": node.sensitivity}
-            return _Planned(op={"type": "node.supersede", "id": node_id, "node": body},
-                            summary=f"Replace {_quote(node.content)} with {_quote(body['content'])}",
-                            diff={"target": _ref(node), "node": body,
-                                  "edge": {"source": body["id"], "target": node_id, "relation": "supersedes"},
-                                  "fields": [{"field": "content", "before": node.content,
-                                              "after": body["content"]}]},
-                            base_versions=base, level=level, new_node_id=body["id"])
+            body = {
+                "id": str(uuid.uuid4()),
+                "content": args["content"],
+                "kind": args.get("kind", node.kind),
+                "x": x,
+                "y": y,
+                "weight": node.weight,
+                "tags": list(node.tags or []),
+                "sensitivity": node.sensitivity,
+            }
+            return _Planned(
+                op={"type": "node.supersede", "id": node_id, "node": body},
+                summary=f"Replace {_quote(node.content)} with {_quote(body['content'])}",
+                diff={
+                    "target": _ref(node),
+                    "node": body,
+                    "edge": {"source": body["id"], "target": node_id, "relation": "supersedes"},
+                    "fields": [{"field": "content", "before": node.content, "after": body["content"]}],
+                },
+                base_versions=base,
+                level=level,
+                new_node_id=body["id"],
+            )
         raise InvalidOperation(f"unknown tool {name}", field="name")  # pragma: no cover
 
     @staticmethod
     def _check_not_secret(node: Node, where: str) -> None:
         if node.sensitivity == "secret":
-            raise Forbidden("the agent may not change or link secret nodes (it cannot read them)", field=where)
+            raise Forbidden(
+                "the agent may not change or link secret nodes (it cannot read them)", field=where
+            )
 
     def _check_text(self, text: str, where: str) -> None:
         """Output filter: the agent never writes credentials or the values of secret nodes to the canvas."""
         if text and (mask_credentials(text) != text or self._secret_mask()(text) != text):
-            raise Forbidden("this text contains a credential or a secret value; the agent may not write "
-                            "credentials to the canvas", field=where)
+            raise Forbidden(
+                "this text contains a credential or a secret value; the agent may not write "
+                "credentials to the canvas",
+                field=where,
+            )
 
     def _check_tags(self, tags: list[str] | None) -> None:
         for index, tag in enumerate(tags or []):
@@ -451,26 +590,41 @@ class AgentRunner:
         elif near is not None:
             x, y = near.x + PLACE_OFFSET, near.y + 40.0 * self.writes
         else:
-            anchor = Node.objects.filter(pk__in=list(self.handles.values())[:1], canvas_id=self.canvas_id).first()
-            x, y = (anchor.x + PLACE_OFFSET, anchor.y + 60.0 * (self.writes + 1)) if anchor else (
-                0.0, 60.0 * self.writes)
+            anchor = Node.objects.filter(
+                pk__in=list(self.handles.values())[:1], canvas_id=self.canvas_id
+            ).first()
+            x, y = (
+                (anchor.x + PLACE_OFFSET, anchor.y + 60.0 * (self.writes + 1))
+                if anchor
+                else (0.0, 60.0 * self.writes)
+            )
         x, y = float(args.get("x", x)), float(args.get("y", y))
         # the nearest free spot: never on top of a card or of another proposal's ghost card
-        return place_agent_node(canvas_id=self.canvas_id, want=(x, y), content=args.get("content", ""),
-                                weight=args.get("weight", 1.0), limit=COORDINATE_LIMIT)
+        return place_agent_node(
+            canvas_id=self.canvas_id,
+            want=(x, y),
+            content=args.get("content", ""),
+            weight=args.get("weight", 1.0),
+            limit=COORDINATE_LIMIT,
+        )
 
     # --- reads ---------------------------------------------------------------------------------
 
     def _read(self, name: str, args: dict) -> dict:
-        role = Membership.objects.filter(canvas_id=self.canvas_id, user=self.user).values_list(
-            "role", flat=True).first()
+        role = (
+            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
+            .values_list("role", flat=True)
+            .first()
+        )
         if role is None:
             raise NotFound("no such canvas", field="canvas_id")
         if self.reads >= self.config["MAX_READS_PER_TURN"]:
             raise RateLimited(f"at most {self.config['MAX_READS_PER_TURN']} reads per turn")
         if name == "read_node":
             return self._read_node(args["node"], role=role)
-        return self._search(args["query"], limit=int(args.get("limit", self.config["SEARCH_LIMIT"])), role=role)
+        return self._search(
+            args["query"], limit=int(args.get("limit", self.config["SEARCH_LIMIT"])), role=role
+        )
 
     def _search(self, query: str, *, limit: int, role: str) -> dict:
         from canvasweb.chat.context_inputs import canvas_inputs
@@ -487,42 +641,78 @@ class AgentRunner:
             for i in postings:  # secret, superseded and archived nodes are not indexed
                 if index.level[i] <= level:
                     scores[i] = scores.get(i, 0.0) + weight
-        ranked = sorted(scores, key=lambda i: (-scores[i], index.nodes[i].id))[:min(limit, tools.MAX_SEARCH_RESULTS)]
-        results = [self._node_record(index.nodes[i].id, content=index.nodes[i].content, kind=index.nodes[i].kind,
-                                     tags=index.nodes[i].tags, pinned=index.nodes[i].pinned,
-                                     secret=False, max_chars=300) for i in ranked]
+        ranked = sorted(scores, key=lambda i: (-scores[i], index.nodes[i].id))[
+            : min(limit, tools.MAX_SEARCH_RESULTS)
+        ]
+        results = [
+            self._node_record(
+                index.nodes[i].id,
+                content=index.nodes[i].content,
+                kind=index.nodes[i].kind,
+                tags=index.nodes[i].tags,
+                pinned=index.nodes[i].pinned,
+                secret=False,
+                max_chars=300,
+            )
+            for i in ranked
+        ]
         return {"ok": True, "note": DATA_NOTE, "query": query, "results": results}
 
     def _read_node(self, handle: str, *, role: str) -> dict:
         node = self._node(handle, role=role, field_name="node")
         secret = node.sensitivity == "secret"
-        record = self._node_record(str(node.pk), content=node.content, kind=node.kind, tags=node.tags or [],
-                                   pinned=node.pinned, secret=secret, max_chars=self.config["READ_MAX_CHARS"])
-        record.update({"weight": node.weight, "x": node.x, "y": node.y, "archived": node.archived,
-                       "written_by_agent": node.author_kind == "agent"})
+        record = self._node_record(
+            str(node.pk),
+            content=node.content,
+            kind=node.kind,
+            tags=node.tags or [],
+            pinned=node.pinned,
+            secret=secret,
+            max_chars=self.config["READ_MAX_CHARS"],
+        )
+        record.update(
+            {
+                "weight": node.weight,
+                "x": node.x,
+                "y": node.y,
+                "archived": node.archived,
+                "written_by_agent": node.author_kind == "agent",
+            }
+        )
         if node.superseded_by_id and not secret:
             record["superseded"] = True
         links = []
-        edges = (Edge.objects.filter(Q(source=node) | Q(target=node), canvas_id=self.canvas_id)
-                 .select_related("source", "target").order_by("created_at", "id")[:40])
+        edges = (
+            Edge.objects.filter(Q(source=node) | Q(target=node), canvas_id=self.canvas_id)
+            .select_related("source", "target")
+            .order_by("created_at", "id")[:40]
+        )
         for edge in edges:
             other = edge.target if edge.source_id == node.pk else edge.source
             if not permissions.can_see(role, other.sensitivity):
                 continue
-            link = {"relation": edge.relation, "direction": "out" if edge.source_id == node.pk else "in",
-                    "other": self._issue(str(other.pk))}
+            link = {
+                "relation": edge.relation,
+                "direction": "out" if edge.source_id == node.pk else "in",
+                "other": self._issue(str(other.pk)),
+            }
             if edge.label and not secret and other.sensitivity != "secret":
                 link["label"] = edge.label
             links.append(link)
         record["links"] = links
         return {"ok": True, "note": DATA_NOTE, "node": record}
 
-    def _node_record(self, node_id: str, *, content: str, kind: str, tags, pinned: bool, secret: bool,
-                     max_chars: int) -> dict:
+    def _node_record(
+        self, node_id: str, *, content: str, kind: str, tags, pinned: bool, secret: bool, max_chars: int
+    ) -> dict:
         handle = self._issue(node_id)
         if secret:
-            return {"node": handle, "secret": True, "pinned": pinned,
-                    "text": secret_placeholder(_Placeholder(handle))}
+            return {
+                "node": handle,
+                "secret": True,
+                "pinned": pinned,
+                "text": secret_placeholder(_Placeholder(handle)),
+            }
         text = flatten_markup(content or "")
         if len(text) > max_chars:
             text = text[:max_chars] + "…[truncated]"
@@ -547,40 +737,92 @@ class AgentRunner:
         text = json.dumps(_map_strings(payload, lambda s: mask(self._handle_text(s))), ensure_ascii=False)
         return escape_delimiters(text)
 
-    def _refuse(self, turn, record: dict, error: CanvasError, *, op: dict | None, recorded: bool,
-                name: str) -> tuple[str, dict]:
+    def _refuse(
+        self, turn, record: dict, error: CanvasError, *, op: dict | None, recorded: bool, name: str
+    ) -> tuple[str, dict]:
         message = self._masker()(self._handle_text(error.message))
         if not recorded:
             SecurityEvent.objects.create(
-                canvas_id_ref=self.canvas_id, user=self.user, actor_kind="agent", channel="agent",
-                op_type=(op or {}).get("type") or f"agent.{record['tool']}"[:40], code=error.code[:20],
+                canvas_id_ref=self.canvas_id,
+                user=self.user,
+                actor_kind="agent",
+                channel="agent",
+                op_type=(op or {}).get("type") or f"agent.{record['tool']}"[:40],
+                code=error.code[:20],
                 reason=message,
-                detail={"tool": record["tool"], "field": error.field, "call_id": record["call_id"],
-                        "round": record["round"], "agent_run_id": self.run.run_id if self.run else None,
-                        "message_id": turn.assistant_message.pk},
-                conversation_id=turn.conversation.pk)
+                detail={
+                    "tool": record["tool"],
+                    "field": error.field,
+                    "call_id": record["call_id"],
+                    "round": record["round"],
+                    "agent_run_id": self.run.run_id if self.run else None,
+                    "message_id": turn.assistant_message.pk,
+                },
+                conversation_id=turn.conversation.pk,
+            )
         self._log_call(record, outcome=ToolOutcome.REFUSED, op=op, code=error.code, reason=message)
         public = {"code": error.code, "message": message, "field": error.field}
-        return (self._result({"ok": False, "error": public}),
-                self._event(turn, record, "refused", error=public))
+        return (
+            self._result({"ok": False, "error": public}),
+            self._event(turn, record, "refused", error=public),
+        )
 
-    def _log_call(self, record: dict, *, outcome: str, op: dict | None = None, proposal=None,
-                  revision: int | None = None, code: str = "", reason: str = "") -> None:
+    def _log_call(
+        self,
+        record: dict,
+        *,
+        outcome: str,
+        op: dict | None = None,
+        proposal=None,
+        revision: int | None = None,
+        code: str = "",
+        reason: str = "",
+    ) -> None:
         if self.run is None:  # no run (agent unavailable): the security event is the record
             return
         AgentToolCall.objects.create(
-            run=self.run, canvas_id=self.canvas_id, user=self.user, conversation_id=self.run.conversation_id,
-            message_id=self.run.message_id, round=record["round"], call_id=record["call_id"], tool=record["tool"],
-            arguments=record["arguments"], op=op, outcome=outcome, code=code[:20], reason=reason,
-            proposal=proposal, revision=revision)
+            run=self.run,
+            canvas_id=self.canvas_id,
+            user=self.user,
+            conversation_id=self.run.conversation_id,
+            message_id=self.run.message_id,
+            round=record["round"],
+            call_id=record["call_id"],
+            tool=record["tool"],
+            arguments=record["arguments"],
+            op=op,
+            outcome=outcome,
+            code=code[:20],
+            reason=reason,
+            proposal=proposal,
+            revision=revision,
+        )
 
-    def _event(self, turn, record: dict, outcome: str, *, error: dict | None = None, proposal_id: int | None = None,
-               revision: int | None = None, dismissed_suggestion_ids: list[int] | None = None) -> dict:
+    def _event(
+        self,
+        turn,
+        record: dict,
+        outcome: str,
+        *,
+        error: dict | None = None,
+        proposal_id: int | None = None,
+        revision: int | None = None,
+        dismissed_suggestion_ids: list[int] | None = None,
+    ) -> dict:
         # dismissed_suggestion_ids: captured suggestions of this message offering the same change (only one shows).
-        return {"type": "agent.action", "conversation_id": turn.conversation.pk,
-                "message_id": turn.assistant_message.pk, "round": record["round"], "call_id": record["call_id"],
-                "tool": record["tool"], "outcome": outcome, "error": error, "proposal_id": proposal_id,
-                "revision": revision, "dismissed_suggestion_ids": dismissed_suggestion_ids or []}
+        return {
+            "type": "agent.action",
+            "conversation_id": turn.conversation.pk,
+            "message_id": turn.assistant_message.pk,
+            "round": record["round"],
+            "call_id": record["call_id"],
+            "tool": record["tool"],
+            "outcome": outcome,
+            "error": error,
+            "proposal_id": proposal_id,
+            "revision": revision,
+            "dismissed_suggestion_ids": dismissed_suggestion_ids or [],
+        }
 
     def _schema(self, name: str) -> dict:
         schema = tools.tool_schema(name)
@@ -597,12 +839,17 @@ class _Placeholder:
 
 def _quote(text: str, limit: int = 60) -> str:
     line = " ".join((text or "").split())
-    return json.dumps(line if len(line) <= limit else line[:limit - 1] + "…", ensure_ascii=False)
+    return json.dumps(line if len(line) <= limit else line[: limit - 1] + "…", ensure_ascii=False)
 
 
 def _ref(node: Node) -> dict:
-    return {"id": str(node.pk), "content": node.content, "kind": node.kind, "version": node.version,
-            "sensitivity": node.sensitivity}
+    return {
+        "id": str(node.pk),
+        "content": node.content,
+        "kind": node.kind,
+        "version": node.version,
+        "sensitivity": node.sensitivity,
+    }
 
 
 def _map_strings(value: Any, func: Callable[[str], str]) -> Any:

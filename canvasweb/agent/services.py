@@ -18,6 +18,7 @@
 Every decision is broadcast to the canvas group as an `agent.proposal` frame,
 to sockets whose role may see the nodes involved.
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,13 +51,35 @@ MAX_LIST = 200
 # --- create ----------------------------------------------------------------------------------
 
 
-def proposal_create(*, run: AgentRun, user, canvas_id: int, conversation_id: int | None, message_id: int | None,
-                    tool: str, op: dict, summary: str, diff: dict, base_versions: dict[str, int],
-                    refs: list[str], visibility_level: int) -> Proposal:
+def proposal_create(
+    *,
+    run: AgentRun,
+    user,
+    canvas_id: int,
+    conversation_id: int | None,
+    message_id: int | None,
+    tool: str,
+    op: dict,
+    summary: str,
+    diff: dict,
+    base_versions: dict[str, int],
+    refs: list[str],
+    visibility_level: int,
+) -> Proposal:
     proposal = Proposal.objects.create(
-        canvas_id=canvas_id, conversation_id=conversation_id, message_id=message_id, run=run, requested_by=user,
-        tool=tool, op=op, summary=summary[:300], diff=diff, base_versions=base_versions, refs=refs,
-        visibility_level=visibility_level)
+        canvas_id=canvas_id,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        run=run,
+        requested_by=user,
+        tool=tool,
+        op=op,
+        summary=summary[:300],
+        diff=diff,
+        base_versions=base_versions,
+        refs=refs,
+        visibility_level=visibility_level,
+    )
     _broadcast_after_commit(proposal, action="created")
     return proposal
 
@@ -66,14 +89,16 @@ def proposal_create(*, run: AgentRun, user, canvas_id: int, conversation_id: int
 
 def _recording_refusals(func):
     """A refused decision (role too low) goes to the security log, outside the rolled-back transaction."""
+
     def wrapper(*, user, **kwargs):
         try:
             return func(user=user, **kwargs)
         except Forbidden as exc:
             event = getattr(exc, "security_event", None)
             if event is not None:
-                SecurityEvent.objects.create(user=user, actor_kind="user", channel="rest", code=exc.code,
-                                             reason=exc.message, **event)
+                SecurityEvent.objects.create(
+                    user=user, actor_kind="user", channel="rest", code=exc.code, reason=exc.message, **event
+                )
             raise
 
     wrapper.__name__ = func.__name__
@@ -91,15 +116,23 @@ def proposal_approve(*, user, proposal_id: Any, force: bool = False) -> dict:
         proposal, _role = _proposal_for_decision(user=user, proposal_id=proposal_id, operation="approve")
         stale = proposal_staleness(proposals=[proposal])[proposal.pk]
         if stale and not force:
-            raise Conflict(f"this proposal is stale ({stale}); look at the node again, then approve with "
-                           "force=true or reject it", field="force")
-        actor = agent_actor(proposal.requested_by, conversation_id=proposal.conversation_id,
-                            message_id=proposal.message_id,
-                            agent_run_id=proposal.run.run_id if proposal.run_id else "", approved_by=user,
-                            via=proposal.run.via if proposal.run_id else "")
+            raise Conflict(
+                f"this proposal is stale ({stale}); look at the node again, then approve with "
+                "force=true or reject it",
+                field="force",
+            )
+        actor = agent_actor(
+            proposal.requested_by,
+            conversation_id=proposal.conversation_id,
+            message_id=proposal.message_id,
+            agent_run_id=proposal.run.run_id if proposal.run_id else "",
+            approved_by=user,
+            via=proposal.run.via if proposal.run_id else "",
+        )
         try:
-            result = canvas_services.apply_operation(actor=actor, canvas_id=proposal.canvas_id,
-                                                     op=with_free_position(proposal))
+            result = canvas_services.apply_operation(
+                actor=actor, canvas_id=proposal.canvas_id, op=with_free_position(proposal)
+            )
         except CanvasError as exc:  # the write path recorded the refusal in the security log
             failure = exc
             proposal.status = ProposalStatus.FAILED
@@ -110,11 +143,15 @@ def proposal_approve(*, user, proposal_id: Any, force: bool = False) -> dict:
         proposal.decided_by = user
         proposal.decided_at = timezone.now()
         proposal.forced = bool(stale) and force
-        proposal.save(update_fields=["status", "error", "result_revision", "decided_by", "decided_at", "forced"])
+        proposal.save(
+            update_fields=["status", "error", "result_revision", "decided_by", "decided_at", "forced"]
+        )
         _broadcast_after_commit(proposal, action=proposal.status)
     if failure is not None:
-        raise type(failure)(f"the proposal could not be applied and is now marked failed: {failure.message}",
-                            field=failure.field)
+        raise type(failure)(
+            f"the proposal could not be applied and is now marked failed: {failure.message}",
+            field=failure.field,
+        )
     return {"proposal": proposal_to_dict(proposal, stale=None), "revision": proposal.result_revision}
 
 
@@ -133,16 +170,23 @@ def proposal_reject(*, user, proposal_id: Any) -> dict:
 def _proposal_for_decision(*, user, proposal_id: Any, operation: str) -> tuple[Proposal, str]:
     if isinstance(proposal_id, bool) or not isinstance(proposal_id, int):
         raise InvalidOperation("proposal_id must be an integer", field="proposal_id")
-    proposal = (Proposal.objects.select_for_update().select_related("requested_by", "run", "decided_by")
-                .filter(pk=proposal_id).first())
+    proposal = (
+        Proposal.objects.select_for_update()
+        .select_related("requested_by", "run", "decided_by")
+        .filter(pk=proposal_id)
+        .first()
+    )
     role = canvas_selectors.user_role(user=user, canvas_id=proposal.canvas_id) if proposal else None
     if proposal is None or role is None or proposal.visibility_level > permissions.role_level(role):
         raise NotFound("no such proposal", field="proposal_id")
     if not permissions.role_allows(role, "proposal.decide"):
         error = Forbidden(f"a {role} may not {operation} agent proposals; editors and owners can")
         # Recorded after the transaction rolls back (see _decision).
-        error.security_event = {"canvas_id_ref": proposal.canvas_id, "op_type": f"proposal.{operation}",
-                                "detail": {"proposal_id": proposal.pk}}
+        error.security_event = {
+            "canvas_id_ref": proposal.canvas_id,
+            "op_type": f"proposal.{operation}",
+            "detail": {"proposal_id": proposal.pk},
+        }
         raise error
     if proposal.status != ProposalStatus.PENDING:
         raise Conflict(f"this proposal was already {proposal.status}", field="proposal_id")
@@ -157,8 +201,9 @@ def proposal_list(*, user, canvas_id: int, status: str | None = None) -> list[di
     canvas, role = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     if status is not None and status not in STATUSES:
         raise InvalidOperation(f"status must be one of {', '.join(STATUSES)}", field="status")
-    rows = (Proposal.objects.filter(canvas=canvas, visibility_level__lte=permissions.role_level(role))
-            .select_related("requested_by", "decided_by", "run"))
+    rows = Proposal.objects.filter(
+        canvas=canvas, visibility_level__lte=permissions.role_level(role)
+    ).select_related("requested_by", "decided_by", "run")
     if status:
         rows = rows.filter(status=status)
     proposals = list(rows.order_by("-id")[:MAX_LIST])
@@ -172,8 +217,12 @@ def proposal_staleness(*, proposals: list[Proposal]) -> dict[int, str]:
     for proposal in proposals:
         ids.update(proposal.base_versions)
         ids.update(proposal.refs)
-    current = {str(row[0]): row[1:] for row in
-               Node.objects.filter(pk__in=list(ids)).values_list("id", "version", "superseded_by_id", "archived")}
+    current = {
+        str(row[0]): row[1:]
+        for row in Node.objects.filter(pk__in=list(ids)).values_list(
+            "id", "version", "superseded_by_id", "archived"
+        )
+    }
     result = {}
     for proposal in proposals:
         reasons = []
@@ -231,7 +280,8 @@ def broadcast_proposal(*, canvas_id: int, level: int, payload: dict) -> None:
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(canvas_group(canvas_id),
-                                        {"type": "agent.proposal", "level": level, "payload": payload})
+        async_to_sync(layer.group_send)(
+            canvas_group(canvas_id), {"type": "agent.proposal", "level": level, "payload": payload}
+        )
     except Exception:
         logger.warning("broadcast of proposal %s failed", payload["proposal"]["id"], exc_info=True)

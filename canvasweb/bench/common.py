@@ -1,4 +1,5 @@
 """Small helpers shared by the benchmark commands: percentiles, progress bar, reports, a throwaway database."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,15 @@ def rnd(value: float | None, digits: int = 3) -> float | None:
 class Progress:
     """A one-line progress bar on stderr (no dependency). Silent when disabled."""
 
-    def __init__(self, total: int, *, label: str = "", stream: TextIO | None = None, enabled: bool = True,
-                 width: int = 28) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        label: str = "",
+        stream: TextIO | None = None,
+        enabled: bool = True,
+        width: int = 28,
+    ) -> None:
         self.total = max(total, 1)
         self.done = 0
         self.label = label
@@ -83,8 +91,11 @@ class Progress:
             self.stream.flush()
 
 
-def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align: Sequence[str] | None = None) -> str:
+def md_table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align: Sequence[str] | None = None
+) -> str:
     """A GitHub markdown table; `align` per column is 'l' or 'r' (numbers right by default)."""
+
     def cell(v: Any) -> str:
         if v is None:
             return "—"
@@ -94,14 +105,17 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align: Se
 
     if align is None:
         align = ["r" if rows and isinstance(rows[0][i], (int, float)) else "l" for i in range(len(headers))]
-    lines = ["| " + " | ".join(headers) + " |",
-             "| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |"]
+    lines = [
+        "| " + " | ".join(headers) + " |",
+        "| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |",
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A fixed-width table for the terminal."""
+
     def cell(v: Any) -> str:
         if v is None:
             return "-"
@@ -162,13 +176,22 @@ def code_version() -> dict[str, Any]:
 
     root = Path(__file__).resolve().parents[2]
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                                timeout=10).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                                capture_output=True, text=True, timeout=10).stdout
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "modified_files": None}
-    return {"commit": commit or None, "modified_files": len([line for line in status.splitlines() if line.strip()])}
+    return {
+        "commit": commit or None,
+        "modified_files": len([line for line in status.splitlines() if line.strip()]),
+    }
 
 
 def started_at() -> str:
@@ -190,9 +213,17 @@ def temporary_sqlite_database(*, keep: bool = False) -> Iterator[Path]:
     path = workdir / "bench.sqlite3"
     old = connections.settings["default"]
     new = dict(old)
-    new.update(ENGINE="django.db.backends.sqlite3", NAME=str(path), USER="", PASSWORD="", HOST="", PORT="",
-               OPTIONS={"timeout": 20, "init_command": "PRAGMA synchronous=OFF;PRAGMA journal_mode=MEMORY"},
-               CONN_MAX_AGE=0, TEST={})
+    new.update(
+        ENGINE="django.db.backends.sqlite3",
+        NAME=str(path),
+        USER="",
+        PASSWORD="",
+        HOST="",
+        PORT="",
+        OPTIONS={"timeout": 20, "init_command": "PRAGMA synchronous=OFF;PRAGMA journal_mode=MEMORY"},
+        CONN_MAX_AGE=0,
+        TEST={},
+    )
 
     def drop_connection() -> None:
         try:

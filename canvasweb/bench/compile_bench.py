@@ -16,6 +16,7 @@ Canvases come from `canvasweb.context.bench_core.build_clustered_canvas`
   nearest 15 kept (the reference "linear scan"), on the same viewports as
   `compile_cold` and `select`.
 """
+
 from __future__ import annotations
 
 import random
@@ -41,7 +42,11 @@ INDEX_DESCRIPTION = (
     "idf-weighted) for question matches and an adjacency list for 1-hop links. Built once per canvas revision "
     "(cached by canvasweb/chat/context_inputs.py); pure Python, no numpy."
 )
-QUESTIONS = ("Which port does the database listen on?", "缓存层用什么？", "what is the latency budget for search")
+QUESTIONS = (
+    "Which port does the database listen on?",
+    "缓存层用什么？",
+    "what is the latency budget for search",
+)
 TARGETS = {10_000: 5.0, 100_000: 30.0}
 SPEEDUP_TARGET = (100_000, 10.0)
 
@@ -50,9 +55,14 @@ def _history(turns: int = 40) -> tuple[MessageData, ...]:
     hist = getattr(bench_core, "_history", None)
     if callable(hist):
         return tuple(hist(turns))
-    return tuple(MessageData(id=f"m{i}", role="user" if i % 2 == 0 else "assistant",
-                             content=f"Turn {i}: the pipeline, latency budgets and the cache layer.")
-                 for i in range(turns))
+    return tuple(
+        MessageData(
+            id=f"m{i}",
+            role="user" if i % 2 == 0 else "assistant",
+            content=f"Turn {i}: the pipeline, latency budgets and the cache layer.",
+        )
+        for i in range(turns)
+    )
 
 
 def _timed(fn: Callable[[], Any], cpu: list[float] | None = None) -> float:
@@ -67,12 +77,16 @@ def _timed(fn: Callable[[], Any], cpu: list[float] | None = None) -> float:
 
 
 def _stats(values: Sequence[float]) -> dict[str, float]:
-    return {"p50": round(statistics.median(values), 3), "p95": round(percentile(values, 0.95) or 0.0, 3),
-            "mean": round(statistics.fmean(values), 3)}
+    return {
+        "p50": round(statistics.median(values), 3),
+        "p95": round(percentile(values, 0.95) or 0.0, 3),
+        "mean": round(statistics.fmean(values), 3),
+    }
 
 
-def bench_size(*, n: int, repeat: int = 50, budget: int = 8000, seed: int = 7,
-               progress: Progress | None = None) -> dict[str, Any]:
+def bench_size(
+    *, n: int, repeat: int = 50, budget: int = 8000, seed: int = 7, progress: Progress | None = None
+) -> dict[str, Any]:
     get_encoding()  # load the encoding outside the timings
     t = time.perf_counter()
     nodes, edges = bench_core.build_clustered_canvas(n=n, seed=seed)
@@ -84,17 +98,30 @@ def bench_size(*, n: int, repeat: int = 50, budget: int = 8000, seed: int = 7,
     history = _history()
 
     def request(vp: Viewport, q: str, cache: TokenCache) -> CompileRequest:
-        return CompileRequest(system_prompt="You are helpful.", question=q, messages=history, index=index,
-                              viewport=vp, role="editor", budget=budget, token_cache=cache)
+        return CompileRequest(
+            system_prompt="You are helpful.",
+            question=q,
+            messages=history,
+            index=index,
+            viewport=vp,
+            role="editor",
+            budget=budget,
+            token_cache=cache,
+        )
 
     def spot() -> Viewport:
         a = nodes[rng.randrange(n)]
-        return Viewport(x=a.x + rng.uniform(-300, 300), y=a.y + rng.uniform(-300, 300),
-                        zoom=rng.choice((0.5, 1.0, 1.0, 2.0)))
+        return Viewport(
+            x=a.x + rng.uniform(-300, 300),
+            y=a.y + rng.uniform(-300, 300),
+            zoom=rng.choice((0.5, 1.0, 1.0, 2.0)),
+        )
 
     home = spot()
-    warm_vps = [Viewport(x=home.x + rng.uniform(-150, 150), y=home.y + rng.uniform(-150, 150), zoom=home.zoom)
-                for _ in range(10)]
+    warm_vps = [
+        Viewport(x=home.x + rng.uniform(-150, 150), y=home.y + rng.uniform(-150, 150), zoom=home.zoom)
+        for _ in range(10)
+    ]
     warm_cache = TokenCache()
     for i, vp in enumerate(warm_vps):  # prime, as earlier turns would have
         compile_context(request=request(vp, QUESTIONS[i % 3], warm_cache))
@@ -114,20 +141,36 @@ def bench_size(*, n: int, repeat: int = 50, budget: int = 8000, seed: int = 7,
         box: list = []
         cold.append(_timed(lambda box=box, req=req: box.append(compile_context(request=req)), cold_cpu))
         included.append(len(box[0].report.included_nodes))
-        select.append(_timed(lambda vp=vp, q=q: select_nodes(index=index, viewport=vp, role="editor", question=q, limit=limit)))
+        select.append(
+            _timed(
+                lambda vp=vp, q=q: select_nodes(
+                    index=index, viewport=vp, role="editor", question=q, limit=limit
+                )
+            )
+        )
         naive.append(_timed(lambda vp=vp: naive_linear_select(nodes=nodes, viewport=vp, k=15), naive_cpu))
         if progress:
             progress.advance()
     w, c, s, nv = _stats(warm), _stats(cold), _stats(select), _stats(naive)
     wc, cc, nc = _stats(warm_cpu), _stats(cold_cpu), _stats(naive_cpu)
     return {
-        "nodes": n, "edges": len(edges), "repeat": repeat, "budget": budget,
-        "generate_ms": round(generate_ms, 1), "index_build_ms": round(build_ms, 1),
-        "compile_warm_p50_ms": w["p50"], "compile_warm_p95_ms": w["p95"],
-        "compile_cold_p50_ms": c["p50"], "compile_cold_p95_ms": c["p95"],
-        "select_p50_ms": s["p50"], "select_p95_ms": s["p95"],
-        "naive_p50_ms": nv["p50"], "naive_p95_ms": nv["p95"],
-        "compile_warm_cpu_p50_ms": wc["p50"], "compile_cold_cpu_p50_ms": cc["p50"], "naive_cpu_p50_ms": nc["p50"],
+        "nodes": n,
+        "edges": len(edges),
+        "repeat": repeat,
+        "budget": budget,
+        "generate_ms": round(generate_ms, 1),
+        "index_build_ms": round(build_ms, 1),
+        "compile_warm_p50_ms": w["p50"],
+        "compile_warm_p95_ms": w["p95"],
+        "compile_cold_p50_ms": c["p50"],
+        "compile_cold_p95_ms": c["p95"],
+        "select_p50_ms": s["p50"],
+        "select_p95_ms": s["p95"],
+        "naive_p50_ms": nv["p50"],
+        "naive_p95_ms": nv["p95"],
+        "compile_warm_cpu_p50_ms": wc["p50"],
+        "compile_cold_cpu_p50_ms": cc["p50"],
+        "naive_cpu_p50_ms": nc["p50"],
         "speedup_warm_vs_naive": round(nv["p50"] / w["p50"], 2) if w["p50"] else None,
         "speedup_cold_vs_naive": round(nv["p50"] / c["p50"], 2) if c["p50"] else None,
         "speedup_select_vs_naive": round(nv["p50"] / s["p50"], 2) if s["p50"] else None,
@@ -143,26 +186,45 @@ def targets(rows: Sequence[dict]) -> list[dict]:
         if r:
             for kind in ("warm", "cold"):
                 v = r[f"compile_{kind}_p50_ms"]
-                out.append({"name": f"compile p50 ({kind}) @ {n:,} nodes", "value": v, "target": f"<= {limit} ms",
-                            "met": v <= limit})
+                out.append(
+                    {
+                        "name": f"compile p50 ({kind}) @ {n:,} nodes",
+                        "value": v,
+                        "target": f"<= {limit} ms",
+                        "met": v <= limit,
+                    }
+                )
     n, factor = SPEEDUP_TARGET
     r = by_n.get(n)
     if r:
         for kind in ("warm", "cold"):
             v = r[f"speedup_{kind}_vs_naive"]
-            out.append({"name": f"compile ({kind}) vs linear scan @ {n:,} nodes", "value": v,
-                        "target": f">= {factor:g}x", "met": v is not None and v >= factor})
+            out.append(
+                {
+                    "name": f"compile ({kind}) vs linear scan @ {n:,} nodes",
+                    "value": v,
+                    "target": f">= {factor:g}x",
+                    "met": v is not None and v >= factor,
+                }
+            )
     return out
 
 
 COLUMNS = (
-    ("nodes", "nodes"), ("index_build_ms", "index build ms"),
-    ("compile_warm_p50_ms", "warm p50"), ("compile_warm_p95_ms", "warm p95"),
-    ("compile_cold_p50_ms", "cold p50"), ("compile_cold_p95_ms", "cold p95"),
-    ("select_p50_ms", "select p50"), ("select_p95_ms", "select p95"),
-    ("naive_p50_ms", "linear p50"), ("naive_p95_ms", "linear p95"),
-    ("speedup_warm_vs_naive", "linear÷warm"), ("speedup_cold_vs_naive", "linear÷cold"),
-    ("compile_warm_cpu_p50_ms", "warm CPU p50"), ("naive_cpu_p50_ms", "linear CPU p50"),
+    ("nodes", "nodes"),
+    ("index_build_ms", "index build ms"),
+    ("compile_warm_p50_ms", "warm p50"),
+    ("compile_warm_p95_ms", "warm p95"),
+    ("compile_cold_p50_ms", "cold p50"),
+    ("compile_cold_p95_ms", "cold p95"),
+    ("select_p50_ms", "select p50"),
+    ("select_p95_ms", "select p95"),
+    ("naive_p50_ms", "linear p50"),
+    ("naive_p95_ms", "linear p95"),
+    ("speedup_warm_vs_naive", "linear÷warm"),
+    ("speedup_cold_vs_naive", "linear÷cold"),
+    ("compile_warm_cpu_p50_ms", "warm CPU p50"),
+    ("naive_cpu_p50_ms", "linear CPU p50"),
 )
 
 
@@ -188,9 +250,14 @@ def render_markdown(report: dict) -> str:
         "",
         "## Targets",
         "",
-        md_table(["target", "value", "goal", "met"],
-                 [[t["name"], t["value"], t["target"], "yes" if t["met"] else "**no**"] for t in report["targets"]],
-                 align=["l", "r", "l", "l"]),
+        md_table(
+            ["target", "value", "goal", "met"],
+            [
+                [t["name"], t["value"], t["target"], "yes" if t["met"] else "**no**"]
+                for t in report["targets"]
+            ],
+            align=["l", "r", "l", "l"],
+        ),
         "",
     ]
     return "\n".join(lines)

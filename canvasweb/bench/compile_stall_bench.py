@@ -18,6 +18,7 @@ application, in-memory channel layer, a temporary SQLite file):
 The worker processes are started and warmed before the first phase (a spawn
 and `django.setup()` take a second or two), so no phase pays for that.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -64,15 +65,22 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
         a = canvas_services.canvas_create(user=user, name="edits")
         b = canvas_services.canvas_create(user=user, name="long compile")
         from canvasweb.canvases.actors import user_actor
-        node = canvas_services.apply_operation(actor=user_actor(user), canvas_id=a.pk, op={
-            "type": "node.create", "node": {"content": "moving 节点", "x": 0, "y": 0}}).changes[0]["id"]
+
+        node = canvas_services.apply_operation(
+            actor=user_actor(user),
+            canvas_id=a.pk,
+            op={"type": "node.create", "node": {"content": "moving 节点", "x": 0, "y": 0}},
+        ).changes[0]["id"]
         return token, a.pk, b.pk, node
 
     token, canvas_a, canvas_b, node_id = await database_sync_to_async(setup)()
 
     async def join(canvas_id):
-        ws = WebsocketCommunicator(application, f"/ws/canvases/{canvas_id}/", headers=[
-            (b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())])
+        ws = WebsocketCommunicator(
+            application,
+            f"/ws/canvases/{canvas_id}/",
+            headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
+        )
         connected, _ = await ws.connect()
         assert connected
         await ws.send_json_to({"type": "hello", "last_revision": None})
@@ -92,8 +100,10 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
         chat_services._stall_bench_original = original
         chat_services.context_preview = functools.partial(_slow_preview, compile_seconds)
         if on_db_thread:
+
             async def on_db(fn, /, *args, key=0, **kwargs):
                 return await database_sync_to_async(fn)(*args, **kwargs)
+
             turns.off_db_thread = on_db
         await asker.send_json_to({"type": "context.preview", "request_id": "p", "text": "部署 plan"})
         preview_task = asyncio.ensure_future(asker.receive_json_from(compile_seconds * 4 + 30))
@@ -103,8 +113,13 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
         while time.monotonic() < deadline:
             k += 1
             t0 = time.perf_counter()
-            await editor.send_json_to({"type": "op", "client_op_id": uuid.uuid4().hex,
-                                       "op": {"type": "node.move", "id": node_id, "x": float(k), "y": 1.0}})
+            await editor.send_json_to(
+                {
+                    "type": "op",
+                    "client_op_id": uuid.uuid4().hex,
+                    "op": {"type": "node.move", "id": node_id, "x": float(k), "y": 1.0},
+                }
+            )
             while True:
                 msg = await editor.receive_json_from(compile_seconds * 4 + 30)
                 if msg["type"] in ("ack", "reject"):
@@ -119,8 +134,12 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
         turns.off_db_thread = original_off
         await editor.disconnect()
         await asker.disconnect()
-    return {"ops": len(latencies), "ack_p50_ms": rnd(statistics.median(latencies), 2),
-            "ack_p90_ms": rnd(percentile(latencies, 0.9), 2), "ack_max_ms": rnd(max(latencies), 1)}
+    return {
+        "ops": len(latencies),
+        "ack_p50_ms": rnd(statistics.median(latencies), 2),
+        "ack_p90_ms": rnd(percentile(latencies, 0.9), 2),
+        "ack_max_ms": rnd(max(latencies), 1),
+    }
 
 
 def run(*, seconds: float, compile_seconds: float, phases: tuple[str, ...] | None = None) -> dict[str, Any]:
@@ -129,8 +148,12 @@ def run(*, seconds: float, compile_seconds: float, phases: tuple[str, ...] | Non
     from canvasweb.chat import executor
 
     configured = executor.mode()
-    plan = [("baseline", None, configured), ("during", False, configured), ("during_thread", False, "thread"),
-            ("during_on_db_thread", True, configured)]
+    plan = [
+        ("baseline", None, configured),
+        ("during", False, configured),
+        ("during_thread", False, "thread"),
+        ("during_on_db_thread", True, configured),
+    ]
     rows: dict[str, Any] = {}
     saved = settings.CANVASWEB
     try:
@@ -141,7 +164,9 @@ def run(*, seconds: float, compile_seconds: float, phases: tuple[str, ...] | Non
             if phases and name not in phases:
                 continue
             settings.CANVASWEB = {**saved, "COMPILE_MODE": mode}
-            rows[name] = asyncio.run(_run(seconds=seconds, compile_seconds=compile_seconds, on_db_thread=on_db))
+            rows[name] = asyncio.run(
+                _run(seconds=seconds, compile_seconds=compile_seconds, on_db_thread=on_db)
+            )
             rows[name]["compile_mode"] = "database thread" if on_db else mode
     finally:
         settings.CANVASWEB = saved

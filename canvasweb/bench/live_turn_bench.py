@@ -17,6 +17,7 @@ process, on a fresh SQLite file. For each size:
 Nodes come from `canvasweb.context.bench_core.build_clustered_canvas` and are
 written through the write path (`services.apply_operations`, batches of 500).
 """
+
 from __future__ import annotations
 
 import gc
@@ -59,10 +60,23 @@ def _seed(*, user, n: int, seed: int) -> tuple[int, list[str]]:
     nodes, _ = build_clustered_canvas(n=n, seed=seed)
     ids = [str(uuid.uuid5(uuid.NAMESPACE_URL, f"live-turn/{n}/{node.id}")) for node in nodes]
     for start in range(0, n, 500):
-        ops = [{"type": "node.create", "node": {
-            "id": ids[i], "content": node.content, "kind": "fact", "x": node.x, "y": node.y,
-            "weight": node.weight, "tags": list(node.tags), "pinned": node.pinned,
-            "sensitivity": node.sensitivity}} for i, node in enumerate(nodes[start:start + 500], start)]
+        ops = [
+            {
+                "type": "node.create",
+                "node": {
+                    "id": ids[i],
+                    "content": node.content,
+                    "kind": "fact",
+                    "x": node.x,
+                    "y": node.y,
+                    "weight": node.weight,
+                    "tags": list(node.tags),
+                    "pinned": node.pinned,
+                    "sensitivity": node.sensitivity,
+                },
+            }
+            for i, node in enumerate(nodes[start : start + 500], start)
+        ]
         services.apply_operation(actor=actor, canvas_id=canvas.pk, op={"type": "batch", "ops": ops})
     return canvas.pk, ids
 
@@ -74,8 +88,11 @@ def _timed(fn) -> float:
 
 
 def _stats(values: list[float]) -> dict[str, float | None]:
-    return {"p50": rnd(statistics.median(values), 2) if values else None,
-            "p90": rnd(percentile(values, 0.9), 2), "n": len(values)}
+    return {
+        "p50": rnd(statistics.median(values), 2) if values else None,
+        "p90": rnd(percentile(values, 0.9), 2),
+        "n": len(values),
+    }
 
 
 def bench_size(*, n: int, repeat: int, seed: int = 7, reload_repeat: int | None = None) -> dict[str, Any]:
@@ -93,14 +110,27 @@ def bench_size(*, n: int, repeat: int, seed: int = 7, reload_repeat: int | None 
     viewport = {"x": 2000.0, "y": 2000.0, "zoom": 1.0, "width": 1280.0, "height": 800.0}
 
     def preview():
-        response = client.post(f"/api/canvases/{canvas_id}/context-preview/",
-                               {"text": QUESTION, "viewport": viewport}, format="json")
+        response = client.post(
+            f"/api/canvases/{canvas_id}/context-preview/",
+            {"text": QUESTION, "viewport": viewport},
+            format="json",
+        )
         assert response.status_code == 200, response.content[:300]
 
     def move():
-        response = client.post(f"/api/canvases/{canvas_id}/ops/", {"client_op_id": uuid.uuid4().hex, "op": {
-            "type": "node.move", "id": rng.choice(ids), "x": rng.uniform(0, 8000), "y": rng.uniform(0, 8000)}},
-            format="json")
+        response = client.post(
+            f"/api/canvases/{canvas_id}/ops/",
+            {
+                "client_op_id": uuid.uuid4().hex,
+                "op": {
+                    "type": "node.move",
+                    "id": rng.choice(ids),
+                    "x": rng.uniform(0, 8000),
+                    "y": rng.uniform(0, 8000),
+                },
+            },
+            format="json",
+        )
         assert response.status_code == 200, response.content[:300]
 
     context_inputs.forget_canvas(canvas_id=canvas_id)
@@ -126,21 +156,35 @@ def bench_size(*, n: int, repeat: int, seed: int = 7, reload_repeat: int | None 
 
     node_id = rng.choice(ids)
     with CaptureQueriesContext(connection) as queries:
-        client.post(f"/api/canvases/{canvas_id}/ops/", {"client_op_id": uuid.uuid4().hex, "op": {
-            "type": "node.move", "id": node_id, "x": 1.0, "y": 2.0}}, format="json")
+        client.post(
+            f"/api/canvases/{canvas_id}/ops/",
+            {
+                "client_op_id": uuid.uuid4().hex,
+                "op": {"type": "node.move", "id": node_id, "x": 1.0, "y": 2.0},
+            },
+            format="json",
+        )
     op_statements = [q["sql"] for q in queries.captured_queries]
-    write_statements = [s for s in op_statements if not s.startswith(("SELECT \"django_session\"",
-                                                                       "SELECT \"auth_user\""))]
+    write_statements = [
+        s for s in op_statements if not s.startswith(('SELECT "django_session"', 'SELECT "auth_user"'))
+    ]
     still_p50 = statistics.median(still)
     after_p50 = statistics.median(after)
     context_inputs.forget_canvas(canvas_id=canvas_id)
     return {
-        "nodes": n, "seed_seconds": round(seed_s, 1), "first_load_ms": rnd(first_ms, 1),
-        "still_ms": _stats(still), "after_edit_ms": _stats(after), "reload_ms": _stats(reload),
-        "move_ms": _stats(moves), "after_over_still": rnd(after_p50 / still_p50, 2),
+        "nodes": n,
+        "seed_seconds": round(seed_s, 1),
+        "first_load_ms": rnd(first_ms, 1),
+        "still_ms": _stats(still),
+        "after_edit_ms": _stats(after),
+        "reload_ms": _stats(reload),
+        "move_ms": _stats(moves),
+        "after_over_still": rnd(after_p50 / still_p50, 2),
         "reload_over_still": rnd(statistics.median(reload) / still_p50, 2),
-        "statements_per_move": len(write_statements), "statements": [s[:160] for s in write_statements],
-        "rss_held_bytes": rss_held, "rss_per_10k_nodes_mb": rnd(rss_held / n * 10_000 / 2**20, 1),
+        "statements_per_move": len(write_statements),
+        "statements": [s[:160] for s in write_statements],
+        "rss_held_bytes": rss_held,
+        "rss_per_10k_nodes_mb": rnd(rss_held / n * 10_000 / 2**20, 1),
         "cache_estimate_bytes": estimate,
     }
 
@@ -154,34 +198,78 @@ def targets(rows: list[dict]) -> list[dict]:
         kind, value = goal
         if kind == "ratio":
             got = row["after_over_still"]
-            out.append({"nodes": row["nodes"], "target": f"after edit <= {value}x still", "got": f"{got}x",
-                        "met": got is not None and got <= value})
+            out.append(
+                {
+                    "nodes": row["nodes"],
+                    "target": f"after edit <= {value}x still",
+                    "got": f"{got}x",
+                    "met": got is not None and got <= value,
+                }
+            )
         else:
             got = row["after_edit_ms"]["p50"]
-            out.append({"nodes": row["nodes"], "target": f"after edit <= {value} ms", "got": f"{got} ms",
-                        "met": got is not None and got <= value})
+            out.append(
+                {
+                    "nodes": row["nodes"],
+                    "target": f"after edit <= {value} ms",
+                    "got": f"{got} ms",
+                    "met": got is not None and got <= value,
+                }
+            )
     return out
 
 
-HEADERS = ["nodes", "still p50 ms", "after edit p50 ms", "after/still", "reload p50 ms (before)",
-           "reload/still", "move p50 ms", "first load ms", "statements per move", "RSS MB per 10k nodes"]
+HEADERS = [
+    "nodes",
+    "still p50 ms",
+    "after edit p50 ms",
+    "after/still",
+    "reload p50 ms (before)",
+    "reload/still",
+    "move p50 ms",
+    "first load ms",
+    "statements per move",
+    "RSS MB per 10k nodes",
+]
 
 
 def table(rows: list[dict]) -> list[list]:
-    return [[r["nodes"], r["still_ms"]["p50"], r["after_edit_ms"]["p50"], r["after_over_still"],
-             r["reload_ms"]["p50"], r["reload_over_still"], r["move_ms"]["p50"], r["first_load_ms"],
-             r["statements_per_move"], r["rss_per_10k_nodes_mb"]] for r in rows]
+    return [
+        [
+            r["nodes"],
+            r["still_ms"]["p50"],
+            r["after_edit_ms"]["p50"],
+            r["after_over_still"],
+            r["reload_ms"]["p50"],
+            r["reload_over_still"],
+            r["move_ms"]["p50"],
+            r["first_load_ms"],
+            r["statements_per_move"],
+            r["rss_per_10k_nodes_mb"],
+        ]
+        for r in rows
+    ]
 
 
 def render_markdown(report: dict) -> str:
-    lines = ["# Live turn: context preview right after an edit", "",
-             f"Started {report['started_at']}; {report['machine'].get('cpu_count')} CPUs; SQLite; REST API "
-             "through Django's test client in one process.", "",
-             md_table(HEADERS, table(report["rows"])), "", "## Targets", "",
-             md_table(["nodes", "target", "got", "met"],
-                      [[t["nodes"], t["target"], t["got"], "yes" if t["met"] else "no"]
-                       for t in report["targets"]]), "",
-             "## One node.move through the write path (SQL statements)", ""]
+    lines = [
+        "# Live turn: context preview right after an edit",
+        "",
+        f"Started {report['started_at']}; {report['machine'].get('cpu_count')} CPUs; SQLite; REST API "
+        "through Django's test client in one process.",
+        "",
+        md_table(HEADERS, table(report["rows"])),
+        "",
+        "## Targets",
+        "",
+        md_table(
+            ["nodes", "target", "got", "met"],
+            [[t["nodes"], t["target"], t["got"], "yes" if t["met"] else "no"] for t in report["targets"]],
+        ),
+        "",
+        "## One node.move through the write path (SQL statements)",
+        "",
+    ]
     if report["rows"]:
         lines += ["```", *report["rows"][0]["statements"], "```"]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ sender; every socket in the group forwards it as a `change` frame. Run under
 Daphne with the same Redis channel layer and the same clients as the app, it
 shows what the machine, Daphne and channels-redis cost without the app.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -40,19 +41,36 @@ class RelayConsumer(AsyncWebsocketConsumer):
         kind = message.get("type")
         if kind == "hello":
             await self.send(text_data=json.dumps({"type": "welcome", "protocol": 1, "role": "editor"}))
-            await self.send(text_data=json.dumps({"type": "snapshot", "revision": 0, "nodes": [], "edges": []}))
+            await self.send(
+                text_data=json.dumps({"type": "snapshot", "revision": 0, "nodes": [], "edges": []})
+            )
         elif kind == "op":
             revision = next(_revisions)
-            event = {"type": "change", "revision": revision, "client_op_id": message.get("client_op_id"),
-                     "changes": [{"entity": "node", "op": message.get("op")}]}
+            event = {
+                "type": "change",
+                "revision": revision,
+                "client_op_id": message.get("client_op_id"),
+                "changes": [{"entity": "node", "op": message.get("op")}],
+            }
             await self.channel_layer.group_send(self.group, {"type": "relay.change", "event": event})
-            await self.send(text_data=json.dumps({"type": "ack", "client_op_id": message.get("client_op_id"),
-                                                  "revision": revision, "duplicate": False, "changes": []}))
+            await self.send(
+                text_data=json.dumps(
+                    {
+                        "type": "ack",
+                        "client_op_id": message.get("client_op_id"),
+                        "revision": revision,
+                        "duplicate": False,
+                        "changes": [],
+                    }
+                )
+            )
 
     async def relay_change(self, message: dict) -> None:
         await self.send(text_data=json.dumps(message["event"], ensure_ascii=False))
 
 
-application = ProtocolTypeRouter({
-    "websocket": URLRouter([path("ws/canvases/<int:canvas_id>/", RelayConsumer.as_asgi())]),
-})
+application = ProtocolTypeRouter(
+    {
+        "websocket": URLRouter([path("ws/canvases/<int:canvas_id>/", RelayConsumer.as_asgi())]),
+    }
+)

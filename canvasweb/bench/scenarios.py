@@ -1,4 +1,5 @@
 """Load drift scenarios (format drift-scenario/1, see /work/shared/drift/FORMAT.md and bench/scenarios/README.md)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -71,8 +72,14 @@ def _check(data: Any, path: Path) -> Scenario:
             values = probe.get(key, [])
             if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
                 raise fail(f"probes[{i}].{key} must be a list of non-empty strings")
-    return Scenario(id=sid, path=str(path), lang=str(data.get("lang", "")), description=str(data.get(
-        "description", "")), turns=turns, probes=probes)
+    return Scenario(
+        id=sid,
+        path=str(path),
+        lang=str(data.get("lang", "")),
+        description=str(data.get("description", "")),
+        turns=turns,
+        probes=probes,
+    )
 
 
 def _is_timestamp(value: Any) -> bool:

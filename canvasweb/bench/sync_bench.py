@@ -23,6 +23,7 @@ log is read back over REST (`GET /api/canvases/{id}/changes/?since=0`,
 paginated) and every acknowledged `client_op_id` must appear in it exactly
 once; anything else is a lost (or doubled) acknowledged op.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -81,11 +82,12 @@ print("SETUP-JSON" + json.dumps(out))
 def setup_canvas(cluster: Cluster, *, clients: int, name: str) -> dict:
     """Users bench-0..N-1 (bench-0 owns the canvas, the rest edit it), their tokens and a new canvas."""
     users = [f"bench-{i}" for i in range(clients)]
-    spec = json.dumps({"users": users, "owner": users[0], "members": dict.fromkeys(users[1:], "editor"),
-                       "name": name})
+    spec = json.dumps(
+        {"users": users, "owner": users[0], "members": dict.fromkeys(users[1:], "editor"), "name": name}
+    )
     output = cluster.manage("shell", "-c", SETUP_SCRIPT.format(spec=spec))
     line = next(line for line in output.splitlines() if line.startswith("SETUP-JSON"))
-    data = json.loads(line[len("SETUP-JSON"):])
+    data = json.loads(line[len("SETUP-JSON") :])
     data["usernames"] = users
     return data
 
@@ -126,9 +128,13 @@ class BenchClient:
     async def connect(self) -> None:
         import websockets
 
-        self.ws = await websockets.connect(self.url, origin=ORIGIN,
-                                           additional_headers={"Authorization": f"Token {self.token}"},
-                                           max_size=2**22, open_timeout=20)
+        self.ws = await websockets.connect(
+            self.url,
+            origin=ORIGIN,
+            additional_headers={"Authorization": f"Token {self.token}"},
+            max_size=2**22,
+            open_timeout=20,
+        )
         await self.ws.send(json.dumps({"type": "hello", "last_revision": None}))
         welcome = json.loads(await asyncio.wait_for(self.ws.recv(), 20))
         if welcome.get("type") != "welcome":
@@ -150,7 +156,11 @@ class BenchClient:
                 cid = msg.get("client_op_id")
                 if kind == "change":
                     origin = phase.sent.get(cid) if cid else None
-                    if origin is not None and origin[0] != self.index and (cid, self.index) not in phase.delivered:
+                    if (
+                        origin is not None
+                        and origin[0] != self.index
+                        and (cid, self.index) not in phase.delivered
+                    ):
                         phase.delivered.add((cid, self.index))
                         ms = (now - origin[1]) * 1000
                         phase.fanout.append(ms)
@@ -179,8 +189,15 @@ class BenchClient:
     def _op(self, k: int) -> dict:
         if self.node_id is None or k % 5 == 0:
             self.node_id = str(uuid.uuid4())
-            return {"type": "node.create", "node": {"id": self.node_id, "content": f"bench client {self.index} op {k}",
-                                                    "x": float(self.index * 50), "y": float(k * 10)}}
+            return {
+                "type": "node.create",
+                "node": {
+                    "id": self.node_id,
+                    "content": f"bench client {self.index} op {k}",
+                    "x": float(self.index * 50),
+                    "y": float(k * 10),
+                },
+            }
         return {"type": "node.move", "id": self.node_id, "x": float(self.index * 50 + k), "y": float(k * 10)}
 
     async def send_op(self, phase: PhaseState, k: int, *, wait: bool, timeout: float) -> None:
@@ -215,8 +232,16 @@ class BenchClient:
                 self.reader.cancel()
 
 
-async def _run_phase(clients: Sequence[BenchClient], *, name: str, tag: str, ops: int, paced_rate: float | None,
-                     timeout: float, progress: Progress | None) -> PhaseState:
+async def _run_phase(
+    clients: Sequence[BenchClient],
+    *,
+    name: str,
+    tag: str,
+    ops: int,
+    paced_rate: float | None,
+    timeout: float,
+    progress: Progress | None,
+) -> PhaseState:
     phase = PhaseState(name=name, tag=tag, paced_rate=paced_rate)
     for c in clients:
         c.phase = phase
@@ -267,8 +292,13 @@ def _summ(values: Sequence[float]) -> dict[str, float | None]:
     def r(v):
         return None if v is None else round(v, 2)
 
-    return {"p50": r(percentile(values, 0.50)), "p95": r(percentile(values, 0.95)),
-            "p99": r(percentile(values, 0.99)), "max": r(max(values) if values else None), "n": len(values)}
+    return {
+        "p50": r(percentile(values, 0.50)),
+        "p95": r(percentile(values, 0.95)),
+        "p99": r(percentile(values, 0.99)),
+        "max": r(max(values) if values else None),
+        "n": len(values),
+    }
 
 
 def _phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
@@ -281,19 +311,31 @@ def _phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
     ack = _summ(list(phase.acked.values()))
     expected = len(phase.acked) * (clients - 1)
     return {
-        "clients": clients, "phase": phase.name, "ops_sent": len(phase.sent), "acked": len(phase.acked),
-        "duplicate_acks": phase.duplicates, "rejected": dict(phase.rejected),
+        "clients": clients,
+        "phase": phase.name,
+        "ops_sent": len(phase.sent),
+        "acked": len(phase.acked),
+        "duplicate_acks": phase.duplicates,
+        "rejected": dict(phase.rejected),
         "unanswered": len(phase.sent) - len(phase.acked) - sum(phase.rejected.values()),
         "errors": dict(phase.errors),
         "duration_s": round(duration, 3) if duration else None,
         "committed_ops_per_s": round(len(acked_new) / duration, 1) if duration else None,
-        "ack_p50_ms": ack["p50"], "ack_p95_ms": ack["p95"], "ack_p99_ms": ack["p99"],
-        "fanout_p50_ms": fan["p50"], "fanout_p95_ms": fan["p95"], "fanout_p99_ms": fan["p99"],
-        "fanout_max_ms": fan["max"], "fanout_samples": fan["n"],
-        "fanout_cross_process_p50_ms": cross["p50"], "fanout_cross_process_p99_ms": cross["p99"],
-        "deliveries_expected": expected, "deliveries_received": len(phase.delivered),
+        "ack_p50_ms": ack["p50"],
+        "ack_p95_ms": ack["p95"],
+        "ack_p99_ms": ack["p99"],
+        "fanout_p50_ms": fan["p50"],
+        "fanout_p95_ms": fan["p95"],
+        "fanout_p99_ms": fan["p99"],
+        "fanout_max_ms": fan["max"],
+        "fanout_samples": fan["n"],
+        "fanout_cross_process_p50_ms": cross["p50"],
+        "fanout_cross_process_p99_ms": cross["p99"],
+        "deliveries_expected": expected,
+        "deliveries_received": len(phase.delivered),
         "deliveries_missed": max(0, expected - len(phase.delivered)),
-        "lost_acked_ops": lost, "committed_but_not_acked": phantom,
+        "lost_acked_ops": lost,
+        "committed_but_not_acked": phantom,
     }
 
 
@@ -302,8 +344,10 @@ def fetch_change_log(base_url: str, *, canvas_id: int, token: str) -> Counter:
     counts: Counter = Counter()
     since = 0
     for _ in range(100_000):
-        req = urllib.request.Request(f"{base_url}/api/canvases/{canvas_id}/changes/?since={since}&limit=1000",
-                                     headers={"Authorization": f"Token {token}", "Accept": "application/json"})
+        req = urllib.request.Request(
+            f"{base_url}/api/canvases/{canvas_id}/changes/?since={since}&limit=1000",
+            headers={"Authorization": f"Token {token}", "Accept": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=60) as resp:
             page = json.loads(resp.read().decode("utf-8"))
         for event in page.get("events", []):
@@ -320,26 +364,52 @@ def paced_ops(rate: float, seconds: float, clients: int) -> int:
     return max(1, round(rate * seconds / clients))
 
 
-async def run_clients(cluster: Cluster, *, canvas_id: int, tokens: list[str], ops: int, rates: Sequence[float],
-                      timeout: float, phases: Sequence[str], progress: Progress | None,
-                      warmup: int = 0, paced_seconds: float = 20.0) -> tuple[list, list[str]]:
+async def run_clients(
+    cluster: Cluster,
+    *,
+    canvas_id: int,
+    tokens: list[str],
+    ops: int,
+    rates: Sequence[float],
+    timeout: float,
+    phases: Sequence[str],
+    progress: Progress | None,
+    warmup: int = 0,
+    paced_seconds: float = 20.0,
+) -> tuple[list, list[str]]:
     servers_of = {i: i % len(cluster.ports) for i in range(len(tokens))}
-    clients = [BenchClient(i, url=cluster.ws_url(servers_of[i], canvas_id), token=tokens[i], server=servers_of[i],
-                           servers_of=servers_of) for i in range(len(tokens))]
+    clients = [
+        BenchClient(
+            i,
+            url=cluster.ws_url(servers_of[i], canvas_id),
+            token=tokens[i],
+            server=servers_of[i],
+            servers_of=servers_of,
+        )
+        for i in range(len(tokens))
+    ]
     notes: list[str] = []
     await asyncio.gather(*(c.connect() for c in clients))
     results = []
     try:
         if warmup:
             # Not reported: the first ops on each server process pay for lazy imports and new connections.
-            warm = await _run_phase(clients, name="warmup", tag="w", ops=warmup, paced_rate=None, timeout=timeout,
-                                    progress=None)
+            warm = await _run_phase(
+                clients, name="warmup", tag="w", ops=warmup, paced_rate=None, timeout=timeout, progress=None
+            )
             results.append(warm)
         plan = [(name, rate) for name in phases for rate in (rates if name == "paced" else [None])]
         for i, (name, rate) in enumerate(plan):
             n = paced_ops(rate, paced_seconds, len(clients)) if rate else ops
-            phase = await _run_phase(clients, name=name, tag=f"{name[0]}{i}", ops=n, paced_rate=rate,
-                                     timeout=timeout, progress=progress)
+            phase = await _run_phase(
+                clients,
+                name=name,
+                tag=f"{name[0]}{i}",
+                ops=n,
+                paced_rate=rate,
+                timeout=timeout,
+                progress=progress,
+            )
             results.append(phase)
     finally:
         for c in clients:
@@ -379,9 +449,22 @@ class RelayCluster(Cluster):
 
         port = port or free_port()
         log = self.workdir / f"relay-{port}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                 "canvasweb.bench.relay_asgi:application"],
-                                cwd=ROOT, env=self.env(), stdout=log.open("wb"), stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "canvasweb.bench.relay_asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env(),
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
         wait_for_port(port, proc=proc, timeout=30)
         self.ports.append(port)
         self.procs.append(proc)
@@ -389,17 +472,29 @@ class RelayCluster(Cluster):
         return port
 
 
-def run_floor(options: SyncOptions, *, redis_url: str, extra_env: dict, log=print) -> tuple[list[dict], list[str]]:
+def run_floor(
+    options: SyncOptions, *, redis_url: str, extra_env: dict, log=print
+) -> tuple[list[dict], list[str]]:
     """The same phases with the same clients against the bare relay."""
     relay = RelayCluster(database_url="sqlite:///unused", redis_url=redis_url, extra_env=extra_env)
     rows, notes = [], []
     try:
         relay.start(2)
         for n in options.clients:
-            phases, client_notes = asyncio.run(run_clients(
-                relay, canvas_id=900_000 + n, tokens=["relay"] * n, ops=options.ops, rates=options.rates,
-                timeout=options.timeout, phases=options.phases, progress=None, warmup=options.warmup,
-                paced_seconds=options.paced_seconds))
+            phases, client_notes = asyncio.run(
+                run_clients(
+                    relay,
+                    canvas_id=900_000 + n,
+                    tokens=["relay"] * n,
+                    ops=options.ops,
+                    rates=options.rates,
+                    timeout=options.timeout,
+                    phases=options.phases,
+                    progress=None,
+                    warmup=options.warmup,
+                    paced_seconds=options.paced_seconds,
+                )
+            )
             notes += [f"relay {n} clients: {x}" for x in client_notes]
             for phase in phases:
                 if phase.name == "warmup":
@@ -409,8 +504,10 @@ def run_floor(options: SyncOptions, *, redis_url: str, extra_env: dict, log=prin
                 row["paced_rate"] = phase.paced_rate
                 row["server"] = "relay"
                 rows.append(row)
-                log(f"bench_sync relay: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
-                    f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s")
+                log(
+                    f"bench_sync relay: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
+                    f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s"
+                )
     finally:
         relay.stop()
     return rows, notes
@@ -429,15 +526,26 @@ def floor_ratios(rows: Sequence[dict], relay_rows: Sequence[dict]) -> list[dict]
             a, b = r.get(key), f.get(key)
             return round(a / b, 2) if a is not None and b else None
 
-        out.append({"clients": r["clients"], "phase": r["phase"], "paced_rate": r.get("paced_rate"),
-                    "app_ops_per_s": r["committed_ops_per_s"], "relay_ops_per_s": f["committed_ops_per_s"],
-                    "ops_ratio": ratio("committed_ops_per_s"),
-                    "app_fanout_p50_ms": r["fanout_p50_ms"], "relay_fanout_p50_ms": f["fanout_p50_ms"],
-                    "fanout_p50_ratio": ratio("fanout_p50_ms"),
-                    "app_fanout_p99_ms": r["fanout_p99_ms"], "relay_fanout_p99_ms": f["fanout_p99_ms"],
-                    "fanout_p99_ratio": ratio("fanout_p99_ms"),
-                    "app_ack_p50_ms": r["ack_p50_ms"], "relay_ack_p50_ms": f["ack_p50_ms"],
-                    "app_missed": r["deliveries_missed"], "relay_missed": f["deliveries_missed"]})
+        out.append(
+            {
+                "clients": r["clients"],
+                "phase": r["phase"],
+                "paced_rate": r.get("paced_rate"),
+                "app_ops_per_s": r["committed_ops_per_s"],
+                "relay_ops_per_s": f["committed_ops_per_s"],
+                "ops_ratio": ratio("committed_ops_per_s"),
+                "app_fanout_p50_ms": r["fanout_p50_ms"],
+                "relay_fanout_p50_ms": f["fanout_p50_ms"],
+                "fanout_p50_ratio": ratio("fanout_p50_ms"),
+                "app_fanout_p99_ms": r["fanout_p99_ms"],
+                "relay_fanout_p99_ms": f["fanout_p99_ms"],
+                "fanout_p99_ratio": ratio("fanout_p99_ms"),
+                "app_ack_p50_ms": r["ack_p50_ms"],
+                "relay_ack_p50_ms": f["ack_p50_ms"],
+                "app_missed": r["deliveries_missed"],
+                "relay_missed": f["deliveries_missed"],
+            }
+        )
     return out
 
 
@@ -445,23 +553,48 @@ def floor_targets(ratios: Sequence[dict]) -> list[dict]:
     out = []
     for r in ratios:
         if r["phase"] == "saturated" and r["clients"] in (10, 50):
-            out.append({"name": f"saturated ops/s vs relay @ {r['clients']} clients", "value": r["ops_ratio"],
-                        "target": ">= 0.7", "met": r["ops_ratio"] is not None and r["ops_ratio"] >= 0.7})
-            out.append({"name": f"missed deliveries, saturated @ {r['clients']} clients", "value": r["app_missed"],
-                        "target": "== 0", "met": r["app_missed"] == 0})
+            out.append(
+                {
+                    "name": f"saturated ops/s vs relay @ {r['clients']} clients",
+                    "value": r["ops_ratio"],
+                    "target": ">= 0.7",
+                    "met": r["ops_ratio"] is not None and r["ops_ratio"] >= 0.7,
+                }
+            )
+            out.append(
+                {
+                    "name": f"missed deliveries, saturated @ {r['clients']} clients",
+                    "value": r["app_missed"],
+                    "target": "== 0",
+                    "met": r["app_missed"] == 0,
+                }
+            )
         if r["phase"] == "paced" and r["clients"] >= 50:
-            out.append({"name": f"paced fan-out p50 vs relay @ {r['clients']} clients ({r['paced_rate']:g}/s)",
-                        "value": r["fanout_p50_ratio"], "target": "<= 1.3",
-                        "met": r["fanout_p50_ratio"] is not None and r["fanout_p50_ratio"] <= 1.3})
+            out.append(
+                {
+                    "name": f"paced fan-out p50 vs relay @ {r['clients']} clients ({r['paced_rate']:g}/s)",
+                    "value": r["fanout_p50_ratio"],
+                    "target": "<= 1.3",
+                    "met": r["fanout_p50_ratio"] is not None and r["fanout_p50_ratio"] <= 1.3,
+                }
+            )
     return out
 
 
-FLOOR_COLUMNS = (("clients", "clients"), ("phase", "phase"), ("app_ops_per_s", "app ops/s"),
-                 ("relay_ops_per_s", "relay ops/s"), ("ops_ratio", "ratio"),
-                 ("app_fanout_p50_ms", "app fan-out p50"), ("relay_fanout_p50_ms", "relay p50"),
-                 ("fanout_p50_ratio", "ratio"), ("app_fanout_p99_ms", "app p99"),
-                 ("relay_fanout_p99_ms", "relay p99"), ("app_missed", "app missed"),
-                 ("relay_missed", "relay missed"))
+FLOOR_COLUMNS = (
+    ("clients", "clients"),
+    ("phase", "phase"),
+    ("app_ops_per_s", "app ops/s"),
+    ("relay_ops_per_s", "relay ops/s"),
+    ("ops_ratio", "ratio"),
+    ("app_fanout_p50_ms", "app fan-out p50"),
+    ("relay_fanout_p50_ms", "relay p50"),
+    ("fanout_p50_ratio", "ratio"),
+    ("app_fanout_p99_ms", "app p99"),
+    ("relay_fanout_p99_ms", "relay p99"),
+    ("app_missed", "app missed"),
+    ("relay_missed", "relay missed"),
+)
 
 
 def floor_table(ratios: Sequence[dict]) -> tuple[list[str], list[list]]:
@@ -504,7 +637,9 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
         try:
             cluster.start(2)
         except (RuntimeError, TimeoutError) as exc:
-            raise RuntimeError(f"a Daphne process did not start: {exc}\n{cluster.log_text()[-3000:]}") from None
+            raise RuntimeError(
+                f"a Daphne process did not start: {exc}\n{cluster.log_text()[-3000:]}"
+            ) from None
         log(f"bench_sync: daphne on ports {cluster.ports}")
         if drop:
             server_version = _postgres_version(db_url)
@@ -514,14 +649,26 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
                 raise ValueError("at least 2 clients are needed to measure fan-out")
             data = setup_canvas(cluster, clients=n, name=f"bench_sync {n} clients")
             tokens = [data["tokens"][u] for u in data["usernames"]]
-            total = n * sum(paced_ops(rate, options.paced_seconds, n) if rate else options.ops
-                            for name in options.phases
-                            for rate in (options.rates if name == "paced" else [None]))
+            total = n * sum(
+                paced_ops(rate, options.paced_seconds, n) if rate else options.ops
+                for name in options.phases
+                for rate in (options.rates if name == "paced" else [None])
+            )
             progress = Progress(total, label=f"sync {n} clients", enabled=options.progress)
-            phases, client_notes = asyncio.run(run_clients(
-                cluster, canvas_id=data["canvas_id"], tokens=tokens, ops=options.ops, rates=options.rates,
-                timeout=options.timeout, phases=options.phases, progress=progress, warmup=options.warmup,
-                paced_seconds=options.paced_seconds))
+            phases, client_notes = asyncio.run(
+                run_clients(
+                    cluster,
+                    canvas_id=data["canvas_id"],
+                    tokens=tokens,
+                    ops=options.ops,
+                    rates=options.rates,
+                    timeout=options.timeout,
+                    phases=options.phases,
+                    progress=progress,
+                    warmup=options.warmup,
+                    paced_seconds=options.paced_seconds,
+                )
+            )
             progress.close()
             notes += [f"{n} clients: {x}" for x in client_notes]
             counts = fetch_change_log(cluster.url(0), canvas_id=data["canvas_id"], token=tokens[0])
@@ -532,9 +679,11 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
                     warmups.append(row)
                     continue
                 rows.append(row)
-                log(f"bench_sync: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
+                log(
+                    f"bench_sync: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
                     f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s, "
-                    f"lost acked {row['lost_acked_ops']}")
+                    f"lost acked {row['lost_acked_ops']}"
+                )
         if options.floor:
             cluster.stop()  # the relay gets the machine to itself, as the app did
             if any(p.returncode not in (0, 1, -15, None) for p in cluster.procs):
@@ -555,13 +704,22 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
             except Exception as exc:  # pragma: no cover - reported, the run is over anyway
                 notes.append(f"could not drop {db_url}: {exc}")
         shutil.rmtree(workdir, ignore_errors=True)
-    return {"database": db_desc, "database_server_version": server_version, "database_commit_p50_ms": commit_ms,
-            "rows": rows, "warmup": warmups,
-            "floor_rows": relay_rows, "floor": floor_ratios(rows, relay_rows) if relay_rows else [],
-            "notes": notes,
-            "server_env": {"CANVASWEB_WS_OPS_PER_SECOND": options.ops_per_second_limit,
-                           "DATABASE_CONN_MAX_AGE": options.conn_max_age if options.conn_max_age is not None
-                           else "unset (settings default 0: a new connection per request)"}}
+    return {
+        "database": db_desc,
+        "database_server_version": server_version,
+        "database_commit_p50_ms": commit_ms,
+        "rows": rows,
+        "warmup": warmups,
+        "floor_rows": relay_rows,
+        "floor": floor_ratios(rows, relay_rows) if relay_rows else [],
+        "notes": notes,
+        "server_env": {
+            "CANVASWEB_WS_OPS_PER_SECOND": options.ops_per_second_limit,
+            "DATABASE_CONN_MAX_AGE": options.conn_max_age
+            if options.conn_max_age is not None
+            else "unset (settings default 0: a new connection per request)",
+        },
+    }
 
 
 def postgres_commit_ms(url: str, *, samples: int = 30) -> float | None:
@@ -600,37 +758,71 @@ def targets(rows: Sequence[dict], *, postgres: bool, warmup: Sequence[dict] = ()
     big = [r for r in rows if r["clients"] >= 50]
     for r in big:
         if r["phase"] == "paced":
-            out.append({"name": f"fan-out p50 @ {r['clients']} clients (paced {r['paced_rate']:g} ops/s)",
-                        "value": r["fanout_p50_ms"], "target": "<= 15 ms",
-                        "met": r["fanout_p50_ms"] is not None and r["fanout_p50_ms"] <= 15})
-            out.append({"name": f"fan-out p99 @ {r['clients']} clients (paced {r['paced_rate']:g} ops/s)",
-                        "value": r["fanout_p99_ms"], "target": "<= 80 ms",
-                        "met": r["fanout_p99_ms"] is not None and r["fanout_p99_ms"] <= 80})
+            out.append(
+                {
+                    "name": f"fan-out p50 @ {r['clients']} clients (paced {r['paced_rate']:g} ops/s)",
+                    "value": r["fanout_p50_ms"],
+                    "target": "<= 15 ms",
+                    "met": r["fanout_p50_ms"] is not None and r["fanout_p50_ms"] <= 15,
+                }
+            )
+            out.append(
+                {
+                    "name": f"fan-out p99 @ {r['clients']} clients (paced {r['paced_rate']:g} ops/s)",
+                    "value": r["fanout_p99_ms"],
+                    "target": "<= 80 ms",
+                    "met": r["fanout_p99_ms"] is not None and r["fanout_p99_ms"] <= 80,
+                }
+            )
     if postgres:
         best = max((r["committed_ops_per_s"] or 0 for r in rows if r["phase"] == "saturated"), default=None)
         if best is not None:
-            out.append({"name": "committed ops/s on Postgres (best saturated run)", "value": best,
-                        "target": ">= 500", "met": best >= 500})
+            out.append(
+                {
+                    "name": "committed ops/s on Postgres (best saturated run)",
+                    "value": best,
+                    "target": ">= 500",
+                    "met": best >= 500,
+                }
+            )
     lost = sum(r["lost_acked_ops"] for r in list(rows) + list(warmup))
-    out.append({"name": "lost acknowledged ops (all runs, warm-up included)", "value": lost, "target": "== 0",
-                "met": lost == 0})
+    out.append(
+        {
+            "name": "lost acknowledged ops (all runs, warm-up included)",
+            "value": lost,
+            "target": "== 0",
+            "met": lost == 0,
+        }
+    )
     return out
 
 
 COLUMNS = (
-    ("clients", "clients"), ("phase", "phase"), ("ops_sent", "ops"), ("acked", "acked"),
-    ("committed_ops_per_s", "ops/s"), ("ack_p50_ms", "ack p50"), ("ack_p99_ms", "ack p99"),
-    ("fanout_p50_ms", "fan-out p50"), ("fanout_p95_ms", "p95"), ("fanout_p99_ms", "p99"),
-    ("fanout_cross_process_p50_ms", "cross-proc p50"), ("deliveries_missed", "missed deliveries"),
-    ("errors_total", "errors"), ("lost_acked_ops", "lost acked"),
+    ("clients", "clients"),
+    ("phase", "phase"),
+    ("ops_sent", "ops"),
+    ("acked", "acked"),
+    ("committed_ops_per_s", "ops/s"),
+    ("ack_p50_ms", "ack p50"),
+    ("ack_p99_ms", "ack p99"),
+    ("fanout_p50_ms", "fan-out p50"),
+    ("fanout_p95_ms", "p95"),
+    ("fanout_p99_ms", "p99"),
+    ("fanout_cross_process_p50_ms", "cross-proc p50"),
+    ("deliveries_missed", "missed deliveries"),
+    ("errors_total", "errors"),
+    ("lost_acked_ops", "lost acked"),
 )
 
 
 def table(rows: Sequence[dict]) -> tuple[list[str], list[list]]:
     out = []
     for r in rows:
-        r = dict(r, errors_total=sum(r["errors"].values()) + sum(r["rejected"].values()) + r["unanswered"],
-                 phase=r["phase"] + (f" {r['paced_rate']:g}/s" if r.get("paced_rate") else ""))
+        r = dict(
+            r,
+            errors_total=sum(r["errors"].values()) + sum(r["rejected"].values()) + r["unanswered"],
+            phase=r["phase"] + (f" {r['paced_rate']:g}/s" if r.get("paced_rate") else ""),
+        )
         out.append([r.get(k) for k, _ in COLUMNS])
     return [h for _, h in COLUMNS], out
 
@@ -650,22 +842,34 @@ def render_markdown(report: dict) -> str:
         f"Run {report['finished_at']} on {m['cpu_model']} ({m['cpu_count']} cores, {m['ram_gb']} GB RAM, "
         f"load average {m.get('load_average')}); clients, servers, Redis and the database share the machine. "
         f"Times in ms."
-        + (f" A one-row INSERT + COMMIT on this database takes {report['database_commit_p50_ms']} ms (p50)."
-           if report.get("database_commit_p50_ms") is not None else ""),
+        + (
+            f" A one-row INSERT + COMMIT on this database takes {report['database_commit_p50_ms']} ms (p50)."
+            if report.get("database_commit_p50_ms") is not None
+            else ""
+        ),
         "",
         md_table(headers, rows, align=["r", "l"] + ["r"] * (len(headers) - 2)),
         "",
         "## Targets",
         "",
-        md_table(["target", "value", "goal", "met"],
-                 [[t["name"], t["value"], t["target"], "yes" if t["met"] else "**no**"] for t in report["targets"]],
-                 align=["l", "r", "l", "l"]),
+        md_table(
+            ["target", "value", "goal", "met"],
+            [
+                [t["name"], t["value"], t["target"], "yes" if t["met"] else "**no**"]
+                for t in report["targets"]
+            ],
+            align=["l", "r", "l", "l"],
+        ),
         "",
     ]
     if report.get("floor"):
         fh, fr = floor_table(report["floor"])
-        lines += ["## Against the floor (a bare Channels relay, same clients, same Redis, same run)", "",
-                  md_table(fh, fr, align=["r", "l"] + ["r"] * (len(fh) - 2)), ""]
+        lines += [
+            "## Against the floor (a bare Channels relay, same clients, same Redis, same run)",
+            "",
+            md_table(fh, fr, align=["r", "l"] + ["r"] * (len(fh) - 2)),
+            "",
+        ]
     if report.get("notes"):
         lines += ["## Notes", ""] + [f"- {n}" for n in report["notes"]] + [""]
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """Who is writing: a person, or the agent acting for a person in a conversation."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

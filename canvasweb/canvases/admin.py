@@ -4,6 +4,7 @@ Saving or deleting here calls canvases.services with an admin actor, so every
 admin change is permission-checked, bumps the revision, is logged in the change
 log and reaches open browsers like any other edit.
 """
+
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -34,8 +35,20 @@ class CanvasAdmin(admin.ModelAdmin):
     list_display = ("id", "name", "revision", "agent_mode", "created_by", "updated_at", "deleted_at")
     list_filter = ("agent_mode", "deleted_at")
     search_fields = ("name", "description")
-    fields = ("name", "description", "agent_mode", "agent_scope", "agent_protect_pinned", "agent_may_archive",
-              "members", "revision", "created_by", "created_at", "updated_at", "deleted_at")
+    fields = (
+        "name",
+        "description",
+        "agent_mode",
+        "agent_scope",
+        "agent_protect_pinned",
+        "agent_may_archive",
+        "members",
+        "revision",
+        "created_by",
+        "created_at",
+        "updated_at",
+        "deleted_at",
+    )
     readonly_fields = ("members", "revision", "created_by", "created_at", "updated_at", "deleted_at")
     actions = None
 
@@ -49,13 +62,22 @@ class CanvasAdmin(admin.ModelAdmin):
         try:
             if change:
                 services.canvas_update(
-                    actor=_admin_actor(request), canvas_id=obj.pk, name=obj.name, description=obj.description,
-                    agent_policy={"mode": obj.agent_mode, "scope": obj.agent_scope,
-                                  "protect_pinned": obj.agent_protect_pinned,
-                                  "allow_archive": obj.agent_may_archive,
-                                  "external_access": obj.agent_external_access})
+                    actor=_admin_actor(request),
+                    canvas_id=obj.pk,
+                    name=obj.name,
+                    description=obj.description,
+                    agent_policy={
+                        "mode": obj.agent_mode,
+                        "scope": obj.agent_scope,
+                        "protect_pinned": obj.agent_protect_pinned,
+                        "allow_archive": obj.agent_may_archive,
+                        "external_access": obj.agent_external_access,
+                    },
+                )
             else:
-                created = services.canvas_create(user=_staff(request), name=obj.name, description=obj.description)
+                created = services.canvas_create(
+                    user=_staff(request), name=obj.name, description=obj.description
+                )
                 obj.pk = created.pk
         except CanvasError as exc:
             messages.error(request, exc.message)
@@ -78,10 +100,13 @@ class MembershipAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Membership | None = None) -> tuple[str, ...]:
         return ("canvas", "user") if obj else ()
 
-    def save_model(self, request: HttpRequest, obj: Membership, form: ModelForm[Membership], change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Membership, form: ModelForm[Membership], change: bool
+    ) -> None:
         try:
-            services.member_set(actor=_admin_actor(request), canvas_id=obj.canvas_id, user_id=obj.user_id,
-                                role=obj.role)
+            services.member_set(
+                actor=_admin_actor(request), canvas_id=obj.canvas_id, user_id=obj.user_id, role=obj.role
+            )
             saved = Membership.objects.filter(canvas_id=obj.canvas_id, user_id=obj.user_id).first()
             if saved is not None:
                 obj.pk = saved.pk

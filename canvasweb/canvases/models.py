@@ -3,6 +3,7 @@
 Rows here are written only by `canvasweb.canvases.services` (the one write
 path); `tests/canvases/test_single_write_path.py` fails if anything else does.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -57,7 +58,9 @@ class Canvas(models.Model):
     revision = models.BigIntegerField(default=0)
     # Hash of the newest change-log entry, kept here so a commit chains its entries without a query.
     last_hash = models.CharField(max_length=64, blank=True, default="")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Deleting a canvas hides it; its change log must stay intact.
@@ -81,7 +84,9 @@ class Membership(models.Model):
     canvas = models.ForeignKey(Canvas, on_delete=models.CASCADE, related_name="memberships")
     # PROTECT: a user leaves canvases through services.user_delete (logged, broadcast, owner kept), never
     # by a silent cascade.
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="canvas_memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="canvas_memberships"
+    )
     role = models.CharField(max_length=10, choices=Role.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -108,9 +113,13 @@ class Node(models.Model):
     tags = models.JSONField(default=list, blank=True)
     pinned = models.BooleanField(default=False)
     sensitivity = models.CharField(max_length=10, choices=Sensitivity.choices, default=Sensitivity.PUBLIC)
-    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     archived = models.BooleanField(default=False)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     author_kind = models.CharField(max_length=10, choices=AuthorKind.choices, default=AuthorKind.USER)
     # For agent-written nodes: {"on_behalf_of": user id, "conversation_id": ..., "message_id": ..., "model": ...}
     provenance = models.JSONField(null=True, blank=True)
@@ -133,7 +142,9 @@ class Edge(models.Model):
     target = models.ForeignKey(Node, on_delete=models.PROTECT, related_name="incoming_edges")
     relation = models.CharField(max_length=20, choices=Relation.choices, default=Relation.RELATES_TO)
     label = models.CharField(max_length=200, blank=True, default="")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     author_kind = models.CharField(max_length=10, choices=AuthorKind.choices, default=AuthorKind.USER)
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -5,6 +5,7 @@ agent's tool calls, so unknown fields, wrong types, NaN and out-of-range
 values are rejected here with the offending field named. Checks that need the
 database (does the node exist, is it visible) live in the services.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -83,7 +84,9 @@ def parse_operation(raw: Any, *, max_batch_ops: int = MAX_BATCH_OPS, _nested: bo
             try:
                 parsed.append(parse_operation(item, _nested=True))
             except InvalidOperation as exc:
-                raise InvalidOperation(f"ops[{index}]: {exc.message}", field=f"ops[{index}].{exc.field}") from None
+                raise InvalidOperation(
+                    f"ops[{index}]: {exc.message}", field=f"ops[{index}].{exc.field}"
+                ) from None
         return Operation(type="batch", ops=tuple(parsed))
     return _PARSERS[op_type](raw)
 
@@ -103,8 +106,12 @@ def _parse_node_update(raw: dict[str, Any]) -> Operation:
         raise InvalidOperation("fields must be a non-empty object", field="fields")
     _only_keys(fields, set(NODE_FIELDS), prefix="fields.")
     clean = {name: _NODE_FIELD_VALIDATORS[name](value, f"fields.{name}") for name, value in fields.items()}
-    return Operation(type="node.update", target_id=_uuid(raw.get("id"), "id"), fields=clean,
-                     base_version=_base_version(raw.get("base_version")))
+    return Operation(
+        type="node.update",
+        target_id=_uuid(raw.get("id"), "id"),
+        fields=clean,
+        base_version=_base_version(raw.get("base_version")),
+    )
 
 
 def _parse_node_move(raw: dict[str, Any]) -> Operation:
@@ -134,7 +141,9 @@ def _parse_node_archive(raw: dict[str, Any]) -> Operation:
     _only_keys(raw, {"type", "id", "archived"}, prefix="")
     archived = raw.get("archived", True)
     return Operation(
-        type="node.archive", target_id=_uuid(raw.get("id"), "id"), fields={"archived": _bool(archived, "archived")}
+        type="node.archive",
+        target_id=_uuid(raw.get("id"), "id"),
+        fields={"archived": _bool(archived, "archived")},
     )
 
 
@@ -245,7 +254,8 @@ def _coordinate(value: Any, name: str) -> float:
     number = _finite(value, name)
     if abs(number) > COORDINATE_LIMIT:
         raise InvalidOperation(
-            f"{name} must be a finite number between -{COORDINATE_LIMIT:.0f} and {COORDINATE_LIMIT:.0f}", field=name
+            f"{name} must be a finite number between -{COORDINATE_LIMIT:.0f} and {COORDINATE_LIMIT:.0f}",
+            field=name,
         )
     return number
 
@@ -263,7 +273,9 @@ def _content(value: Any, name: str) -> str:
     if "\x00" in value:
         raise InvalidOperation(f"{name} must not contain NUL characters", field=name)
     if len(value) > MAX_CONTENT_CHARS:
-        raise InvalidOperation(f"{name} is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}", field=name)
+        raise InvalidOperation(
+            f"{name} is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}", field=name
+        )
     return value
 
 
@@ -271,8 +283,9 @@ def _base_version(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidOperation("base_version must be a positive integer (a node version) or null",
-                               field="base_version")
+        raise InvalidOperation(
+            "base_version must be a positive integer (a node version) or null", field="base_version"
+        )
     return value
 
 

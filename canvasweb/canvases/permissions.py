@@ -3,6 +3,7 @@
 A person's rights come from their role. The agent's rights are the rights of
 the person it acts for, intersected with the canvas's agent policy.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -21,8 +22,15 @@ ROLE_LEVEL = {Role.VIEWER: 0, Role.EDITOR: 1, Role.OWNER: 2}
 
 EDIT_OPERATIONS = frozenset(
     {
-        "node.create", "node.update", "node.move", "node.delete", "node.supersede", "node.archive",
-        "edge.create", "edge.update", "edge.delete",
+        "node.create",
+        "node.update",
+        "node.move",
+        "node.delete",
+        "node.supersede",
+        "node.archive",
+        "edge.create",
+        "edge.update",
+        "edge.delete",
     }
 )
 ROLE_OPERATIONS: dict[str, frozenset[str]] = {
@@ -30,8 +38,9 @@ ROLE_OPERATIONS: dict[str, frozenset[str]] = {
     Role.EDITOR: EDIT_OPERATIONS | {"proposal.decide"},
     Role.VIEWER: frozenset(),
 }
-AGENT_NEVER = frozenset({"node.delete", "edge.delete", "canvas.update", "canvas.delete", "member.manage",
-                         "proposal.decide"})
+AGENT_NEVER = frozenset(
+    {"node.delete", "edge.delete", "canvas.update", "canvas.delete", "member.manage", "proposal.decide"}
+)
 AGENT_WRITABLE_TAG = "agent-writable"
 
 
@@ -91,7 +100,9 @@ def require_agent_may_touch(*, actor: Actor, canvas: Canvas, node: Node, operati
     if canvas.agent_scope == AgentScope.TAGGED and not (
         node.author_kind == AuthorKind.AGENT or AGENT_WRITABLE_TAG in (node.tags or [])
     ):
-        raise Forbidden(f"the agent may only change nodes tagged {AGENT_WRITABLE_TAG} or written by the agent")
+        raise Forbidden(
+            f"the agent may only change nodes tagged {AGENT_WRITABLE_TAG} or written by the agent"
+        )
 
 
 def require_agent_may_set(*, actor: Actor, canvas: Canvas, fields: dict[str, Any]) -> None:

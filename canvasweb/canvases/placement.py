@@ -9,6 +9,7 @@ in a fixed angular order, so the answer is deterministic.
 The front end has a twin for positions the client chooses (paste, supersede
 draft): frontend/src/canvas/placement.ts.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,12 @@ class Rect:
     h: float = DEFAULT_HEIGHT
 
     def overlaps(self, other: Rect, gap: float = GAP) -> bool:
-        return (self.x < other.x + other.w + gap and other.x < self.x + self.w + gap
-                and self.y < other.y + other.h + gap and other.y < self.y + self.h + gap)
+        return (
+            self.x < other.x + other.w + gap
+            and other.x < self.x + self.w + gap
+            and self.y < other.y + other.h + gap
+            and other.y < self.y + self.h + gap
+        )
 
 
 def card_width(weight: float | None) -> float:
@@ -51,14 +56,24 @@ def node_rect(*, x: float, y: float, weight: float | None = 1.0, content: str | 
 
 
 def _ring(radius: int) -> list[tuple[int, int]]:
-    cells = [(dx, dy) for dy in range(-radius, radius + 1) for dx in range(-radius, radius + 1)
-             if max(abs(dx), abs(dy)) == radius]
+    cells = [
+        (dx, dy)
+        for dy in range(-radius, radius + 1)
+        for dx in range(-radius, radius + 1)
+        if max(abs(dx), abs(dy)) == radius
+    ]
     # nearest first; ties broken by angle starting to the right, clockwise on screen (y down)
     return sorted(cells, key=lambda c: (c[0] ** 2 + c[1] ** 2, math.atan2(c[1], c[0]) % (2 * math.pi)))
 
 
-def free_spot(*, taken: Iterable[Rect], want: tuple[float, float], size: tuple[float, float] = (DEFAULT_WIDTH,
-              DEFAULT_HEIGHT), gap: float = GAP, limit: float | None = None) -> tuple[float, float]:
+def free_spot(
+    *,
+    taken: Iterable[Rect],
+    want: tuple[float, float],
+    size: tuple[float, float] = (DEFAULT_WIDTH, DEFAULT_HEIGHT),
+    gap: float = GAP,
+    limit: float | None = None,
+) -> tuple[float, float]:
     """Top-left corner nearest to `want` where a card of `size` overlaps none of `taken`.
 
     `limit` clamps coordinates to ±limit. When nothing is free within MAX_RINGS
@@ -73,7 +88,7 @@ def free_spot(*, taken: Iterable[Rect], want: tuple[float, float], size: tuple[f
         return v if limit is None else min(max(v, -limit), limit)
 
     for radius in range(MAX_RINGS + 1):
-        for dx, dy in ([(0, 0)] if radius == 0 else _ring(radius)):
+        for dx, dy in [(0, 0)] if radius == 0 else _ring(radius):
             cx, cy = clamp(round(wx + dx * step_x, 2)), clamp(round(wy + dy * step_y, 2))
             box = Rect(cx, cy, w, h)
             if not any(box.overlaps(other, gap) for other in boxes):

@@ -1,4 +1,5 @@
 """Reads: what a member may see of a canvas, and what changed since a revision."""
+
 from __future__ import annotations
 
 from itertools import groupby
@@ -12,7 +13,13 @@ from canvasweb.history.models import ChangeLogEntry
 
 from . import permissions
 from .models import Canvas, Edge, Membership, Node
-from .serialization import edge_dicts, edge_to_dict, iso, membership_to_dict, node_dicts, node_to_dict, user_ref
+from .serialization import (
+    edge_dicts,
+    iso,
+    membership_to_dict,
+    node_dicts,
+    user_ref,
+)
 from .visibility import filter_changes
 
 MAX_CHANGES_PAGE = 1000
@@ -49,7 +56,9 @@ def visible_nodes(*, canvas: Canvas, role: str) -> QuerySet[Node]:
 
 def visible_edges(*, canvas: Canvas, role: str) -> QuerySet[Edge]:
     allowed = [s for s in ("public", "internal", "secret") if permissions.can_see(role, s)]
-    return Edge.objects.filter(canvas=canvas, source__sensitivity__in=allowed, target__sensitivity__in=allowed)
+    return Edge.objects.filter(
+        canvas=canvas, source__sensitivity__in=allowed, target__sensitivity__in=allowed
+    )
 
 
 def canvas_snapshot(*, canvas: Canvas, role: str) -> dict[str, Any]:
@@ -61,8 +70,9 @@ def canvas_snapshot(*, canvas: Canvas, role: str) -> dict[str, Any]:
     return {"revision": revision, "nodes": nodes, "edges": edges}
 
 
-def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE,
-                  user_id: int | None = None) -> dict[str, Any]:
+def changes_since(
+    *, canvas: Canvas, role: str, since: int, limit: int = MAX_CHANGES_PAGE, user_id: int | None = None
+) -> dict[str, Any]:
     """Committed change events after `since`, filtered for `role`.
 
     Returns {"from", "to", "events", "needs_resync", "has_more"}. `needs_resync` is also set when the
@@ -89,7 +99,8 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
         changes, resync = filter_changes((_entry_as_change(e) for e in group), level=level)
         # Joining is not a change of role: before it the caller held nothing to re-filter.
         own_role_changed = user_id is not None and any(
-            e.entity == "member" and e.target_id == str(user_id) and e.action != "created" for e in group)
+            e.entity == "member" and e.target_id == str(user_id) and e.action != "created" for e in group
+        )
         needs_resync = needs_resync or resync or own_role_changed
         events.append(_event_from_entries(revision, group, changes))
     to = events[-1]["revision"] if events else since
@@ -98,12 +109,19 @@ def changes_since(*, canvas: Canvas, role: str, since: int, limit: int = MAX_CHA
 
 def _entry_as_change(entry: ChangeLogEntry) -> dict[str, Any]:
     return {
-        "entity": entry.entity, "action": entry.action, "id": entry.target_id, "fields": entry.fields,
-        "data": entry.after, "_vb": entry.visibility_before, "_va": entry.visibility_after,
+        "entity": entry.entity,
+        "action": entry.action,
+        "id": entry.target_id,
+        "fields": entry.fields,
+        "data": entry.after,
+        "_vb": entry.visibility_before,
+        "_va": entry.visibility_after,
     }
 
 
-def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: list[dict[str, Any]]) -> dict[str, Any]:
+def _event_from_entries(
+    revision: int, entries: list[ChangeLogEntry], changes: list[dict[str, Any]]
+) -> dict[str, Any]:
     first = entries[0]
     return {
         "type": "change",
@@ -116,8 +134,9 @@ def _event_from_entries(revision: int, entries: list[ChangeLogEntry], changes: l
 
 
 def entry_actor(entry: ChangeLogEntry) -> dict[str, Any]:
-    user = user_ref(entry.actor_user) or ({"id": None, "username": entry.actor_username}
-                                          if entry.actor_username else None)
+    user = user_ref(entry.actor_user) or (
+        {"id": None, "username": entry.actor_username} if entry.actor_username else None
+    )
     return {
         "kind": entry.actor_kind,
         "user": user,
@@ -141,17 +160,19 @@ def node_history(*, canvas: Canvas, role: str, node_id: str) -> list[dict[str, A
     for entry in entries.select_related("actor_user", "approved_by").order_by("revision", "seq"):
         if not (_level_ok(entry.visibility_before, level) or _level_ok(entry.visibility_after, level)):
             continue
-        history.append({
-            "revision": entry.revision,
-            "seq": entry.seq,
-            "at": iso(entry.created_at),
-            "actor": entry_actor(entry),
-            "op_type": entry.op_type,
-            "action": entry.action,
-            "fields": entry.fields,
-            "before": entry.before if _level_ok(entry.visibility_before, level) else None,
-            "after": entry.after if _level_ok(entry.visibility_after, level) else None,
-        })
+        history.append(
+            {
+                "revision": entry.revision,
+                "seq": entry.seq,
+                "at": iso(entry.created_at),
+                "actor": entry_actor(entry),
+                "op_type": entry.op_type,
+                "action": entry.action,
+                "fields": entry.fields,
+                "before": entry.before if _level_ok(entry.visibility_before, level) else None,
+                "after": entry.after if _level_ok(entry.visibility_after, level) else None,
+            }
+        )
     if not history:
         raise NotFound("no such node", field="node_id")  # existed, but never visible to this role
     return history
@@ -162,13 +183,18 @@ def _level_ok(needed: int | None, level: int) -> bool:
 
 
 def canvas_members(*, canvas: Canvas) -> list[dict[str, Any]]:
-    return [membership_to_dict(m) for m in
-            Membership.objects.filter(canvas=canvas).select_related("user").order_by("user__username")]
+    return [
+        membership_to_dict(m)
+        for m in Membership.objects.filter(canvas=canvas).select_related("user").order_by("user__username")
+    ]
 
 
 def user_role(*, user: User, canvas_id: int) -> str | None:
-    return Membership.objects.filter(canvas_id=canvas_id, user=user, canvas__deleted_at__isnull=True
-                                     ).values_list("role", flat=True).first()
+    return (
+        Membership.objects.filter(canvas_id=canvas_id, user=user, canvas__deleted_at__isnull=True)
+        .values_list("role", flat=True)
+        .first()
+    )
 
 
 __all__ = [

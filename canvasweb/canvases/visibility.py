@@ -13,6 +13,7 @@ it gets them back, and a role that saw them all along skips the record (nothing
 about the edge changed for it). The live broadcast and changes-since both go
 through here, so they agree.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,4 +1,5 @@
 """Admins review what the model saw: every model request is listed read-only."""
+
 from django.contrib import admin
 
 from canvasweb.common.admin import ReadOnlyAdmin
@@ -8,8 +9,17 @@ from .models import Conversation, FactSuggestion, Message, ModelRequest
 
 @admin.register(ModelRequest)
 class ModelRequestAdmin(ReadOnlyAdmin):
-    list_display = ("id", "created_at", "user", "canvas", "conversation", "purpose", "model", "latency_ms",
-                    "short_error")
+    list_display = (
+        "id",
+        "created_at",
+        "user",
+        "canvas",
+        "conversation",
+        "purpose",
+        "model",
+        "latency_ms",
+        "short_error",
+    )
     list_filter = ("purpose", "model", "created_at")
     search_fields = ("response_text", "error", "conversation__title")
 

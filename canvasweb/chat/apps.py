@@ -22,4 +22,5 @@ class ChatConfig(AppConfig):
             raise ImproperlyConfigured(
                 f"LLM_CONTEXT_WINDOW ({llm['CONTEXT_WINDOW']}) minus LLM_MAX_OUTPUT_TOKENS "
                 f"({llm['MAX_OUTPUT_TOKENS']}) leaves {budget} tokens for the prompt, but the system layer alone "
-                f"needs {needed}. Raise LLM_CONTEXT_WINDOW or lower LLM_MAX_OUTPUT_TOKENS.")
+                f"needs {needed}. Raise LLM_CONTEXT_WINDOW or lower LLM_MAX_OUTPUT_TOKENS."
+            )

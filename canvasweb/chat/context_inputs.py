@@ -12,6 +12,7 @@ more than INDEX_CATCH_UP_MAX_REVISIONS behind, when the log does not add up
 that the index is due for a rebuild. The cache is an LRU bounded by the
 estimated bytes of what it holds (CANVASWEB["INDEX_CACHE_BYTES"]).
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,8 +38,11 @@ logger = logging.getLogger(__name__)
 
 _CANVASWEB = getattr(settings, "CANVASWEB", {})
 # One token cache per process: keyed by message id / node version, shared by all turns.
-TOKEN_CACHE = TokenCache(encoding=settings.LLM.get("ENCODING") or None, max_entries=10**9,
-                         max_bytes=_CANVASWEB.get("TOKEN_CACHE_BYTES", 128 * 1024 * 1024))
+TOKEN_CACHE = TokenCache(
+    encoding=settings.LLM.get("ENCODING") or None,
+    max_entries=10**9,
+    max_bytes=_CANVASWEB.get("TOKEN_CACHE_BYTES", 128 * 1024 * 1024),
+)
 _tokens.set_count_cache_bytes(_CANVASWEB.get("TOKEN_COUNT_CACHE_BYTES", 32 * 1024 * 1024))
 
 # Estimated bytes held per node / edge besides its text (NodeData, index lists, grid entry,
@@ -50,6 +54,7 @@ EDGE_OVERHEAD_BYTES = 300
 @dataclass
 class CanvasState:
     """One canvas's data and index at `revision` (immutable once published)."""
+
     created_at: datetime | None
     revision: int
     nodes: dict[str, NodeData]
@@ -65,8 +70,12 @@ class CanvasState:
 
     @property
     def size(self) -> int:
-        return (self.text_bytes * 3 + NODE_OVERHEAD_BYTES * len(self.nodes)
-                + EDGE_OVERHEAD_BYTES * len(self.edges) + 1024)
+        return (
+            self.text_bytes * 3
+            + NODE_OVERHEAD_BYTES * len(self.nodes)
+            + EDGE_OVERHEAD_BYTES * len(self.edges)
+            + 1024
+        )
 
     def hidden_ids(self, role: str | None) -> set[str] | frozenset[str]:
         """Ids of the nodes `role` may not see (every node for no role)."""
@@ -76,7 +85,10 @@ class CanvasState:
         if hidden is None:
             level = ROLE_LEVEL[role]
             hidden = self._hidden[role] = {
-                node_id for node_id, sensitivity in self.restricted.items() if SENSITIVITY_LEVEL[sensitivity] > level}
+                node_id
+                for node_id, sensitivity in self.restricted.items()
+                if SENSITIVITY_LEVEL[sensitivity] > level
+            }
         return hidden  # shared: callers only read it
 
     def _rehide(self, node_ids) -> None:
@@ -108,34 +120,61 @@ STATS = {"hits": 0, "caught_up": 0, "rebuilds": 0, "entries_applied": 0}
 
 def node_data(node: Node) -> NodeData:
     return NodeData(
-        id=str(node.id), content=node.content, kind=node.kind, x=node.x, y=node.y, weight=node.weight,
-        tags=tuple(node.tags or ()), pinned=node.pinned, sensitivity=node.sensitivity,
-        superseded_by=str(node.superseded_by_id) if node.superseded_by_id else None, archived=node.archived,
-        version=node.version, updated_at=node.updated_at.isoformat() if node.updated_at else None,
+        id=str(node.id),
+        content=node.content,
+        kind=node.kind,
+        x=node.x,
+        y=node.y,
+        weight=node.weight,
+        tags=tuple(node.tags or ()),
+        pinned=node.pinned,
+        sensitivity=node.sensitivity,
+        superseded_by=str(node.superseded_by_id) if node.superseded_by_id else None,
+        archived=node.archived,
+        version=node.version,
+        updated_at=node.updated_at.isoformat() if node.updated_at else None,
     )
 
 
 def edge_data(edge: Edge) -> EdgeData:
-    return EdgeData(id=str(edge.id), source=str(edge.source_id), target=str(edge.target_id),
-                    relation=edge.relation, label=edge.label or None)
+    return EdgeData(
+        id=str(edge.id),
+        source=str(edge.source_id),
+        target=str(edge.target_id),
+        relation=edge.relation,
+        label=edge.label or None,
+    )
 
 
 def node_data_from_record(data: dict) -> NodeData:
     """NodeData from a change-log `after` record (canvases.serialization.node_to_dict)."""
     updated = data.get("updated_at")
     return NodeData(
-        id=data["id"], content=data["content"], kind=data["kind"], x=float(data["x"]), y=float(data["y"]),
-        weight=float(data["weight"]), tags=tuple(data.get("tags") or ()), pinned=bool(data["pinned"]),
-        sensitivity=data["sensitivity"], superseded_by=data.get("superseded_by") or None,
-        archived=bool(data.get("archived")), version=int(data["version"]),
+        id=data["id"],
+        content=data["content"],
+        kind=data["kind"],
+        x=float(data["x"]),
+        y=float(data["y"]),
+        weight=float(data["weight"]),
+        tags=tuple(data.get("tags") or ()),
+        pinned=bool(data["pinned"]),
+        sensitivity=data["sensitivity"],
+        superseded_by=data.get("superseded_by") or None,
+        archived=bool(data.get("archived")),
+        version=int(data["version"]),
         # node_data() writes isoformat(); the log writes it with "Z".
         updated_at=updated[:-1] + "+00:00" if isinstance(updated, str) and updated.endswith("Z") else updated,
     )
 
 
 def edge_data_from_record(data: dict) -> EdgeData:
-    return EdgeData(id=data["id"], source=data["source"], target=data["target"], relation=data["relation"],
-                    label=data.get("label") or None)
+    return EdgeData(
+        id=data["id"],
+        source=data["source"],
+        target=data["target"],
+        relation=data["relation"],
+        label=data.get("label") or None,
+    )
 
 
 def canvas_inputs(*, canvas_id: int) -> tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]:
@@ -157,12 +196,18 @@ def canvas_state(*, canvas_id: int) -> CanvasState:
             return state
         fresh = None
         # created_at guards against a reused primary key (e.g. a test database rolled back).
-        if state is not None and state.created_at == created_at and state.revision < revision and \
-                revision - state.revision <= _CANVASWEB.get("INDEX_CATCH_UP_MAX_REVISIONS", 2000):
+        if (
+            state is not None
+            and state.created_at == created_at
+            and state.revision < revision
+            and revision - state.revision <= _CANVASWEB.get("INDEX_CATCH_UP_MAX_REVISIONS", 2000)
+        ):
             try:
                 fresh = _catch_up(canvas_id=canvas_id, state=state)
             except Exception:  # on doubt, rebuild: the log is the truth, the cache only a shortcut
-                logger.warning("could not catch canvas %s up from the log; rebuilding", canvas_id, exc_info=True)
+                logger.warning(
+                    "could not catch canvas %s up from the log; rebuilding", canvas_id, exc_info=True
+                )
                 fresh = None
             if fresh is not None:
                 STATS["caught_up"] += 1
@@ -202,18 +247,31 @@ def _canvas_lock(canvas_id: int) -> threading.Lock:
 def _load(*, canvas_id: int, revision: int, created_at) -> CanvasState:
     # Rows committed after `revision` was read may already be in here; catching up later
     # re-applies their log entries, which is harmless (each entry carries the full record).
-    nodes = {str(n.id): node_data(n) for n in Node.objects.filter(canvas_id=canvas_id).order_by("created_at", "id")}
-    edges = {str(e.id): edge_data(e) for e in Edge.objects.filter(canvas_id=canvas_id).order_by("created_at", "id")}
+    nodes = {
+        str(n.id): node_data(n) for n in Node.objects.filter(canvas_id=canvas_id).order_by("created_at", "id")
+    }
+    edges = {
+        str(e.id): edge_data(e) for e in Edge.objects.filter(canvas_id=canvas_id).order_by("created_at", "id")
+    }
     index = CanvasIndex.build(nodes=nodes.values(), edges=edges.values())
-    return CanvasState(created_at=created_at, revision=revision, nodes=nodes, edges=edges, index=index,
-                       text_bytes=sum(text_bytes(n.content) for n in nodes.values()),
-                       restricted={n.id: n.sensitivity for n in nodes.values() if n.sensitivity != "public"})
+    return CanvasState(
+        created_at=created_at,
+        revision=revision,
+        nodes=nodes,
+        edges=edges,
+        index=index,
+        text_bytes=sum(text_bytes(n.content) for n in nodes.values()),
+        restricted={n.id: n.sensitivity for n in nodes.values() if n.sensitivity != "public"},
+    )
 
 
 def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
     """`state` plus the log entries after its revision, or None when a rebuild is the safer answer."""
-    rows = list(ChangeLogEntry.objects.filter(canvas_id=canvas_id, revision__gt=state.revision)
-                .order_by("revision", "seq").values_list("revision", "entity", "action", "target_id", "after"))
+    rows = list(
+        ChangeLogEntry.objects.filter(canvas_id=canvas_id, revision__gt=state.revision)
+        .order_by("revision", "seq")
+        .values_list("revision", "entity", "action", "target_id", "after")
+    )
     if not rows:
         return None
     expected = state.revision + 1
@@ -270,20 +328,34 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
         state._node_tuple = state._edge_tuple = None
         state._rehide({row[3] for row in rows if row[1] == "node"})
         return state
-    return CanvasState(created_at=state.created_at, revision=rows[-1][0], nodes=nodes, edges=edges,
-                       index=update.finish(), text_bytes=text_total, restricted=restricted)
+    return CanvasState(
+        created_at=state.created_at,
+        revision=rows[-1][0],
+        nodes=nodes,
+        edges=edges,
+        index=update.finish(),
+        text_bytes=text_total,
+        restricted=restricted,
+    )
 
 
 def message_data(message: Message) -> MessageData:
-    return MessageData(id=str(message.pk), role=message.role, content=message.content,
-                       token_count=message.token_count,
-                       created_at=message.created_at.isoformat() if message.created_at else None)
+    return MessageData(
+        id=str(message.pk),
+        role=message.role,
+        content=message.content,
+        token_count=message.token_count,
+        created_at=message.created_at.isoformat() if message.created_at else None,
+    )
 
 
 def history_for(*, conversation, exclude_id: int | None = None) -> tuple[MessageData, ...]:
     """Messages after the summarized prefix, oldest first (failed/empty replies left out)."""
-    rows = (Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id)
-            .exclude(status="error").exclude(role=MessageRole.ASSISTANT, content=""))
+    rows = (
+        Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id)
+        .exclude(status="error")
+        .exclude(role=MessageRole.ASSISTANT, content="")
+    )
     if exclude_id is not None:
         rows = rows.exclude(pk=exclude_id)
     return tuple(message_data(m) for m in rows.order_by("id"))
@@ -293,8 +365,11 @@ def archived_history_for(*, conversation) -> tuple[MessageData, ...]:
     """Messages already folded into the rolling summary (for the recall layer), oldest first."""
     if not conversation.summarized_through_id:
         return ()
-    rows = (Message.objects.filter(conversation=conversation, id__lte=conversation.summarized_through_id)
-            .exclude(status="error").exclude(role=MessageRole.ASSISTANT, content=""))
+    rows = (
+        Message.objects.filter(conversation=conversation, id__lte=conversation.summarized_through_id)
+        .exclude(status="error")
+        .exclude(role=MessageRole.ASSISTANT, content="")
+    )
     return tuple(message_data(m) for m in rows.order_by("id"))
 
 

@@ -11,6 +11,7 @@ the embeddings endpoint is down.
 What is sent: node texts the asking role may see (never secret nodes) and
 message texts, both through mask_credentials first.
 """
+
 from __future__ import annotations
 
 import logging
@@ -71,8 +72,12 @@ def _client(config: ModelConfig) -> openai.OpenAI:
     key = (config.base_url, config.api_key, config.timeout, config.max_retries)
     client = _CLIENTS.get(key)
     if client is None:
-        client = openai.OpenAI(base_url=config.base_url or None, api_key=config.api_key or "not-needed",
-                               timeout=config.timeout, max_retries=config.max_retries)
+        client = openai.OpenAI(
+            base_url=config.base_url or None,
+            api_key=config.api_key or "not-needed",
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
         _CLIENTS.clear()
         _CLIENTS[key] = client
     return client
@@ -83,7 +88,7 @@ def embed_texts(*, config: ModelConfig, model: str, texts: Sequence[str]) -> lis
     out: list[tuple[float, ...]] = []
     client = _client(config)
     for start in range(0, len(texts), BATCH):
-        batch = [t[:MAX_TEXT_CHARS] or " " for t in texts[start:start + BATCH]]
+        batch = [t[:MAX_TEXT_CHARS] or " " for t in texts[start : start + BATCH]]
         resp = client.embeddings.create(model=model, input=batch)
         rows = sorted(resp.data, key=lambda d: d.index)
         if len(rows) != len(batch):
@@ -109,7 +114,12 @@ def embedding_inputs(
     level = ROLE_LEVEL.get(role, 0)
     wanted: list[tuple[tuple, str, str, str]] = []  # (cache key, kind, id, text)
     for n in nodes:
-        if n.superseded_by or n.archived or n.sensitivity == "secret" or SENSITIVITY_LEVEL[n.sensitivity] > level:
+        if (
+            n.superseded_by
+            or n.archived
+            or n.sensitivity == "secret"
+            or SENSITIVITY_LEVEL[n.sensitivity] > level
+        ):
             continue
         wanted.append((("node", model, n.id, n.version, n.content), "node", n.id, n.content))
     for m in messages:

@@ -27,6 +27,7 @@ is replaced, so the next call gets a new worker. Reads use the worker's own
 database connection, no transaction is held, and writes (if any) stay in the
 caller's next `database_sync_to_async` step.
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,10 +36,10 @@ import multiprocessing
 import os
 import sys
 import threading
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -101,8 +102,14 @@ def _worker_settings() -> dict:
 
 def _settings_key(values: dict) -> tuple:
     db = values["DATABASES"].get("default", {})
-    return (db.get("ENGINE"), str(db.get("NAME")), db.get("HOST"), db.get("PORT"), repr(sorted(values["LLM"].items())),
-            repr(sorted((k, repr(v)) for k, v in values["CANVASWEB"].items() if k != "COMPILE_MODE")))
+    return (
+        db.get("ENGINE"),
+        str(db.get("NAME")),
+        db.get("HOST"),
+        db.get("PORT"),
+        repr(sorted(values["LLM"].items())),
+        repr(sorted((k, repr(v)) for k, v in values["CANVASWEB"].items() if k != "COMPILE_MODE")),
+    )
 
 
 def _init_worker(settings_module: str, values: dict) -> None:
@@ -149,8 +156,11 @@ def _process_executor(key: int) -> tuple[int, ProcessPoolExecutor]:
         pool = _PROCESSES[slot]
         if pool is None:
             pool = _PROCESSES[slot] = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(os.environ.get("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings"), values))
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(os.environ.get("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings"), values),
+            )
         return slot, pool
 
 
@@ -182,7 +192,9 @@ def shutdown() -> None:
 def worker_pids() -> list[int]:
     """The live worker processes' pids (tests)."""
     with _GUARD:
-        return [pid for pool in _PROCESSES if pool is not None for pid in getattr(pool, "_processes", {}) or {}]
+        return [
+            pid for pool in _PROCESSES if pool is not None for pid in getattr(pool, "_processes", {}) or {}
+        ]
 
 
 def _unavailable(exc: BaseException) -> CompileUnavailable:
@@ -200,12 +212,14 @@ def submit(fn: Callable[..., Any], /, *args: Any, key: int = 0, **kwargs: Any) -
         slot, pool = _process_executor(key)
         try:
             return pool.submit(_with_fresh_connection, fn, *args, **kwargs), functools.partial(
-                _replace_broken, slot, pool)
+                _replace_broken, slot, pool
+            )
         except BrokenProcessPool:
             _replace_broken(slot, pool)
             slot, pool = _process_executor(key)
             return pool.submit(_with_fresh_connection, fn, *args, **kwargs), functools.partial(
-                _replace_broken, slot, pool)
+                _replace_broken, slot, pool
+            )
     executor: Executor = _thread_executor()
     return executor.submit(_with_fresh_connection, fn, *args, **kwargs), lambda: None
 
@@ -248,11 +262,14 @@ def prewarm(*, key: int = 0) -> None:
         return
     try:
         submit(_ready, key=key)
-    except Exception:  # noqa: BLE001 - a later call reports the problem to the user
+    except Exception:
         logger.warning("could not start a compile worker", exc_info=True)
 
 
 def worker_info() -> dict:
     """Where a call ran and which database it saw (tests, diagnostics)."""
-    return {"pid": os.getpid(), "database": str(connections["default"].settings_dict.get("NAME")),
-            "mode": mode()}
+    return {
+        "pid": os.getpid(),
+        "database": str(connections["default"].settings_dict.get("NAME")),
+        "mode": mode(),
+    }

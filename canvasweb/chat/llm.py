@@ -4,6 +4,7 @@ The SDK retries 429 and 5xx with exponential backoff (`LLM_MAX_RETRIES`) and
 enforces `LLM_TIMEOUT_SECONDS`. Failures become `ModelError` with a message a
 person can act on; nothing here raises SDK exceptions to callers.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -16,8 +17,10 @@ from django.conf import settings
 
 
 class ModelNotConfigured(Exception):
-    message = ("No model is configured. Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) — see README "
-               "'Connecting a model'. The canvas, context preview and benchmarks work without one.")
+    message = (
+        "No model is configured. Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) — see README "
+        "'Connecting a model'. The canvas, context preview and benchmarks work without one."
+    )
 
 
 class ModelError(Exception):
@@ -40,9 +43,15 @@ class ModelConfig:
     @classmethod
     def from_settings(cls) -> ModelConfig:
         llm = settings.LLM
-        return cls(base_url=llm["BASE_URL"], api_key=llm["API_KEY"], model=llm["MODEL"],
-                   context_window=llm["CONTEXT_WINDOW"], max_output_tokens=llm["MAX_OUTPUT_TOKENS"],
-                   timeout=llm["TIMEOUT_SECONDS"], max_retries=llm["MAX_RETRIES"])
+        return cls(
+            base_url=llm["BASE_URL"],
+            api_key=llm["API_KEY"],
+            model=llm["MODEL"],
+            context_window=llm["CONTEXT_WINDOW"],
+            max_output_tokens=llm["MAX_OUTPUT_TOKENS"],
+            timeout=llm["TIMEOUT_SECONDS"],
+            max_retries=llm["MAX_RETRIES"],
+        )
 
     @property
     def configured(self) -> bool:
@@ -77,8 +86,12 @@ def async_client(config: ModelConfig) -> openai.AsyncOpenAI:
     if client is None:
         for stale in [k for k in _CLIENTS if k[4] == id(loop) or len(_CLIENTS) > 32]:
             _CLIENTS.pop(stale, None)
-        client = openai.AsyncOpenAI(base_url=config.base_url or None, api_key=config.api_key or "not-needed",
-                                    timeout=config.timeout, max_retries=config.max_retries)
+        client = openai.AsyncOpenAI(
+            base_url=config.base_url or None,
+            api_key=config.api_key or "not-needed",
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
         _CLIENTS[key] = client
         # Forget it with its loop so a recycled loop id never gets a dead pool.
         _forget_with_loop(loop, key)
@@ -98,13 +111,18 @@ def _forget_with_loop(loop: asyncio.AbstractEventLoop, key: tuple) -> None:
         _CLIENTS.pop(key, None)
 
 
-async def stream_chat(config: ModelConfig, *, messages: list[dict], tools: list[dict] | None = None
-                      ) -> AsyncIterator[StreamEvent]:
+async def stream_chat(
+    config: ModelConfig, *, messages: list[dict], tools: list[dict] | None = None
+) -> AsyncIterator[StreamEvent]:
     """Stream one completion: text deltas, then at most one tool_calls event, then done."""
     client = async_client(config)
-    kwargs: dict[str, Any] = {"model": config.model, "messages": messages, "stream": True,
-                              "max_tokens": config.max_output_tokens,
-                              "stream_options": {"include_usage": True}}
+    kwargs: dict[str, Any] = {
+        "model": config.model,
+        "messages": messages,
+        "stream": True,
+        "max_tokens": config.max_output_tokens,
+        "stream_options": {"include_usage": True},
+    }
     if tools:
         kwargs["tools"] = tools
     calls: dict[int, dict] = {}
@@ -129,19 +147,29 @@ async def stream_chat(config: ModelConfig, *, messages: list[dict], tools: list[
                 if choice.finish_reason:
                     finish = choice.finish_reason
     except openai.APITimeoutError:
-        raise ModelError(f"The model did not answer within {config.timeout:g} s.", code="MODEL_TIMEOUT") from None
+        raise ModelError(
+            f"The model did not answer within {config.timeout:g} s.", code="MODEL_TIMEOUT"
+        ) from None
     except openai.APIConnectionError:
-        raise ModelError(f"Could not reach the model endpoint {config.base_url or 'api.openai.com'}.",
-                         code="MODEL_UNREACHABLE") from None
+        raise ModelError(
+            f"Could not reach the model endpoint {config.base_url or 'api.openai.com'}.",
+            code="MODEL_UNREACHABLE",
+        ) from None
     except openai.RateLimitError:
-        raise ModelError("The model endpoint is rate limiting us (429) after retries; try again shortly.",
-                         code="MODEL_RATE_LIMITED") from None
+        raise ModelError(
+            "The model endpoint is rate limiting us (429) after retries; try again shortly.",
+            code="MODEL_RATE_LIMITED",
+        ) from None
     except openai.APIStatusError as exc:
-        raise ModelError(f"The model endpoint answered HTTP {exc.status_code}: {_short(exc.message)}",
-                         code="MODEL_HTTP_ERROR") from None
+        raise ModelError(
+            f"The model endpoint answered HTTP {exc.status_code}: {_short(exc.message)}",
+            code="MODEL_HTTP_ERROR",
+        ) from None
     except (openai.APIResponseValidationError, ValueError) as exc:
-        raise ModelError(f"The model endpoint sent a response we could not read: {_short(str(exc))}",
-                         code="MODEL_BAD_RESPONSE") from None
+        raise ModelError(
+            f"The model endpoint sent a response we could not read: {_short(str(exc))}",
+            code="MODEL_BAD_RESPONSE",
+        ) from None
     if calls:
         yield StreamEvent(kind="tool_calls", tool_calls=[calls[i] for i in sorted(calls)])
     yield StreamEvent(kind="done", usage=usage, finish_reason=finish)

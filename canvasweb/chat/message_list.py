@@ -4,6 +4,7 @@ and its node handles, each question with the facts captured from it, in their cu
 Everything a reload needs to redraw what was seen live. A constant number of queries per page
 (tool calls, suggestions, the reader's role), however many messages it holds.
 """
+
 from __future__ import annotations
 
 from canvasweb.canvases import selectors as canvas_selectors
@@ -46,15 +47,38 @@ def agent_actions_by_message(*, message_ids: list[int]) -> dict[int, list[dict]]
     from canvasweb.agent.models import AgentToolCall, ToolOutcome  # the agent app builds on chat
 
     out: dict[int, list[dict]] = {}
-    rows = (AgentToolCall.objects.filter(message_id__in=message_ids).order_by("id")
-            .only("conversation_id", "message_id", "round", "call_id", "tool", "outcome", "code", "reason",
-                  "proposal_id", "revision"))
+    rows = (
+        AgentToolCall.objects.filter(message_id__in=message_ids)
+        .order_by("id")
+        .only(
+            "conversation_id",
+            "message_id",
+            "round",
+            "call_id",
+            "tool",
+            "outcome",
+            "code",
+            "reason",
+            "proposal_id",
+            "revision",
+        )
+    )
     for call in rows:
         refused = call.outcome == ToolOutcome.REFUSED
-        out.setdefault(call.message_id, []).append({
-            "type": "agent.action", "conversation_id": call.conversation_id, "message_id": call.message_id,
-            "round": call.round, "call_id": call.call_id, "tool": call.tool, "outcome": call.outcome,
-            # the reason was masked like the live frame's message when it was recorded
-            "error": {"code": call.code, "message": call.reason, "field": None} if refused else None,
-            "proposal_id": call.proposal_id, "revision": call.revision, "dismissed_suggestion_ids": []})
+        out.setdefault(call.message_id, []).append(
+            {
+                "type": "agent.action",
+                "conversation_id": call.conversation_id,
+                "message_id": call.message_id,
+                "round": call.round,
+                "call_id": call.call_id,
+                "tool": call.tool,
+                "outcome": call.outcome,
+                # the reason was masked like the live frame's message when it was recorded
+                "error": {"code": call.code, "message": call.reason, "field": None} if refused else None,
+                "proposal_id": call.proposal_id,
+                "revision": call.revision,
+                "dismissed_suggestion_ids": [],
+            }
+        )
     return out

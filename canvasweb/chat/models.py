@@ -1,4 +1,5 @@
 """Conversations on a canvas, their messages, every model request, and captured facts."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -122,7 +123,9 @@ class FactSuggestion(models.Model):
     # Who should see the fact, from what the user said ("内部信息", "confidential"), at least as strict as
     # the node it supersedes, and never stricter than the user may set. Accepting can override it.
     sensitivity = models.CharField(max_length=10, default="public")
-    status = models.CharField(max_length=10, choices=SuggestionStatus.choices, default=SuggestionStatus.PENDING)
+    status = models.CharField(
+        max_length=10, choices=SuggestionStatus.choices, default=SuggestionStatus.PENDING
+    )
     created_node_id = models.UUIDField(null=True, blank=True)
     # The subject as said ("JWT expiry"), the value it replaces (from the message or the retired node), and
     # the retired node's text when the suggestion was made (the chip shows old → new).

@@ -10,12 +10,12 @@ Listing is capped per reason (SelectionConfig.report_limit); past the cap the re
 so hidden nodes that were counted but not listed are taken off `out_of_range`, the reason scanned
 nearest-first and the only one that realistically passes the cap.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 from typing import Any
-
 
 from .context_inputs import canvas_state
 
@@ -30,8 +30,9 @@ def _field(item: Any, name: str) -> Any:
     return item.get(name) if isinstance(item, dict) else getattr(item, name)
 
 
-def visible_exclusions(excluded: Iterable[Any], counts: dict[str, int], *, hidden: set[str]
-                       ) -> tuple[list[dict], dict[str, int]]:
+def visible_exclusions(
+    excluded: Iterable[Any], counts: dict[str, int], *, hidden: set[str]
+) -> tuple[list[dict], dict[str, int]]:
     """(excluded entries as dicts, counts) with every node in `hidden` taken out."""
     kept: list[dict] = []
     listed_hidden: dict[str, int] = {}
@@ -47,8 +48,11 @@ def visible_exclusions(excluded: Iterable[Any], counts: dict[str, int], *, hidde
         if any(match.lower() in hidden for match in _UUID.findall(detail)):
             detail = ""
         kept.append({"node_id": node_id, "reason": reason, "detail": detail})
-    clean = {reason: count - listed_hidden.get(reason, 0) for reason, count in counts.items()
-             if reason != "not_visible"}
+    clean = {
+        reason: count - listed_hidden.get(reason, 0)
+        for reason, count in counts.items()
+        if reason != "not_visible"
+    }
     unlisted_hidden = len(hidden) - len(seen_hidden)  # seen_hidden is a subset of hidden
     if unlisted_hidden and "out_of_range" in clean:
         listed_out = sum(1 for item in excluded if _field(item, "reason") == "out_of_range")
@@ -61,11 +65,14 @@ def visible_report_dict(report: dict | None, *, hidden: set[str]) -> dict | None
     """A stored report (CompileReport.to_dict()) without the hidden nodes."""
     if not isinstance(report, dict):
         return report
-    excluded, counts = visible_exclusions(report.get("excluded_nodes") or [], report.get("excluded_counts") or {},
-                                          hidden=hidden)
+    excluded, counts = visible_exclusions(
+        report.get("excluded_nodes") or [], report.get("excluded_counts") or {}, hidden=hidden
+    )
     out = {**report, "excluded_nodes": excluded, "excluded_counts": counts}
     if isinstance(report.get("included_nodes"), list):
-        out["included_nodes"] = [n for n in report["included_nodes"] if str(_field(n, "node_id")) not in hidden]
+        out["included_nodes"] = [
+            n for n in report["included_nodes"] if str(_field(n, "node_id")) not in hidden
+        ]
     if isinstance(report.get("handles"), dict):
         out["handles"] = {h: i for h, i in report["handles"].items() if str(i) not in hidden}
     return out

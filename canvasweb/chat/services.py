@@ -4,6 +4,7 @@ Synchronous and ORM-bound; the WebSocket streaming lives in chat/turns.py and
 calls these through `database_sync_to_async`. Canvas writes (accepting a
 suggested fact) go through canvases.services like every other write.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -87,7 +88,10 @@ def conversation_for_user(*, user, conversation_id: Any) -> Conversation:
     if isinstance(conversation_id, bool) or not isinstance(conversation_id, int):
         raise InvalidOperation("conversation_id must be an integer", field="conversation_id")
     conversation = Conversation.objects.select_related("canvas").filter(pk=conversation_id, user=user).first()
-    if conversation is None or canvas_selectors.user_role(user=user, canvas_id=conversation.canvas_id) is None:
+    if (
+        conversation is None
+        or canvas_selectors.user_role(user=user, canvas_id=conversation.canvas_id) is None
+    ):
         raise NotFound("no such conversation", field="conversation_id")
     return conversation
 
@@ -101,8 +105,9 @@ MESSAGE_PAGE_DEFAULT = 100
 MESSAGE_PAGE_MAX = 500
 
 
-def messages_page(*, conversation: Conversation, before: int | None = None, limit: int | None = None
-                  ) -> tuple[list[Message], int | None]:
+def messages_page(
+    *, conversation: Conversation, before: int | None = None, limit: int | None = None
+) -> tuple[list[Message], int | None]:
     """The newest `limit` messages with an id below `before`, oldest first, and the `before` of the
     next (older) page or None. Two queries whatever the page holds: messages, then their model
     request ids (prefetched, so message_to_dict asks nothing per assistant message)."""
@@ -113,8 +118,9 @@ def messages_page(*, conversation: Conversation, before: int | None = None, limi
     if before is not None:
         rows = rows.filter(id__lt=before)
     rows = rows.order_by("-id").prefetch_related(
-        Prefetch("model_requests", queryset=ModelRequest.objects.order_by("id").only("id", "message_id")))
-    page = list(rows[:limit + 1])
+        Prefetch("model_requests", queryset=ModelRequest.objects.order_by("id").only("id", "message_id"))
+    )
+    page = list(rows[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
     page.reverse()
@@ -131,18 +137,29 @@ def message_to_dict(message: Message) -> dict:
         request_ids = list(message.model_requests.order_by("id").values_list("id", flat=True))
     request_id = request_ids[0] if request_ids else None
     return {
-        "id": message.pk, "conversation_id": message.conversation_id, "role": message.role,
-        "source": message.source, "content": message.content, "status": message.status,
-        "error": message.error or None, "error_code": message.error_code or None,
-        "token_count": message.token_count, "model_request_id": request_id, "model_request_ids": request_ids, "created_at": message.created_at.isoformat().replace("+00:00", "Z"),
+        "id": message.pk,
+        "conversation_id": message.conversation_id,
+        "role": message.role,
+        "source": message.source,
+        "content": message.content,
+        "status": message.status,
+        "error": message.error or None,
+        "error_code": message.error_code or None,
+        "token_count": message.token_count,
+        "model_request_id": request_id,
+        "model_request_ids": request_ids,
+        "created_at": message.created_at.isoformat().replace("+00:00", "Z"),
         **({"handles": dict(message.handles or {})} if message.role == MessageRole.ASSISTANT else {}),
     }
 
 
 def conversation_to_dict(conversation: Conversation) -> dict:
     return {
-        "id": conversation.pk, "canvas_id": conversation.canvas_id, "title": conversation.title,
-        "summary": conversation.summary, "created_at": conversation.created_at.isoformat().replace("+00:00", "Z"),
+        "id": conversation.pk,
+        "canvas_id": conversation.canvas_id,
+        "title": conversation.title,
+        "summary": conversation.summary,
+        "created_at": conversation.created_at.isoformat().replace("+00:00", "Z"),
         "updated_at": conversation.updated_at.isoformat().replace("+00:00", "Z"),
     }
 
@@ -154,61 +171,103 @@ def validate_question(text: Any) -> str:
     if not isinstance(text, str) or not text.strip():
         raise InvalidOperation("the question is empty", field="text")
     if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidOperation(f"the question is {len(text)} characters; the limit is {MAX_QUESTION_CHARS}",
-                               field="text")
+        raise InvalidOperation(
+            f"the question is {len(text)} characters; the limit is {MAX_QUESTION_CHARS}", field="text"
+        )
     return text.strip()
 
 
-def compile_for(*, canvas_id: int, role: str, question: str, viewport: dict | None,
-                conversation: Conversation | None = None, exclude_message_id: int | None = None,
-                strategy: str = "canvas", budget: int | None = None) -> CompiledContext:
+def compile_for(
+    *,
+    canvas_id: int,
+    role: str,
+    question: str,
+    viewport: dict | None,
+    conversation: Conversation | None = None,
+    exclude_message_id: int | None = None,
+    strategy: str = "canvas",
+    budget: int | None = None,
+) -> CompiledContext:
     nodes, edges, index = canvas_inputs(canvas_id=canvas_id)
     history = history_for(conversation=conversation, exclude_id=exclude_message_id) if conversation else ()
     archived = archived_history_for(conversation=conversation) if conversation else ()
     config = ModelConfig.from_settings()
-    vectors = embedding_inputs(question=question, nodes=nodes, messages=archived + history, role=role,
-                               config=config)
+    vectors = embedding_inputs(
+        question=question, nodes=nodes, messages=archived + history, role=role, config=config
+    )
     try:
         view = viewport_from(viewport)
     except (TypeError, ValueError) as exc:
         raise InvalidOperation(f"viewport is invalid: {exc}", field="viewport") from None
     request = CompileRequest(
-        system_prompt=SYSTEM_PROMPT, question=question, messages=history, nodes=nodes, edges=edges, index=index,
-        viewport=view, role=role, budget=budget or config.prompt_budget, strategy=strategy,
-        token_cache=TOKEN_CACHE, encoding=TOKEN_CACHE.encoding,
+        system_prompt=SYSTEM_PROMPT,
+        question=question,
+        messages=history,
+        nodes=nodes,
+        edges=edges,
+        index=index,
+        viewport=view,
+        role=role,
+        budget=budget or config.prompt_budget,
+        strategy=strategy,
+        token_cache=TOKEN_CACHE,
+        encoding=TOKEN_CACHE.encoding,
         rolling_summary=(conversation.summary or None) if conversation else None,
-        archived_messages=archived, now=timezone.now().isoformat(), embeddings=vectors,
+        archived_messages=archived,
+        now=timezone.now().isoformat(),
+        embeddings=vectors,
     )
     return compile_context(request=request)
 
 
-def context_preview(*, user, canvas_id: int, text: str, viewport: dict | None,
-                    conversation_id: int | None = None) -> dict:
+def context_preview(
+    *, user, canvas_id: int, text: str, viewport: dict | None, conversation_id: int | None = None
+) -> dict:
     """What the next turn would send, without sending or storing anything."""
     _, role = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
-    conversation = (conversation_for_user(user=user, conversation_id=conversation_id)
-                    if conversation_id is not None else None)
+    conversation = (
+        conversation_for_user(user=user, conversation_id=conversation_id)
+        if conversation_id is not None
+        else None
+    )
     question = text.strip() if isinstance(text, str) and text.strip() else "(your next question)"
-    compiled = compile_for(canvas_id=canvas_id, role=role, question=question[:MAX_QUESTION_CHARS],
-                           viewport=viewport, conversation=conversation)
+    compiled = compile_for(
+        canvas_id=canvas_id,
+        role=role,
+        question=question[:MAX_QUESTION_CHARS],
+        viewport=viewport,
+        conversation=conversation,
+    )
     return preview_payload(compiled, canvas_id=canvas_id, role=role)
 
 
 def preview_payload(compiled: CompiledContext, *, canvas_id: int, role: str) -> dict:
     """The report as this role may see it: nodes it may not see are left out, even as ids or counts."""
     report = compiled.report
-    excluded, excluded_counts = visible_exclusions(report.excluded_nodes, report.excluded_counts,
-                                                   hidden=hidden_node_ids(canvas_id=canvas_id, role=role))
+    excluded, excluded_counts = visible_exclusions(
+        report.excluded_nodes, report.excluded_counts, hidden=hidden_node_ids(canvas_id=canvas_id, role=role)
+    )
     return {
         "budget": report.budget,
         "layer_tokens": report.layer_tokens,
         "total_tokens": report.total_tokens,
-        "included": [{"node_id": n.node_id, "handle": n.handle, "rank": n.rank, "reason": n.reason,
-                      "tokens": n.tokens, "placeholder": n.placeholder} for n in report.included_nodes],
+        "included": [
+            {
+                "node_id": n.node_id,
+                "handle": n.handle,
+                "rank": n.rank,
+                "reason": n.reason,
+                "tokens": n.tokens,
+                "placeholder": n.placeholder,
+            }
+            for n in report.included_nodes
+        ],
         "excluded": excluded[:200],
         "excluded_counts": excluded_counts,
-        "truncations": [vars(t) if not hasattr(t, "__slots__") else {s: getattr(t, s) for s in t.__slots__}
-                        for t in report.truncations],
+        "truncations": [
+            vars(t) if not hasattr(t, "__slots__") else {s: getattr(t, s) for s in t.__slots__}
+            for t in report.truncations
+        ],
         "notes": report.notes,
     }
 
@@ -219,6 +278,7 @@ def preview_payload(compiled: CompiledContext, *, canvas_id: int, role: str) -> 
 @dataclass
 class TurnStart:
     """What a turn needs before compiling: checked, nothing written yet."""
+
     user: Any
     canvas: Any
     role: str
@@ -226,8 +286,15 @@ class TurnStart:
     conversation: Conversation | None
 
 
-def turn_prepare(*, user, canvas_id: int, text: Any, viewport: dict | None,
-                 conversation_id: int | None = None, tools: list[dict] | None = None) -> PreparedTurn:
+def turn_prepare(
+    *,
+    user,
+    canvas_id: int,
+    text: Any,
+    viewport: dict | None,
+    conversation_id: int | None = None,
+    tools: list[dict] | None = None,
+) -> PreparedTurn:
     """Store the question, compile the context, open the model request record, capture facts.
 
     Four steps, so the socket path (chat/turns.py) can run the heavy ones off the database
@@ -256,18 +323,26 @@ def turn_begin(*, user, canvas_id: int, text: Any, conversation_id: int | None =
 
 def turn_compile(*, start: TurnStart, viewport: dict | None) -> CompiledContext:
     """Compile the context (the question is not stored yet, so the history is exactly what precedes it)."""
-    return compile_for(canvas_id=start.canvas.pk, role=start.role, question=start.question, viewport=viewport,
-                       conversation=start.conversation)
+    return compile_for(
+        canvas_id=start.canvas.pk,
+        role=start.role,
+        question=start.question,
+        viewport=viewport,
+        conversation=start.conversation,
+    )
 
 
 def turn_capture(*, turn: PreparedTurn) -> list[dict]:
     """The rules' fact suggestions for the turn's question (set on the turn and returned)."""
-    turn.suggestions = capture_suggestions(conversation=turn.conversation, message=turn.user_message,
-                                           role=turn.role)
+    turn.suggestions = capture_suggestions(
+        conversation=turn.conversation, message=turn.user_message, role=turn.role
+    )
     return turn.suggestions
 
 
-def turn_store(*, start: TurnStart, compiled: CompiledContext, tools: list[dict] | None = None) -> PreparedTurn:
+def turn_store(
+    *, start: TurnStart, compiled: CompiledContext, tools: list[dict] | None = None
+) -> PreparedTurn:
     config = ModelConfig.from_settings()
     user, canvas, question = start.user, start.canvas, start.question
     with transaction.atomic():
@@ -278,30 +353,64 @@ def turn_store(*, start: TurnStart, compiled: CompiledContext, tools: list[dict]
             conversation.title = _title_from(question)
             conversation.save(update_fields=["title"])
         user_message = Message.objects.create(
-            conversation=conversation, role=MessageRole.USER, source=MessageSource.USER_INPUT, content=question,
-            token_count=count_tokens(question, encoding=TOKEN_CACHE.encoding))
+            conversation=conversation,
+            role=MessageRole.USER,
+            source=MessageSource.USER_INPUT,
+            content=question,
+            token_count=count_tokens(question, encoding=TOKEN_CACHE.encoding),
+        )
         report = compiled.report
         hidden = hidden_node_ids(canvas_id=canvas.pk, role=start.role)
-        assistant = Message.objects.create(conversation=conversation, role=MessageRole.ASSISTANT,
-                                           source=MessageSource.ASSISTANT_REPLY, content="",
-                                           status=MessageStatus.STREAMING,
-                                           handles={h: i for h, i in report.handles.items() if str(i) not in hidden})
+        assistant = Message.objects.create(
+            conversation=conversation,
+            role=MessageRole.ASSISTANT,
+            source=MessageSource.ASSISTANT_REPLY,
+            content="",
+            status=MessageStatus.STREAMING,
+            handles={h: i for h, i in report.handles.items() if str(i) not in hidden},
+        )
         model_request = ModelRequest.objects.create(
-            conversation=conversation, message=assistant, canvas=canvas, user=user, purpose="chat",
-            model=config.model, base_url=config.base_url, strategy=report.strategy, messages=compiled.messages,
-            tools=tools, layer_tokens=report.layer_tokens, budget=report.budget.get("total", 0),
+            conversation=conversation,
+            message=assistant,
+            canvas=canvas,
+            user=user,
+            purpose="chat",
+            model=config.model,
+            base_url=config.base_url,
+            strategy=report.strategy,
+            messages=compiled.messages,
+            tools=tools,
+            layer_tokens=report.layer_tokens,
+            budget=report.budget.get("total", 0),
             included_node_ids=[n.node_id for n in report.included_nodes],
-            report=visible_report_dict(report.to_dict(), hidden=hidden))
+            report=visible_report_dict(report.to_dict(), hidden=hidden),
+        )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
-    return PreparedTurn(conversation=conversation, user_message=user_message, assistant_message=assistant,
-                        model_request=model_request, messages=compiled.messages, role=start.role,
-                        handles=dict(report.handles), compiled=compiled,
-                        preview=preview_payload(compiled, canvas_id=canvas.pk, role=start.role))
+    return PreparedTurn(
+        conversation=conversation,
+        user_message=user_message,
+        assistant_message=assistant,
+        model_request=model_request,
+        messages=compiled.messages,
+        role=start.role,
+        handles=dict(report.handles),
+        compiled=compiled,
+        preview=preview_payload(compiled, canvas_id=canvas.pk, role=start.role),
+    )
 
 
-def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms: int,
-                error: str = "", error_code: str = "", stopped: bool = False,
-                tool_calls: list | None = None, handles: dict[str, str] | None = None) -> Message:
+def turn_finish(
+    *,
+    turn: PreparedTurn,
+    text: str,
+    usage: dict | None,
+    latency_ms: int,
+    error: str = "",
+    error_code: str = "",
+    stopped: bool = False,
+    tool_calls: list | None = None,
+    handles: dict[str, str] | None = None,
+) -> Message:
     """Close the assistant message and its model request; fold old turns into the summary if due.
 
     `handles`: the agent's handle map at the end of the turn (it issues new ones for nodes it searched,
@@ -315,8 +424,9 @@ def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms
         fields.append("handles")
     assistant.content = text
     assistant.token_count = count_tokens(text, encoding=TOKEN_CACHE.encoding) if text else 0
-    assistant.status = (MessageStatus.ERROR if error else MessageStatus.STOPPED if stopped
-                        else MessageStatus.COMPLETE)
+    assistant.status = (
+        MessageStatus.ERROR if error else MessageStatus.STOPPED if stopped else MessageStatus.COMPLETE
+    )
     assistant.error = error
     assistant.error_code = error_code if error else ""
     assistant.save(update_fields=fields)
@@ -331,18 +441,41 @@ def turn_finish(*, turn: PreparedTurn, text: str, usage: dict | None, latency_ms
     return assistant
 
 
-def record_model_round(*, turn: PreparedTurn, purpose: str, messages: list[dict], tools: list[dict] | None,
-                       text: str, tool_calls: list | None, usage: dict | None, latency_ms: int,
-                       error: str = "") -> ModelRequest:
+def record_model_round(
+    *,
+    turn: PreparedTurn,
+    purpose: str,
+    messages: list[dict],
+    tools: list[dict] | None,
+    text: str,
+    tool_calls: list | None,
+    usage: dict | None,
+    latency_ms: int,
+    error: str = "",
+) -> ModelRequest:
     """An extra request in the same turn (an agent tool round): on record like the first."""
     report = turn.compiled.report if turn.compiled else None
     return ModelRequest.objects.create(
-        conversation=turn.conversation, message=turn.assistant_message, canvas_id=turn.conversation.canvas_id,
-        user=turn.conversation.user, purpose=purpose, model=turn.model_request.model,
-        base_url=turn.model_request.base_url, strategy=turn.model_request.strategy, messages=messages, tools=tools,
-        layer_tokens=report.layer_tokens if report else {}, budget=turn.model_request.budget,
-        included_node_ids=turn.model_request.included_node_ids, report=turn.model_request.report,
-        response_text=text, tool_calls=tool_calls, usage=usage, latency_ms=latency_ms, error=error)
+        conversation=turn.conversation,
+        message=turn.assistant_message,
+        canvas_id=turn.conversation.canvas_id,
+        user=turn.conversation.user,
+        purpose=purpose,
+        model=turn.model_request.model,
+        base_url=turn.model_request.base_url,
+        strategy=turn.model_request.strategy,
+        messages=messages,
+        tools=tools,
+        layer_tokens=report.layer_tokens if report else {},
+        budget=turn.model_request.budget,
+        included_node_ids=turn.model_request.included_node_ids,
+        report=turn.model_request.report,
+        response_text=text,
+        tool_calls=tool_calls,
+        usage=usage,
+        latency_ms=latency_ms,
+        error=error,
+    )
 
 
 @dataclass
@@ -358,22 +491,33 @@ class FoldPlan:
 
 def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> FoldPlan | None:
     """When the verbatim window passes 70 % of its budget, the oldest turns are due for folding."""
-    history = list(Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id)
-                   .exclude(status=MessageStatus.ERROR).order_by("id"))
+    history = list(
+        Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id)
+        .exclude(status=MessageStatus.ERROR)
+        .order_by("id")
+    )
     recent_tokens = sum((m.token_count or 0) + 4 for m in history)
-    if len(history) <= KEEP_AFTER_FOLD or not should_fold(recent_tokens=recent_tokens, recent_budget=recent_budget):
+    if len(history) <= KEEP_AFTER_FOLD or not should_fold(
+        recent_tokens=recent_tokens, recent_budget=recent_budget
+    ):
         return None
-    return FoldPlan(conversation=conversation, fold=history[:-KEEP_AFTER_FOLD], keep=history[-KEEP_AFTER_FOLD:],
-                    secret_mask=canvas_inputs(canvas_id=conversation.canvas_id)[2].secret_masker)
+    return FoldPlan(
+        conversation=conversation,
+        fold=history[:-KEEP_AFTER_FOLD],
+        keep=history[-KEEP_AFTER_FOLD:],
+        secret_mask=canvas_inputs(canvas_id=conversation.canvas_id)[2].secret_masker,
+    )
 
 
 def summary_prompt(plan: FoldPlan) -> list[dict]:
     """The model-written summary request: the template, masked like every prompt (credentials and the
     values of secret nodes)."""
     transcript = "\n".join(f"{m.role}: {m.content}" for m in plan.fold)
-    prompt = SUMMARY_PROMPT_TEMPLATE.format(max_words=SUMMARY_MAX_TOKENS // 2,
-                                            previous_summary=plan.conversation.summary or "(none)",
-                                            messages=transcript)
+    prompt = SUMMARY_PROMPT_TEMPLATE.format(
+        max_words=SUMMARY_MAX_TOKENS // 2,
+        previous_summary=plan.conversation.summary or "(none)",
+        messages=transcript,
+    )
     return [{"role": "user", "content": plan.secret_mask(mask_credentials(prompt))}]
 
 
@@ -384,11 +528,15 @@ def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversat
         text = wrap_model_summary(plan.secret_mask(mask_credentials(model_text)))
         tokens = count_tokens(text, encoding=TOKEN_CACHE.encoding)
     else:
-        result = build_summary(messages=[message_data(m) for m in plan.fold], max_tokens=SUMMARY_MAX_TOKENS,
-                               later_messages=[message_data(m) for m in plan.keep],
-                               previous_summary=conversation.summary or None, cache=TOKEN_CACHE,
-                               # reconciled with the canvas: superseded/archived values leave the summary
-                               is_stale=canvas_inputs(canvas_id=conversation.canvas_id)[2].is_stale_text)
+        result = build_summary(
+            messages=[message_data(m) for m in plan.fold],
+            max_tokens=SUMMARY_MAX_TOKENS,
+            later_messages=[message_data(m) for m in plan.keep],
+            previous_summary=conversation.summary or None,
+            cache=TOKEN_CACHE,
+            # reconciled with the canvas: superseded/archived values leave the summary
+            is_stale=canvas_inputs(canvas_id=conversation.canvas_id)[2].is_stale_text,
+        )
         text = plan.secret_mask(result.text)
         tokens = result.tokens if text == result.text else count_tokens(text, encoding=TOKEN_CACHE.encoding)
     conversation.summary = text
@@ -404,6 +552,7 @@ def _title_from(question: str) -> str:
 
 
 # --- fact capture (chat/suggestions.py) ------------------------------------------------------------------
+
 
 def _capture_suggestions(*, conversation: Conversation, message: Message, role: str) -> list[dict]:
     """The deterministic capture of a user message (the benchmark's `canvas+capture` calls this)."""
@@ -425,24 +574,40 @@ def model_request_to_dict(request: ModelRequest, *, user=None) -> dict:
     report = request.report
     if user is not None:
         role = canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) or (
-            "owner" if user.is_staff else None)
+            "owner" if user.is_staff else None
+        )
         report = visible_report_dict(report, hidden=hidden_node_ids(canvas_id=request.canvas_id, role=role))
     return {
-        "id": request.pk, "conversation_id": request.conversation_id, "message_id": request.message_id,
-        "purpose": request.purpose, "model": request.model, "base_url": request.base_url,
-        "strategy": request.strategy, "messages": request.messages, "tools": request.tools,
-        "layer_tokens": request.layer_tokens, "budget": request.budget,
-        "included_node_ids": request.included_node_ids, "report": report,
-        "response_text": request.response_text, "tool_calls": request.tool_calls, "usage": request.usage,
-        "latency_ms": request.latency_ms, "error": request.error or None,
+        "id": request.pk,
+        "conversation_id": request.conversation_id,
+        "message_id": request.message_id,
+        "purpose": request.purpose,
+        "model": request.model,
+        "base_url": request.base_url,
+        "strategy": request.strategy,
+        "messages": request.messages,
+        "tools": request.tools,
+        "layer_tokens": request.layer_tokens,
+        "budget": request.budget,
+        "included_node_ids": request.included_node_ids,
+        "report": report,
+        "response_text": request.response_text,
+        "tool_calls": request.tool_calls,
+        "usage": request.usage,
+        "latency_ms": request.latency_ms,
+        "error": request.error or None,
         "created_at": request.created_at.isoformat().replace("+00:00", "Z"),
     }
 
 
 def llm_status() -> dict:
     config = ModelConfig.from_settings()
-    return {"configured": config.configured, "model": config.model if config.configured else None,
-            "context_window": config.context_window, "max_output_tokens": config.max_output_tokens,
-            "help": None if config.configured else
-            "Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) and restart; see README 'Connecting a model'."}
-
+    return {
+        "configured": config.configured,
+        "model": config.model if config.configured else None,
+        "context_window": config.context_window,
+        "max_output_tokens": config.max_output_tokens,
+        "help": None
+        if config.configured
+        else "Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) and restart; see README 'Connecting a model'.",
+    }

@@ -11,6 +11,7 @@ suggestion is a clean statement ("JWT expiry: 30 minutes") and one of:
     forbidden weekday); accepting adds the fact linked to the constraint.
 Accepting goes through canvases.services like every other write.
 """
+
 from __future__ import annotations
 
 import re
@@ -52,15 +53,24 @@ from .models import Conversation, FactSuggestion, Message, MessageRole, Suggesti
 MAX_PER_MESSAGE = 5
 CONTEXT_MESSAGES = 4  # what "it" refers to in a correction that names no subject
 HISTORY_MESSAGES = 40  # how far back a chat-only value is found for old → new
-WARNING_TEXT = {"pinned": "retires a pinned node", "more_sensitive": "retires a node more restricted than this fact"}
+WARNING_TEXT = {
+    "pinned": "retires a pinned node",
+    "more_sensitive": "retires a node more restricted than this fact",
+}
 
 
 # --- capture -------------------------------------------------------------------------------------------------
 
 
-def capture_suggestions(*, conversation: Conversation, message: Message, role: str,
-                        facts: Sequence[SuggestedFact] | None = None, source: str = "rules",
-                        targets: Sequence[str | None] | None = None) -> list[dict]:
+def capture_suggestions(
+    *,
+    conversation: Conversation,
+    message: Message,
+    role: str,
+    facts: Sequence[SuggestedFact] | None = None,
+    source: str = "rules",
+    targets: Sequence[str | None] | None = None,
+) -> list[dict]:
     """Suggestions for one user message (viewers get none: they cannot write).
 
     `facts` and `targets` (the node id each fact corrects, or None) come from the model path;
@@ -90,8 +100,11 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
             target = by_id.get(targets[index] or "")
             match = _model_match(fact, target) if target is not None and target.id not in targeted else None
         else:
-            matches = [m for m in match_supersede(fact=fact, nodes=visible, context=context)
-                       if m.node.id not in targeted and (fact.kind == "correction" or m.node.id not in conflict_ids)]
+            matches = [
+                m
+                for m in match_supersede(fact=fact, nodes=visible, context=context)
+                if m.node.id not in targeted and (fact.kind == "correction" or m.node.id not in conflict_ids)
+            ]
             match = matches[0] if matches else None
         if match and not fact.label:
             fact = with_label(fact, match.label or "")
@@ -109,62 +122,133 @@ def capture_suggestions(*, conversation: Conversation, message: Message, role: s
         content = fact.content
         if match and not fact.label:
             content = _rewritten(match.node.content, match.old_value, fact.value or "") or content
-        conflict = next((c for c in conflicts if c.node.id not in used_conflicts and _same_clause(c, fact)
-                         and not (match and match.node.id == c.node.id)), None)  # replacing it is no conflict
+        conflict = next(
+            (
+                c
+                for c in conflicts
+                if c.node.id not in used_conflicts
+                and _same_clause(c, fact)
+                and not (match and match.node.id == c.node.id)
+            ),
+            None,
+        )  # replacing it is no conflict
         if conflict:
             used_conflicts.add(conflict.node.id)
         if match:
             targeted.add(match.node.id)
-        created.append(_create(conversation=conversation, message=message, role=role, fact=fact, content=content,
-                               previous=previous, match=match, conflict=conflict, source=source))
+        created.append(
+            _create(
+                conversation=conversation,
+                message=message,
+                role=role,
+                fact=fact,
+                content=content,
+                previous=previous,
+                match=match,
+                conflict=conflict,
+                source=source,
+            )
+        )
     for conflict in conflicts:  # a conflict with no captured fact of its own: the clause becomes the fact
         if conflict.node.id in used_conflicts or conflict.node.id in targeted:
             continue
-        fact = SuggestedFact(content=conflict.sentence, kind="decision", subject="", value=conflict.value,
-                             reason=f"conflicts with a constraint ({conflict.reason})", sentence=conflict.sentence)
-        created.append(_create(conversation=conversation, message=message, role=role, fact=fact,
-                               content=conflict.sentence, previous=None, match=None, conflict=conflict, source=source))
+        fact = SuggestedFact(
+            content=conflict.sentence,
+            kind="decision",
+            subject="",
+            value=conflict.value,
+            reason=f"conflicts with a constraint ({conflict.reason})",
+            sentence=conflict.sentence,
+        )
+        created.append(
+            _create(
+                conversation=conversation,
+                message=message,
+                role=role,
+                fact=fact,
+                content=conflict.sentence,
+                previous=None,
+                match=None,
+                conflict=conflict,
+                source=source,
+            )
+        )
     _retire_earlier_pending(conversation=conversation, message=message, new=created)
     return [suggestion_to_dict(s) for s in created]
 
 
 def _model_match(fact: SuggestedFact, node: NodeData) -> Match:
-    warnings = tuple(w for w, on in (("pinned", node.pinned),
-                                     ("more_sensitive", more_sensitive(node.sensitivity, fact.sensitivity))) if on)
-    return Match(node=node, old_value=fact.previous_value or "", label=fact.label, score=1.0, warnings=warnings)
+    warnings = tuple(
+        w
+        for w, on in (
+            ("pinned", node.pinned),
+            ("more_sensitive", more_sensitive(node.sensitivity, fact.sensitivity)),
+        )
+        if on
+    )
+    return Match(
+        node=node, old_value=fact.previous_value or "", label=fact.label, score=1.0, warnings=warnings
+    )
 
 
-def _create(*, conversation: Conversation, message: Message, role: str, fact: SuggestedFact, content: str,
-            previous: str | None, match: Match | None, conflict: Conflict | None, source: str) -> FactSuggestion:
+def _create(
+    *,
+    conversation: Conversation,
+    message: Message,
+    role: str,
+    fact: SuggestedFact,
+    content: str,
+    previous: str | None,
+    match: Match | None,
+    conflict: Conflict | None,
+    source: str,
+) -> FactSuggestion:
     # A correction of an internal node is internal too, unless the user says otherwise when accepting.
-    sensitivity = strictest_markable(role, stricter(fact.sensitivity, match.node.sensitivity) if match
-                                     else fact.sensitivity)
+    sensitivity = strictest_markable(
+        role, stricter(fact.sensitivity, match.node.sensitivity) if match else fact.sensitivity
+    )
     # Warn for what accepting as suggested would do: retire a pinned node, or one more restricted than the
     # new fact (an editor's correction of a node they cannot mark as strictly).
     warnings = [w for w in (match.warnings if match else ()) if w != "more_sensitive"]
     if match and more_sensitive(match.node.sensitivity, sensitivity):
         warnings.append("more_sensitive")
     return FactSuggestion.objects.create(
-        conversation=conversation, message=message, content=content[:2000],
+        conversation=conversation,
+        message=message,
+        content=content[:2000],
         kind=match.node.kind if match else _node_kind(fact.kind),
-        subject=(fact.subject or "")[:200], value=(fact.value or "")[:200], reason=fact.reason[:200],
-        label=fact.label[:200], previous_value=(previous or "")[:200],
+        subject=(fact.subject or "")[:200],
+        value=(fact.value or "")[:200],
+        reason=fact.reason[:200],
+        label=fact.label[:200],
+        previous_value=(previous or "")[:200],
         supersede_node_id=uuid.UUID(match.node.id) if match else None,
         supersede_content=match.node.content[:2000] if match else "",
         conflict_node_id=uuid.UUID(conflict.node.id) if conflict else None,
         conflict_content=conflict.node.content[:2000] if conflict else "",
         note=conflict_note(conflict)[:300] if conflict else "",
-        warnings=warnings, source=source, sensitivity=sensitivity)
+        warnings=warnings,
+        source=source,
+        sensitivity=sensitivity,
+    )
 
 
 def _node_kind(fact_kind: str) -> str:
-    return {"config": "config", "number": "fact", "rule": "requirement", "correction": "decision",
-            "decision": "decision"}.get(fact_kind, "fact")
+    return {
+        "config": "config",
+        "number": "fact",
+        "rule": "requirement",
+        "correction": "decision",
+        "decision": "decision",
+    }.get(fact_kind, "fact")
 
 
 def _same_clause(conflict: Conflict, fact: SuggestedFact) -> bool:
-    return bool(fact.value) and (conflict.value in (fact.value or "") or (fact.value or "") in conflict.value
-                                 or same_value(conflict.value, fact.value or ""))
+    return bool(fact.value) and (
+        conflict.value in (fact.value or "")
+        or (fact.value or "") in conflict.value
+        or same_value(conflict.value, fact.value or "")
+    )
 
 
 def _rewritten(node_text: str, old: str, new: str) -> str | None:
@@ -175,15 +259,22 @@ def _rewritten(node_text: str, old: str, new: str) -> str | None:
 
 
 def _recent_text(*, conversation: Conversation, before_id: int) -> str:
-    rows = (Message.objects.filter(conversation=conversation, id__lt=before_id)
-            .exclude(role=MessageRole.TOOL).order_by("-id").values_list("content", flat=True)[:CONTEXT_MESSAGES])
+    rows = (
+        Message.objects.filter(conversation=conversation, id__lt=before_id)
+        .exclude(role=MessageRole.TOOL)
+        .order_by("-id")
+        .values_list("content", flat=True)[:CONTEXT_MESSAGES]
+    )
     return "\n".join(reversed(list(rows)))
 
 
 def _earlier_user_facts(*, conversation: Conversation, before_id: int) -> list[SuggestedFact]:
     """Facts of the earlier user messages, newest first (a chat-only value a correction changes)."""
-    rows = (Message.objects.filter(conversation=conversation, id__lt=before_id, role=MessageRole.USER)
-            .order_by("-id").values_list("content", flat=True)[:HISTORY_MESSAGES])
+    rows = (
+        Message.objects.filter(conversation=conversation, id__lt=before_id, role=MessageRole.USER)
+        .order_by("-id")
+        .values_list("content", flat=True)[:HISTORY_MESSAGES]
+    )
     return [f for text in rows for f in capture_facts(text=text) if f.value and not f.tentative]
 
 
@@ -193,8 +284,9 @@ def _earlier_value(fact: SuggestedFact, history: Sequence[SuggestedFact]) -> Sug
         return None
     terms = subject_terms(fact.label) if fact.label else frozenset()
     for earlier in history:
-        if same_value(earlier.value or "", fact.value) or not compatible(fact.value_type or "text",
-                                                                          earlier.value_type or "text"):
+        if same_value(earlier.value or "", fact.value) or not compatible(
+            fact.value_type or "text", earlier.value_type or "text"
+        ):
             continue
         other = subject_terms(earlier.label) if earlier.label else frozenset()
         if terms and other and len(terms & other) / len(terms) >= 0.6:
@@ -204,17 +296,24 @@ def _earlier_value(fact: SuggestedFact, history: Sequence[SuggestedFact]) -> Sug
     return None
 
 
-def _retire_earlier_pending(*, conversation: Conversation, message: Message, new: list[FactSuggestion]) -> None:
+def _retire_earlier_pending(
+    *, conversation: Conversation, message: Message, new: list[FactSuggestion]
+) -> None:
     """A corrected value still waiting as a suggestion (A → B said, B → C said now) is dismissed: B is retired."""
     for suggestion in new:
         if not suggestion.previous_value or not suggestion.label:
             continue
         terms = subject_terms(suggestion.label)
-        for older in FactSuggestion.objects.filter(conversation=conversation, status=SuggestionStatus.PENDING,
-                                                   message_id__lt=message.pk).exclude(label=""):
+        for older in FactSuggestion.objects.filter(
+            conversation=conversation, status=SuggestionStatus.PENDING, message_id__lt=message.pk
+        ).exclude(label=""):
             other = subject_terms(older.label)
-            if terms and other and len(terms & other) / len(terms) >= 0.6 and same_value(
-                    older.value, suggestion.previous_value):
+            if (
+                terms
+                and other
+                and len(terms & other) / len(terms) >= 0.6
+                and same_value(older.value, suggestion.previous_value)
+            ):
                 FactSuggestion.objects.filter(pk=older.pk).update(status=SuggestionStatus.DISMISSED)
 
 
@@ -223,15 +322,25 @@ def _retire_earlier_pending(*, conversation: Conversation, message: Message, new
 
 def suggestion_to_dict(suggestion: FactSuggestion) -> dict:
     return {
-        "id": suggestion.pk, "conversation_id": suggestion.conversation_id, "message_id": suggestion.message_id,
-        "content": suggestion.content, "kind": suggestion.kind, "subject": suggestion.subject,
-        "label": suggestion.label, "value": suggestion.value, "previous_value": suggestion.previous_value or None,
-        "reason": suggestion.reason, "sensitivity": suggestion.sensitivity, "status": suggestion.status,
-        "action": suggestion.action, "source": suggestion.source,
+        "id": suggestion.pk,
+        "conversation_id": suggestion.conversation_id,
+        "message_id": suggestion.message_id,
+        "content": suggestion.content,
+        "kind": suggestion.kind,
+        "subject": suggestion.subject,
+        "label": suggestion.label,
+        "value": suggestion.value,
+        "previous_value": suggestion.previous_value or None,
+        "reason": suggestion.reason,
+        "sensitivity": suggestion.sensitivity,
+        "status": suggestion.status,
+        "action": suggestion.action,
+        "source": suggestion.source,
         "supersede_node_id": str(suggestion.supersede_node_id) if suggestion.supersede_node_id else None,
         "supersede_content": suggestion.supersede_content or None,
         "conflict_node_id": str(suggestion.conflict_node_id) if suggestion.conflict_node_id else None,
-        "conflict_content": suggestion.conflict_content or None, "note": suggestion.note or None,
+        "conflict_content": suggestion.conflict_content or None,
+        "note": suggestion.note or None,
         "warnings": list(suggestion.warnings or []),
         "created_node_id": str(suggestion.created_node_id) if suggestion.created_node_id else None,
     }
@@ -239,16 +348,23 @@ def suggestion_to_dict(suggestion: FactSuggestion) -> dict:
 
 def suggestions_for_conversation(*, conversation: Conversation) -> list[dict]:
     """Every suggestion of a conversation, oldest first (the chat restores them on reload)."""
-    return [suggestion_to_dict(s) for s in FactSuggestion.objects.filter(conversation=conversation).order_by("id")]
+    return [
+        suggestion_to_dict(s) for s in FactSuggestion.objects.filter(conversation=conversation).order_by("id")
+    ]
 
 
 def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
     if isinstance(suggestion_id, bool) or not isinstance(suggestion_id, int):
         raise InvalidOperation("suggestion_id must be an integer", field="suggestion_id")
-    suggestion = FactSuggestion.objects.select_related("conversation").filter(
-        pk=suggestion_id, conversation__user=user).first()
-    if suggestion is None or canvas_selectors.user_role(user=user,
-                                                         canvas_id=suggestion.conversation.canvas_id) is None:
+    suggestion = (
+        FactSuggestion.objects.select_related("conversation")
+        .filter(pk=suggestion_id, conversation__user=user)
+        .first()
+    )
+    if (
+        suggestion is None
+        or canvas_selectors.user_role(user=user, canvas_id=suggestion.conversation.canvas_id) is None
+    ):
         raise NotFound("no such suggestion", field="suggestion_id")
     return suggestion
 
@@ -256,8 +372,16 @@ def _suggestion_for(*, user, suggestion_id: Any) -> FactSuggestion:
 # --- deciding ------------------------------------------------------------------------------------------------
 
 
-def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.0, supersede: bool = True,
-                      sensitivity: str | None = None, confirm: bool = False) -> dict:
+def suggestion_accept(
+    *,
+    user,
+    suggestion_id: int,
+    x: float = 0.0,
+    y: float = 0.0,
+    supersede: bool = True,
+    sensitivity: str | None = None,
+    confirm: bool = False,
+) -> dict:
     """One click: the fact becomes a node (superseding the old one, linked to a constraint) through the write path.
 
     `sensitivity` overrides the suggested one; the write path refuses one the user may not set.
@@ -267,42 +391,77 @@ def suggestion_accept(*, user, suggestion_id: int, x: float = 0.0, y: float = 0.
     if suggestion.status != SuggestionStatus.PENDING:
         raise InvalidOperation(f"this suggestion was already {suggestion.status}", field="suggestion_id")
     if sensitivity is not None and sensitivity not in Sensitivity.values:
-        raise InvalidOperation(f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity")
+        raise InvalidOperation(
+            f"sensitivity must be one of {', '.join(Sensitivity.values)}", field="sensitivity"
+        )
     final_sensitivity = sensitivity or suggestion.sensitivity
     superseding = bool(supersede and suggestion.supersede_node_id)
     old = _live_node(suggestion) if superseding else None
     if superseding:
         warnings = _accept_warnings(old=old, suggestion=suggestion, sensitivity=final_sensitivity)
         if warnings and not confirm:
-            raise InvalidOperation("this " + " and ".join(WARNING_TEXT[w] for w in warnings)
-                                   + "; accept again with confirm: true to retire it", field="confirm")
+            raise InvalidOperation(
+                "this "
+                + " and ".join(WARNING_TEXT[w] for w in warnings)
+                + "; accept again with confirm: true to retire it",
+                field="confirm",
+            )
     node_id = uuid.uuid4()
-    x, y = place_new_node(canvas_id=suggestion.conversation.canvas_id, want=(x, y), content=suggestion.content,
-                          limit=COORDINATE_LIMIT)  # the wanted spot, or the nearest free one
-    body = {"id": str(node_id), "content": suggestion.content, "kind": suggestion.kind, "x": x, "y": y,
-            "tags": ["captured"], "sensitivity": final_sensitivity}
+    x, y = place_new_node(
+        canvas_id=suggestion.conversation.canvas_id,
+        want=(x, y),
+        content=suggestion.content,
+        limit=COORDINATE_LIMIT,
+    )  # the wanted spot, or the nearest free one
+    body = {
+        "id": str(node_id),
+        "content": suggestion.content,
+        "kind": suggestion.kind,
+        "x": x,
+        "y": y,
+        "tags": ["captured"],
+        "sensitivity": final_sensitivity,
+    }
     if old is not None:  # the new value takes the old node's place: its kind, pin and tags
         body.update(kind=old.kind, pinned=old.pinned, tags=list(dict.fromkeys([*old.tags, "captured"]))[:20])
-    op = ({"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body} if superseding
-          else {"type": "node.create", "node": body})
+    op = (
+        {"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body}
+        if superseding
+        else {"type": "node.create", "node": body}
+    )
     actor = user_actor(user, channel="rest")
     canvas_id = suggestion.conversation.canvas_id
     with transaction.atomic():
         # Check-then-write as one step: of two concurrent accepts, the second waits on this row lock and
         # then sees the status the first one set.
-        locked = FactSuggestion.objects.select_for_update().filter(pk=suggestion.pk).values_list("status", flat=True)
+        locked = (
+            FactSuggestion.objects.select_for_update()
+            .filter(pk=suggestion.pk)
+            .values_list("status", flat=True)
+        )
         status_now = locked.first()
         if status_now != SuggestionStatus.PENDING:
             raise InvalidOperation(f"this suggestion was already {status_now}", field="suggestion_id")
-        result = canvas_services.apply_operation(actor=actor, canvas_id=canvas_id, op=op,
-                                                 client_op_id=f"suggestion-{suggestion.pk}")
+        result = canvas_services.apply_operation(
+            actor=actor, canvas_id=canvas_id, op=op, client_op_id=f"suggestion-{suggestion.pk}"
+        )
         if suggestion.conflict_node_id:
             result = canvas_services.apply_operation(
-                actor=actor, canvas_id=canvas_id, client_op_id=f"suggestion-{suggestion.pk}-conflict",
-                op={"type": "edge.create", "edge": {"source": str(node_id), "target": str(suggestion.conflict_node_id),
-                                                    "relation": "conflicts_with"}})
-        FactSuggestion.objects.filter(pk=suggestion.pk).update(status=SuggestionStatus.ACCEPTED,
-                                                              created_node_id=node_id)
+                actor=actor,
+                canvas_id=canvas_id,
+                client_op_id=f"suggestion-{suggestion.pk}-conflict",
+                op={
+                    "type": "edge.create",
+                    "edge": {
+                        "source": str(node_id),
+                        "target": str(suggestion.conflict_node_id),
+                        "relation": "conflicts_with",
+                    },
+                },
+            )
+        FactSuggestion.objects.filter(pk=suggestion.pk).update(
+            status=SuggestionStatus.ACCEPTED, created_node_id=node_id
+        )
     suggestion.refresh_from_db()
     return {"suggestion": suggestion_to_dict(suggestion), "revision": result.revision}
 
@@ -316,8 +475,14 @@ def _accept_warnings(*, old: NodeData | None, suggestion: FactSuggestion, sensit
     """What retiring the node costs, as of now (the node may have been pinned since the suggestion)."""
     if old is None:
         return list(suggestion.warnings or [])
-    return [w for w, on in (("pinned", old.pinned), ("more_sensitive", more_sensitive(old.sensitivity, sensitivity)))
-            if on]
+    return [
+        w
+        for w, on in (
+            ("pinned", old.pinned),
+            ("more_sensitive", more_sensitive(old.sensitivity, sensitivity)),
+        )
+        if on
+    ]
 
 
 def suggestion_dismiss(*, user, suggestion_id: int) -> dict:
@@ -343,12 +508,21 @@ def dismiss_duplicates_of_agent_op(*, user_message_id: int | None, op: dict) -> 
     content = str(node.get("content") or "")
     dismissed = []
     for s in FactSuggestion.objects.filter(message_id=user_message_id, status=SuggestionStatus.PENDING):
-        same_target = target is not None and s.supersede_node_id is not None and str(s.supersede_node_id) == target
-        same_fact = bool(content) and (_norm(s.content) == _norm(content) or (
-            bool(s.value) and _norm(s.value) in _norm(content) and (target is None) == (s.supersede_node_id is None)))
+        same_target = (
+            target is not None and s.supersede_node_id is not None and str(s.supersede_node_id) == target
+        )
+        same_fact = bool(content) and (
+            _norm(s.content) == _norm(content)
+            or (
+                bool(s.value)
+                and _norm(s.value) in _norm(content)
+                and (target is None) == (s.supersede_node_id is None)
+            )
+        )
         if same_target or same_fact:
-            FactSuggestion.objects.filter(pk=s.pk).update(status=SuggestionStatus.DISMISSED,
-                                                          reason=(s.reason + " · also proposed by the agent")[:200])
+            FactSuggestion.objects.filter(pk=s.pk).update(
+                status=SuggestionStatus.DISMISSED, reason=(s.reason + " · also proposed by the agent")[:200]
+            )
             dismissed.append(s.pk)
     return dismissed
 

@@ -3,6 +3,7 @@
 One turn at a time per connection. The turn runs as a task so `chat.stop`
 and canvas traffic keep flowing while the model streams.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -17,8 +18,8 @@ from canvasweb.common.errors import BadMessage, CanvasError
 
 from . import executor, extraction, services
 from .executor import off_db_thread
-from .suggestions import capture_suggestions
 from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
+from .suggestions import capture_suggestions
 
 logger = logging.getLogger(__name__)
 
@@ -40,37 +41,64 @@ class ChatSession:
     async def handle_send(self, message: dict) -> None:
         request_id = _request_id(message)
         if self.streaming:
-            await self.send({"type": "chat.error", "request_id": request_id, "message_id": None, "error": {
-                "code": "BUSY", "message": "a reply is still streaming; stop it or wait", "field": None}})
+            await self.send(
+                {
+                    "type": "chat.error",
+                    "request_id": request_id,
+                    "message_id": None,
+                    "error": {
+                        "code": "BUSY",
+                        "message": "a reply is still streaming; stop it or wait",
+                        "field": None,
+                    },
+                }
+            )
             return
         conversation_id = message.get("conversation_id")
         try:
             runner = _agent_runner(user=self.user, canvas_id=self.canvas_id)
             tools = await database_sync_to_async(runner.tools_offered)() if runner else None
             start = await database_sync_to_async(services.turn_begin)(
-                user=self.user, canvas_id=self.canvas_id, text=message.get("text"),
-                conversation_id=conversation_id)
+                user=self.user,
+                canvas_id=self.canvas_id,
+                text=message.get("text"),
+                conversation_id=conversation_id,
+            )
             # Compile and capture on the compile pool, outside any transaction: a big canvas must not
             # hold up the database thread every socket's ops go through.
-            compiled = await off_db_thread(services.turn_compile, start=start, viewport=message.get("viewport"),
-                                           key=self.canvas_id)
-            turn = await database_sync_to_async(services.turn_store)(start=start, compiled=compiled, tools=tools)
+            compiled = await off_db_thread(
+                services.turn_compile, start=start, viewport=message.get("viewport"), key=self.canvas_id
+            )
+            turn = await database_sync_to_async(services.turn_store)(
+                start=start, compiled=compiled, tools=tools
+            )
             # (services.turn_capture's work, with only what it needs sent to the worker)
-            turn.suggestions = await off_db_thread(capture_suggestions, conversation=turn.conversation,
-                                                   message=turn.user_message, role=turn.role, key=self.canvas_id)
+            turn.suggestions = await off_db_thread(
+                capture_suggestions,
+                conversation=turn.conversation,
+                message=turn.user_message,
+                role=turn.role,
+                key=self.canvas_id,
+            )
         except CanvasError as exc:
-            await self.send({"type": "chat.error", "request_id": request_id, "message_id": None,
-                             "error": exc.as_dict()})
+            await self.send(
+                {"type": "chat.error", "request_id": request_id, "message_id": None, "error": exc.as_dict()}
+            )
             return
         self.active_message_id = turn.assistant_message.pk
         self.streaming = True
-        await self.send({
-            "type": "chat.started", "request_id": request_id,
-            "conversation": services.conversation_to_dict(turn.conversation),
-            "user_message": services.message_to_dict(turn.user_message),
-            "assistant_message_id": turn.assistant_message.pk, "model_request_id": turn.model_request.pk,
-            "context": turn.preview, "suggestions": turn.suggestions,
-        })
+        await self.send(
+            {
+                "type": "chat.started",
+                "request_id": request_id,
+                "conversation": services.conversation_to_dict(turn.conversation),
+                "user_message": services.message_to_dict(turn.user_message),
+                "assistant_message_id": turn.assistant_message.pk,
+                "model_request_id": turn.model_request.pk,
+                "context": turn.preview,
+                "suggestions": turn.suggestions,
+            }
+        )
         self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
         self.tasks.add(self.task)
         self.task.add_done_callback(self.tasks.discard)
@@ -83,7 +111,8 @@ class ChatSession:
         """The model's fact extraction; replaces the rules' suggestions of this message when it succeeds."""
         try:
             result = await database_sync_to_async(extraction.refine_with_model)(
-                message_id=turn.user_message.pk, role=turn.role)
+                message_id=turn.user_message.pk, role=turn.role
+            )
         except Exception:
             logger.exception("model fact extraction failed")
             return
@@ -91,16 +120,25 @@ class ChatSession:
             await self.send({"type": "chat.suggestions", **result})
 
     async def handle_stop(self, message: dict) -> None:
-        if self.streaming and self.task is not None and message.get("message_id") in (
-                None, self.active_message_id):
+        if (
+            self.streaming
+            and self.task is not None
+            and message.get("message_id") in (None, self.active_message_id)
+        ):
             self.task.cancel()
 
     async def handle_preview(self, message: dict) -> None:
         request_id = _request_id(message)
         try:
             payload = await off_db_thread(
-                services.context_preview, user=self.user, canvas_id=self.canvas_id, text=message.get("text") or "",
-                viewport=message.get("viewport"), conversation_id=message.get("conversation_id"), key=self.canvas_id)
+                services.context_preview,
+                user=self.user,
+                canvas_id=self.canvas_id,
+                text=message.get("text") or "",
+                viewport=message.get("viewport"),
+                conversation_id=message.get("conversation_id"),
+                key=self.canvas_id,
+            )
         except CanvasError as exc:
             await self.send({"type": "error", "request_id": request_id, "error": exc.as_dict()})
             return
@@ -140,19 +178,43 @@ class ChatSession:
                         usage = event.usage
                 if round_number > 1:
                     await database_sync_to_async(services.record_model_round)(
-                        turn=turn, purpose=f"agent round {round_number}", messages=messages, tools=tools,
-                        text=round_text, tool_calls=calls, usage=usage,
-                        latency_ms=int((time.monotonic() - round_started) * 1000))
+                        turn=turn,
+                        purpose=f"agent round {round_number}",
+                        messages=messages,
+                        tools=tools,
+                        text=round_text,
+                        tool_calls=calls,
+                        usage=usage,
+                        latency_ms=int((time.monotonic() - round_started) * 1000),
+                    )
                 if not calls or runner is None or round_number > runner.max_rounds:
                     break
                 all_calls.extend(calls)
                 # The agent acts (validated and authorized in code), then the model sees the results.
-                tool_messages, events = await runner.execute(turn=turn, calls=calls, round_number=round_number)
+                tool_messages, events = await runner.execute(
+                    turn=turn, calls=calls, round_number=round_number
+                )
                 for event in events:
                     await self.send(event)
-                messages += [{"role": "assistant", "content": round_text or None, "tool_calls": [{"id": c["id"] or f"call_{i}", "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for i, c in enumerate(calls)]}, *tool_messages]
+                messages += [
+                    {
+                        "role": "assistant",
+                        "content": round_text or None,
+                        "tool_calls": [
+                            {
+                                "id": c["id"] or f"call_{i}",
+                                "type": "function",
+                                "function": {"name": c["name"], "arguments": c["arguments"]},
+                            }
+                            for i, c in enumerate(calls)
+                        ],
+                    },
+                    *tool_messages,
+                ]
             if not text.strip() and not all_calls:
-                raise ModelError("The model returned an empty reply. Try again or rephrase.", code="MODEL_EMPTY")
+                raise ModelError(
+                    "The model returned an empty reply. Try again or rephrase.", code="MODEL_EMPTY"
+                )
         except asyncio.CancelledError:
             stopped = True
         except ModelNotConfigured as exc:
@@ -161,33 +223,61 @@ class ChatSession:
             error, code = exc.message, exc.code
         except Exception:  # never leave a turn half-open
             logger.exception("chat turn failed")
-            error, code = "Something went wrong while talking to the model; the conversation is intact.", "INTERNAL"
+            error, code = (
+                "Something went wrong while talking to the model; the conversation is intact.",
+                "INTERNAL",
+            )
         latency = int((time.monotonic() - started) * 1000)
         self.streaming = False
         try:
             final = await database_sync_to_async(_finish_as_dict)(
-                turn=turn, text=text, usage=usage, latency_ms=latency, error=error, error_code=code or "",
-                stopped=stopped, tool_calls=all_calls or None, handles=runner.handles if runner else None)
+                turn=turn,
+                text=text,
+                usage=usage,
+                latency_ms=latency,
+                error=error,
+                error_code=code or "",
+                stopped=stopped,
+                tool_calls=all_calls or None,
+                handles=runner.handles if runner else None,
+            )
             if error:
-                await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
-                                 "error": {"code": code, "message": error, "field": None}, "message": final})
+                await self.send(
+                    {
+                        "type": "chat.error",
+                        "request_id": request_id,
+                        "message_id": message_id,
+                        "error": {"code": code, "message": error, "field": None},
+                        "message": final,
+                    }
+                )
             else:
                 await self.send({"type": "chat.done", "request_id": request_id, "message": final})
                 async with self.fold_lock:
                     await fold_summary(turn, config)
         except Exception:
             logger.exception("could not finish a chat turn")
-            await self.send({"type": "chat.error", "request_id": request_id, "message_id": message_id,
-                             "error": {"code": "INTERNAL", "field": None,
-                                       "message": "The reply could not be saved; reload the conversation."}})
+            await self.send(
+                {
+                    "type": "chat.error",
+                    "request_id": request_id,
+                    "message_id": message_id,
+                    "error": {
+                        "code": "INTERNAL",
+                        "field": None,
+                        "message": "The reply could not be saved; reload the conversation.",
+                    },
+                }
+            )
 
 
 async def fold_summary(turn, config: ModelConfig) -> None:
     """Fold old turns into the rolling summary when due: written by the model with the structured
     template when one is configured, extractive otherwise or when the model fails."""
     recent_budget = turn.compiled.report.budget.get("recent", 0) if turn.compiled else 0
-    plan = await database_sync_to_async(services.summary_fold_plan)(conversation=turn.conversation,
-                                                                     recent_budget=recent_budget)
+    plan = await database_sync_to_async(services.summary_fold_plan)(
+        conversation=turn.conversation, recent_budget=recent_budget
+    )
     if plan is None:
         return
     model_text, error, usage = None, "", None
@@ -205,8 +295,16 @@ async def fold_summary(turn, config: ModelConfig) -> None:
         except ModelError as exc:
             error = exc.message
         await database_sync_to_async(services.record_model_round)(
-            turn=turn, purpose="summary", messages=messages, tools=None, text=model_text or "", tool_calls=None,
-            usage=usage, latency_ms=int((time.monotonic() - started) * 1000), error=error)
+            turn=turn,
+            purpose="summary",
+            messages=messages,
+            tools=None,
+            text=model_text or "",
+            tool_calls=None,
+            usage=usage,
+            latency_ms=int((time.monotonic() - started) * 1000),
+            error=error,
+        )
     await database_sync_to_async(services.summary_store)(plan=plan, model_text=model_text)
 
 

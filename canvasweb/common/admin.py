@@ -1,4 +1,5 @@
 """Admin building blocks shared by the apps."""
+
 from django.contrib import admin
 
 

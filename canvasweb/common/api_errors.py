@@ -3,6 +3,7 @@
 An unexpected exception is logged and answered `500 INTERNAL` in the same shape: never Django's HTML
 (debug) page with a traceback and settings, whatever DJANGO_DEBUG says.
 """
+
 from __future__ import annotations
 
 import logging
@@ -17,8 +18,11 @@ from .i18n import translate_message
 
 logger = logging.getLogger("canvasweb.api")
 
-INTERNAL_ERROR = {"code": "INTERNAL", "message": "the server failed to handle this request; nothing was changed",
-                  "field": None}
+INTERNAL_ERROR = {
+    "code": "INTERNAL",
+    "message": "the server failed to handle this request; nothing was changed",
+    "field": None,
+}
 
 _DRF_CODES = {
     status.HTTP_400_BAD_REQUEST: "INVALID",
@@ -62,7 +66,9 @@ def api_exception_handler(exc, context):
         field = None if field == "non_field_errors" else field
     elif isinstance(detail, list) and detail:
         message = str(detail[0])
-    response.data = {"error": {"code": code, "message": translate_message(message or "request failed"), "field": field}}
+    response.data = {
+        "error": {"code": code, "message": translate_message(message or "request failed"), "field": field}
+    }
     return response
 
 

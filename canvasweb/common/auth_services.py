@@ -1,4 +1,5 @@
 """Writes for API authentication: DRF tokens for scripts."""
+
 from __future__ import annotations
 
 from rest_framework.authtoken.models import Token

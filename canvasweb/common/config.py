@@ -1,4 +1,5 @@
 """Typed access to the project's own settings dictionaries."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """URL converters shared by every app's routes (registered once, in config/urls.py)."""
+
 from django.urls import register_converter
 from django.urls.converters import get_converters
 

@@ -5,6 +5,7 @@ on request bodies, token auth before session auth (so anonymous requests get
 401 with `WWW-Authenticate: Token` rather than DRF's 403), and CSRF failures
 reported with their own error code so browser clients can refetch the token.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -101,8 +102,9 @@ class JSONAPIView(APIView):
         return super().handle_exception(exc)
 
 
-def json_object(data: Any, *, allowed: Iterable[str], required: Iterable[str] = (),
-                nullable: Iterable[str] = ()) -> dict:
+def json_object(
+    data: Any, *, allowed: Iterable[str], required: Iterable[str] = (), nullable: Iterable[str] = ()
+) -> dict:
     """The request body as a dict with only `allowed` keys, `required` ones present, no nulls except `nullable`.
 
     Value checks (types, lengths, ranges) belong to the services, the one place that validates writes.

@@ -1,4 +1,5 @@
 """Domain errors with the structured shape every channel reports: {code, message, field}."""
+
 from __future__ import annotations
 
 
@@ -53,6 +54,7 @@ class RateLimited(CanvasError):
         if self.retry_after_ms is not None:
             data["retry_after_ms"] = self.retry_after_ms
         return data
+
 
 class EditConflict(Conflict):
     """A content edit made on a stale base: carries the node as it is now, so the client can offer a choice."""

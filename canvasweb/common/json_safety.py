@@ -10,6 +10,7 @@ Two kinds of JSON that parse fine in Python and break later:
 `find_unsafe` names the first such value by its path so callers can answer
 `INVALID` with the field; `finite_float` is the number check that never raises.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,7 +64,10 @@ def find_unsafe(value: Any, path: str = "") -> tuple[str, str] | None:
         elif depth < _MAX_DEPTH and isinstance(item, dict):
             for key, child in reversed(list(item.items())):
                 if isinstance(key, str) and has_lone_surrogate(key):
-                    return where, f"{where or 'the body'} has a key with a lone surrogate (not valid Unicode text)"
+                    return (
+                        where,
+                        f"{where or 'the body'} has a key with a lone surrogate (not valid Unicode text)",
+                    )
                 stack.append((child, _join(where, key), depth + 1))
         elif depth < _MAX_DEPTH and isinstance(item, list):
             for index in range(len(item) - 1, -1, -1):

@@ -3,6 +3,7 @@
 Kept out of drf.py: DRF reads DEFAULT_PARSER_CLASSES while `rest_framework.views` is
 being imported, so this module must not import it.
 """
+
 from __future__ import annotations
 
 import codecs

@@ -5,6 +5,7 @@ CACHES to Redis to share the count between Daphne processes). The rate is CANVAS
 ("20/minute" by default; DRF syntax N/second|minute|hour|day; "off" disables). Over it: 429 RATE_LIMITED
 with Retry-After, before the body is read or a password hashed.
 """
+
 from __future__ import annotations
 
 from rest_framework.throttling import SimpleRateThrottle

@@ -1,4 +1,5 @@
 """ASGI entry point: HTTP through Django, the MCP server at /mcp/, WebSockets through Channels."""
+
 import os
 
 from django.core.asgi import get_asgi_application
@@ -27,6 +28,8 @@ async def http_app(scope, receive, send):
 application = ProtocolTypeRouter(
     {
         "http": http_app,
-        "websocket": AllowedHostsOriginValidator(SessionOrTokenAuthMiddleware(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(
+            SessionOrTokenAuthMiddleware(URLRouter(websocket_urlpatterns))
+        ),
     }
 )

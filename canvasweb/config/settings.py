@@ -4,6 +4,7 @@ Everything has an embedded default so `scripts/run.sh` works on a fresh machine:
 SQLite, the in-process channel layer, no model endpoint. Environment variables
 switch to Postgres (DATABASE_URL), Redis (REDIS_URL) and a model (LLM_*).
 """
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,9 @@ SECRET_KEY = os.environ.get(
 )
 DEBUG = env_bool("DJANGO_DEBUG", True)
 ALLOWED_HOSTS = [
-    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h.strip()
+    h.strip()
+    for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
+    if h.strip()
 ]
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
@@ -181,8 +184,14 @@ if REDIS_URL:
             "CONFIG": {
                 # Timeouts: a hung Redis fails calls within 10 s (> the 5 s BZPOPMIN of receive) instead
                 # of blocking; pooled connections idle > 5 s are pinged first (stale after a restart).
-                "hosts": [{"address": REDIS_URL, "socket_connect_timeout": 2, "socket_timeout": 10,
-                           "health_check_interval": 5}],
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_connect_timeout": 2,
+                        "socket_timeout": 10,
+                        "health_check_interval": 5,
+                    }
+                ],
                 # Per Daphne process in Redis, and per socket in the process: messages not yet taken.
                 # Beyond it the newest (Redis) or oldest (local) are dropped, never memory growth.
                 "capacity": env_int("CHANNEL_CAPACITY", 200),
@@ -194,7 +203,9 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 200}}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 200}}
+    }
 
 CANVASWEB: dict[str, Any] = {
     # WebSocket frame limit in bytes; larger frames are closed with code 1009.
@@ -281,8 +292,12 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.channels.server": {"level": "WARNING"}, "daphne": {"level": "WARNING"},
-                "httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    "loggers": {
+        "django.channels.server": {"level": "WARNING"},
+        "daphne": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
 }
 
 SESSION_COOKIE_SAMESITE = "Lax"

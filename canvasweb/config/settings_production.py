@@ -1,4 +1,5 @@
 """Production settings: everything from settings.py, hardened for `check --deploy`."""
+
 import os
 
 from .settings import *

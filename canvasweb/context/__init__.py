@@ -4,6 +4,7 @@ No Django and no ORM in this package (see README.md here). Main entry points:
 
     from canvasweb.context import CompileRequest, compile_context, CanvasIndex, TokenCache
 """
+
 from .compiler import compile_context
 from .selection import CanvasIndex, naive_linear_select, select_nodes
 from .tokens import TokenCache, count_tokens

@@ -8,6 +8,7 @@
 Timings exclude the one-time CanvasIndex build (reported separately); the
 token cache is shared across runs, as it is across turns of a conversation.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,7 +72,12 @@ def build_clustered_canvas(
             )
         )
     edges = [
-        EdgeData(id=f"edge-{j}", source=f"node-{j:06d}", target=f"node-{rng.randrange(n):06d}", relation="depends_on")
+        EdgeData(
+            id=f"edge-{j}",
+            source=f"node-{j:06d}",
+            target=f"node-{rng.randrange(n):06d}",
+            relation="depends_on",
+        )
         for j in range(0, n, 2)
     ]
     return nodes, edges
@@ -95,7 +101,9 @@ def _pct(values: Sequence[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))]
 
 
-def bench_size(*, n: int, runs: int = 50, budget: int = 8000, seed: int = 7, clock: str = "wall") -> dict[str, Any]:
+def bench_size(
+    *, n: int, runs: int = 50, budget: int = 8000, seed: int = 7, clock: str = "wall"
+) -> dict[str, Any]:
     """Time compile_context on one canvas size.
 
     * warm: a conversation at one spot: 10 nearby viewports cycled with a
@@ -116,21 +124,38 @@ def bench_size(*, n: int, runs: int = 50, budget: int = 8000, seed: int = 7, clo
     gc.collect()  # the build's garbage is not collected inside the timed compiles
     rng = random.Random(seed + 1)
     history = _history()
-    questions = ["Which port does the database listen on?", "缓存层用什么？", "what is the latency budget for search"]
+    questions = [
+        "Which port does the database listen on?",
+        "缓存层用什么？",
+        "what is the latency budget for search",
+    ]
 
     def request(vp: Viewport, q: str, cache: TokenCache) -> CompileRequest:
-        return CompileRequest(system_prompt="You are helpful.", question=q, messages=history, index=index,
-                              viewport=vp, role="editor", budget=budget, token_cache=cache)
+        return CompileRequest(
+            system_prompt="You are helpful.",
+            question=q,
+            messages=history,
+            index=index,
+            viewport=vp,
+            role="editor",
+            budget=budget,
+            token_cache=cache,
+        )
 
     def spot() -> Viewport:
         a = nodes[rng.randrange(n)]
-        return Viewport(x=a.x + rng.uniform(-300, 300), y=a.y + rng.uniform(-300, 300),
-                        zoom=rng.choice((0.5, 1.0, 1.0, 2.0)))
+        return Viewport(
+            x=a.x + rng.uniform(-300, 300),
+            y=a.y + rng.uniform(-300, 300),
+            zoom=rng.choice((0.5, 1.0, 1.0, 2.0)),
+        )
 
     # Warm: one spot, small pans, cache primed by one pass.
     home = spot()
-    warm_vps = [Viewport(x=home.x + rng.uniform(-150, 150), y=home.y + rng.uniform(-150, 150), zoom=1.0)
-                for _ in range(10)]
+    warm_vps = [
+        Viewport(x=home.x + rng.uniform(-150, 150), y=home.y + rng.uniform(-150, 150), zoom=1.0)
+        for _ in range(10)
+    ]
     warm_cache = TokenCache()
     for i, vp in enumerate(warm_vps):
         compile_context(request=request(vp, questions[i % 3], warm_cache))
@@ -178,14 +203,28 @@ def bench_size(*, n: int, runs: int = 50, budget: int = 8000, seed: int = 7, clo
 
 
 def run_benchmark(
-    *, sizes: Sequence[int] = (1_000, 10_000, 100_000), runs: int = 50, budget: int = 8000, clock: str = "wall"
+    *,
+    sizes: Sequence[int] = (1_000, 10_000, 100_000),
+    runs: int = 50,
+    budget: int = 8000,
+    clock: str = "wall",
 ) -> list[dict[str, Any]]:
     return [bench_size(n=n, runs=runs, budget=budget, clock=clock) for n in sizes]
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    cols = ["nodes", "index_build_ms", "warm_p50_ms", "warm_p95_ms", "cold_p50_ms", "cold_p95_ms",
-            "select_p50_ms", "select_p95_ms", "naive_p50_ms", "naive_p95_ms"]
+    cols = [
+        "nodes",
+        "index_build_ms",
+        "warm_p50_ms",
+        "warm_p95_ms",
+        "cold_p50_ms",
+        "cold_p95_ms",
+        "select_p50_ms",
+        "select_p95_ms",
+        "naive_p50_ms",
+        "naive_p95_ms",
+    ]
     lines = [" ".join(f"{c:>14}" for c in cols)]
     for r in rows:
         lines.append(" ".join(f"{r[c]:>14}" for c in cols))

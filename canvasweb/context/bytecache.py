@@ -5,6 +5,7 @@ canvases: 131,072 cached texts of 10 kB each are 1.3 GB. Estimates are cheap
 (string lengths, not a deep `sys.getsizeof` walk) and deliberately generous.
 Pure: no Django; thread-safe.
 """
+
 from __future__ import annotations
 
 import threading
@@ -32,8 +33,12 @@ class ByteLRU:
 
     def __init__(self, *, max_bytes: int, sizeof: Callable[[Hashable, Any], int] | None = None) -> None:
         self.max_bytes = max(0, int(max_bytes))
-        self._sizeof = sizeof or (lambda key, value: ENTRY_OVERHEAD + (text_bytes(key[-1]) if isinstance(
-            key, tuple) and key and isinstance(key[-1], str) else 64))
+        self._sizeof = sizeof or (
+            lambda key, value: (
+                ENTRY_OVERHEAD
+                + (text_bytes(key[-1]) if isinstance(key, tuple) and key and isinstance(key[-1], str) else 64)
+            )
+        )
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.bytes = 0

@@ -12,6 +12,7 @@ number; index_update.py follows committed changes copy-on-write) and holds
     (is_restricted_text).
 Nodes are sorted by id, so nothing depends on the order of the input list.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,6 @@ from .types import (
     NodeData,
 )
 
-
 _OK, _SUPERSEDED, _ARCHIVED = 0, 1, 2
 _FILTER_DF_CAP = 500  # terms in more nodes than this do not nominate candidates
 _FILTER_MAX_CANDIDATES = 64
@@ -35,7 +35,7 @@ _STATUS_REASON = {_SUPERSEDED: "superseded", _ARCHIVED: "archived"}
 
 
 class _Band:
-    __slots__ = ("wmax", "cells", "occupied")
+    __slots__ = ("cells", "occupied", "wmax")
 
     def __init__(self, wmax: float) -> None:
         self.wmax = wmax
@@ -284,8 +284,11 @@ class CanvasIndex:
             # node has) next to enough of the subject both versions share.
             common = old - old_only
             on_subject = len(terms & common)
-            if (any(ch.isdigit() for t in terms & old_only for ch in t)
-                    and on_subject >= 2 and on_subject >= 0.3 * len(common)):
+            if (
+                any(ch.isdigit() for t in terms & old_only for ch in t)
+                and on_subject >= 2
+                and on_subject >= 0.3 * len(common)
+            ):
                 return True
         return False
 

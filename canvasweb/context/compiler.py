@@ -30,6 +30,7 @@ history and the summary). Tool-role messages are cut to
 `tool_message_max_tokens` and sent as labelled user-role text, because
 MessageData carries no tool-call ids for the OpenAI "tool" role.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,11 +41,10 @@ from typing import Any
 from .history_recall import RecallCandidate, is_low_information, past_match_share, recall_history
 from .redaction import build_secret_masker, mask_credentials, secret_fingerprint, secret_values
 from .render import render_canvas_block
-from .selection import CanvasIndex, select_nodes
 from .retire import retire_outdated
+from .selection import CanvasIndex, select_nodes
 from .summary import build_summary
 from .tokens import TokenCache, truncate_to_tokens
-from .value_ledger import build_ledger
 from .types import (
     MESSAGE_OVERHEAD_TOKENS,
     REPLY_PRIMING_TOKENS,
@@ -56,6 +56,7 @@ from .types import (
     MessageData,
     Truncation,
 )
+from .value_ledger import build_ledger
 
 TOOL_PREFIX = "[tool output]\n"
 MIN_USEFUL_TOKENS = 12  # a layer smaller than this is not worth a message
@@ -90,7 +91,9 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     """Build the chat messages for one turn within the token budget."""
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
-    cache: TokenCache = request.token_cache if request.token_cache is not None else TokenCache(encoding=request.encoding)
+    cache: TokenCache = (
+        request.token_cache if request.token_cache is not None else TokenCache(encoding=request.encoding)
+    )
     count = cache.count
     strategy = request.strategy
 
@@ -98,7 +101,9 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     index: CanvasIndex | None = request.index
     if index is None and (strategy == "canvas" or request.nodes):
         t = time.perf_counter()
-        index = CanvasIndex.build(nodes=request.nodes, edges=request.edges, min_weight=request.selection.min_weight)
+        index = CanvasIndex.build(
+            nodes=request.nodes, edges=request.edges, min_weight=request.selection.min_weight
+        )
         timings["index_build"] = _ms(t)
     if index is not None:
         secret_mask, fingerprint = index.secret_masker, index.secret_fingerprint
@@ -118,8 +123,13 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     report = CompileReport(
         strategy=strategy,
         budget={
-            "total": budget.total, "system": budget.system, "canvas": budget.canvas, "summary": budget.summary,
-            "recent": budget.recent, "question": budget.question, "recent_floor_messages": budget.recent_floor_messages,
+            "total": budget.total,
+            "system": budget.system,
+            "canvas": budget.canvas,
+            "summary": budget.summary,
+            "recent": budget.recent,
+            "question": budget.question,
+            "recent_floor_messages": budget.recent_floor_messages,
             "recall": budget.recall,
         },
     )
@@ -127,13 +137,23 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     # 5. the question (paid before the optional layers, placed last).
     avail = total - fixed
     if avail < MESSAGE_OVERHEAD_TOKENS + 1:
-        raise BudgetConfigError(f"budget {total} leaves no room for the question after the system layer ({fixed})")
+        raise BudgetConfigError(
+            f"budget {total} leaves no room for the question after the system layer ({fixed})"
+        )
     question_text = mask(request.question)
     q_tokens = count(question_text)
     if q_tokens + MESSAGE_OVERHEAD_TOKENS > avail:
-        question_text = truncate_to_tokens(question_text, max_tokens=avail - MESSAGE_OVERHEAD_TOKENS, encoding=cache.encoding)
-        report.truncations.append(Truncation(layer="question", item_id="question", original_tokens=q_tokens,
-                                             kept_tokens=count(question_text)))
+        question_text = truncate_to_tokens(
+            question_text, max_tokens=avail - MESSAGE_OVERHEAD_TOKENS, encoding=cache.encoding
+        )
+        report.truncations.append(
+            Truncation(
+                layer="question",
+                item_id="question",
+                original_tokens=q_tokens,
+                kept_tokens=count(question_text),
+            )
+        )
         q_tokens = count(question_text)
     question_cost = q_tokens + MESSAGE_OVERHEAD_TOKENS
     pool = avail - question_cost
@@ -159,13 +179,17 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     retire_stale = index.is_stale_text if (strategy == "canvas" and index is not None) else None
     restricted = None
     if index is not None and request.role != "owner":
+
         def restricted(terms: frozenset[str]) -> bool:
             return index.is_restricted_text(terms, role=request.role)
 
     # Values retired by subject (value_ledger.py): a later correction in the chat, a supersede
     # or an archive retires a value in every message that states it about that subject.
-    ledger = (build_ledger(messages=every, nodes=index.nodes, cache=cache)
-              if strategy == "canvas" and index is not None and request.retire_values else None)
+    ledger = (
+        build_ledger(messages=every, nodes=index.nodes, cache=cache)
+        if strategy == "canvas" and index is not None and request.retire_values
+        else None
+    )
     prepared: dict[int, _Prepared] = {}
 
     def current(i: int) -> _Prepared:
@@ -177,19 +201,33 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         return got
 
     def _current(m: MessageData, position: int) -> _Prepared:
-        p = _prepare_message(m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens)
+        p = _prepare_message(
+            m, cache=cache, mask=mask, variant=fingerprint, tool_max=request.tool_message_max_tokens
+        )
         if strategy != "canvas" and restricted is None:
             return p
         # Sentence filters read the message as said; the value ledger then rewrites what is left.
-        raw = retire_outdated(message=p.message, later_corrections=later_corrections if strategy == "canvas" else None,
-                              is_stale=retire_stale, is_restricted=restricted, cache=cache, position=position)
+        raw = retire_outdated(
+            message=p.message,
+            later_corrections=later_corrections if strategy == "canvas" else None,
+            is_stale=retire_stale,
+            is_restricted=restricted,
+            cache=cache,
+            position=position,
+        )
         if ledger and position in ledger.by_position:
             raw = ledger.rewrite(position, m.content if raw is None else raw, original=m.content)
         if raw is None or raw == m.content:
             return p
         retired.add(p.message.id)
-        return _prepare_message(p.message, cache=cache, mask=mask, variant=fingerprint,
-                                tool_max=request.tool_message_max_tokens, content=raw)
+        return _prepare_message(
+            p.message,
+            cache=cache,
+            mask=mask,
+            variant=fingerprint,
+            tool_max=request.tool_message_max_tokens,
+            content=raw,
+        )
 
     # 4a. the floor: the last N messages, cut to fit if they alone overflow.
     floor_n = min(budget.recent_floor_messages, n_hist)
@@ -206,8 +244,11 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         if room >= MIN_USEFUL_TOKENS:
             cut = truncate_to_tokens(p.text, max_tokens=room, encoding=cache.encoding)
             cut_p = _Prepared(p.message, cut, count(cut))
-            report.truncations.append(Truncation(layer="recent", item_id=p.message.id,
-                                                 original_tokens=p.tokens, kept_tokens=cut_p.tokens))
+            report.truncations.append(
+                Truncation(
+                    layer="recent", item_id=p.message.id, original_tokens=p.tokens, kept_tokens=cut_p.tokens
+                )
+            )
             floor.append(cut_p)
             pool -= cut_p.cost
         break  # the floor stays contiguous: older floor messages cannot jump a gap
@@ -260,31 +301,52 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         while True:
             t = time.perf_counter()
             selection = select_nodes(
-                index=index, viewport=request.viewport, role=request.role, question=request.question,
-                config=request.selection, limit=limit, now=request.now,
+                index=index,
+                viewport=request.viewport,
+                role=request.role,
+                question=request.question,
+                config=request.selection,
+                limit=limit,
+                now=request.now,
                 question_vector=emb.question if emb is not None else None,
                 node_vectors=emb.nodes if emb is not None else None,
             )
             timings["select"] += _ms(t)
             t = time.perf_counter()
             block = render_canvas_block(
-                candidates=selection.candidates, index=index, max_tokens=block_budget, cache=cache, mask=mask,
-                mask_variant=fingerprint, max_node_tokens=request.max_node_tokens,
-                question_reserve_share=_question_share(request.selection.question_reserve_share, block_budget),
+                candidates=selection.candidates,
+                index=index,
+                max_tokens=block_budget,
+                cache=cache,
+                mask=mask,
+                mask_variant=fingerprint,
+                max_node_tokens=request.max_node_tokens,
+                question_reserve_share=_question_share(
+                    request.selection.question_reserve_share, block_budget
+                ),
             )
             timings["render"] += _ms(t)
             more_in_range = selection.stats.get("viewport_limited", 0) > 0
-            if (retried or not more_in_range or block.excluded or block.tokens >= 0.9 * block_budget
-                    or limit >= request.selection.max_candidates):
+            if (
+                retried
+                or not more_in_range
+                or block.excluded
+                or block.tokens >= 0.9 * block_budget
+                or limit >= request.selection.max_candidates
+            ):
                 break
             # One retry, sized from the records' observed average cost.
             avg = block.tokens / max(1, len(block.included))
-            limit = min(request.selection.max_candidates,
-                        limit + int((block_budget - block.tokens) / max(avg, 8.0) * 1.5) + 16)
+            limit = min(
+                request.selection.max_candidates,
+                limit + int((block_budget - block.tokens) / max(avg, 8.0) * 1.5) + 16,
+            )
             retried = True
         report.included_nodes = block.included
         shown_ids = set(block.handles.values())
-        shown_texts = [c.node.content for c in selection.candidates if not c.placeholder and c.node.id in shown_ids]
+        shown_texts = [
+            c.node.content for c in selection.candidates if not c.placeholder and c.node.id in shown_ids
+        ]
         report.handles = block.handles
         report.truncations.extend(block.truncations)
         report.excluded_nodes = list(selection.excluded) + block.excluded
@@ -351,12 +413,18 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     recalled = None
     if use_recall and recall_plan - MESSAGE_OVERHEAD_TOKENS >= MIN_USEFUL_TOKENS and (folded or archived):
         t = time.perf_counter()
-        cands = [RecallCandidate(position=i + offset, message=every[i + offset], text=current(i).text)
-                 for i in range(window_start - 1, -offset - 1, -1)]
+        cands = [
+            RecallCandidate(position=i + offset, message=every[i + offset], text=current(i).text)
+            for i in range(window_start - 1, -offset - 1, -1)
+        ]
         cands.reverse()
         recalled = recall_history(
-            candidates=cands, question=request.question, max_tokens=recall_plan - MESSAGE_OVERHEAD_TOKENS,
-            count=count, cache=cache, question_vector=emb.question if emb is not None else None,
+            candidates=cands,
+            question=request.question,
+            max_tokens=recall_plan - MESSAGE_OVERHEAD_TOKENS,
+            count=count,
+            cache=cache,
+            question_vector=emb.question if emb is not None else None,
             vectors=emb.messages if emb is not None else None,
             already_shown=[p.text for p in window + floor] + shown_texts,
         )
@@ -378,8 +446,11 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             # turns that left the window since then are added on top.
             # The folded turns as the history filters left them (retired values rewritten);
             # prepared newest first, as the correction filter needs.
-            folded_now = [_as_said(current(i), every[i + offset]) for i in range(window_start - 1, -1, -1)][::-1] \
-                if ledger else folded
+            folded_now = (
+                [_as_said(current(i), every[i + offset]) for i in range(window_start - 1, -1, -1)][::-1]
+                if ledger
+                else folded
+            )
             result = build_summary(
                 messages=folded_now,
                 previous_summary=request.rolling_summary,
@@ -488,7 +559,9 @@ def _prepare_message(
         return mask(source)
 
     if content is not None:
-        text, tokens = cache.prepared(key=("msg", m.id, variant, tool_max, "retired"), source=source, prepare=build)
+        text, tokens = cache.prepared(
+            key=("msg", m.id, variant, tool_max, "retired"), source=source, prepare=build
+        )
         return _Prepared(m, text, tokens)
     if m.token_count is not None and m.role != "tool":
         # Trust a stored count when masking leaves the text unchanged.

@@ -21,6 +21,7 @@ copy-on-write) is kept in step through `_text_hook_*`: it receives the same
 text the keyword postings are built from, for nodes that are indexed.
 Pure: no Django.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -30,8 +31,8 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .ranking import parse_timestamp
 from .canvas_index import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
+from .ranking import parse_timestamp
 from .text import extract_terms
 from .types import SENSITIVITY_LEVEL, EdgeData, NodeData
 
@@ -77,14 +78,23 @@ class IndexUpdate:
     if the update fails halfway, `base` must be thrown away.
     """
 
-    def __init__(self, base: CanvasIndex, *, min_weight: float = DEFAULT_MIN_WEIGHT,
-                 in_place: bool = False) -> None:
+    def __init__(
+        self, base: CanvasIndex, *, min_weight: float = DEFAULT_MIN_WEIGHT, in_place: bool = False
+    ) -> None:
         if in_place:
             new = base
         else:
             new = copy.copy(base)
-            for name in ("nodes", "status", "level", "pinned", "weights", "anchors", "pinned_ineligible",
-                         "updated_ts"):
+            for name in (
+                "nodes",
+                "status",
+                "level",
+                "pinned",
+                "weights",
+                "anchors",
+                "pinned_ineligible",
+                "updated_ts",
+            ):
                 setattr(new, name, list(getattr(base, name)))
             new.pos = dict(base.pos)
             new.bands = list(base.bands)
@@ -135,10 +145,16 @@ class IndexUpdate:
         if old_text != new_text:
             self._postings_change(i, old.id, old_text, new_text)
         if (old.content, old.sensitivity, old_status, old.superseded_by) != (
-                node.content, node.sensitivity, new_status, node.superseded_by):
+            node.content,
+            node.sensitivity,
+            new_status,
+            node.superseded_by,
+        ):
             self._reset_text = True
         if "secret" in (old.sensitivity, node.sensitivity) and (old.content, old.sensitivity) != (
-                node.content, node.sensitivity):
+            node.content,
+            node.sensitivity,
+        ):
             self._reset_secrets = True
 
     def remove_node(self, node_id: str) -> None:
@@ -237,8 +253,10 @@ class IndexUpdate:
 
     def _set_anchor(self, i: int) -> None:
         ix = self.index
-        for name, wanted in (("anchors", ix.pinned[i] and ix.status[i] == _OK),
-                             ("pinned_ineligible", ix.pinned[i] and ix.status[i] != _OK)):
+        for name, wanted in (
+            ("anchors", ix.pinned[i] and ix.status[i] == _OK),
+            ("pinned_ineligible", ix.pinned[i] and ix.status[i] != _OK),
+        ):
             values = getattr(ix, name)
             at = bisect.bisect_left(values, i)
             present = at < len(values) and values[at] == i
@@ -410,8 +428,14 @@ def _edges_among_sorted(index: CanvasIndex, node_ids: Sequence[str]) -> list[Edg
     return sorted(CanvasIndex.edges_among(index, node_ids), key=_edge_order)
 
 
-def apply_changes(index: CanvasIndex, *, upserts: Sequence[NodeData] = (), removals: Sequence[str] = (),
-                  edges_added: Sequence[EdgeData] = (), edges_removed: Sequence[str] = ()) -> CanvasIndex | None:
+def apply_changes(
+    index: CanvasIndex,
+    *,
+    upserts: Sequence[NodeData] = (),
+    removals: Sequence[str] = (),
+    edges_added: Sequence[EdgeData] = (),
+    edges_removed: Sequence[str] = (),
+) -> CanvasIndex | None:
     """A new index with the changes applied, or None when a full rebuild is due instead."""
     update = IndexUpdate(index)
     for edge_id in edges_removed:

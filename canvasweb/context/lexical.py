@@ -12,6 +12,7 @@ add(doc_id, text) / remove(doc_id), so a cached index can follow committed
 canvas changes without a rebuild. Scoring walks only the query terms'
 posting lists.
 """
+
 from __future__ import annotations
 
 import logging
@@ -81,8 +82,11 @@ def _cjk_tokens(run: str, out: list[str], chars: bool = False) -> None:
             if run not in CJK_STOP_CHARS:
                 out.append(run)
             return
-        out.extend(run[i:i + 2] for i in range(len(run) - 1)
-                   if run[i] not in CJK_STOP_CHARS and run[i + 1] not in CJK_STOP_CHARS)
+        out.extend(
+            run[i : i + 2]
+            for i in range(len(run) - 1)
+            if run[i] not in CJK_STOP_CHARS and run[i + 1] not in CJK_STOP_CHARS
+        )
         return
     for w in seg.cut_for_search(run):
         if w in ZH_STOPWORDS or (len(w) == 1 and w in CJK_STOP_CHARS):
@@ -202,7 +206,9 @@ class BM25Index:
             return 0.0
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def scores(self, terms: Iterable[str], *, weights: dict[str, float] | None = None) -> dict[Hashable, float]:
+    def scores(
+        self, terms: Iterable[str], *, weights: dict[str, float] | None = None
+    ) -> dict[Hashable, float]:
         """BM25 score of every document that contains at least one query term."""
         n = len(self.lengths)
         if not n:

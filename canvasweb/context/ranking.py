@@ -3,6 +3,7 @@ scores (BM25 + bigram share, fused with embeddings), and priority decay by age.
 
 `index` arguments are selection.CanvasIndex instances (not imported here: selection imports us).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -44,8 +45,11 @@ def hybrid_scores(
         out[i] = out.get(i, 0.0) + 0.3 * s
     if question_vector is not None and node_vectors:
         lexical = sorted(out, key=lambda i: (-out[i], i))[: limit * 3]
-        dense_ids = [i for i, n in enumerate(index.nodes)
-                     if n.id in node_vectors and index.status[i] == _OK and nodes_visible_text(index, i)]
+        dense_ids = [
+            i
+            for i, n in enumerate(index.nodes)
+            if n.id in node_vectors and index.status[i] == _OK and nodes_visible_text(index, i)
+        ]
         dense_ids.sort(key=lambda i: (-cosine(question_vector, node_vectors[index.nodes[i].id]), i))
         fused = reciprocal_rank_fusion([lexical, dense_ids[: limit * 3]])
         best = max(fused.values(), default=0.0) or 1.0
@@ -78,7 +82,7 @@ def _bm25_bounded(ti, terms: Sequence[str]) -> dict:
     postings = bm25.postings
     present = sorted((t for t in dict.fromkeys(terms) if t in postings), key=lambda t: (len(postings[t]), t))
     rare = [t for t in present if len(postings[t]) <= cut] or present[:1]  # the rarest term always counts
-    common = present[len(rare):]
+    common = present[len(rare) :]
     acc = bm25.scores(rare) if rare else {}
     if common and acc:
         avg = bm25.total_length / n or 1.0
@@ -97,7 +101,7 @@ class _Decay:
     scans near the viewport and the ones a question matched, so a compile stays independent of canvas
     size (a list for every node cost O(canvas) on each compile, since `now` moves every time)."""
 
-    __slots__ = ("_ts", "_pinned", "_ref", "_half", "_floor")
+    __slots__ = ("_floor", "_half", "_pinned", "_ref", "_ts")
 
     def __init__(self, ts, pinned, ref: float, half: float, floor: float) -> None:
         self._ts, self._pinned, self._ref, self._half, self._floor = ts, pinned, ref, half, floor

@@ -7,16 +7,21 @@ the answer than chit-chat about the same subject, so recall ranking gives it
 a bounded lift (value_score ∈ [0, 1]). Pure text heuristics, English and
 Chinese, no lists of domain words.
 """
+
 from __future__ import annotations
 
 import re
 
 _DIGIT_RE = re.compile(r"\d")
 # Identifiers: letters+digits mixed (TP1363, BUG-20931, v3.18), snake_case, @handles, domains.
-_CODE_RE = re.compile(r"\b(?:[A-Za-z]+[-_]?\d[\w.-]*|\d+[A-Za-z]+\w*|[a-z]+_[a-z0-9_]+|@[\w.]+|[\w-]+\.(?:[a-z]{2,4}))\b")
+_CODE_RE = re.compile(
+    r"\b(?:[A-Za-z]+[-_]?\d[\w.-]*|\d+[A-Za-z]+\w*|[a-z]+_[a-z0-9_]+|@[\w.]+|[\w-]+\.(?:[a-z]{2,4}))\b"
+)
 # A capitalised word that does not open the sentence (a name: "Hotel Lumen", "Piranesi").
 _NAME_RE = re.compile(r"(?<=[\w,;:] )[A-Z][a-z\u00c0-\u024f]+|(?<=[\w,;:] )[A-Z]{2,}\b")
-_CJK_NUMBER_RE = re.compile(r"[一二两三四五六七八九十百千万亿]+(?:元|块|万|天|个|号|月|日|点|岁|次|人|年|倍|成)")
+_CJK_NUMBER_RE = re.compile(
+    r"[一二两三四五六七八九十百千万亿]+(?:元|块|万|天|个|号|月|日|点|岁|次|人|年|倍|成)"
+)
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _PRONOUN_I = frozenset({"I", "I'm", "I'll", "I've", "I'd", "OK", "OKAY"})
 

@@ -5,6 +5,7 @@ Patterns are deliberately specific (known key prefixes, explicit
 `password=`-style assignments, long high-entropy values after key/token/secret
 names) so ordinary prose, port numbers and Chinese text are left alone.
 """
+
 from __future__ import annotations
 
 import functools
@@ -98,7 +99,9 @@ _add(
     lambda m: f"{m.group('scheme')}{_tag('url_credentials')}@",
     gate=lambda t, low: "://" in t and "@" in t,
 )
-_add("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}", gate=lambda t, low: "eyJ" in t)
+_add(
+    "jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}", gate=lambda t, low: "eyJ" in t
+)
 _add(
     "bearer_token",
     # The token must look like one (a digit or a symbol), so "bearer authentication" stays.
@@ -107,13 +110,23 @@ _add(
     gate=lambda t, low: "earer" in t,
 )
 # OpenAI-style keys: long ones always; short ones ("sk-prod-93af") if they mix in digits.
-_add("api_key", r"\bsk-(?:[A-Za-z0-9_\-]{20,}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9][A-Za-z0-9_\-]{6,})",
-     gate=lambda t, low: "sk-" in t)
-_add("api_key", r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}", gate=lambda t, low: "k_live_" in t or "k_test_" in t)
+_add(
+    "api_key",
+    r"\bsk-(?:[A-Za-z0-9_\-]{20,}|(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9][A-Za-z0-9_\-]{6,})",
+    gate=lambda t, low: "sk-" in t,
+)
+_add(
+    "api_key",
+    r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}",
+    gate=lambda t, low: "k_live_" in t or "k_test_" in t,
+)
 _add("api_key", r"\bAIza[0-9A-Za-z_\-]{35}", gate=lambda t, low: "AIza" in t)
 _add("aws_access_key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", gate=lambda t, low: "AKIA" in t or "ASIA" in t)
-_add("github_token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}",
-     gate=lambda t, low: "gh" in t and "_" in t)
+_add(
+    "github_token",
+    r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}",
+    gate=lambda t, low: "gh" in t and "_" in t,
+)
 _add("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", gate=lambda t, low: "xox" in t)
 # Generic: a long hex or base64-ish value right after a key/token/secret name.
 _add(
@@ -123,7 +136,9 @@ _add(
     r"(?P<val>[A-Fa-f0-9]{16,}|(?=[A-Za-z0-9+/_\-]*\d)(?=[A-Za-z0-9+/_\-]*[A-Za-z])[A-Za-z0-9+/_\-]{16,}={0,2})(?P=q)",
     _assign_repl("secret"),
     re.IGNORECASE,
-    gate=lambda t, low: ("=" in t or ":" in t) and ("key" in low or "secret" in low or "token" in low or "auth" in low),
+    gate=lambda t, low: (
+        ("=" in t or ":" in t) and ("key" in low or "secret" in low or "token" in low or "auth" in low)
+    ),
 )
 _add(
     "password",
@@ -139,9 +154,9 @@ _add(
     "password",
     r"(?P<key>(?:密码|口令|密钥|秘钥))(?P<sep>\s*(?:[:=：]|是|为|為)\s*)"
     r"(?P<q>[\"'“”「]?)(?P<val>[A-Za-z0-9!@#$%^&*_\-+=./~]*[A-Za-z0-9!@#$%^&*_\-+=/~])(?P=q)",
-    lambda m: f"{m.group('key')}{m.group('sep')}{_tag('password')}"
-    if len(m.group("val")) >= 3
-    else m.group(0),
+    lambda m: (
+        f"{m.group('key')}{m.group('sep')}{_tag('password')}" if len(m.group("val")) >= 3 else m.group(0)
+    ),
     gate=lambda t, low: "密码" in t or "口令" in t or "密钥" in t or "秘钥" in t,
 )
 

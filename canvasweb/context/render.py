@@ -22,6 +22,7 @@ Format (one record per line, deterministic for the same input):
   and the end of a long context. The recap is the first thing dropped when
   tokens are short.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,6 +45,7 @@ HEADER = (
 RECAP_MIN_RECORDS = 5
 RECAP_ITEMS = 3
 RECAP_ITEM_TOKENS = 40
+
 
 def quote_text(text: str) -> str:
     """JSON-quote text and defuse anything that looks like a block delimiter."""
@@ -151,7 +153,9 @@ def render_canvas_block(
     available = max_tokens - frame_cost
     reserved_groups = ((GROUP_LINKED, linked_reserve_share), (GROUP_QUESTION, question_reserve_share))
     others = [c for c in candidates if c.group not in (GROUP_LINKED, GROUP_QUESTION)]
-    reserved_items = {group: [prep(c) for c in candidates if c.group == group] for group, _ in reserved_groups}
+    reserved_items = {
+        group: [prep(c) for c in candidates if c.group == group] for group, _ in reserved_groups
+    }
 
     # Recap space is reserved up front (from the first items in rank order).
     recap_cost = 0
@@ -206,9 +210,15 @@ def render_canvas_block(
     chosen.sort(key=lambda p: p.cand.rank)
 
     while True:
-        text, handles, _rel_lines = _assemble(chosen, index=index, mask=mask, budget=available - used, count=count,
-                                             recap=recap_cost > 0 and len(chosen) >= RECAP_MIN_RECORDS,
-                                             encoding=cache.encoding)
+        text, handles, _rel_lines = _assemble(
+            chosen,
+            index=index,
+            mask=mask,
+            budget=available - used,
+            count=count,
+            recap=recap_cost > 0 and len(chosen) >= RECAP_MIN_RECORDS,
+            encoding=cache.encoding,
+        )
         tokens = count(text)
         if tokens <= max_tokens or not chosen:
             break
@@ -242,7 +252,12 @@ def render_canvas_block(
         )
         if p.truncated_from is not None:
             out.truncations.append(
-                Truncation(layer="canvas", item_id=p.cand.node.id, original_tokens=p.truncated_from, kept_tokens=p.cost)
+                Truncation(
+                    layer="canvas",
+                    item_id=p.cand.node.id,
+                    original_tokens=p.truncated_from,
+                    kept_tokens=p.cost,
+                )
             )
     out.excluded = [
         ExcludedNode(node_id=c.node.id, reason="over_budget", detail=f"rank {c.rank}")

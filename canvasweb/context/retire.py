@@ -7,17 +7,26 @@ marker that says why; a long sentence loses only its retired clauses; a
 correction no longer names the value it replaces. Values retired by subject
 across the whole history are handled by value_ledger.py.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
 
-from .sentences import SentenceInfo, _loose_hit, analyze_message, classify_sentence, norm_sentence, replace_info
+from .sentences import (
+    SentenceInfo,
+    _loose_hit,
+    analyze_message,
+    classify_sentence,
+    norm_sentence,
+    replace_info,
+)
 from .text import extract_terms, jaccard
 from .tokens import TokenCache
 from .types import MessageData
 
 SUPERSEDE_SIMILARITY = 0.5
+
 
 def is_corrected_by(info: SentenceInfo, corrections: Sequence[SentenceInfo]) -> bool:
     return corrected_by(info, corrections) is not None
@@ -107,7 +116,9 @@ def retire_outdated(
             if "correction" in info.categories and message.role == "user" and later_corrections is not None:
                 # A corrected correction (A -> B -> C) still retires what it corrected (A), and
                 # names the newest value (none when the canvas retired it: the canvas holds it).
-                later_corrections.append(replace_info(info, value_text=corr.value_text if corr is not None else ""))
+                later_corrections.append(
+                    replace_info(info, value_text=corr.value_text if corr is not None else "")
+                )
             continue
         if "correction" in info.categories and message.role == "user" and later_corrections is not None:
             later_corrections.append(info)
@@ -129,12 +140,18 @@ def retire_outdated(
 _VALUE_START = r"(?:[$€£¥]\s?)?\d"
 _REPLACED_VALUE_RES = (
     re.compile(r"\bfrom\s+(?:the\s+)?(?:[^,.;:!?]|(?<=\d)[.,:](?=\d)){1,40}?\s+(?=to\b)", re.IGNORECASE),
-    re.compile(rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
-               r"|[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"),
+    re.compile(
+        rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
+        r"|[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"
+    ),
     re.compile(r"不是\s*[^，。；,;！!？?]{1,20}?\s*而是"),
     re.compile(rf"[，,]?\s*(?:而)?不是\s*{_VALUE_START}[^，。；,;！!？?]{{0,20}}"),
-    re.compile(r"从\s*[^，。；,;]{1,20}?\s*(?=(?:改成|改为|改到|调整到|调整为|换成|延到|延期到|推迟到|提前到|降到|提高到|涨到|砍到))"),
-    re.compile(rf"[^，。；,;]*{_VALUE_START}[^，。；,;]*?(?:走不了|不行了|取消了|赶不上|来不及|作废了)[，,]\s*"),
+    re.compile(
+        r"从\s*[^，。；,;]{1,20}?\s*(?=(?:改成|改为|改到|调整到|调整为|换成|延到|延期到|推迟到|提前到|降到|提高到|涨到|砍到))"
+    ),
+    re.compile(
+        rf"[^，。；,;]*{_VALUE_START}[^，。；,;]*?(?:走不了|不行了|取消了|赶不上|来不及|作废了)[，,]\s*"
+    ),
 )
 
 
@@ -156,18 +173,25 @@ def _retire_clauses(info: SentenceInfo, marker: str, retired_by) -> str | None:
     hits = []
     for p in parts:
         terms = extract_terms(p)
-        sub = SentenceInfo(text=p, norm=norm_sentence(p), categories=classify_sentence(p), terms=terms, core_terms=terms)
+        sub = SentenceInfo(
+            text=p, norm=norm_sentence(p), categories=classify_sentence(p), terms=terms, core_terms=terms
+        )
         hits.append(retired_by(sub)[0])
     if not any(hits) or all(hits):
         return None
-    rest = "".join(p for p, h in zip(parts, hits) if not h)
+    rest = "".join(p for p, h in zip(parts, hits, strict=True) if not h)
     rest_terms = extract_terms(rest)
-    rest_info = SentenceInfo(text=rest, norm=norm_sentence(rest), categories=classify_sentence(rest), terms=rest_terms,
-                             core_terms=rest_terms)
+    rest_info = SentenceInfo(
+        text=rest,
+        norm=norm_sentence(rest),
+        categories=classify_sentence(rest),
+        terms=rest_terms,
+        core_terms=rest_terms,
+    )
     if retired_by(rest_info)[0]:
         return None
     out, prev_hit = [], False
-    for p, h in zip(parts, hits):
+    for p, h in zip(parts, hits, strict=True):
         if h:
             if not prev_hit:
                 out.append(marker + (" " if p.endswith((" ", ",")) else ""))
@@ -175,4 +199,3 @@ def _retire_clauses(info: SentenceInfo, marker: str, retired_by) -> str | None:
             out.append(p)
         prev_hit = h
     return "".join(out)
-

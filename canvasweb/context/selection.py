@@ -25,6 +25,7 @@ Scaling: the index (canvas_index.CanvasIndex, built once per canvas version) hol
 Ties break on node id (nodes are sorted by id in the index), so the result
 does not depend on the order of the input list.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -34,8 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .canvas_index import _ARCHIVED, _OK, _STATUS_REASON, _SUPERSEDED, CanvasIndex, _Band
-from .spatial_scan import _Exclusions, _scan_band
 from .ranking import NodeTextIndex, hybrid_scores, node_decay
+from .spatial_scan import _Exclusions, _scan_band
 from .text import extract_terms
 from .types import (
     ROLE_LEVEL,
@@ -45,9 +46,22 @@ from .types import (
     Viewport,
 )
 
-__all__ = ["CanvasIndex", "Candidate", "NodeTextIndex", "Selection", "naive_linear_select", "select_nodes",
-           "GROUP_ANCHOR", "GROUP_VIEWPORT", "GROUP_LINKED", "GROUP_QUESTION", "_Band", "_OK", "_ARCHIVED",
-           "_SUPERSEDED"]
+__all__ = [
+    "GROUP_ANCHOR",
+    "GROUP_LINKED",
+    "GROUP_QUESTION",
+    "GROUP_VIEWPORT",
+    "_ARCHIVED",
+    "_OK",
+    "_SUPERSEDED",
+    "Candidate",
+    "CanvasIndex",
+    "NodeTextIndex",
+    "Selection",
+    "_Band",
+    "naive_linear_select",
+    "select_nodes",
+]
 
 _QUESTION_POSTINGS_BUDGET = 20_000  # posting entries walked per question, at most
 
@@ -147,8 +161,17 @@ def select_nodes(
     heap: list[tuple[float, int]] = []
     for band in index.bands:
         _scan_band(
-            band, index=index, qx=qx, qy=qy, radius=radius, k=k, heap=heap,
-            role_level=role_level, excl=excl, stats=stats, decay=decay,
+            band,
+            index=index,
+            qx=qx,
+            qy=qy,
+            radius=radius,
+            k=k,
+            heap=heap,
+            role_level=role_level,
+            excl=excl,
+            stats=stats,
+            decay=decay,
         )
     stats["viewport_limited"] = excl.counts.get("over_budget", 0)
     for neg_eff, neg_i in sorted(heap, key=lambda t: (-t[0], -t[1])):
@@ -190,8 +213,15 @@ def select_nodes(
         matched = 0
         scores = _question_scores(index, q_terms)
         if index.text_index is not None:
-            scores = hybrid_scores(index, question, scores, decay=decay, question_vector=question_vector,
-                                    node_vectors=node_vectors, limit=cfg.max_question_matches)
+            scores = hybrid_scores(
+                index,
+                question,
+                scores,
+                decay=decay,
+                question_vector=question_vector,
+                node_vectors=node_vectors,
+                limit=cfg.max_question_matches,
+            )
         for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information

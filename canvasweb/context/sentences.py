@@ -6,6 +6,7 @@ changes: its subject words and new value (via fact capture), or for a
 correction without a usable subject ("actually it's 5434") the shapes of its
 new values. Memoized per message id in the TokenCache.
 """
+
 from __future__ import annotations
 
 import re
@@ -61,6 +62,7 @@ _DECISION_RE = re.compile(
     re.IGNORECASE,
 )
 _NAME_RE = re.compile(r"(?<=[\s(\"'“])[A-Z][A-Za-z0-9]+|\b[A-Z]{2,}[A-Za-z0-9]*\b|[A-Za-z]+\d[A-Za-z0-9]*")
+
 
 def classify_sentence(sentence: str) -> frozenset[str]:
     cats = set()
@@ -136,7 +138,8 @@ _CJK_UNITS = "月日号点时分秒元万千百岁个人天周年"
 # A value: a number with its unit; adjacent Chinese parts form one value ("5月22日", "3点30分").
 _VALUE_RE = re.compile(
     rf"(?<![A-Za-z0-9.])\d+(?:[.,:]\d+)*\s*(?:%|[A-Za-z]+|[{_CJK_UNITS}])?(?:\d+(?:[.,:]\d+)*[{_CJK_UNITS}])*",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _UNIT_RE = re.compile(rf"[A-Za-z]+|%|[{_CJK_UNITS}]")
 _OLD_VALUE_RE = re.compile(r"(?:\bnot|\bno longer|不是|而不是|并非)\s*$", re.IGNORECASE)
 _WEAK_SUBJECT = frozenset({"us", "it", "that", "this", "we", "they", "them", "是", "了"})
@@ -144,7 +147,7 @@ LOOSE_REACH = 6  # messages
 
 
 def _shape(value: str) -> str:
-    """"5434" -> "#4", "6 hours" -> "hour", "5月22日" -> "月日": what kind of value it is."""
+    """ "5434" -> "#4", "6 hours" -> "hour", "5月22日" -> "月日": what kind of value it is."""
     units = _UNIT_RE.findall(value)
     if units:
         return "".join(stem(u.lower()) if u.isascii() else u for u in units)
@@ -159,10 +162,10 @@ def _values(text: str) -> list[tuple[str, str, int, int]]:
 def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str]:
     """Values a subjectless correction introduces (not the ones it negates: "6 hours, not 2"),
     their shapes, and their text as written."""
-    kept = [v for v in _values(text) if not _OLD_VALUE_RE.search(text[max(0, v[2] - 14):v[2]])]
+    kept = [v for v in _values(text) if not _OLD_VALUE_RE.search(text[max(0, v[2] - 14) : v[2]])]
     if not kept:
         return frozenset(), frozenset(), ""
-    span = text[kept[0][2]:kept[-1][3]].strip()
+    span = text[kept[0][2] : kept[-1][3]].strip()
     written = span if len(span) <= 30 else ", ".join(v[0] for v in kept)
     return frozenset(v[0] for v in kept), frozenset(v[1] for v in kept), written
 
@@ -187,7 +190,9 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         cats = classify_sentence(s)
         terms = extract_terms(s)
         core = _CORRECTION_PREFIX_RE.sub("", s) if "correction" in cats else s
-        subject, value, value_text = _correction_subject(core) if "correction" in cats else (frozenset(), frozenset(), "")
+        subject, value, value_text = (
+            _correction_subject(core) if "correction" in cats else (frozenset(), frozenset(), "")
+        )
         loose_shapes, loose_values = frozenset(), frozenset()
         if "correction" in cats and not (subject - _WEAK_SUBJECT):
             loose_values, loose_shapes, written = _new_values(core)
@@ -217,14 +222,10 @@ def analyze_message(m: MessageData, *, cache: TokenCache | None = None) -> tuple
     return cache.memo(key=("sentences", m.id), source=m.content, compute=lambda: analyze_text(m.content))
 
 
-
-
-
 def replace_info(info: SentenceInfo, **changes) -> SentenceInfo:
-    from dataclasses import replace  # noqa: PLC0415
+    from dataclasses import replace
 
     return replace(info, **changes)
-
 
 
 CORRECTION_RE = _CORRECTION_RE

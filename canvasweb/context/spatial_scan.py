@@ -8,6 +8,7 @@ band has occupied cells, it scans the occupied cells sorted by distance instead.
 Filtering (status, role, decay) happens per entry, so what is excluded is
 reported with its reason.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -21,7 +22,7 @@ from .types import ExcludedNode
 class _Exclusions:
     """Collects exclusions: exact counts, listed ids capped per reason."""
 
-    __slots__ = ("limit", "items", "counts", "seen")
+    __slots__ = ("counts", "items", "limit", "seen")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -71,7 +72,9 @@ def _scan_entries(
             continue
         st = status[i]
         if st:
-            excl.add(nodes[i].id, _STATUS_REASON[st], f"superseded_by={nodes[i].superseded_by}" if st == 1 else "")
+            excl.add(
+                nodes[i].id, _STATUS_REASON[st], f"superseded_by={nodes[i].superseded_by}" if st == 1 else ""
+            )
             continue
         if level[i] > role_level:
             excl.add(nodes[i].id, "not_visible")
@@ -110,8 +113,17 @@ def _scan_band(
     walk_limit = 2 * len(cells) + 9
     visited = 0
     r = 0
-    kw = dict(qx=qx, qy=qy, radius=radius, k=k, heap=heap, index=index, role_level=role_level, excl=excl,
-              decay=decay)
+    kw = {
+        "qx": qx,
+        "qy": qy,
+        "radius": radius,
+        "k": k,
+        "heap": heap,
+        "index": index,
+        "role_level": role_level,
+        "excl": excl,
+        "decay": decay,
+    }
     while True:
         lower = (r - 1) * cell if r > 0 else 0.0
         if lower > raw_max:
@@ -144,7 +156,17 @@ def _ring(icx: int, icy: int, r: int) -> Iterable[tuple[int, int]]:
         yield (icx + r, icy + dy)
 
 
-def _scan_rest(band: _Band, *, index: CanvasIndex, icx: int, icy: int, done: int, raw_max: float, kw: dict, stats: dict[str, int]) -> None:
+def _scan_rest(
+    band: _Band,
+    *,
+    index: CanvasIndex,
+    icx: int,
+    icy: int,
+    done: int,
+    raw_max: float,
+    kw: dict,
+    stats: dict[str, int],
+) -> None:
     """Fallback for sparse/zoomed-out queries: occupied cells sorted by distance."""
     cell = index.cell_size
     qx, qy = kw["qx"], kw["qy"]

@@ -16,6 +16,7 @@ A correction ("Correction: ...", "actually", "change X to Y", "改成", "更正"
 summary does not carry "2 hours" next to "6 hours". The compiler also passes
 `is_stale`, which drops sentences restating a superseded canvas node.
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,18 +25,38 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .retire import (  # noqa: F401 - re-exported: the history filters lived here
-    CANVAS_OUTDATED_MARKER, CORRECTED_MARKER, OUTDATED_MARKER, RESTRICTED_MARKER, SUPERSEDE_SIMILARITY,
-    corrected_by, is_corrected_by, retire_outdated, strip_replaced_values)
+    CANVAS_OUTDATED_MARKER,
+    CORRECTED_MARKER,
+    OUTDATED_MARKER,
+    RESTRICTED_MARKER,
+    SUPERSEDE_SIMILARITY,
+    corrected_by,
+    is_corrected_by,
+    retire_outdated,
+    strip_replaced_values,
+)
 from .sentences import (  # noqa: F401 - re-exported
-    SECTIONS, SUMMARY_CLOSE, SUMMARY_HEADER, SUMMARY_OPEN, SentenceInfo, analyze_message, analyze_text,
-    classify_sentence, norm_sentence, replace_info, strip_summary_frame)
-from .text import escape_delimiters, extract_terms, jaccard, match_score, split_sentences  # noqa: F401
+    SECTIONS,
+    SUMMARY_CLOSE,
+    SUMMARY_HEADER,
+    SUMMARY_OPEN,
+    SentenceInfo,
+    analyze_message,
+    analyze_text,
+    classify_sentence,
+    norm_sentence,
+    replace_info,
+    strip_summary_frame,
+)
+from .text import escape_delimiters, extract_terms, jaccard, match_score, split_sentences
 from .tokens import TokenCache, count_tokens
 from .types import MessageData
 
 FOLD_THRESHOLD = 0.7
 _SENTENCE_MARKER_RE = re.compile(r"\[(?:outdated statement omitted|statement withheld)[^\]]*\]")
-_MARKER_ONLY_RE = re.compile(r"^\s*(?:\[(?:outdated statement omitted|statement withheld)[^\]]*\][\s.,;:，。；…]*)+$")
+_MARKER_ONLY_RE = re.compile(
+    r"^\s*(?:\[(?:outdated statement omitted|statement withheld)[^\]]*\][\s.,;:，。；…]*)+$"
+)
 _norm = norm_sentence
 
 SUMMARY_PROMPT_TEMPLATE = """You maintain the rolling summary of a long conversation.
@@ -168,7 +189,9 @@ def build_summary(
             if _MARKER_ONLY_RE.match(info.text):
                 continue  # a statement the history filters already retired
             if _SENTENCE_MARKER_RE.search(info.text) and not (
-                    classify_sentence(_SENTENCE_MARKER_RE.sub("", info.text)) & {"number", "negation", "constraint"}):
+                classify_sentence(_SENTENCE_MARKER_RE.sub("", info.text))
+                & {"number", "negation", "constraint"}
+            ):
                 continue  # what is left of a partly retired sentence carries no fact of its own
             if carried:
                 pass  # sentences of a stored summary have no message position
@@ -285,8 +308,11 @@ _STRONG = frozenset({"correction", "negation", "number", "constraint"})
 @functools.lru_cache(maxsize=8192)
 def _clauses(sentence: str) -> tuple[tuple[str, bool, frozenset[str]], ...]:
     """(raw clause, carries a fact?, terms) per clause; raw, so adjacent ones rejoin exactly."""
-    return tuple((raw, bool(classify_sentence(raw) & _STRONG), extract_terms(raw))
-                 for raw in _CLAUSE_END_RE.split(sentence) if raw.strip())
+    return tuple(
+        (raw, bool(classify_sentence(raw) & _STRONG), extract_terms(raw))
+        for raw in _CLAUSE_END_RE.split(sentence)
+        if raw.strip()
+    )
 
 
 def _compact(sentence: str, q_terms: frozenset[str]) -> str | None:

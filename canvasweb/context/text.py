@@ -6,6 +6,7 @@ character bigrams (a single CJK character on its own becomes a unigram).
 Chinese has no spaces, and bigrams are the standard cheap stand-in for a
 word segmenter: "数据库端口" -> 数据, 据库, 库端, 端口.
 """
+
 from __future__ import annotations
 
 import functools
@@ -128,7 +129,9 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-_DELIMITER_RE = re.compile(r"<(?=\s*/?\s*(?:canvas_data|conversation_summary|recalled_messages)\b)", re.IGNORECASE)
+_DELIMITER_RE = re.compile(
+    r"<(?=\s*/?\s*(?:canvas_data|conversation_summary|recalled_messages)\b)", re.IGNORECASE
+)
 
 
 def escape_delimiters(text: str) -> str:

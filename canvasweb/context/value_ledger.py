@@ -30,6 +30,7 @@ A value said again later by the user as current is current again (A -> B -> A).
 `[old value → now <current>]` (or `[old value]` when there is no current value,
 and inside the message that retires it).
 """
+
 from __future__ import annotations
 
 import functools
@@ -46,7 +47,9 @@ from .value_mentions import Mention, find_mentions, same_value, subject_words
 _CUE_RE = re.compile(
     r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
     r"turns out|after all|anymore|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable)\b"
-    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后", re.IGNORECASE)
+    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后",
+    re.IGNORECASE,
+)
 NEAR_BEST = 0.6
 # Without a correction cue, a statement replaces a value only when most of its subject words are that subject's.
 UNCUED_SHARE = 0.67
@@ -104,7 +107,7 @@ class RetiredValues:
         source = text if original is None else original
         out, last = [], 0
         for m, marker in sorted(spans, key=lambda s: s[0].start):
-            if source[m.start:m.end] != m.raw:
+            if source[m.start : m.end] != m.raw:
                 continue  # the message changed since the mention was read
             if original is None:
                 at = m.start if m.start >= last else -1
@@ -135,7 +138,7 @@ def _occurrences(text: str, raw: str) -> list[int]:
 
 def _relocate(m: Mention, original: str, text: str, after: int) -> int:
     """Where mention `m` of `original` is in the rewritten `text`, or -1 when its sentence is gone."""
-    lead = original[max(0, m.start - 12):m.start]
+    lead = original[max(0, m.start - 12) : m.start]
     found = text.find(lead + m.raw, after)
     if found >= 0:
         return found + len(lead)
@@ -156,7 +159,7 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
     number only a number of about as many digits ("5433" -> "5434", not "16" -> "5433")."""
     if not (compatible(a.type, kind) or compatible(kind, a.type)):
         return False
-    if b is None or a.type not in _NUMERIC and b.type not in _NUMERIC:
+    if b is None or (a.type not in _NUMERIC and b.type not in _NUMERIC):
         return True
     if not (a.number and b.number) or ("." in a.number) != ("." in b.number):
         return False
@@ -169,7 +172,9 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
 _NUMERIC = frozenset({"number", "count", "port", "percent"})
 
 
-def build_ledger(*, messages: Sequence[MessageData], nodes: Sequence[NodeData] = (), cache=None) -> RetiredValues:
+def build_ledger(
+    *, messages: Sequence[MessageData], nodes: Sequence[NodeData] = (), cache=None
+) -> RetiredValues:
     """Retired value mentions of `messages` (the whole history, oldest first) given the canvas `nodes`."""
     events: list[_Event] = []
     for pos, m in enumerate(messages):
@@ -179,8 +184,16 @@ def build_ledger(*, messages: Sequence[MessageData], nodes: Sequence[NodeData] =
         if not mentions:
             continue
         when = parse_timestamp(m.created_at)
-        events.append(_Event(time=when, order=pos, role=m.role, position=pos, mentions=mentions,
-                             cue_sentences=_cue_sentences(m.content, mentions)))
+        events.append(
+            _Event(
+                time=when,
+                order=pos,
+                role=m.role,
+                position=pos,
+                mentions=mentions,
+                cue_sentences=_cue_sentences(m.content, mentions),
+            )
+        )
     events.extend(_canvas_events(nodes, len(messages), cache))
     # Canvas events without a time go last; the others by time, then conversation order.
     events.sort(key=lambda e: (e.time is None, e.time or 0.0, e.order, e.role == "canvas"))
@@ -220,14 +233,19 @@ def _event_mentions(events: Sequence[_Event], pos: int) -> tuple[Mention, ...]:
 def _mentions(m: MessageData, cache) -> tuple[Mention, ...]:
     if cache is None:
         return find_mentions(m.content)
-    return cache.memo(key=("value-mentions", m.id), source=m.content, compute=lambda: find_mentions(m.content))
+    return cache.memo(
+        key=("value-mentions", m.id), source=m.content, compute=lambda: find_mentions(m.content)
+    )
 
 
 def _node_mentions(n: NodeData, cache) -> tuple[Mention, ...]:
     if cache is None:
         return find_mentions(n.content)
-    return cache.memo(key=("value-mentions-node", n.id, n.version), source=n.content,
-                      compute=lambda: find_mentions(n.content))
+    return cache.memo(
+        key=("value-mentions-node", n.id, n.version),
+        source=n.content,
+        compute=lambda: find_mentions(n.content),
+    )
 
 
 def _canvas_events(nodes: Sequence[NodeData], n_messages: int, cache=None) -> list[_Event]:
@@ -253,19 +271,39 @@ def _canvas_events(nodes: Sequence[NodeData], n_messages: int, cache=None) -> li
             stated = tuple(m for m in new if not any(same_value(m, x) for x in old))
             if not gone and not stated:
                 continue
-            words = subject_words(n.content) | (subject_words(repl.content) if repl is not None else frozenset())
-            out.append(_Event(time=when, order=order, role="canvas", position=-1, mentions=gone + stated,
-                              cue_sentences=frozenset(m.sentence for m in stated), node_words=frozenset(words)))
+            words = subject_words(n.content) | (
+                subject_words(repl.content) if repl is not None else frozenset()
+            )
+            out.append(
+                _Event(
+                    time=when,
+                    order=order,
+                    role="canvas",
+                    position=-1,
+                    mentions=gone + stated,
+                    cue_sentences=frozenset(m.sentence for m in stated),
+                    node_words=frozenset(words),
+                )
+            )
         else:
             gone = tuple(_as_negated(m) for m in old if not any(same_value(m, x) for x in live_values))
             if gone:
-                out.append(_Event(time=when, order=order, role="canvas", position=-1, mentions=gone,
-                                  cue_sentences=frozenset(), node_words=subject_words(n.content)))
+                out.append(
+                    _Event(
+                        time=when,
+                        order=order,
+                        role="canvas",
+                        position=-1,
+                        mentions=gone,
+                        cue_sentences=frozenset(),
+                        node_words=subject_words(n.content),
+                    )
+                )
     return out
 
 
 def _as_negated(m: Mention) -> Mention:
-    from dataclasses import replace  # noqa: PLC0415
+    from dataclasses import replace
 
     return replace(m, negated=True)
 
@@ -300,23 +338,35 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         if m.negated:
             continue
         for s in slots:
-            if s.current is not None and same_value(m, s.current) and any(
+            if (
+                s.current is not None
+                and same_value(m, s.current)
+                and any(
                     x is not m and not x.negated and compatible(x.type, s.kind) and not same_value(x, m)
-                    for x in ev.mentions) and m.sentence in ev.cue_sentences:
+                    for x in ev.mentions
+                )
+                and m.sentence in ev.cue_sentences
+            ):
                 named_old.add(id(s))
     for m in ev.mentions:
         if m.negated:
             continue
         words = m.context | ev.node_words
-        cands = [s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))]
+        cands = [
+            s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
+        ]
         cued = m.sentence in ev.cue_sentences
         scored = _score(m, words, cands, ev, named_old, cued)
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
             # we pushed 0.9.417"): try the whole sentence's words.
             wide = [c for c in _score(m, m.sentence_words | words, cands, ev, named_old, cued) if c[1] >= 1.0]
-            scored = sorted(wide, key=lambda c: -c[1])[:1] if len(wide) == 1 or (
-                len(wide) > 1 and sorted(c[1] for c in wide)[-2] < NEAR_BEST * max(c[1] for c in wide)) else []
+            scored = (
+                sorted(wide, key=lambda c: -c[1])[:1]
+                if len(wide) == 1
+                or (len(wide) > 1 and sorted(c[1] for c in wide)[-2] < NEAR_BEST * max(c[1] for c in wide))
+                else []
+            )
         if not scored:
             if ev.role != "canvas":
                 slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
@@ -325,12 +375,16 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                     owner[(ev.position, m.start)] = slot
             continue
         best_overlap = max(ov for _, ov, _, _ in scored)
-        chosen = [(sc, s, same) for sc, ov, s, same in scored
-                  if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same]
+        chosen = [
+            (sc, s, same)
+            for sc, ov, s, same in scored
+            if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same
+        ]
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
-            echo = [c for c in scored if c[3]] or [c for c in scored if c[2].current is None and any(
-                same_value(m, r) for r in c[2].retired)]
+            echo = [c for c in scored if c[3]] or [
+                c for c in scored if c[2].current is None and any(same_value(m, r) for r in c[2].retired)
+            ]
             if echo:
                 s = max(echo, key=lambda c: c[1])[2]
                 s.words |= m.context
@@ -341,7 +395,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 owner[(ev.position, m.start)] = slot
             continue
         home = None
-        for sc, s, same in sorted(chosen, key=lambda c: -c[0]):
+        for _rank, s, _same in sorted(chosen, key=lambda c: -c[0]):
             if s.current is not None and not same_value(m, s.current):
                 s.retired.append(s.current)
                 s.since = ev.order
@@ -361,7 +415,11 @@ def _score(m: Mention, words: frozenset[str], cands, ev: _Event, named_old: set[
         if s.since == ev.order and not same:
             continue  # two values in one message are two facts, not a correction
         overlap = _overlap(words, s)
-        if same and ev.role == "user" and overlap < max(1.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context)):
+        if (
+            same
+            and ev.role == "user"
+            and overlap < max(1.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
+        ):
             same = False  # the same value said about something else ("the offsite opens 11 August too")
         score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
         if same and ev.role == "assistant" and not (overlap or not m.context):

@@ -13,6 +13,7 @@ A mention is *negated* when the text names it as the value being replaced:
 "99.2 is too loose", "4月9日走不了". The ledger (value_ledger.py) decides
 which values are retired; this module only reads text.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,13 +26,16 @@ from .text import stem
 # A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
 _SENTENCE_BREAK_RE = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
-_IDENT_RE = re.compile(r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])")
+_IDENT_RE = re.compile(
+    r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])"
+)
 
 # Text right before a value that names it as the replaced one.
 _OLD_BEFORE_RE = re.compile(
     r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bwas|\bold|\bprevious(?:ly)?|\bformer|"
     r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Text right after a value that names it as the replaced one.
 _OLD_AFTER_RE = re.compile(
     r"^\s*(?:[A-Za-z%]+\s+|[\u4e00-\u9fff]{1,2}(?=太|也|已|都|不|停|作|走|赶|来|取|错|撤|失|废|过|那))?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
@@ -39,7 +43,8 @@ _OLD_AFTER_RE = re.compile(
     r"is wrong|was a mistake|got cancell?ed|is cancell?ed|"
     r"那个|那个[\u4e00-\u9fff]{0,4}(?:跟|和|不|冲突)|停用|作废|不行|不用了|不对|走不了|赶不上|来不及|太多|太少|太高|太低|"
     r"太保守|太松|太紧|取消|也不行|不够|错了|撤了|失效|废了|过期)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 _UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
@@ -63,8 +68,12 @@ class Mention:
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     out, start = [], 0
     for m in pattern.finditer(text):
-        if m.group(0) in ",，:：." and 0 < m.start() < len(text) - 1 and text[m.start() - 1].isdigit() \
-                and text[m.start() + 1].isdigit():
+        if (
+            m.group(0) in ",，:：."
+            and 0 < m.start() < len(text) - 1
+            and text[m.start() - 1].isdigit()
+            and text[m.start() + 1].isdigit()
+        ):
             continue
         out.append((start, m.end()))
         start = m.end()
@@ -75,8 +84,11 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
 
 def subject_words(text: str) -> frozenset[str]:
     """Words that say what a text is about: ranking tokens without numbers."""
-    return frozenset(t for t in tokenize(text) if not t[0].isdigit() and not t.startswith("字:")
-                     and not (len(t) == 1 and "\u3400" <= t <= "\u9fff"))  # 改, 到: no subject
+    return frozenset(
+        t
+        for t in tokenize(text)
+        if not t[0].isdigit() and not t.startswith("字:") and not (len(t) == 1 and "\u3400" <= t <= "\u9fff")
+    )  # 改, 到: no subject
 
 
 def _leading_number(raw: str) -> str:
@@ -86,7 +98,9 @@ def _leading_number(raw: str) -> str:
 
 def _header_words(text: str) -> frozenset[str]:
     """The topic a chat message opens with: "infra: …", "price talk with X. …", "预算这边，…"."""
-    m = re.match(r"\s*([^:：。.!?！？\n]{1,40})[:：]", text) or re.match(r"\s*([^。.!?！？\n]{1,40}?)[。.!?！？\n]", text)
+    m = re.match(r"\s*([^:：。.!?！？\n]{1,40})[:：]", text) or re.match(
+        r"\s*([^。.!?！？\n]{1,40}?)[。.!?！？\n]", text
+    )
     if not m or re.search(r"\d", m.group(1)):
         return frozenset()
     words = subject_words(m.group(1))
@@ -99,7 +113,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         return ()
     values = []
     for v in find_values(text):
-        if v.key.startswith("rel:") or v.type == "time" and not re.search(r"\d:\d|点", v.raw):
+        if v.key.startswith("rel:") or (v.type == "time" and not re.search(r"\d:\d|点", v.raw)):
             continue
         if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2:
             continue  # "2 spare", "3 of them": too common to be anyone's value
@@ -124,8 +138,11 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         blank[start:end] = " " * (end - start)
     bare = "".join(blank)
     clause_words = [subject_words(bare[s:e]) for s, e in clauses]
-    sentence_words = [frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words) if s <= cs < e)) | header
-                      for s, e in sentences]
+    sentence_words = [
+        frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words, strict=True) if s <= cs < e))
+        | header
+        for s, e in sentences
+    ]
     out = []
     for start, end, raw, kind, key in values:
         ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
@@ -136,16 +153,28 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         if len(words) < MIN_CONTEXT and ci + 1 < len(clauses):
             words |= clause_words[ci + 1]
         words |= header
-        before = text[max(0, start - 16):start]
-        after = text[end:end + 24]
+        before = text[max(0, start - 16) : start]
+        after = text[end : end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
         unit = ""
         if kind in ("number", "count"):
             um = _UNIT_AFTER_RE.match(text, end)
             unit = stem(um.group(1).lower()) if um else ""
-        out.append(Mention(start=start, end=end, raw=raw, type=kind, key=key, number=_leading_number(raw), unit=unit,
-                           context=frozenset(words), sentence=si, negated=negated,
-                           sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words)))
+        out.append(
+            Mention(
+                start=start,
+                end=end,
+                raw=raw,
+                type=kind,
+                key=key,
+                number=_leading_number(raw),
+                unit=unit,
+                context=frozenset(words),
+                sentence=si,
+                negated=negated,
+                sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words),
+            )
+        )
     return tuple(out)
 
 
@@ -153,6 +182,11 @@ def same_value(a: Mention, b: Mention) -> bool:
     """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412")."""
     if a.key == b.key:
         return True
-    if "number" in (a.type, b.type) and a.number and a.number == b.number and "version" not in (a.type, b.type):
+    if (
+        "number" in (a.type, b.type)
+        and a.number
+        and a.number == b.number
+        and "version" not in (a.type, b.type)
+    ):
         return True
     return False

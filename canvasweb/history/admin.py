@@ -5,6 +5,7 @@ even by superusers); the model and its queryset refuse updates and deletes too
 (history/models.py). Staff can filter and search the log and open a node's
 timeline, which shows every change to the node and its superseded chain.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,10 +32,29 @@ def _short(value, limit: int = 80) -> str:
 
 @admin.register(ChangeLogEntry)
 class ChangeLogEntryAdmin(ReadOnlyAdmin):
-    list_display = ("position", "created_at", "canvas", "actor", "op_type", "entity", "action", "target_id",
-                    "changed_fields", "reason", "timeline_link")
-    list_filter = ("canvas", "actor_kind", "actor_user", "op_type", "entity", "action", "reason",
-                   ("created_at", admin.DateFieldListFilter))
+    list_display = (
+        "position",
+        "created_at",
+        "canvas",
+        "actor",
+        "op_type",
+        "entity",
+        "action",
+        "target_id",
+        "changed_fields",
+        "reason",
+        "timeline_link",
+    )
+    list_filter = (
+        "canvas",
+        "actor_kind",
+        "actor_user",
+        "op_type",
+        "entity",
+        "action",
+        "reason",
+        ("created_at", admin.DateFieldListFilter),
+    )
     search_fields = ("target_id", "after__content", "before__content", "actor_username")
     date_hierarchy = "created_at"
     list_select_related = ("canvas", "actor_user", "approved_by")
@@ -42,12 +62,42 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
     list_per_page = 100
     readonly_fields = ("field_diff", "timeline_link", "chain_position")
     fieldsets = (
-        (None, {"fields": ("canvas", "revision", "seq", "created_at", "op_type", "entity", "action", "target_id",
-                           "timeline_link", "reason")}),
-        ("Who", {"fields": ("actor_kind", "actor_user", "actor_username", "approved_by", "conversation_id",
-                            "message_id", "agent_run_id", "client_op_id")}),
-        ("What changed", {"fields": ("fields", "field_diff", "before", "after", "visibility_before",
-                                     "visibility_after")}),
+        (
+            None,
+            {
+                "fields": (
+                    "canvas",
+                    "revision",
+                    "seq",
+                    "created_at",
+                    "op_type",
+                    "entity",
+                    "action",
+                    "target_id",
+                    "timeline_link",
+                    "reason",
+                )
+            },
+        ),
+        (
+            "Who",
+            {
+                "fields": (
+                    "actor_kind",
+                    "actor_user",
+                    "actor_username",
+                    "approved_by",
+                    "conversation_id",
+                    "message_id",
+                    "agent_run_id",
+                    "client_op_id",
+                )
+            },
+        ),
+        (
+            "What changed",
+            {"fields": ("fields", "field_diff", "before", "after", "visibility_before", "visibility_after")},
+        ),
         ("Tamper evidence", {"fields": ("prev_hash", "hash", "chain_position")}),
     )
 
@@ -87,8 +137,11 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
             return "—"
         return format_html(
             "<table><tr><th>field</th><th>before</th><th>after</th></tr>{}</table>",
-            format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                             ((r["field"], _short(r["before"], 300), _short(r["after"], 300)) for r in rows)),
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                ((r["field"], _short(r["before"], 300), _short(r["after"], 300)) for r in rows),
+            ),
         )
 
     @admin.display(description="verify")
@@ -98,8 +151,11 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
     def get_urls(self):
         urls = super().get_urls()
         custom = [
-            path("timeline/<int:canvas_id>/<str:node_id>/", self.admin_site.admin_view(self.timeline_view),
-                 name="history_changelogentry_timeline"),
+            path(
+                "timeline/<int:canvas_id>/<str:node_id>/",
+                self.admin_site.admin_view(self.timeline_view),
+                name="history_changelogentry_timeline",
+            ),
         ]
         return custom + urls
 
@@ -109,8 +165,9 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
         canvas = get_object_or_404(Canvas, pk=canvas_id)
         actor_kind = request.GET.get("actor_kind") or None
         try:
-            timeline = selectors.node_timeline(canvas=canvas, level=selectors.ADMIN_LEVEL, node_id=node_id,
-                                               actor_kind=actor_kind)
+            timeline = selectors.node_timeline(
+                canvas=canvas, level=selectors.ADMIN_LEVEL, node_id=node_id, actor_kind=actor_kind
+            )
         except CanvasError as exc:
             timeline, error = None, exc.message
         else:
@@ -133,7 +190,16 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(SecurityEvent)
 class SecurityEventAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "code", "op_type", "user", "actor_kind", "channel", "canvas_id_ref", "reason")
+    list_display = (
+        "created_at",
+        "code",
+        "op_type",
+        "user",
+        "actor_kind",
+        "channel",
+        "canvas_id_ref",
+        "reason",
+    )
     list_filter = ("code", "channel", "actor_kind", ("created_at", admin.DateFieldListFilter))
     search_fields = ("reason", "op_type", "user__username")
     date_hierarchy = "created_at"

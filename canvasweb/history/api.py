@@ -6,6 +6,7 @@ hands every change to the one write path. Errors are CanvasErrors rendered as
 {"error": {code, message, field}}; a rejected import adds `problems`.
 Reference: docs/api.md, section "History, undo and JSON Canvas".
 """
+
 from __future__ import annotations
 
 from django.urls import reverse
@@ -33,8 +34,14 @@ HISTORY = "history"
 
 CANVAS_ID = OpenApiParameter("canvas_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="Canvas id.")
 NODE_ID = OpenApiParameter("node_id", OpenApiTypes.UUID, OpenApiParameter.PATH, description="Node id.")
-ACTOR_KIND = OpenApiParameter("actor_kind", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-                              enum=list(selectors.ACTOR_KINDS), description="Only changes by this kind of actor.")
+ACTOR_KIND = OpenApiParameter(
+    "actor_kind",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    required=False,
+    enum=list(selectors.ACTOR_KINDS),
+    description="Only changes by this kind of actor.",
+)
 
 
 # --- response shapes (for the OpenAPI schema) -------------------------------------------------------------------
@@ -57,22 +64,37 @@ class TimelineEntrySerializer(serializers.Serializer):
     at = serializers.DateTimeField()
     actor = s.ActorSerializer()
     op_type = serializers.CharField(help_text="The operation asked for, e.g. node.update, node.supersede.")
-    reason = serializers.CharField(allow_null=True, help_text="revert, undo, redo, import; null for plain edits.")
+    reason = serializers.CharField(
+        allow_null=True, help_text="revert, undo, redo, import; null for plain edits."
+    )
     entity = s.enum(["node", "edge", "canvas", "member"], component="HistoryEntity")
-    action = s.enum(["created", "updated", "deleted", "removed"], component="HistoryAction",
-                    help_text="removed: the entity became invisible to you with this change.")
+    action = s.enum(
+        ["created", "updated", "deleted", "removed"],
+        component="HistoryAction",
+        help_text="removed: the entity became invisible to you with this change.",
+    )
     target_id = serializers.CharField()
     node_id = serializers.CharField(allow_null=True, help_text="The node to focus (an edge's source).")
     fields = serializers.ListField(child=serializers.CharField())
-    diff = HistoryDiffRowSerializer(many=True, help_text="Field by field; for created/deleted the non-empty fields.")
-    before = s.any_json(allow_null=True, help_text="The entity before (null if created or not visible to you).")
+    diff = HistoryDiffRowSerializer(
+        many=True, help_text="Field by field; for created/deleted the non-empty fields."
+    )
+    before = s.any_json(
+        allow_null=True, help_text="The entity before (null if created or not visible to you)."
+    )
     after = s.any_json(allow_null=True, help_text="The entity after (null if deleted or not visible to you).")
     summary = serializers.CharField(allow_blank=True, help_text="First line of the content, or the relation.")
     undo_of = UndoRefSerializer(allow_null=True)
-    source_text = serializers.CharField(required=False, allow_blank=True,
-                                        help_text="Edges: first line of the source node's text ('' if not visible).")
-    target_text = serializers.CharField(required=False, allow_blank=True,
-                                        help_text="Edges: first line of the target node's text ('' if not visible).")
+    source_text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Edges: first line of the source node's text ('' if not visible).",
+    )
+    target_text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Edges: first line of the target node's text ('' if not visible).",
+    )
 
 
 class NodeTimelineEntrySerializer(TimelineEntrySerializer):
@@ -102,14 +124,18 @@ class ActivityPageSerializer(serializers.Serializer):
 
 
 class RevertInputSerializer(serializers.Serializer):
-    revision = serializers.IntegerField(min_value=1, help_text="Restore the node as it was after this revision.")
+    revision = serializers.IntegerField(
+        min_value=1, help_text="Restore the node as it was after this revision."
+    )
 
 
 class RevertOutputSerializer(serializers.Serializer):
     reverted_to = serializers.IntegerField()
     node_id = serializers.UUIDField()
     recreated = serializers.BooleanField(help_text="The node had been deleted and was created again.")
-    fields = serializers.ListField(child=serializers.CharField(), help_text="Fields that changed (empty: no-op).")
+    fields = serializers.ListField(
+        child=serializers.CharField(), help_text="Fields that changed (empty: no-op)."
+    )
     revision = serializers.IntegerField(help_text="The new revision (unchanged if nothing differed).")
     changes = s.ChangeSerializer(many=True)
 
@@ -130,7 +156,9 @@ class UndoSkippedBySerializer(serializers.Serializer):
 class UndoSkippedSerializer(serializers.Serializer):
     entity = s.enum(["node", "edge"], component="UndoEntity")
     id = serializers.CharField()
-    field = serializers.CharField(allow_null=True, help_text="The field left alone; null for the whole entity.")
+    field = serializers.CharField(
+        allow_null=True, help_text="The field left alone; null for the whole entity."
+    )
     reason = serializers.CharField()
     by = UndoSkippedBySerializer(allow_null=True)
     revision = serializers.IntegerField(allow_null=True, help_text="The revision of the other change.")
@@ -140,7 +168,9 @@ class UndoSkippedSerializer(serializers.Serializer):
 class UndoOutputSerializer(serializers.Serializer):
     kind = s.enum(["undo", "redo"], component="UndoKind")
     inverted_revision = serializers.IntegerField()
-    revision = serializers.IntegerField(allow_null=True, help_text="The new revision; null if all was skipped.")
+    revision = serializers.IntegerField(
+        allow_null=True, help_text="The new revision; null if all was skipped."
+    )
     applied = UndoAppliedSerializer(many=True)
     skipped = UndoSkippedSerializer(many=True)
     changes = s.ChangeSerializer(many=True)
@@ -166,13 +196,18 @@ class ImportOutputSerializer(serializers.Serializer):
     nodes = serializers.IntegerField()
     edges = serializers.IntegerField()
     id_map = serializers.DictField(child=serializers.UUIDField(), help_text="File id → new Canvasweb id.")
-    unknown_keys = ImportUnknownKeysSerializer(many=True, help_text="Keys Canvasweb does not know (not kept).")
+    unknown_keys = ImportUnknownKeysSerializer(
+        many=True, help_text="Keys Canvasweb does not know (not kept)."
+    )
     notes = serializers.ListField(child=serializers.CharField(), help_text="How foreign things were mapped.")
 
 
 class ImportErrorDetailSerializer(s.ErrorDetailSerializer):
-    problems = serializers.ListField(child=serializers.CharField(), required=False,
-                                     help_text="Every problem found in the file (code INVALID_CANVAS_FILE).")
+    problems = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Every problem found in the file (code INVALID_CANVAS_FILE).",
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):
@@ -224,15 +259,27 @@ def _query_bool(request, name: str, *, default: bool) -> bool:
 
 class NodeTimelineView(JSONAPIView):
     @extend_schema(
-        operation_id="node_timeline", tags=[HISTORY],
+        operation_id="node_timeline",
+        tags=[HISTORY],
         summary="A node's timeline: every change, field diffs, actors and its superseded chain",
         parameters=[
-            CANVAS_ID, NODE_ID, ACTOR_KIND,
-            OpenApiParameter("chain", OpenApiTypes.BOOL, OpenApiParameter.QUERY, required=False,
-                             description="Include the changes of every version in the superseded chain "
-                                         "(default true)."),
-            OpenApiParameter("edges", OpenApiTypes.BOOL, OpenApiParameter.QUERY, required=False,
-                             description="Include changes to edges touching the node(s) (default true)."),
+            CANVAS_ID,
+            NODE_ID,
+            ACTOR_KIND,
+            OpenApiParameter(
+                "chain",
+                OpenApiTypes.BOOL,
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Include the changes of every version in the superseded chain (default true).",
+            ),
+            OpenApiParameter(
+                "edges",
+                OpenApiTypes.BOOL,
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Include changes to edges touching the node(s) (default true).",
+            ),
         ],
         responses={200: TimelineSerializer, **s.errors(400, 401, 404)},
     )
@@ -242,24 +289,41 @@ class NodeTimelineView(JSONAPIView):
         after it in its superseded chain. Versions you may not see are null; entries you may not see at all are
         left out."""
         canvas, level, _ = _member(request, canvas_id)
-        return Response(selectors.node_timeline(
-            canvas=canvas, level=level, node_id=str(node_id), actor_kind=query_choice(request, "actor_kind", selectors.ACTOR_KINDS), include_chain=_query_bool(request, "chain", default=True),
-            include_edges=_query_bool(request, "edges", default=True)))
+        return Response(
+            selectors.node_timeline(
+                canvas=canvas,
+                level=level,
+                node_id=str(node_id),
+                actor_kind=query_choice(request, "actor_kind", selectors.ACTOR_KINDS),
+                include_chain=_query_bool(request, "chain", default=True),
+                include_edges=_query_bool(request, "edges", default=True),
+            )
+        )
 
 
 class ActivityView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_activity", tags=[HISTORY],
+        operation_id="canvas_activity",
+        tags=[HISTORY],
         summary="Recent changes on the canvas, newest first (what your role may see)",
         parameters=[
-            CANVAS_ID, ACTOR_KIND,
-            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
-                             OpenApiParameter.QUERY, required=False,
-                             description=f"About this many entries (1-{selectors.MAX_ACTIVITY}, default "
-                                         f"{selectors.DEFAULT_ACTIVITY}); a revision is never split."),
-            OpenApiParameter("before", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
-                             OpenApiParameter.QUERY, required=False,
-                             description="Only revisions older than this (paging: pass next_before)."),
+            CANVAS_ID,
+            ACTOR_KIND,
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                OpenApiParameter.QUERY,
+                required=False,
+                description=f"About this many entries (1-{selectors.MAX_ACTIVITY}, default "
+                f"{selectors.DEFAULT_ACTIVITY}); a revision is never split.",
+            ),
+            OpenApiParameter(
+                "before",
+                {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Only revisions older than this (paging: pass next_before).",
+            ),
         ],
         responses={200: ActivityPageSerializer, **s.errors(400, 401, 404)},
     )
@@ -268,15 +332,21 @@ class ActivityView(JSONAPIView):
         (`node_id`)."""
         canvas, level, _ = _member(request, canvas_id)
         limit = _query_int(request, "limit", default=selectors.DEFAULT_ACTIVITY, minimum=1)
-        return Response(selectors.canvas_activity(
-            canvas=canvas, level=level, limit=min(limit, selectors.MAX_ACTIVITY),
-            before=_query_int(request, "before", default=None, minimum=1),
-            actor_kind=query_choice(request, "actor_kind", selectors.ACTOR_KINDS)))
+        return Response(
+            selectors.canvas_activity(
+                canvas=canvas,
+                level=level,
+                limit=min(limit, selectors.MAX_ACTIVITY),
+                before=_query_int(request, "before", default=None, minimum=1),
+                actor_kind=query_choice(request, "actor_kind", selectors.ACTOR_KINDS),
+            )
+        )
 
 
 class NodeRevertView(JSONAPIView):
     @extend_schema(
-        operation_id="node_revert", tags=[HISTORY],
+        operation_id="node_revert",
+        tags=[HISTORY],
         summary="Revert a node to a past version (a new, logged change; history is never edited)",
         parameters=[CANVAS_ID, NODE_ID],
         request=RevertInputSerializer,
@@ -288,24 +358,36 @@ class NodeRevertView(JSONAPIView):
         `revision`, through the write path with reason `revert` (one new revision, broadcast to everyone). A
         deleted node is created again with its old id. Editors and owners only."""
         body = json_object(request.data, allowed={"revision"}, required={"revision"})
-        return Response(services.node_revert(actor=_actor(request), canvas_id=canvas_id, node_id=node_id,
-                                             revision=body["revision"]))
+        return Response(
+            services.node_revert(
+                actor=_actor(request), canvas_id=canvas_id, node_id=node_id, revision=body["revision"]
+            )
+        )
 
 
 class UndoView(JSONAPIView):
     @extend_schema(
-        operation_id="undo_status", tags=[HISTORY], summary="Whether you can undo or redo on this canvas",
-        parameters=[CANVAS_ID], responses={200: UndoStatusSerializer, **s.errors(401, 404)},
+        operation_id="undo_status",
+        tags=[HISTORY],
+        summary="Whether you can undo or redo on this canvas",
+        parameters=[CANVAS_ID],
+        responses={200: UndoStatusSerializer, **s.errors(401, 404)},
     )
     def get(self, request, canvas_id: int):
         """Your undo and redo stacks on this canvas: what an undo or redo would invert."""
         return Response(services.undo_status(user=request.user, canvas_id=canvas_id))
 
     @extend_schema(
-        operation_id="undo", tags=[HISTORY], summary="Undo your most recent own edit on this canvas",
-        parameters=[CANVAS_ID], request=None,
-        responses={200: UndoOutputSerializer, **s.errors(401, 403, 404),
-                   **_error(409, "NOTHING_TO_UNDO: you have no recent edits left to undo on this canvas.")},
+        operation_id="undo",
+        tags=[HISTORY],
+        summary="Undo your most recent own edit on this canvas",
+        parameters=[CANVAS_ID],
+        request=None,
+        responses={
+            200: UndoOutputSerializer,
+            **s.errors(401, 403, 404),
+            **_error(409, "NOTHING_TO_UNDO: you have no recent edits left to undo on this canvas."),
+        },
     )
     def post(self, request, canvas_id: int):
         """Inverts your most recent own edit (including reverts and redos; not the agent's writes) as one new
@@ -316,10 +398,16 @@ class UndoView(JSONAPIView):
 
 class RedoView(JSONAPIView):
     @extend_schema(
-        operation_id="redo", tags=[HISTORY], summary="Redo your most recent undo on this canvas",
-        parameters=[CANVAS_ID], request=None,
-        responses={200: UndoOutputSerializer, **s.errors(401, 403, 404),
-                   **_error(409, "NOTHING_TO_REDO: nothing undone to redo (a new edit clears the redo stack).")},
+        operation_id="redo",
+        tags=[HISTORY],
+        summary="Redo your most recent undo on this canvas",
+        parameters=[CANVAS_ID],
+        request=None,
+        responses={
+            200: UndoOutputSerializer,
+            **s.errors(401, 403, 404),
+            **_error(409, "NOTHING_TO_REDO: nothing undone to redo (a new edit clears the redo stack)."),
+        },
     )
     def post(self, request, canvas_id: int):
         """Inverts your most recent undo, with reason `redo`; the same skipping rules as undo."""
@@ -328,12 +416,23 @@ class RedoView(JSONAPIView):
 
 class ExportView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_export", tags=[HISTORY], summary="Export the canvas as a JSON Canvas 1.0 file",
-        parameters=[CANVAS_ID, OpenApiParameter(
-            "include_secret", OpenApiTypes.BOOL, OpenApiParameter.QUERY, required=False,
-            description="Owners: also export secret nodes (default false: they and their edges are left out).")],
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON Canvas document (.canvas)."),
-                   **s.errors(400, 401, 404)},
+        operation_id="canvas_export",
+        tags=[HISTORY],
+        summary="Export the canvas as a JSON Canvas 1.0 file",
+        parameters=[
+            CANVAS_ID,
+            OpenApiParameter(
+                "include_secret",
+                OpenApiTypes.BOOL,
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Owners: also export secret nodes (default false: they and their edges are left out).",
+            ),
+        ],
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="A JSON Canvas document (.canvas)."),
+            **s.errors(400, 401, 404),
+        },
     )
     def get(self, request, canvas_id: int):
         """Nodes become `text` nodes and edges keep their labels; Canvasweb's fields (kind, weight, tags, pinned,
@@ -349,16 +448,27 @@ class ExportView(JSONAPIView):
 
 class ImportView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_import", tags=[HISTORY],
+        operation_id="canvas_import",
+        tags=[HISTORY],
         summary="Import a JSON Canvas file as a new canvas (all or nothing)",
-        parameters=[OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-                                     description="Name of the new canvas (default: the name in the file's "
-                                                 "canvasweb key, else \"Imported canvas\").")],
+        parameters=[
+            OpenApiParameter(
+                "name",
+                OpenApiTypes.STR,
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Name of the new canvas (default: the name in the file's "
+                'canvasweb key, else "Imported canvas").',
+            )
+        ],
         request=OpenApiTypes.OBJECT,
         responses={
             201: ImportOutputSerializer,
-            400: OpenApiResponse(ImportErrorSerializer, description="INVALID_CANVAS_FILE: the file was rejected "
-                                 "whole (`problems` lists every problem); INVALID: malformed JSON or bad name."),
+            400: OpenApiResponse(
+                ImportErrorSerializer,
+                description="INVALID_CANVAS_FILE: the file was rejected "
+                "whole (`problems` lists every problem); INVALID: malformed JSON or bad name.",
+            ),
             **s.errors(401, 403, 413, 415),
         },
     )
@@ -367,10 +477,17 @@ class ImportView(JSONAPIView):
         created in one revision with reason `import`. Obsidian groups become notes tagged `group` (nodes inside
         are tagged `group:<label>`), file and link nodes become notes holding the path or URL. New ids are
         given out (`id_map`); unknown keys are reported, not kept."""
-        result = services.canvas_import(user=request.user, document=request.data,
-                                        name=request.query_params.get("name"))
+        result = services.canvas_import(
+            user=request.user, document=request.data, name=request.query_params.get("name")
+        )
         canvas, role = canvas_selectors.canvas_for_member(user=request.user, canvas_id=result["canvas"]["id"])
-        result["canvas"] = {**result["canvas"], "role": role,
-                            "member_count": len(canvas_selectors.canvas_members(canvas=canvas))}
-        return Response(result, status=status.HTTP_201_CREATED,
-                        headers={"Location": reverse("api:canvas-detail", args=[result["canvas"]["id"]])})
+        result["canvas"] = {
+            **result["canvas"],
+            "role": role,
+            "member_count": len(canvas_selectors.canvas_members(canvas=canvas)),
+        }
+        return Response(
+            result,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("api:canvas-detail", args=[result["canvas"]["id"]])},
+        )

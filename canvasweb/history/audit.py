@@ -7,6 +7,7 @@ before/after versions into an in-memory canvas and compares it with the rows.
 Both only read; the management commands verify_audit and replay_audit print
 their reports.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -64,10 +65,18 @@ def verify_chain(*, canvas_id: int) -> ChainReport:
     for entry in rows.iterator(chunk_size=2000):
         count += 1
 
-        def fail(problem: str, expected: str = "", stored: str = "", entry: ChangeLogEntry = entry,
-                 count: int = count) -> ChainReport:
-            return ChainReport(canvas_id, count, ChainProblem(canvas_id, entry.revision, entry.seq, entry.pk,
-                                                              problem, expected, stored))
+        def fail(
+            problem: str,
+            expected: str = "",
+            stored: str = "",
+            entry: ChangeLogEntry = entry,
+            count: int = count,
+        ) -> ChainReport:
+            return ChainReport(
+                canvas_id,
+                count,
+                ChainProblem(canvas_id, entry.revision, entry.seq, entry.pk, problem, expected, stored),
+            )
 
         if entry.revision == last_revision:
             expected_seq += 1
@@ -86,9 +95,17 @@ def verify_chain(*, canvas_id: int) -> ChainReport:
         last_revision = entry.revision
     current = Canvas.objects.filter(pk=canvas_id).values_list("revision", flat=True).first()
     if current is not None and current != last_revision:
-        return ChainReport(canvas_id, count, ChainProblem(
-            canvas_id, None, None, None,
-            f"the log ends at revision {last_revision} but the canvas is at revision {current}"))
+        return ChainReport(
+            canvas_id,
+            count,
+            ChainProblem(
+                canvas_id,
+                None,
+                None,
+                None,
+                f"the log ends at revision {last_revision} but the canvas is at revision {current}",
+            ),
+        )
     return ChainReport(canvas_id, count, None)
 
 
@@ -139,10 +156,14 @@ def replay_canvas(*, canvas_id: int) -> ReplayReport:
     """Rebuild nodes, edges, members and canvas settings from the log and compare them with the rows."""
     logged_canvas, logged_nodes, logged_edges, logged_members, count = replay_state(canvas_id=canvas_id)
     row = Canvas.objects.filter(pk=canvas_id).first()
-    db_nodes = {str(n.id): node_to_dict(n) for n in Node.objects.filter(canvas_id=canvas_id)
-                .select_related("created_by")}
-    db_edges = {str(e.id): edge_to_dict(e) for e in Edge.objects.filter(canvas_id=canvas_id)
-                .select_related("created_by")}
+    db_nodes = {
+        str(n.id): node_to_dict(n)
+        for n in Node.objects.filter(canvas_id=canvas_id).select_related("created_by")
+    }
+    db_edges = {
+        str(e.id): edge_to_dict(e)
+        for e in Edge.objects.filter(canvas_id=canvas_id).select_related("created_by")
+    }
     report = ReplayReport(canvas_id, count, len(db_nodes), len(db_edges))
     diffs = report.differences
     if row is None:
@@ -157,14 +178,23 @@ def replay_canvas(*, canvas_id: int) -> ReplayReport:
         if name in logged_canvas and logged_canvas[name] != db_canvas[name]:
             diffs.append(f"canvas {name}: log has {logged_canvas[name]!r}, database has {db_canvas[name]!r}")
     if logged_canvas.get("deleted", False) != (row.deleted_at is not None):
-        diffs.append(f"canvas deleted: log says {logged_canvas.get('deleted', False)}, "
-                     f"database says {row.deleted_at is not None}")
-    last = ChangeLogEntry.objects.filter(canvas_id=canvas_id).order_by("-revision").values_list(
-        "revision", flat=True).first() or 0
+        diffs.append(
+            f"canvas deleted: log says {logged_canvas.get('deleted', False)}, "
+            f"database says {row.deleted_at is not None}"
+        )
+    last = (
+        ChangeLogEntry.objects.filter(canvas_id=canvas_id)
+        .order_by("-revision")
+        .values_list("revision", flat=True)
+        .first()
+        or 0
+    )
     if last != row.revision:
         diffs.append(f"canvas revision: log ends at {last}, database has {row.revision}")
-    db_members = {str(user_id): role for user_id, role in
-                  Membership.objects.filter(canvas_id=canvas_id).values_list("user_id", "role")}
+    db_members = {
+        str(user_id): role
+        for user_id, role in Membership.objects.filter(canvas_id=canvas_id).values_list("user_id", "role")
+    }
     for user_id in sorted(set(logged_members) | set(db_members), key=str):
         logged, actual = logged_members.get(user_id), db_members.get(user_id)
         if logged != actual and not (actual is None and int(user_id) not in existing_users):
@@ -172,8 +202,9 @@ def replay_canvas(*, canvas_id: int) -> ReplayReport:
     return report
 
 
-def _compare_sets(kind: str, logged: dict[str, dict], actual: dict[str, dict], diffs: list[str],
-                  existing_users: set[int]) -> None:
+def _compare_sets(
+    kind: str, logged: dict[str, dict], actual: dict[str, dict], diffs: list[str], existing_users: set[int]
+) -> None:
     for entity_id in sorted(logged.keys() - actual.keys()):
         diffs.append(f"{kind} {entity_id}: in the log but not in the database")
     for entity_id in sorted(actual.keys() - logged.keys()):

@@ -3,10 +3,11 @@
 Thin views: parse the filters, check the reader is the owner (or site staff),
 call canvasweb.history.audit_selectors.
 """
+
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from django.utils.dateparse import parse_datetime
 from django.utils.timezone import is_naive, make_aware
@@ -28,8 +29,12 @@ AUDIT = "audit"
 
 class AuditEntrySerializer(TimelineEntrySerializer):
     hash = serializers.CharField(help_text="This entry's link in the hash chain (SHA-256, hex).")
-    prev_hash = serializers.CharField(allow_blank=True, help_text="The previous entry's hash ('' for the first).")
-    agent_run_id = serializers.CharField(allow_null=True, help_text="The agent run that made the change, if any.")
+    prev_hash = serializers.CharField(
+        allow_blank=True, help_text="The previous entry's hash ('' for the first)."
+    )
+    agent_run_id = serializers.CharField(
+        allow_null=True, help_text="The agent run that made the change, if any."
+    )
     message_id = serializers.IntegerField(allow_null=True, help_text="The chat message the change came from.")
 
 
@@ -69,7 +74,7 @@ def _query_time(request, name: str) -> datetime | None:
         value = None
     if value is None:
         raise InvalidOperation(f"{name} must be an ISO 8601 date-time, e.g. 2026-12-01T09:30:00Z", field=name)
-    return make_aware(value, timezone.utc) if is_naive(value) else value
+    return make_aware(value, UTC) if is_naive(value) else value
 
 
 def _query_node(request) -> str | None:
@@ -89,23 +94,43 @@ def _owner(request, canvas_id: int):
 
 class AuditView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_audit", tags=[HISTORY, AUDIT],
+        operation_id="canvas_audit",
+        tags=[HISTORY, AUDIT],
         summary="The canvas's change log for review, newest first (owners)",
         parameters=[
-            CANVAS_ID, ACTOR_KIND,
-            OpenApiParameter("actor", {"type": "integer", "minimum": 1}, OpenApiParameter.QUERY, required=False,
-                             description="Only changes by this user (also agent changes made for them, or "
-                                         "approved by them)."),
-            OpenApiParameter("node_id", OpenApiTypes.UUID, OpenApiParameter.QUERY, required=False,
-                             description="Only this node's entries and those of edges touching it."),
+            CANVAS_ID,
+            ACTOR_KIND,
+            OpenApiParameter(
+                "actor",
+                {"type": "integer", "minimum": 1},
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Only changes by this user (also agent changes made for them, or "
+                "approved by them).",
+            ),
+            OpenApiParameter(
+                "node_id",
+                OpenApiTypes.UUID,
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Only this node's entries and those of edges touching it.",
+            ),
             OpenApiParameter("since", OpenApiTypes.DATETIME, OpenApiParameter.QUERY, required=False),
             OpenApiParameter("until", OpenApiTypes.DATETIME, OpenApiParameter.QUERY, required=False),
-            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
-                             OpenApiParameter.QUERY, required=False,
-                             description="About this many entries (1-200, default 50); a revision is never split."),
-            OpenApiParameter("before", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
-                             OpenApiParameter.QUERY, required=False,
-                             description="Only revisions older than this (paging: pass next_before)."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                OpenApiParameter.QUERY,
+                required=False,
+                description="About this many entries (1-200, default 50); a revision is never split.",
+            ),
+            OpenApiParameter(
+                "before",
+                {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                OpenApiParameter.QUERY,
+                required=False,
+                description="Only revisions older than this (paging: pass next_before).",
+            ),
         ],
         responses={200: AuditPageSerializer, **s.errors(400, 401, 403, 404)},
     )
@@ -115,19 +140,29 @@ class AuditView(JSONAPIView):
         filters = audit_selectors.AuditFilters(
             actor_user_id=_query_int(request, "actor", default=None, minimum=1),
             actor_kind=query_choice(request, "actor_kind", audit_selectors.ACTOR_KINDS),
-            node_id=_query_node(request), since=_query_time(request, "since"), until=_query_time(request, "until"))
+            node_id=_query_node(request),
+            since=_query_time(request, "since"),
+            until=_query_time(request, "until"),
+        )
         limit = _query_int(request, "limit", default=audit_selectors.DEFAULT_AUDIT_PAGE, minimum=1)
         page = audit_selectors.canvas_audit(
-            canvas=canvas, level=level, filters=filters, limit=min(limit or 1, audit_selectors.MAX_ACTIVITY),
-            before=_query_int(request, "before", default=None, minimum=1))
+            canvas=canvas,
+            level=level,
+            filters=filters,
+            limit=min(limit or 1, audit_selectors.MAX_ACTIVITY),
+            before=_query_int(request, "before", default=None, minimum=1),
+        )
         page["actors"] = audit_selectors.canvas_audit_actors(canvas=canvas)
         return Response(page)
 
 
 class AuditVerifyView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_audit_verify", tags=[HISTORY, AUDIT],
-        summary="Check the canvas's hash chain (owners)", parameters=[CANVAS_ID], request=None,
+        operation_id="canvas_audit_verify",
+        tags=[HISTORY, AUDIT],
+        summary="Check the canvas's hash chain (owners)",
+        parameters=[CANVAS_ID],
+        request=None,
         responses={200: ChainReportSerializer, **s.errors(401, 403, 404)},
     )
     def post(self, request, canvas_id: int):

@@ -6,6 +6,7 @@ what a role may read. Entries are shaped by `entry_to_timeline_item`, the same
 function as the activity feed, plus what a reviewer needs: the entry's hash,
 the texts of the nodes an edge joins, and the agent run it came from.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,8 +55,11 @@ def _query(canvas: Canvas, filters: AuditFilters):
         query = query.filter(Q(actor_user_id=filters.actor_user_id) | Q(approved_by_id=filters.actor_user_id))
     if filters.node_id:
         nid = filters.node_id
-        query = query.filter(Q(entity="node", target_id=nid) | Q(entity="edge") & (
-            Q(after__source=nid) | Q(after__target=nid) | Q(before__source=nid) | Q(before__target=nid)))
+        query = query.filter(
+            Q(entity="node", target_id=nid)
+            | Q(entity="edge")
+            & (Q(after__source=nid) | Q(after__target=nid) | Q(before__source=nid) | Q(before__target=nid))
+        )
     if filters.since:
         query = query.filter(created_at__gte=filters.since)
     if filters.until:
@@ -63,8 +67,14 @@ def _query(canvas: Canvas, filters: AuditFilters):
     return query
 
 
-def canvas_audit(*, canvas: Canvas, level: int, filters: AuditFilters, limit: int = DEFAULT_AUDIT_PAGE,
-                 before: int | None = None) -> dict:
+def canvas_audit(
+    *,
+    canvas: Canvas,
+    level: int,
+    filters: AuditFilters,
+    limit: int = DEFAULT_AUDIT_PAGE,
+    before: int | None = None,
+) -> dict:
     """One page of the filtered change log, newest first; a revision is never split across pages."""
     limit = max(1, min(int(limit), MAX_ACTIVITY))
     query = _query(canvas, filters)
@@ -91,19 +101,28 @@ def canvas_audit(*, canvas: Canvas, level: int, filters: AuditFilters, limit: in
         item["message_id"] = entry.message_id
         items.append(item)
     next_before = pairs[-1][0].revision if more and pairs else None
-    return {"revision": Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first(),
-            "items": items, "next_before": next_before}
+    return {
+        "revision": Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first(),
+        "items": items,
+        "next_before": next_before,
+    }
 
 
 def canvas_audit_actors(*, canvas: Canvas) -> list[dict]:
     """Everyone who appears in the canvas's log (as actor, the person an agent acted for, or approver)."""
     seen: dict[int, str] = {}
-    rows = (ChangeLogEntry.objects.filter(canvas=canvas, actor_user__isnull=False)
-            .values_list("actor_user_id", "actor_user__username").distinct())
+    rows = (
+        ChangeLogEntry.objects.filter(canvas=canvas, actor_user__isnull=False)
+        .values_list("actor_user_id", "actor_user__username")
+        .distinct()
+    )
     for user_id, username in rows:
         seen[user_id] = username
-    approvers = (ChangeLogEntry.objects.filter(canvas=canvas, approved_by__isnull=False)
-                 .values_list("approved_by_id", "approved_by__username").distinct())
+    approvers = (
+        ChangeLogEntry.objects.filter(canvas=canvas, approved_by__isnull=False)
+        .values_list("approved_by_id", "approved_by__username")
+        .distinct()
+    )
     for user_id, username in approvers:
         seen.setdefault(user_id, username)
     return [{"id": uid, "username": name} for uid, name in sorted(seen.items(), key=lambda kv: kv[1].lower())]
@@ -116,8 +135,13 @@ def verify_canvas_chain(*, canvas: Canvas) -> dict:
     return {
         "ok": report.ok,
         "entries": report.entries,
-        "problem": None if problem is None else {
-            "revision": problem.revision, "seq": problem.seq, "problem": problem.problem,
-            "expected": problem.expected or None, "stored": problem.stored or None,
+        "problem": None
+        if problem is None
+        else {
+            "revision": problem.revision,
+            "seq": problem.seq,
+            "problem": problem.problem,
+            "expected": problem.expected or None,
+            "stored": problem.stored or None,
         },
     }

@@ -1,4 +1,5 @@
 """The per-canvas hash chain over change log entries (tamper evidence)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,9 +9,27 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 
 CHAINED_FIELDS = (
-    "canvas_id", "revision", "seq", "op_type", "entity", "action", "target_id", "fields", "before", "after",
-    "visibility_before", "visibility_after", "actor_kind", "actor_user_id", "actor_username", "approved_by_id",
-    "conversation_id", "message_id", "agent_run_id", "reason", "client_op_id",
+    "canvas_id",
+    "revision",
+    "seq",
+    "op_type",
+    "entity",
+    "action",
+    "target_id",
+    "fields",
+    "before",
+    "after",
+    "visibility_before",
+    "visibility_after",
+    "actor_kind",
+    "actor_user_id",
+    "actor_username",
+    "approved_by_id",
+    "conversation_id",
+    "message_id",
+    "agent_run_id",
+    "reason",
+    "client_op_id",
 )
 
 
@@ -21,6 +40,7 @@ def entry_payload(entry: Any) -> dict:
 
 
 def entry_digest(entry: Any, prev_hash: str) -> str:
-    canonical = json.dumps(entry_payload(entry), sort_keys=True, ensure_ascii=False, cls=DjangoJSONEncoder,
-                           separators=(",", ":"))
+    canonical = json.dumps(
+        entry_payload(entry), sort_keys=True, ensure_ascii=False, cls=DjangoJSONEncoder, separators=(",", ":")
+    )
     return hashlib.sha256((prev_hash + "\n" + canonical).encode("utf-8")).hexdigest()

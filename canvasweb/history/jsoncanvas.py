@@ -20,6 +20,7 @@ Canvasweb has no equivalent for (docs/history.md):
   the mapping is returned as `id_map`.
 * unknown keys are reported (`unknown_keys`), not kept.
 """
+
 from __future__ import annotations
 
 import json
@@ -59,7 +60,18 @@ TYPE_KEYS = {
     "link": {"url"},
     "group": {"label", "background", "backgroundStyle"},
 }
-EDGE_KEYS = {"id", "fromNode", "toNode", "fromSide", "toSide", "fromEnd", "toEnd", "color", "label", NAMESPACE}
+EDGE_KEYS = {
+    "id",
+    "fromNode",
+    "toNode",
+    "fromSide",
+    "toSide",
+    "fromEnd",
+    "toEnd",
+    "color",
+    "label",
+    NAMESPACE,
+}
 NODE_NS_KEYS = {"kind", "weight", "tags", "pinned", "sensitivity", "archived", "superseded_by", "x", "y"}
 EDGE_NS_KEYS = {"relation"}
 DOC_NS_KEYS = {"format", "name", "description", "canvas_id", "revision"}
@@ -82,8 +94,10 @@ class ImportRejected(CanvasError):
         self.problems = problems[:MAX_PROBLEMS]
         more = len(problems) - len(self.problems)
         summary = "; ".join(self.problems) + (f"; and {more} more" if more > 0 else "")
-        super().__init__(f"the file was not imported ({len(problems)} problem{'s' * (len(problems) != 1)}): "
-                         f"{summary}", field=None)
+        super().__init__(
+            f"the file was not imported ({len(problems)} problem{'s' * (len(problems) != 1)}): {summary}",
+            field=None,
+        )
 
     def as_dict(self) -> dict:
         return {**super().as_dict(), "problems": self.problems}
@@ -107,18 +121,30 @@ def export_canvas(*, canvas: Canvas, role: str, include_secret: bool = True) -> 
     out_nodes = []
     for node in nodes:
         ns: dict[str, Any] = {
-            "kind": node.kind, "weight": node.weight, "tags": list(node.tags or []), "pinned": node.pinned,
-            "sensitivity": node.sensitivity, "archived": node.archived,
-            "superseded_by": str(node.superseded_by_id) if node.superseded_by_id and
-            str(node.superseded_by_id) in exported else None,
+            "kind": node.kind,
+            "weight": node.weight,
+            "tags": list(node.tags or []),
+            "pinned": node.pinned,
+            "sensitivity": node.sensitivity,
+            "archived": node.archived,
+            "superseded_by": str(node.superseded_by_id)
+            if node.superseded_by_id and str(node.superseded_by_id) in exported
+            else None,
         }
         x, y = round(node.x), round(node.y)
         if x != node.x:
             ns["x"] = node.x
         if y != node.y:
             ns["y"] = node.y
-        item: dict[str, Any] = {"id": str(node.id), "type": "text", "text": node.content, "x": x, "y": y,
-                                "width": NODE_WIDTH, "height": _height(node.content)}
+        item: dict[str, Any] = {
+            "id": str(node.id),
+            "type": "text",
+            "text": node.content,
+            "x": x,
+            "y": y,
+            "width": NODE_WIDTH,
+            "height": _height(node.content),
+        }
         color = _export_color(node.kind, node.tags or [])
         if color:
             item["color"] = color
@@ -136,8 +162,13 @@ def export_canvas(*, canvas: Canvas, role: str, include_secret: bool = True) -> 
     return {
         "nodes": out_nodes,
         "edges": out_edges,
-        NAMESPACE: {"format": FORMAT_VERSION, "name": canvas.name, "description": canvas.description,
-                    "canvas_id": canvas.pk, "revision": canvas.revision},
+        NAMESPACE: {
+            "format": FORMAT_VERSION,
+            "name": canvas.name,
+            "description": canvas.description,
+            "canvas_id": canvas.pk,
+            "revision": canvas.revision,
+        },
     }
 
 
@@ -148,8 +179,8 @@ def _height(text: str) -> int:
 
 def _export_color(kind: str, tags: list[str]) -> str | None:
     for tag in tags:
-        if tag.startswith(COLOR_TAG) and COLOR_RE.match(tag[len(COLOR_TAG):]):
-            return tag[len(COLOR_TAG):]
+        if tag.startswith(COLOR_TAG) and COLOR_RE.match(tag[len(COLOR_TAG) :]):
+            return tag[len(COLOR_TAG) :]
     return KIND_COLORS.get(kind)
 
 
@@ -165,10 +196,10 @@ def filename_for(canvas: Canvas) -> str:
 class ImportPlan:
     name: str = ""
     description: str = ""
-    nodes: list[dict] = field(default_factory=list)       # node.create bodies (new ids)
-    archived: list[str] = field(default_factory=list)     # new node ids to archive
+    nodes: list[dict] = field(default_factory=list)  # node.create bodies (new ids)
+    archived: list[str] = field(default_factory=list)  # new node ids to archive
     superseded: list[tuple[str, str]] = field(default_factory=list)  # (new old-id, new successor id)
-    edges: list[dict] = field(default_factory=list)       # edge.create bodies (new ids)
+    edges: list[dict] = field(default_factory=list)  # edge.create bodies (new ids)
     id_map: dict[str, str] = field(default_factory=dict)  # file id → new UUID
     unknown_keys: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -176,6 +207,7 @@ class ImportPlan:
 
 def parse_text(text: str | bytes) -> Any:
     """JSON text → document; NaN/Infinity and invalid JSON are import problems."""
+
     def no_constants(name):
         raise ValueError(f"{name} is not allowed in JSON Canvas files")
 
@@ -191,7 +223,9 @@ def plan_import(document: Any) -> ImportPlan:
     """Check a whole JSON Canvas document and return what to create, or raise ImportRejected."""
     problems: list[str] = []
     plan = ImportPlan()
-    unsafe = find_unsafe(document)  # lone surrogates, ints beyond float range (files not read by the API parser)
+    unsafe = find_unsafe(
+        document
+    )  # lone surrogates, ints beyond float range (files not read by the API parser)
     if unsafe is not None:
         raise ImportRejected([unsafe[1]])
     if not isinstance(document, dict):
@@ -206,7 +240,9 @@ def plan_import(document: Any) -> ImportPlan:
         problems.append("`edges` must be a list")
         edges = []
     if len(nodes) + len(edges) > MAX_ITEMS:
-        raise ImportRejected([f"the file holds {len(nodes) + len(edges)} nodes and edges; the limit is {MAX_ITEMS}"])
+        raise ImportRejected(
+            [f"the file holds {len(nodes) + len(edges)} nodes and edges; the limit is {MAX_ITEMS}"]
+        )
     doc_ns = document.get(NAMESPACE)
     if doc_ns is not None:
         if not isinstance(doc_ns, dict):
@@ -241,7 +277,9 @@ def plan_import(document: Any) -> ImportPlan:
     for index, raw in enumerate(edges):
         if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]:
             if raw["id"] in seen:
-                problems.append(f"edges[{index}] (id {raw['id']!r}): duplicate id (also used by {seen[raw['id']]})")
+                problems.append(
+                    f"edges[{index}] (id {raw['id']!r}): duplicate id (also used by {seen[raw['id']]})"
+                )
             else:
                 seen[raw["id"]] = f"edges[{index}]"
 
@@ -250,7 +288,9 @@ def plan_import(document: Any) -> ImportPlan:
     for node in parsed_nodes:
         successor = node["ns"].get("superseded_by")
         if successor is not None and successor not in node_ids:
-            problems.append(f"{node['where']}: {NAMESPACE}.superseded_by {successor!r} is not a node in this file")
+            problems.append(
+                f"{node['where']}: {NAMESPACE}.superseded_by {successor!r} is not a node in this file"
+            )
 
     parsed_edges = []
     for index, raw in enumerate(edges):
@@ -274,8 +314,14 @@ def plan_import(document: Any) -> ImportPlan:
         if len(tags) > MAX_TAGS:
             plan.notes.append(f"{node['where']}: kept the first {MAX_TAGS} of {len(tags)} tags")
             tags = tags[:MAX_TAGS]
-        body = {"id": plan.id_map[node["file_id"]], "content": node["content"], "x": node["x"], "y": node["y"],
-                "kind": node["ns"].get("kind", NodeKind.NOTE.value), "tags": tags}
+        body = {
+            "id": plan.id_map[node["file_id"]],
+            "content": node["content"],
+            "x": node["x"],
+            "y": node["y"],
+            "kind": node["ns"].get("kind", NodeKind.NOTE.value),
+            "tags": tags,
+        }
         for name in ("weight", "pinned", "sensitivity"):
             if name in node["ns"]:
                 body[name] = node["ns"][name]
@@ -291,11 +337,20 @@ def plan_import(document: Any) -> ImportPlan:
             continue
         new_id = str(uuid.uuid4())
         plan.id_map[edge["file_id"]] = new_id
-        plan.edges.append({"id": new_id, "source": plan.id_map[edge["from"]], "target": plan.id_map[edge["to"]],
-                           "relation": edge["relation"], "label": edge["label"]})
+        plan.edges.append(
+            {
+                "id": new_id,
+                "source": plan.id_map[edge["from"]],
+                "target": plan.id_map[edge["to"]],
+                "relation": edge["relation"],
+                "label": edge["label"],
+            }
+        )
     if groups:
-        plan.notes.append(f"{len(groups)} group(s) became notes tagged `group`; nodes inside them are tagged "
-                          "`group:<label>`")
+        plan.notes.append(
+            f"{len(groups)} group(s) became notes tagged `group`; nodes inside them are tagged "
+            "`group:<label>`"
+        )
     if any(n["type"] == "file" for n in parsed_nodes):
         plan.notes.append("file nodes became notes holding the file path, tagged `file`")
     if any(n["type"] == "link" for n in parsed_nodes):
@@ -309,8 +364,16 @@ def _report_unknown(plan: ImportPlan, where: str, obj: dict, known: set[str]) ->
         plan.unknown_keys.append({"where": where, "keys": unknown})
 
 
-def _number(raw: dict, name: str, where: str, problems: list[str], *, label: str | None = None,
-            limit: float = COORDINATE_LIMIT, minimum: float | None = None) -> float | None:
+def _number(
+    raw: dict,
+    name: str,
+    where: str,
+    problems: list[str],
+    *,
+    label: str | None = None,
+    limit: float = COORDINATE_LIMIT,
+    minimum: float | None = None,
+) -> float | None:
     value = raw.get(name)
     label = label or name
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -346,7 +409,7 @@ def _check_node(raw: dict, where: str, problems: list[str], plan: ImportPlan) ->
                 height = value
     color = raw.get("color")
     if color is not None and (not isinstance(color, str) or not COLOR_RE.match(color)):
-        problems.append(f"{where}: color must be a preset \"1\"-\"6\" or a hex colour like \"#ff0000\"")
+        problems.append(f'{where}: color must be a preset "1"-"6" or a hex colour like "#ff0000"')
 
     tags: list[str] = []
     content = ""
@@ -389,9 +452,19 @@ def _check_node(raw: dict, where: str, problems: list[str], plan: ImportPlan) ->
         tags.append(f"{COLOR_TAG}{color}")
     if len(problems) > before:
         return None
-    return {"file_id": raw["id"], "where": where, "type": node_type, "content": content, "x": x, "y": y,
-            "width": width, "height": height, "label": content if node_type == "group" else "", "tags": tags,
-            "ns": ns}
+    return {
+        "file_id": raw["id"],
+        "where": where,
+        "type": node_type,
+        "content": content,
+        "x": x,
+        "y": y,
+        "width": width,
+        "height": height,
+        "label": content if node_type == "group" else "",
+        "tags": tags,
+        "ns": ns,
+    }
 
 
 def _string(raw: dict, name: str, where: str, problems: list[str], *, required: bool) -> str:
@@ -420,8 +493,9 @@ def _check_node_ns(ns: dict, where: str, problems: list[str]) -> dict:
         else:
             out["sensitivity"] = ns["sensitivity"]
     if "weight" in ns:
-        value = _number(ns, "weight", where, problems, label=f"{NAMESPACE}.weight", limit=MAX_WEIGHT,
-                        minimum=MIN_WEIGHT)
+        value = _number(
+            ns, "weight", where, problems, label=f"{NAMESPACE}.weight", limit=MAX_WEIGHT, minimum=MIN_WEIGHT
+        )
         if value is not None:
             out["weight"] = value
     for name in ("x", "y"):
@@ -437,10 +511,16 @@ def _check_node_ns(ns: dict, where: str, problems: list[str]) -> dict:
                 out[name] = ns[name]
     if "tags" in ns:
         tags = ns["tags"]
-        if not isinstance(tags, list) or len(tags) > MAX_TAGS or not all(
-                isinstance(t, str) and 1 <= len(t.strip()) <= MAX_TAG_CHARS and "\x00" not in t for t in tags):
-            problems.append(f"{prefix}tags must be a list of at most {MAX_TAGS} strings of 1-{MAX_TAG_CHARS} "
-                            "characters")
+        if (
+            not isinstance(tags, list)
+            or len(tags) > MAX_TAGS
+            or not all(
+                isinstance(t, str) and 1 <= len(t.strip()) <= MAX_TAG_CHARS and "\x00" not in t for t in tags
+            )
+        ):
+            problems.append(
+                f"{prefix}tags must be a list of at most {MAX_TAGS} strings of 1-{MAX_TAG_CHARS} characters"
+            )
         else:
             out["tags"] = [t.strip() for t in tags]
     if ns.get("superseded_by") is not None:
@@ -451,7 +531,9 @@ def _check_node_ns(ns: dict, where: str, problems: list[str]) -> dict:
     return out
 
 
-def _check_edge(raw: Any, index: int, node_ids: set[str], problems: list[str], plan: ImportPlan) -> dict | None:
+def _check_edge(
+    raw: Any, index: int, node_ids: set[str], problems: list[str], plan: ImportPlan
+) -> dict | None:
     where = f"edges[{index}]"
     if not isinstance(raw, dict):
         problems.append(f"{where} must be an object")
@@ -480,7 +562,7 @@ def _check_edge(raw: Any, index: int, node_ids: set[str], problems: list[str], p
             problems.append(f"{where}: {name} must be one of {', '.join(ENDS)}")
     color = raw.get("color")
     if color is not None and (not isinstance(color, str) or not COLOR_RE.match(color)):
-        problems.append(f"{where}: color must be a preset \"1\"-\"6\" or a hex colour like \"#ff0000\"")
+        problems.append(f'{where}: color must be a preset "1"-"6" or a hex colour like "#ff0000"')
     label = raw.get("label", "")
     if not isinstance(label, str):
         problems.append(f"{where}: label must be a string")
@@ -495,27 +577,39 @@ def _check_edge(raw: Any, index: int, node_ids: set[str], problems: list[str], p
             _report_unknown(plan, f"{where}.{NAMESPACE}", ns, EDGE_NS_KEYS)
             if "relation" in ns:
                 if ns["relation"] not in Relation.values:
-                    problems.append(f"{where}: {NAMESPACE}.relation must be one of {', '.join(Relation.values)}")
+                    problems.append(
+                        f"{where}: {NAMESPACE}.relation must be one of {', '.join(Relation.values)}"
+                    )
                 else:
                     relation = ns["relation"]
     if len(problems) > before:
         return None
-    return {"file_id": edge_id, "where": where, "from": ends["fromNode"], "to": ends["toNode"],
-            "relation": relation, "label": label}
+    return {
+        "file_id": edge_id,
+        "where": where,
+        "from": ends["fromNode"],
+        "to": ends["toNode"],
+        "relation": relation,
+        "label": label,
+    }
 
 
 def _lift_groups(plan: ImportPlan, parsed_nodes: list[dict]) -> None:
     """A group becomes a note card: put it at the free spot nearest its frame's corner, not under its members."""
     by_id = {body["id"]: body for body in plan.nodes}
-    taken = [Rect(n["x"], n["y"], n["width"] or card_width(None), n["height"] or card_height(n["content"]))
-             for n in parsed_nodes if n["type"] != "group"]
+    taken = [
+        Rect(n["x"], n["y"], n["width"] or card_width(None), n["height"] or card_height(n["content"]))
+        for n in parsed_nodes
+        if n["type"] != "group"
+    ]
     for node in parsed_nodes:
         if node["type"] != "group":
             continue
         body = by_id[plan.id_map[node["file_id"]]]
         size = (card_width(body.get("weight")), card_height(body["content"]))
-        body["x"], body["y"] = free_spot(taken=taken, want=(node["x"], node["y"] - size[1]), size=size,
-                                         limit=COORDINATE_LIMIT)
+        body["x"], body["y"] = free_spot(
+            taken=taken, want=(node["x"], node["y"] - size[1]), size=size, limit=COORDINATE_LIMIT
+        )
         taken.append(Rect(body["x"], body["y"], *size))
 
 

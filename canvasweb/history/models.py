@@ -4,6 +4,7 @@ ChangeLogEntry rows are written only by the canvas write path, one or more per
 revision (a node delete also logs each edge it removed). Nothing updates or
 deletes them: the model and its queryset refuse, and the admin is read-only.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -51,11 +52,16 @@ class ChangeLogEntry(models.Model):
     # PROTECT: actor_user_id and approved_by_id are part of the entry's hash; nulling them on a user
     # deletion would break the chain (canvases.services.user_delete deactivates such users instead).
     actor_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
         help_text="the person who made the change; for agent writes, the person it acted for",
     )
     actor_username = models.CharField(max_length=150, blank=True, default="")
-    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
     conversation_id = models.BigIntegerField(null=True, blank=True)
     message_id = models.BigIntegerField(null=True, blank=True)
     agent_run_id = models.CharField(max_length=64, blank=True, default="")
@@ -92,7 +98,9 @@ class SecurityEvent(models.Model):
     """A refused request: who tried what, through which channel, and why."""
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    canvas_id_ref = models.BigIntegerField(null=True, blank=True, help_text="canvas id as asked (may not exist)")
+    canvas_id_ref = models.BigIntegerField(
+        null=True, blank=True, help_text="canvas id as asked (may not exist)"
+    )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     actor_kind = models.CharField(max_length=10, choices=ActorKind.choices, default=ActorKind.USER)
     channel = models.CharField(max_length=20, help_text="rest, websocket, agent, import")
@@ -132,7 +140,9 @@ class UndoStep(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=4, choices=UndoStepKind.choices)
     inverted_revision = models.BigIntegerField(help_text="the revision whose effect was inverted")
-    revision = models.BigIntegerField(null=True, blank=True, help_text="the revision written; null if all skipped")
+    revision = models.BigIntegerField(
+        null=True, blank=True, help_text="the revision written; null if all skipped"
+    )
     position = models.BigIntegerField(help_text="canvas revision when this step ran (orders it among edits)")
     skipped = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

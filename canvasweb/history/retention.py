@@ -4,6 +4,7 @@
 CANVASWEB_OP_RECEIPT_RETENTION_DAYS (30) and CANVASWEB_SECURITY_EVENT_RETENTION_DAYS (90); 0 keeps
 rows forever. The change log is append-only and hash-chained: it is never pruned.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,8 +34,11 @@ def prune_history(*, dry_run: bool = False, now=None) -> PruneResult:
     receipts = events = 0
     if receipt_days > 0:
         cutoff = now - timedelta(days=receipt_days)
-        receipts = (OpReceipt.objects.filter(created_at__lt=cutoff).count() if dry_run
-                    else services.receipts_prune(before=cutoff))
+        receipts = (
+            OpReceipt.objects.filter(created_at__lt=cutoff).count()
+            if dry_run
+            else services.receipts_prune(before=cutoff)
+        )
     if event_days > 0:
         old = SecurityEvent.objects.filter(created_at__lt=now - timedelta(days=event_days))
         events = old.count() if dry_run else old.delete()[0]

@@ -5,6 +5,7 @@ broadcast: an entry's `visibility_before`/`visibility_after` levels decide
 whether its before/after versions may be shown. Site staff (the admin) read
 with `level=ADMIN_LEVEL`, which sees everything.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -23,8 +24,18 @@ ADMIN_LEVEL = 2
 DEFAULT_ACTIVITY = 50
 MAX_ACTIVITY = 200
 # Fields shown in a node diff, in display order.
-NODE_DIFF_FIELDS = ("content", "kind", "x", "y", "weight", "tags", "pinned", "sensitivity", "archived",
-                    "superseded_by")
+NODE_DIFF_FIELDS = (
+    "content",
+    "kind",
+    "x",
+    "y",
+    "weight",
+    "tags",
+    "pinned",
+    "sensitivity",
+    "archived",
+    "superseded_by",
+)
 EDGE_DIFF_FIELDS = ("source", "target", "relation", "label")
 ACTOR_KINDS = ("user", "agent", "system")
 
@@ -53,8 +64,9 @@ def _diff(entry: ChangeLogEntry, before: dict | None, after: dict | None) -> lis
     return rows
 
 
-def entry_to_timeline_item(entry: ChangeLogEntry, *, level: int, undo_refs: dict[int, dict] | None = None
-                           ) -> dict | None:
+def entry_to_timeline_item(
+    entry: ChangeLogEntry, *, level: int, undo_refs: dict[int, dict] | None = None
+) -> dict | None:
     """One change log entry as the timeline and activity feed show it, or None if the reader may not see it."""
     before_ok = _ok(entry.visibility_before, level)
     after_ok = _ok(entry.visibility_after, level)
@@ -67,7 +79,11 @@ def entry_to_timeline_item(entry: ChangeLogEntry, *, level: int, undo_refs: dict
         # The entity became invisible to this reader with this change.
         action = "removed"
     data = after or before or {}
-    node_id = entry.target_id if entry.entity == "node" else (data.get("source") if entry.entity == "edge" else None)
+    node_id = (
+        entry.target_id
+        if entry.entity == "node"
+        else (data.get("source") if entry.entity == "edge" else None)
+    )
     item = {
         "revision": entry.revision,
         "seq": entry.seq,
@@ -126,8 +142,13 @@ def supersede_links(*, canvas: Canvas) -> dict[str, str]:
     If a node was superseded more than once (after its successor was deleted), the latest wins.
     """
     links: dict[str, str] = {}
-    rows = (ChangeLogEntry.objects.filter(canvas=canvas, entity="node", action="updated", op_type="node.supersede")
-            .order_by("revision", "seq").values_list("target_id", "after"))
+    rows = (
+        ChangeLogEntry.objects.filter(
+            canvas=canvas, entity="node", action="updated", op_type="node.supersede"
+        )
+        .order_by("revision", "seq")
+        .values_list("target_id", "after")
+    )
     for target_id, after in rows:
         successor = (after or {}).get("superseded_by")
         if successor:
@@ -160,19 +181,27 @@ def supersede_chain(*, canvas: Canvas, node_id: str) -> tuple[list[str], list[st
 def _last_known(canvas: Canvas, node_ids: list[str]) -> dict[str, ChangeLogEntry]:
     """The latest node entry (any action) per node id."""
     latest: dict[str, ChangeLogEntry] = {}
-    for entry in (ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id__in=node_ids)
-                  .order_by("revision", "seq")):
+    for entry in ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id__in=node_ids).order_by(
+        "revision", "seq"
+    ):
         latest[entry.target_id] = entry
     return latest
 
 
-def _chain_item(node_id: str, position: str, entry: ChangeLogEntry | None, live: Node | None, level: int
-                ) -> dict | None:
+def _chain_item(
+    node_id: str, position: str, entry: ChangeLogEntry | None, live: Node | None, level: int
+) -> dict | None:
     if live is not None:
         if not _can_see(level, live.sensitivity):
             return None
-        return {"id": node_id, "position": position, "deleted": False, "content": live.content,
-                "kind": live.kind, "superseded_by": str(live.superseded_by_id) if live.superseded_by_id else None}
+        return {
+            "id": node_id,
+            "position": position,
+            "deleted": False,
+            "content": live.content,
+            "kind": live.kind,
+            "superseded_by": str(live.superseded_by_id) if live.superseded_by_id else None,
+        }
     if entry is None:
         return None
     # Deleted: show the last version the reader may see.
@@ -180,15 +209,28 @@ def _chain_item(node_id: str, position: str, entry: ChangeLogEntry | None, live:
     needed = entry.visibility_before if entry.action == "deleted" else entry.visibility_after
     if not data or not _ok(needed, level):
         return None
-    return {"id": node_id, "position": position, "deleted": True, "content": data.get("content", ""),
-            "kind": data.get("kind"), "superseded_by": data.get("superseded_by")}
+    return {
+        "id": node_id,
+        "position": position,
+        "deleted": True,
+        "content": data.get("content", ""),
+        "kind": data.get("kind"),
+        "superseded_by": data.get("superseded_by"),
+    }
 
 
 # --- timelines -------------------------------------------------------------------------------------------
 
 
-def node_timeline(*, canvas: Canvas, level: int, node_id: str, actor_kind: str | None = None,
-                  include_chain: bool = True, include_edges: bool = True) -> dict:
+def node_timeline(
+    *,
+    canvas: Canvas,
+    level: int,
+    node_id: str,
+    actor_kind: str | None = None,
+    include_chain: bool = True,
+    include_edges: bool = True,
+) -> dict:
     """A node's history: the node now, its superseded chain, and every change the reader may see.
 
     `entries` holds the node's own entries, those of the edges that touched it and (with
@@ -221,8 +263,9 @@ def node_timeline(*, canvas: Canvas, level: int, node_id: str, actor_kind: str |
     query = Q(entity="node", target_id__in=node_ids)
     if include_edges:
         for nid in node_ids:
-            query |= Q(entity="edge") & (Q(after__source=nid) | Q(after__target=nid) | Q(before__source=nid)
-                                         | Q(before__target=nid))
+            query |= Q(entity="edge") & (
+                Q(after__source=nid) | Q(after__target=nid) | Q(before__source=nid) | Q(before__target=nid)
+            )
     entries = ChangeLogEntry.objects.filter(query, canvas=canvas)
     if actor_kind:
         entries = entries.filter(actor_kind=actor_kind)
@@ -236,8 +279,9 @@ def node_timeline(*, canvas: Canvas, level: int, node_id: str, actor_kind: str |
         if entry.entity == "node":
             item["node_id"] = entry.target_id
         # "Revert to this version": any version of a node that existed after the change.
-        item["revertible"] = entry.entity == "node" and item["action"] in ("created", "updated") and \
-            item["after"] is not None
+        item["revertible"] = (
+            entry.entity == "node" and item["action"] in ("created", "updated") and item["after"] is not None
+        )
         items.append(item)
     attach_edge_texts(canvas=canvas, items=items, level=level)
 
@@ -246,14 +290,23 @@ def node_timeline(*, canvas: Canvas, level: int, node_id: str, actor_kind: str |
         deleted = False
     else:
         entry = last.get(node_id)
-        node = entry.before if entry is not None and entry.action == "deleted" and \
-            _ok(entry.visibility_before, level) else None
+        node = (
+            entry.before
+            if entry is not None and entry.action == "deleted" and _ok(entry.visibility_before, level)
+            else None
+        )
         deleted = True
     return {"node": node, "deleted": deleted, "chain": chain, "entries": items}
 
 
-def canvas_activity(*, canvas: Canvas, level: int, limit: int = DEFAULT_ACTIVITY, before: int | None = None,
-                    actor_kind: str | None = None) -> dict:
+def canvas_activity(
+    *,
+    canvas: Canvas,
+    level: int,
+    limit: int = DEFAULT_ACTIVITY,
+    before: int | None = None,
+    actor_kind: str | None = None,
+) -> dict:
     """Recent changes on a canvas, newest first, as the reader may see them.
 
     `limit` counts entries (1-200); `before` pages back (entries with revision < before).
@@ -282,8 +335,11 @@ def canvas_activity(*, canvas: Canvas, level: int, limit: int = DEFAULT_ACTIVITY
         item["undo_of"] = refs.get(item["revision"])
     attach_edge_texts(canvas=canvas, items=items, level=level)
     next_before = items[-1]["revision"] if more and items else None
-    return {"revision": Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first(),
-            "items": items, "next_before": next_before}
+    return {
+        "revision": Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).first(),
+        "items": items,
+        "next_before": next_before,
+    }
 
 
 __all__ = [
@@ -312,9 +368,11 @@ def node_first_lines(canvas: Canvas, node_ids: set[str], level: int) -> dict[str
             texts[str(node.id)] = _first_line(node.content)
     missing = node_ids - texts.keys()
     if missing:
-        rows = (ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id__in=missing)
-                .order_by("revision", "seq").values_list("target_id", "before", "after", "visibility_before",
-                                                         "visibility_after"))
+        rows = (
+            ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id__in=missing)
+            .order_by("revision", "seq")
+            .values_list("target_id", "before", "after", "visibility_before", "visibility_after")
+        )
         for target_id, before, after, vis_before, vis_after in rows:
             data, vis = (after, vis_after) if after else (before, vis_before)
             if data and vis is not None and vis <= level and data.get("content"):

@@ -18,6 +18,7 @@ Undo/redo model (per user, per canvas; docs/history.md):
   revision being inverted is left alone and reported in `skipped`; so is an
   entity that is gone or no longer visible. The rest is inverted.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -73,9 +74,16 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
     permissions.require_role(actor=actor, role=role, operation="node.update")
     level = permissions.role_level(role)
     if revision > canvas.revision:
-        raise InvalidOperation(f"revision {revision} is newer than the canvas (r{canvas.revision})", field="revision")
-    entry = (ChangeLogEntry.objects.filter(canvas=canvas, entity="node", target_id=str(node_id),
-                                           revision__lte=revision).order_by("-revision", "-seq").first())
+        raise InvalidOperation(
+            f"revision {revision} is newer than the canvas (r{canvas.revision})", field="revision"
+        )
+    entry = (
+        ChangeLogEntry.objects.filter(
+            canvas=canvas, entity="node", target_id=str(node_id), revision__lte=revision
+        )
+        .order_by("-revision", "-seq")
+        .first()
+    )
     live = Node.objects.filter(canvas=canvas, pk=node_id).first()
     if entry is None and live is None:
         raise NotFound("no such node", field="node_id")
@@ -88,7 +96,9 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
     target = entry.after
     scope: set[str] | None = None  # None: every field
     if entry.revision == revision and entry.action == "updated" and entry.before:
-        scope = {name for name in (*NODE_FIELDS, "archived") if entry.before.get(name) != entry.after.get(name)}
+        scope = {
+            name for name in (*NODE_FIELDS, "archived") if entry.before.get(name) != entry.after.get(name)
+        }
     ops: list[Operation] = []
     fields: list[str] = []
     if live is None:
@@ -99,21 +109,34 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
             fields.append("archived")
     else:
         current = node_to_dict(live)
-        changed = {name: target[name] for name in NODE_FIELDS
-                   if current[name] != target[name] and (scope is None or name in scope)}
+        changed = {
+            name: target[name]
+            for name in NODE_FIELDS
+            if current[name] != target[name] and (scope is None or name in scope)
+        }
         if changed:
             ops.append(parse_operation({"type": "node.update", "id": str(node_id), "fields": changed}))
             fields = list(changed)
         if bool(target.get("archived")) != current["archived"] and (scope is None or "archived" in scope):
-            ops.append(parse_operation({"type": "node.archive", "id": str(node_id),
-                                        "archived": bool(target.get("archived"))}))
+            ops.append(
+                parse_operation(
+                    {"type": "node.archive", "id": str(node_id), "archived": bool(target.get("archived"))}
+                )
+            )
             fields.append("archived")
-    out = {"reverted_to": revision, "node_id": str(node_id), "recreated": live is None, "fields": fields,
-           "revision": canvas.revision, "changes": []}
+    out = {
+        "reverted_to": revision,
+        "node_id": str(node_id),
+        "recreated": live is None,
+        "fields": fields,
+        "revision": canvas.revision,
+        "changes": [],
+    }
     if not ops:
         return out
-    result = services.apply_operation(actor=actor.with_reason("revert"), canvas_id=canvas.pk,
-                                      op=Operation(type="batch", ops=tuple(ops)))
+    result = services.apply_operation(
+        actor=actor.with_reason("revert"), canvas_id=canvas.pk, op=Operation(type="batch", ops=tuple(ops))
+    )
     out["revision"] = result.revision
     out["changes"] = _filtered(result.changes, actor, canvas.pk)
     return out
@@ -129,9 +152,12 @@ def undo_stacks(*, canvas_id: int, user) -> tuple[list[int], list[int]]:
     Redo stack: undo revisions a redo would invert.
     """
     rows = list(
-        ChangeLogEntry.objects.filter(canvas_id=canvas_id, actor_user=user, actor_kind="user",
-                                      entity__in=("node", "edge"))
-        .order_by("-revision").values_list("revision", "reason").distinct()[: UNDO_DEPTH * 3]
+        ChangeLogEntry.objects.filter(
+            canvas_id=canvas_id, actor_user=user, actor_kind="user", entity__in=("node", "edge")
+        )
+        .order_by("-revision")
+        .values_list("revision", "reason")
+        .distinct()[: UNDO_DEPTH * 3]
     )
     if not rows:
         return [], []
@@ -165,8 +191,12 @@ def undo_stacks(*, canvas_id: int, user) -> tuple[list[int], list[int]]:
 def undo_status(*, user, canvas_id: int) -> dict:
     canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     undo, redo = undo_stacks(canvas_id=canvas_id, user=user)
-    return {"can_undo": bool(undo), "can_redo": bool(redo), "undo_revision": undo[-1] if undo else None,
-            "redo_revision": redo[-1] if redo else None}
+    return {
+        "can_undo": bool(undo),
+        "can_redo": bool(redo),
+        "undo_revision": undo[-1] if undo else None,
+        "redo_revision": redo[-1] if redo else None,
+    }
 
 
 def undo(*, actor: Actor, canvas_id: int) -> dict:
@@ -192,22 +222,36 @@ def _invert_top(*, actor: Actor, canvas_id: int, kind: str) -> dict:
         undo_stack, redo_stack = undo_stacks(canvas_id=canvas.pk, user=user)
         stack = undo_stack if kind == UndoStepKind.UNDO else redo_stack
         if not stack:
-            raise (NothingToUndo("nothing to undo") if kind == UndoStepKind.UNDO else NothingToRedo("nothing to redo"))
+            raise (
+                NothingToUndo("nothing to undo")
+                if kind == UndoStepKind.UNDO
+                else NothingToRedo("nothing to redo")
+            )
         target = stack[-1]
         plan = _plan_inverse(canvas=canvas, revision=target, user=user, level=permissions.role_level(role))
         result = None
         if plan.ops:
             try:
-                result = services.apply_operation(actor=actor.with_reason(str(kind)), canvas_id=canvas.pk,
-                                                  op=Operation(type="batch", ops=tuple(plan.ops)))
+                result = services.apply_operation(
+                    actor=actor.with_reason(str(kind)),
+                    canvas_id=canvas.pk,
+                    op=Operation(type="batch", ops=tuple(plan.ops)),
+                )
             except CanvasError as exc:
                 # Leave the block normally so the refusal the service logged is committed.
                 error = exc
         if error is None:
             written = result.revision if result is not None and result.changes else None
             position = Canvas.objects.filter(pk=canvas.pk).values_list("revision", flat=True).get()
-            UndoStep.objects.create(canvas=canvas, user=user, kind=kind, inverted_revision=target, revision=written,
-                                    position=position, skipped=plan.skipped)
+            UndoStep.objects.create(
+                canvas=canvas,
+                user=user,
+                kind=kind,
+                inverted_revision=target,
+                revision=written,
+                position=position,
+                skipped=plan.skipped,
+            )
     if error is not None:
         raise error
     undo_stack, redo_stack = undo_stacks(canvas_id=canvas.pk, user=user)
@@ -251,8 +295,9 @@ class _State:
         return self.edges[edge_id]
 
     def edges_touching(self, node_id: str) -> list[dict]:
-        for row in Edge.objects.filter(Q(source_id=node_id) | Q(target_id=node_id), canvas=self.canvas
-                                       ).select_related("created_by"):
+        for row in Edge.objects.filter(
+            Q(source_id=node_id) | Q(target_id=node_id), canvas=self.canvas
+        ).select_related("created_by"):
             self.edges.setdefault(str(row.id), edge_to_dict(row))
         return [e for e in self.edges.values() if e is not None and node_id in (e["source"], e["target"])]
 
@@ -263,17 +308,28 @@ def _is_own(entry: ChangeLogEntry, user) -> bool:
 
 def _who(entry: ChangeLogEntry) -> dict:
     name = entry.actor_username or (entry.actor_user.get_username() if entry.actor_user else "someone")
-    return {"kind": entry.actor_kind, "username": name,
-            "label": f"the agent for {name}" if entry.actor_kind == "agent" else name}
+    return {
+        "kind": entry.actor_kind,
+        "username": name,
+        "label": f"the agent for {name}" if entry.actor_kind == "agent" else name,
+    }
 
 
 def _plan_inverse(*, canvas: Canvas, revision: int, user, level: int) -> _Plan:
     """Operations that undo `revision`'s node and edge changes, newest entry first."""
-    entries = list(ChangeLogEntry.objects.filter(canvas=canvas, revision=revision, entity__in=("node", "edge"))
-                   .order_by("-seq"))
+    entries = list(
+        ChangeLogEntry.objects.filter(canvas=canvas, revision=revision, entity__in=("node", "edge")).order_by(
+            "-seq"
+        )
+    )
     targets = {e.target_id for e in entries}
-    others = [e for e in ChangeLogEntry.objects.filter(canvas=canvas, revision__gt=revision, target_id__in=targets)
-              .select_related("actor_user").order_by("revision", "seq") if not _is_own(e, user)]
+    others = [
+        e
+        for e in ChangeLogEntry.objects.filter(canvas=canvas, revision__gt=revision, target_id__in=targets)
+        .select_related("actor_user")
+        .order_by("revision", "seq")
+        if not _is_own(e, user)
+    ]
     state = _State(canvas)
     plan = _Plan()
 
@@ -285,13 +341,21 @@ def _plan_inverse(*, canvas: Canvas, revision: int, user, level: int) -> _Plan:
                 return e
         return None
 
-    def skip(entry: ChangeLogEntry, reason: str, *, name: str | None = None, by: ChangeLogEntry | None = None):
+    def skip(
+        entry: ChangeLogEntry, reason: str, *, name: str | None = None, by: ChangeLogEntry | None = None
+    ):
         data = entry.after or entry.before or {}
-        plan.skipped.append({
-            "entity": entry.entity, "id": entry.target_id, "field": name, "reason": reason,
-            "by": _who(by) if by is not None else None, "revision": by.revision if by is not None else None,
-            "summary": (data.get("content") or data.get("label") or "")[:80],
-        })
+        plan.skipped.append(
+            {
+                "entity": entry.entity,
+                "id": entry.target_id,
+                "field": name,
+                "reason": reason,
+                "by": _who(by) if by is not None else None,
+                "revision": by.revision if by is not None else None,
+                "summary": (data.get("content") or data.get("label") or "")[:80],
+            }
+        )
 
     def visible(sensitivity: str) -> bool:
         return permissions.sensitivity_level(sensitivity) <= level
@@ -329,7 +393,9 @@ def _plan_node(entry, tid, state, plan, other_change, skip, visible) -> None:
         if editable:
             plan.ops.append(parse_operation({"type": "node.update", "id": tid, "fields": editable}))
         if "archived" in restore:
-            plan.ops.append(parse_operation({"type": "node.archive", "id": tid, "archived": bool(restore["archived"])}))
+            plan.ops.append(
+                parse_operation({"type": "node.archive", "id": tid, "archived": bool(restore["archived"])})
+            )
         if "superseded_by" in restore:
             successor = restore["superseded_by"]
             if successor is not None and state.node(successor) is None:
@@ -348,8 +414,11 @@ def _plan_node(entry, tid, state, plan, other_change, skip, visible) -> None:
         if by is not None:
             skip(entry, f"{_who(by)['label']} changed the node since", by=by)
             return
-        foreign = [e for e in state.edges_touching(tid)
-                   if (e.get("created_by") or {}).get("id") != entry.actor_user_id or e.get("author_kind") != "user"]
+        foreign = [
+            e
+            for e in state.edges_touching(tid)
+            if (e.get("created_by") or {}).get("id") != entry.actor_user_id or e.get("author_kind") != "user"
+        ]
         if foreign:
             skip(entry, "others linked to the node since")
             return
@@ -420,9 +489,20 @@ def _plan_edge(entry, tid, state, plan, other_change, skip, visible) -> None:
         if not all(visible(end["sensitivity"]) for end in ends):
             skip(entry, "you may not see a node it connected")
             return
-        plan.ops.append(parse_operation({"type": "edge.create", "edge": {
-            "id": tid, "source": before["source"], "target": before["target"],
-            "relation": before.get("relation", "relates_to"), "label": before.get("label", "")}}))
+        plan.ops.append(
+            parse_operation(
+                {
+                    "type": "edge.create",
+                    "edge": {
+                        "id": tid,
+                        "source": before["source"],
+                        "target": before["target"],
+                        "relation": before.get("relation", "relates_to"),
+                        "label": before.get("label", ""),
+                    },
+                }
+            )
+        )
         state.edges[tid] = dict(before)
         plan.applied.append({"entity": "edge", "id": tid, "action": "created", "fields": []})
 
@@ -435,8 +515,11 @@ def _node_create_op(data: dict) -> Operation:
 def _superseded_by_op(node_id: str, successor: str | None) -> Operation:
     """Set or clear superseded_by. Not a client operation: only undo and import restore this link,
     and always to a node on the same canvas (checked by the callers)."""
-    return Operation(type="node.update", target_id=uuid.UUID(str(node_id)),
-                     fields={"superseded_by": uuid.UUID(str(successor)) if successor else None})
+    return Operation(
+        type="node.update",
+        target_id=uuid.UUID(str(node_id)),
+        fields={"superseded_by": uuid.UUID(str(successor)) if successor else None},
+    )
 
 
 # --- JSON Canvas import ---------------------------------------------------------------------------------------
@@ -465,8 +548,11 @@ def canvas_import(*, user, document: Any, name: str | None = None) -> dict:
             ops.append(parse_operation({"type": "edge.create", "edge": body}))
         revision = canvas.revision
         if ops:
-            result = services.apply_operation(actor=user_actor(user, channel="import", reason="import"),
-                                              canvas_id=canvas.pk, op=Operation(type="batch", ops=tuple(ops)))
+            result = services.apply_operation(
+                actor=user_actor(user, channel="import", reason="import"),
+                canvas_id=canvas.pk,
+                op=Operation(type="batch", ops=tuple(ops)),
+            )
             revision = result.revision
     canvas.refresh_from_db()
     return {

@@ -1,4 +1,5 @@
 """History REST routes, mounted at /api/ before the canvases API (reference: docs/api.md)."""
+
 from django.urls import path
 
 from canvasweb.common.converters import register
@@ -15,11 +16,21 @@ urlpatterns = [
     path("canvases/<dbid:canvas_id>/export.canvas", api.ExportView.as_view(), name="canvas-export"),
     path("canvases/<dbid:canvas_id>/activity/", api.ActivityView.as_view(), name="canvas-activity"),
     path("canvases/<dbid:canvas_id>/audit/", audit_api.AuditView.as_view(), name="canvas-audit"),
-    path("canvases/<dbid:canvas_id>/audit/verify/", audit_api.AuditVerifyView.as_view(), name="canvas-audit-verify"),
+    path(
+        "canvases/<dbid:canvas_id>/audit/verify/",
+        audit_api.AuditVerifyView.as_view(),
+        name="canvas-audit-verify",
+    ),
     path("canvases/<dbid:canvas_id>/undo/", api.UndoView.as_view(), name="canvas-undo"),
     path("canvases/<dbid:canvas_id>/redo/", api.RedoView.as_view(), name="canvas-redo"),
-    path("canvases/<dbid:canvas_id>/nodes/<uuid:node_id>/timeline/", api.NodeTimelineView.as_view(),
-         name="node-timeline"),
-    path("canvases/<dbid:canvas_id>/nodes/<uuid:node_id>/revert/", api.NodeRevertView.as_view(),
-         name="node-revert"),
+    path(
+        "canvases/<dbid:canvas_id>/nodes/<uuid:node_id>/timeline/",
+        api.NodeTimelineView.as_view(),
+        name="node-timeline",
+    ),
+    path(
+        "canvases/<dbid:canvas_id>/nodes/<uuid:node_id>/revert/",
+        api.NodeRevertView.as_view(),
+        name="node-revert",
+    ),
 ]

@@ -6,6 +6,7 @@ is the user a member (role), and does the canvas let tools outside the page in
 (`agent_policy.external_access`). Refusals go to the security log like every
 other refusal.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,8 +40,10 @@ def token_from_header(value: str | None) -> str | None:
 def user_for_token(key: str | None):
     """The active user who owns this API token; raises Unauthenticated otherwise."""
     if not key:
-        raise Unauthenticated("an API token is required: send 'Authorization: Bearer <token>' "
-                              "(get one with POST /api/auth/token/ or manage.py api_token)")
+        raise Unauthenticated(
+            "an API token is required: send 'Authorization: Bearer <token>' "
+            "(get one with POST /api/auth/token/ or manage.py api_token)"
+        )
     token = Token.objects.select_related("user").filter(key=key[:MAX_TOKEN_CHARS]).first()
     if token is None or not token.user.is_active:
         raise Unauthenticated("invalid API token")
@@ -56,7 +59,7 @@ def canvas_id_from(value: Any, *, field: str = "canvas") -> int:
     elif isinstance(value, str):
         text = value.strip()
         if text.lower().startswith("canvas:"):
-            text = text[len("canvas:"):]
+            text = text[len("canvas:") :]
         if not text.isascii() or not text.isdigit() or len(text) > 18:
             raise InvalidOperation(f"{field} must name a canvas as canvas:<id>, e.g. canvas:3", field=field)
         number = int(text)
@@ -76,15 +79,31 @@ def external_canvas(*, user, canvas_id: int, channel: str) -> tuple[Canvas, str]
         raise
     if not canvas.agent_external_access:
         error = Forbidden("MCP and API access is switched off on this canvas (agent_policy.external_access)")
-        record_refusal(user=user, canvas_id=canvas_id, channel=channel, op_type=f"{channel}.open", error=error)
+        record_refusal(
+            user=user, canvas_id=canvas_id, channel=channel, op_type=f"{channel}.open", error=error
+        )
         raise error
     return canvas, role
 
 
-def record_refusal(*, user, canvas_id: int | None, channel: str, op_type: str, error: CanvasError,
-                   detail: dict | None = None, conversation_id: int | None = None) -> None:
+def record_refusal(
+    *,
+    user,
+    canvas_id: int | None,
+    channel: str,
+    op_type: str,
+    error: CanvasError,
+    detail: dict | None = None,
+    conversation_id: int | None = None,
+) -> None:
     SecurityEvent.objects.create(
         canvas_id_ref=canvas_id if isinstance(canvas_id, int) and canvas_id < 2**62 else None,
-        user=user if getattr(user, "pk", None) else None, actor_kind="user", channel=channel[:20],
-        op_type=op_type[:40], code=error.code[:20], reason=error.message,
-        detail={"field": error.field, **(detail or {})}, conversation_id=conversation_id)
+        user=user if getattr(user, "pk", None) else None,
+        actor_kind="user",
+        channel=channel[:20],
+        op_type=op_type[:40],
+        code=error.code[:20],
+        reason=error.message,
+        detail={"field": error.field, **(detail or {})},
+        conversation_id=conversation_id,
+    )

@@ -31,6 +31,7 @@ Every request body is recorded. Control endpoints for other processes:
 
 Run standalone: `python -m canvasweb.testing.fake_llm --port 8090`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -115,7 +116,9 @@ class ScriptedLLM:
     def all_request_text(self) -> str:
         """Everything the model was sent, as one string (for leak assertions)."""
         with self.lock:
-            return "\n".join(json.dumps(r, ensure_ascii=False) for r in self.requests + self.extraction_requests)
+            return "\n".join(
+                json.dumps(r, ensure_ascii=False) for r in self.requests + self.extraction_requests
+            )
 
     @property
     def base_url(self) -> str:
@@ -152,13 +155,17 @@ def _tool_call_payload(calls: list[dict]) -> list[dict]:
     payload = []
     for index, call in enumerate(calls):
         arguments = call.get("arguments", {})
-        payload.append({
-            "index": index,
-            "id": call.get("id") or f"call_{uuid.uuid4().hex[:12]}",
-            "type": "function",
-            "function": {"name": call["name"],
-                         "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)},
-        })
+        payload.append(
+            {
+                "index": index,
+                "id": call.get("id") or f"call_{uuid.uuid4().hex[:12]}",
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }
+        )
     return payload
 
 
@@ -209,7 +216,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.llm.extraction_requests.append(body)
                 entry = self.llm.extraction_script.popleft() if self.llm.extraction_script else None
             if entry is None:
-                self._json(400, {"error": {"message": "no scripted extraction", "type": "invalid_request_error"}})
+                self._json(
+                    400, {"error": {"message": "no scripted extraction", "type": "invalid_request_error"}}
+                )
                 return
             if "json" in entry:
                 entry = {**entry, "content": json.dumps(entry["json"], ensure_ascii=False)}
@@ -219,8 +228,10 @@ class _Handler(BaseHTTPRequestHandler):
         if entry.get("delay"):
             time.sleep(float(entry["delay"]))
         if entry.get("status"):
-            self._json(int(entry["status"]), {"error": {"message": entry.get("body", "scripted failure"),
-                                                        "type": "server_error"}})
+            self._json(
+                int(entry["status"]),
+                {"error": {"message": entry.get("body", "scripted failure"), "type": "server_error"}},
+            )
             return
         if entry.get("garbage"):
             data = b"<html>definitely not json"
@@ -244,8 +255,10 @@ class _Handler(BaseHTTPRequestHandler):
             if failure is not None:
                 self.llm.script.remove(failure)
         if failure is not None:
-            self._json(int(failure["status"]), {"error": {"message": failure.get("body", "scripted failure"),
-                                                          "type": "server_error"}})
+            self._json(
+                int(failure["status"]),
+                {"error": {"message": failure.get("body", "scripted failure"), "type": "server_error"}},
+            )
             return
         inputs = body.get("input")
         if isinstance(inputs, str):
@@ -253,25 +266,43 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(inputs, list) or not all(isinstance(t, str) for t in inputs):
             self._json(400, {"error": {"message": "input must be a string or a list of strings"}})
             return
-        data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, aliases)}
-                for i, t in enumerate(inputs)]
+        data = [
+            {"object": "embedding", "index": i, "embedding": hashed_embedding(t, aliases)}
+            for i, t in enumerate(inputs)
+        ]
         tokens = sum(len(t.split()) for t in inputs)
-        self._json(200, {"object": "list", "data": data, "model": body.get("model", "scripted"),
-                         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+        self._json(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "scripted"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
 
     def _complete(self, body: dict, entry: dict, usage: dict) -> None:
-        message: dict[str, Any] = {"role": "assistant", "content": None if entry.get("empty") else
-                                   entry.get("content", "")}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": None if entry.get("empty") else entry.get("content", ""),
+        }
         finish = "stop"
         if entry.get("tool_calls"):
-            message["tool_calls"] = [{k: v for k, v in c.items() if k != "index"}
-                                     for c in _tool_call_payload(entry["tool_calls"])]
+            message["tool_calls"] = [
+                {k: v for k, v in c.items() if k != "index"} for c in _tool_call_payload(entry["tool_calls"])
+            ]
             finish = "tool_calls"
-        self._json(200, {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:10]}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "scripted"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage,
-        })
+        self._json(
+            200,
+            {
+                "id": f"chatcmpl-{uuid.uuid4().hex[:10]}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "scripted"),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
+            },
+        )
 
     def _stream(self, body: dict, entry: dict, usage: dict) -> None:
         self.send_response(200)
@@ -279,8 +310,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        base = {"id": f"chatcmpl-{uuid.uuid4().hex[:10]}", "object": "chat.completion.chunk",
-                "created": int(time.time()), "model": body.get("model", "scripted")}
+        base = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:10]}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+        }
 
         def chunk(delta: dict, finish: str | None = None, with_usage: bool = False) -> None:
             payload = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -293,7 +328,7 @@ class _Handler(BaseHTTPRequestHandler):
         text = "" if entry.get("empty") else entry.get("content", "")
         step = max(1, int(entry.get("chunk_chars", 4)))
         for start in range(0, len(text), step):
-            chunk({"content": text[start:start + step]})
+            chunk({"content": text[start : start + step]})
             if entry.get("chunk_delay"):
                 time.sleep(float(entry["chunk_delay"]))
         finish = "stop"

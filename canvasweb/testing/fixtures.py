@@ -1,4 +1,5 @@
 """Build test data inside a server's own database (for subprocess clusters)."""
+
 from __future__ import annotations
 
 import json
@@ -27,11 +28,19 @@ print("SETUP-JSON" + json.dumps(out))
 """
 
 
-def setup_canvas_in(cluster, *, users: list[str], owner: str, members: dict[str, str] | None = None,
-                    name: str = "cluster canvas", password: str = "pass-12345") -> dict:
+def setup_canvas_in(
+    cluster,
+    *,
+    users: list[str],
+    owner: str,
+    members: dict[str, str] | None = None,
+    name: str = "cluster canvas",
+    password: str = "pass-12345",
+) -> dict:
     """Create users (with API tokens) and a canvas in the cluster's database; returns ids and tokens."""
-    spec = json.dumps({"users": users, "owner": owner, "members": members or {}, "name": name,
-                       "password": password})
+    spec = json.dumps(
+        {"users": users, "owner": owner, "members": members or {}, "name": name, "password": password}
+    )
     output = cluster.manage("shell", "-c", SETUP_SCRIPT.format(spec=spec))
     line = next(line for line in output.splitlines() if line.startswith("SETUP-JSON"))
-    return json.loads(line[len("SETUP-JSON"):])
+    return json.loads(line[len("SETUP-JSON") :])

@@ -6,6 +6,7 @@
 
 `FlakyLayer.dropped` counts messages a group_send could not deliver while down.
 """
+
 from __future__ import annotations
 
 import time

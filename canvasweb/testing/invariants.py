@@ -14,6 +14,7 @@
 the fuzz and inside `manage.py shell` of a server cluster for the real-stack
 tests) and returns {"problems": [...], "figures": {...}}.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,11 +25,16 @@ from .sync_client import SyncClient, document_diff
 
 def client_report(client: SyncClient, *, user_id: int | None = None) -> dict:
     return {
-        "name": client.name, "user_id": user_id if user_id is not None else (client.user or {}).get("id"),
-        "role": client.role, "revision": client.revision, "document": client.document(),
+        "name": client.name,
+        "user_id": user_id if user_id is not None else (client.user or {}).get("id"),
+        "role": client.role,
+        "revision": client.revision,
+        "document": client.document(),
         "acked": {cid: rec.revision for cid, rec in client.acked.items()},
-        "rejected": sorted(client.rejected), "pending": sorted(client.pending),
-        "anomalies": list(client.anomalies), "dangling_edges": client.dangling_edges(),
+        "rejected": sorted(client.rejected),
+        "pending": sorted(client.pending),
+        "anomalies": list(client.anomalies),
+        "dangling_edges": client.dangling_edges(),
     }
 
 
@@ -46,8 +52,10 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
     def snapshot_for(role: str) -> dict:
         if role not in snapshots:
             snap = selectors.canvas_snapshot(canvas=canvas, role=role)
-            snapshots[role] = {"nodes": {n["id"]: n for n in snap["nodes"]},
-                               "edges": {e["id"]: e for e in snap["edges"]}}
+            snapshots[role] = {
+                "nodes": {n["id"]: n for n in snap["nodes"]},
+                "edges": {e["id"]: e for e in snap["edges"]},
+            }
         return snapshots[role]
 
     # I1 convergence (and every client done)
@@ -87,12 +95,16 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
                 problems.append(f"LOST: {report['name']} {cid} acked at {revision} but has no receipt")
                 continue
             if receipt.revision != revision:
-                problems.append(f"{report['name']} {cid} acked at {revision}, receipt says {receipt.revision}")
+                problems.append(
+                    f"{report['name']} {cid} acked at {revision}, receipt says {receipt.revision}"
+                )
             logged = revisions_by_op.get((user_id, cid), set())
             if receipt.changes:
                 if logged != {revision}:
-                    problems.append(f"LOST/DUPLICATED: {report['name']} {cid} acked at {revision}, "
-                                    f"logged in revisions {sorted(logged)}")
+                    problems.append(
+                        f"LOST/DUPLICATED: {report['name']} {cid} acked at {revision}, "
+                        f"logged in revisions {sorted(logged)}"
+                    )
             else:
                 noop_acks += 1
                 if logged:
@@ -110,8 +122,10 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
         by_revision[entry.revision].append(entry.seq)
     if sorted(by_revision) != list(range(1, canvas.revision + 1)):
         missing = sorted(set(range(1, canvas.revision + 1)) - set(by_revision))
-        problems.append(f"log revisions are not 1..{canvas.revision}: missing {missing[:10]}, "
-                        f"extra {sorted(set(by_revision) - set(range(1, canvas.revision + 1)))[:10]}")
+        problems.append(
+            f"log revisions are not 1..{canvas.revision}: missing {missing[:10]}, "
+            f"extra {sorted(set(by_revision) - set(range(1, canvas.revision + 1)))[:10]}"
+        )
     for revision, seqs in by_revision.items():
         if seqs != list(range(len(seqs))):
             problems.append(f"revision {revision} has seqs {seqs}")
@@ -143,8 +157,10 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
             replay[entry.entity].pop(entry.target_id, None)
         else:
             replay[entry.entity][entry.target_id] = entry.after
-    current = {"nodes": {k: node_to_dict(v) for k, v in nodes.items()},
-               "edges": {k: edge_to_dict(v) for k, v in edges.items()}}
+    current = {
+        "nodes": {k: node_to_dict(v) for k, v in nodes.items()},
+        "edges": {k: edge_to_dict(v) for k, v in edges.items()},
+    }
     replay_diff = document_diff(current, {"nodes": replay["node"], "edges": replay["edge"]})
     if replay_diff:
         problems.append("replaying the log does not give the database: " + "; ".join(replay_diff[:5]))
@@ -154,10 +170,16 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
         if entry.action == "created":
             created[entry.entity] += 1
     figures = {
-        "revision": canvas.revision, "log_entries": len(entries), "nodes_created": created["node"],
-        "edges_created": created["edge"], "nodes_now": len(nodes), "edges_now": len(edges),
-        "acked": acked_total, "noop_acks": noop_acks,
-        "rejected": sum(len(r["rejected"]) for r in reports), "clients": len(reports),
+        "revision": canvas.revision,
+        "log_entries": len(entries),
+        "nodes_created": created["node"],
+        "edges_created": created["edge"],
+        "nodes_now": len(nodes),
+        "edges_now": len(edges),
+        "acked": acked_total,
+        "noop_acks": noop_acks,
+        "rejected": sum(len(r["rejected"]) for r in reports),
+        "clients": len(reports),
     }
     return {"problems": problems, "figures": figures}
 
@@ -171,10 +193,14 @@ print("CHECK-JSON" + json.dumps(result))
 """
 
 
-def check_in_cluster(cluster, canvas_id: int, reports: list[dict], *, workdir, require_settled: bool = True) -> dict:
+def check_in_cluster(
+    cluster, canvas_id: int, reports: list[dict], *, workdir, require_settled: bool = True
+) -> dict:
     """Run `check_canvas` inside the cluster's own database (a `manage.py shell` subprocess)."""
     path = workdir / f"check-{canvas_id}.json"
-    path.write_text(json.dumps({"canvas_id": canvas_id, "reports": reports, "require_settled": require_settled}))
+    path.write_text(
+        json.dumps({"canvas_id": canvas_id, "reports": reports, "require_settled": require_settled})
+    )
     output = cluster.manage("shell", "-c", CHECK_SCRIPT.format(path=str(path)))
     line = next(line for line in output.splitlines() if line.startswith("CHECK-JSON"))
-    return json.loads(line[len("CHECK-JSON"):])
+    return json.loads(line[len("CHECK-JSON") :])

@@ -8,6 +8,7 @@ run replays from its seed. A few ops are deliberately doomed (a stale or made-up
 id, an out-of-range value, a sensitivity above the role): the server must
 reject them and change nothing.
 """
+
 from __future__ import annotations
 
 import random
@@ -16,15 +17,40 @@ from collections.abc import Iterable
 
 KINDS = ("fact", "requirement", "decision", "config", "question", "note")
 RELATIONS = ("depends_on", "causes", "conflicts_with", "supersedes", "relates_to")
-SENSITIVITY_BY_ROLE = {"owner": ("public", "public", "internal", "secret"), "editor": ("public", "public", "internal"),
-                       "viewer": ("public",)}
-WORDS = ("port", "5433", "数据库", "deadline", "Q3", "owner", "α", "launch", "risk", "😀", "db", "cache",
-         "émigré")
+SENSITIVITY_BY_ROLE = {
+    "owner": ("public", "public", "internal", "secret"),
+    "editor": ("public", "public", "internal"),
+    "viewer": ("public",),
+}
+WORDS = (
+    "port",
+    "5433",
+    "数据库",
+    "deadline",
+    "Q3",
+    "owner",
+    "α",
+    "launch",
+    "risk",
+    "😀",
+    "db",
+    "cache",
+    "émigré",
+)
 
 # op kind -> weight
 OP_WEIGHTS = {
-    "node.create": 16, "node.update": 12, "node.move": 14, "node.delete": 5, "node.supersede": 4,
-    "node.archive": 4, "edge.create": 12, "edge.update": 5, "edge.delete": 4, "batch": 6, "invalid": 2,
+    "node.create": 16,
+    "node.update": 12,
+    "node.move": 14,
+    "node.delete": 5,
+    "node.supersede": 4,
+    "node.archive": 4,
+    "edge.create": 12,
+    "edge.update": 5,
+    "edge.delete": 4,
+    "batch": 6,
+    "invalid": 2,
 }
 
 
@@ -56,7 +82,9 @@ class OpGenerator:
         ids = set(client.nodes)
         for op in client.pending.values():
             for single in op.get("ops", [op]):
-                if single.get("type") in ("node.create", "node.supersede") and single.get("node", {}).get("id"):
+                if single.get("type") in ("node.create", "node.supersede") and single.get("node", {}).get(
+                    "id"
+                ):
                     ids.add(single["node"]["id"])
         return sorted(ids)
 
@@ -71,7 +99,9 @@ class OpGenerator:
         if self.rng.random() < 0.05 or not client.edges:
             return rand_uuid(self.rng)
         # Sort by endpoints, not by id: supersede edges get server-chosen ids.
-        edges = sorted(client.edges.values(), key=lambda e: (e["source"], e["target"], e["relation"], e["id"]))
+        edges = sorted(
+            client.edges.values(), key=lambda e: (e["source"], e["target"], e["relation"], e["id"])
+        )
         return self.rng.choice(edges)["id"]
 
     # --- bodies -------------------------------------------------------------------
@@ -80,8 +110,12 @@ class OpGenerator:
         rng = self.rng
         node_id = rand_uuid(rng)
         self.created_nodes.append(node_id)
-        body = {"id": node_id, "content": _text(rng), "x": round(rng.uniform(-2000, 2000), 2),
-                "y": round(rng.uniform(-2000, 2000), 2)}
+        body = {
+            "id": node_id,
+            "content": _text(rng),
+            "x": round(rng.uniform(-2000, 2000), 2),
+            "y": round(rng.uniform(-2000, 2000), 2),
+        }
         if rng.random() < 0.5:
             body["kind"] = rng.choice(KINDS)
         if rng.random() < 0.3:
@@ -128,8 +162,12 @@ class OpGenerator:
                 return {"type": "node.update", "id": target, "fields": fields}
             return {"type": "node.update", "id": self._node_target(client), "fields": fields}
         if kind == "node.move":
-            return {"type": "node.move", "id": self._node_target(client), "x": round(rng.uniform(-5000, 5000), 1),
-                    "y": round(rng.uniform(-5000, 5000), 1)}
+            return {
+                "type": "node.move",
+                "id": self._node_target(client),
+                "x": round(rng.uniform(-5000, 5000), 1),
+                "y": round(rng.uniform(-5000, 5000), 1),
+            }
         if kind == "node.delete":
             return {"type": "node.delete", "id": self._node_target(client)}
         if kind == "node.supersede":
@@ -141,7 +179,12 @@ class OpGenerator:
             target = self._node_target(client)
             if source == target:
                 target = self._pick(set(self._known_nodes(client)) - {source}) or rand_uuid(rng)
-            edge = {"id": rand_uuid(rng), "source": source, "target": target, "relation": rng.choice(RELATIONS)}
+            edge = {
+                "id": rand_uuid(rng),
+                "source": source,
+                "target": target,
+                "relation": rng.choice(RELATIONS),
+            }
             if rng.random() < 0.3:
                 edge["label"] = _text(rng)[:200]
             return {"type": "edge.create", "edge": edge}
@@ -162,19 +205,40 @@ class OpGenerator:
                 ops.append({"type": "node.create", "node": body})
                 other = self._node_target(client)
                 if other != body["id"]:
-                    ops.append({"type": "edge.create", "edge": {"id": rand_uuid(rng), "source": body["id"],
-                                                                "target": other, "relation": rng.choice(RELATIONS)}})
+                    ops.append(
+                        {
+                            "type": "edge.create",
+                            "edge": {
+                                "id": rand_uuid(rng),
+                                "source": body["id"],
+                                "target": other,
+                                "relation": rng.choice(RELATIONS),
+                            },
+                        }
+                    )
             for _ in range(rng.randint(1, 3)):
                 ops.append(self.op(client, role, nested=True))
             return {"type": "batch", "ops": ops}
         if kind == "invalid":
-            return rng.choice([
-                {"type": "node.create", "node": {"content": "far", "x": 1e9, "y": 0}},
-                {"type": "node.move", "id": self._node_target(client), "x": "left", "y": 0},
-                {"type": "node.update", "id": self._node_target(client), "fields": {"weight": 99}},
-                {"type": "node.update", "id": self._node_target(client), "fields": {"sensitivity": "secret"}},
-                {"type": "edge.create", "edge": {"source": self._node_target(client),
-                                                 "target": self._node_target(client), "relation": "loves"}},
-                {"type": "node.teleport", "id": self._node_target(client)},
-            ])
+            return rng.choice(
+                [
+                    {"type": "node.create", "node": {"content": "far", "x": 1e9, "y": 0}},
+                    {"type": "node.move", "id": self._node_target(client), "x": "left", "y": 0},
+                    {"type": "node.update", "id": self._node_target(client), "fields": {"weight": 99}},
+                    {
+                        "type": "node.update",
+                        "id": self._node_target(client),
+                        "fields": {"sensitivity": "secret"},
+                    },
+                    {
+                        "type": "edge.create",
+                        "edge": {
+                            "source": self._node_target(client),
+                            "target": self._node_target(client),
+                            "relation": "loves",
+                        },
+                    },
+                    {"type": "node.teleport", "id": self._node_target(client)},
+                ]
+            )
         raise ValueError(kind)

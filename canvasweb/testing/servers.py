@@ -3,6 +3,7 @@
 Used by tests/crossprocess, tests/e2e, tests/reliability and `manage.py bench_sync`.
 Everything binds to 127.0.0.1 and is stopped by `Cluster.stop()`.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,7 +58,8 @@ class RedisServer:
         server = cls(port=port or free_port())
         server.proc = subprocess.Popen(
             [binary, "--port", str(server.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         wait_for_port(server.port, proc=server.proc)
         return server
@@ -108,13 +110,15 @@ class Cluster:
 
     def env(self) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "DJANGO_SETTINGS_MODULE"))}
-        env.update({
-            "DJANGO_SETTINGS_MODULE": "canvasweb.config.settings",
-            "DATABASE_URL": self.database_url,
-            "PYTHONUNBUFFERED": "1",
-            "DJANGO_DEBUG": "false",
-            "DJANGO_ALLOWED_HOSTS": "localhost,127.0.0.1",
-        })
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "canvasweb.config.settings",
+                "DATABASE_URL": self.database_url,
+                "PYTHONUNBUFFERED": "1",
+                "DJANGO_DEBUG": "false",
+                "DJANGO_ALLOWED_HOSTS": "localhost,127.0.0.1",
+            }
+        )
         if self.redis_url:
             env["REDIS_URL"] = self.redis_url
         else:
@@ -123,8 +127,15 @@ class Cluster:
         return env
 
     def manage(self, *args: str, input_text: str | None = None) -> str:
-        result = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=self.env(),
-                                input=input_text, capture_output=True, text=True, timeout=180)
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), *args],
+            cwd=ROOT,
+            env=self.env(),
+            input=input_text,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         if result.returncode != 0:
             raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
         return result.stdout
@@ -141,9 +152,20 @@ class Cluster:
         port = port or free_port()
         log = self.workdir / f"daphne-{port}.log"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "canvasweb.config.asgi:application"],
-            cwd=ROOT, env=self.env(), stdout=log.open("wb"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "canvasweb.config.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env(),
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
         )
         wait_for_port(port, proc=proc, timeout=30)
         self.ports.append(port)
@@ -161,9 +183,20 @@ class Cluster:
         port = self.ports[index]
         log = self.logs[index]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "canvasweb.config.asgi:application"],
-            cwd=ROOT, env=self.env(), stdout=log.open("ab"), stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "canvasweb.config.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env(),
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
         )
         wait_for_port(port, proc=proc, timeout=30)
         self.procs[index] = proc
@@ -185,8 +218,9 @@ class Cluster:
                 proc.kill()
 
     def log_text(self) -> str:
-        return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-4000:]}" for log in self.logs
-                         if log.exists())
+        return "\n".join(
+            f"--- {log.name}\n{log.read_text(errors='replace')[-4000:]}" for log in self.logs if log.exists()
+        )
 
 
 def sqlite_url(directory: Path) -> str:

@@ -21,6 +21,7 @@ At the end everyone reconnects and every queue is flushed; then the
 invariants of `canvasweb.testing.invariants` must hold. A failure carries the
 seed and the full trace (every op with its id, every delivery and drop).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -119,9 +120,13 @@ class SimSocket:
         from canvasweb.canvases.realtime.consumers import CanvasConsumer
 
         consumer = CanvasConsumer()
-        consumer.scope = {"type": "websocket", "path": f"/ws/canvases/{self.network.canvas_id}/",
-                          "user": self.user, "headers": [],
-                          "url_route": {"args": (), "kwargs": {"canvas_id": self.network.canvas_id}}}
+        consumer.scope = {
+            "type": "websocket",
+            "path": f"/ws/canvases/{self.network.canvas_id}/",
+            "user": self.user,
+            "headers": [],
+            "url_route": {"args": (), "kwargs": {"canvas_id": self.network.canvas_id}},
+        }
         consumer.channel_layer = self.network.layer
         consumer.channel_name = await self.network.layer.new_channel()
         consumer.base_send = self._server_send
@@ -284,12 +289,16 @@ class SimNetwork:
         name = socket.client.name
         if direction == "up":
             frame = json.loads(socket.to_server[0])
-            self.log(f"{name} -> server {frame.get('type')} {frame.get('client_op_id', frame.get('since', ''))}")
+            self.log(
+                f"{name} -> server {frame.get('type')} {frame.get('client_op_id', frame.get('since', ''))}"
+            )
             await socket.deliver_to_server()
         elif direction == "down":
             frame = socket.to_client[0]
-            self.log(f"server -> {name} {frame.get('type')} r{frame.get('revision', frame.get('to', ''))} "
-                     f"{frame.get('client_op_id') or ''}")
+            self.log(
+                f"server -> {name} {frame.get('type')} r{frame.get('revision', frame.get('to', ''))} "
+                f"{frame.get('client_op_id') or ''}"
+            )
             alive = await socket.deliver_to_client()
             if not alive:
                 for sim in self.clients:
@@ -319,8 +328,9 @@ class SimNetwork:
         sim = self.rng.choice(candidates)
         new_role = "viewer" if sim.role == "editor" else "editor"
         owner = self.users["owner"]
-        await database_sync_to_async(services.member_set)(actor=user_actor(owner), canvas_id=self.canvas_id,
-                                                          user_id=sim.user.pk, role=new_role)
+        await database_sync_to_async(services.member_set)(
+            actor=user_actor(owner), canvas_id=self.canvas_id, user_id=sim.user.pk, role=new_role
+        )
         for other in self.clients:
             if other.user.pk == sim.user.pk:
                 other.role = new_role
@@ -395,8 +405,11 @@ class SimNetwork:
                     sim.client.tick(force=True)
                     if sim.socket.busy():
                         quiet = False
-            if quiet and all(sim.client.settled for sim in self.clients if sim.socket is not None) and all(
-                    sim.socket is not None for sim in self.clients):
+            if (
+                quiet
+                and all(sim.client.settled for sim in self.clients if sim.socket is not None)
+                and all(sim.socket is not None for sim in self.clients)
+            ):
                 return
         self.log("--- did not settle")
 
@@ -405,8 +418,16 @@ class SimNetwork:
         result = await database_sync_to_async(check_canvas)(self.canvas_id, reports)
         stats = Counter(self.stats)
         for sim in self.clients:
-            for key in ("gap_events", "catch_ups", "snapshots", "resyncs", "duplicate_acks", "offline_ops",
-                        "duplicate_events", "duplicate_resends"):
+            for key in (
+                "gap_events",
+                "catch_ups",
+                "snapshots",
+                "resyncs",
+                "duplicate_acks",
+                "offline_ops",
+                "duplicate_events",
+                "duplicate_resends",
+            ):
                 stats[key] += sim.client.stats[key]
             for key, value in sim.client.stats.items():
                 if key.startswith("reject:"):
@@ -456,7 +477,9 @@ def _setup(seed: int, roles: list[str]):
 
 
 @contextlib.asynccontextmanager
-async def sim_network(seed: int, roles: list[str], *, config: FuzzConfig | None = None, second_tab: bool = False):
+async def sim_network(
+    seed: int, roles: list[str], *, config: FuzzConfig | None = None, second_tab: bool = False
+):
     """A SimNetwork with one SimClient per role (the first must be "owner"), installed as the default layer.
 
     Not connected yet: `await net.connect(sim)` for each client (or `net.run()` for the fuzz).
@@ -466,12 +489,23 @@ async def sim_network(seed: int, roles: list[str], *, config: FuzzConfig | None 
     network = SimNetwork(seed, config, canvas_id=canvas_id, users=users, roles=roles)
     user_list = [users["owner"]] + [users[f"{role}{i}"] for i, role in enumerate(roles) if role != "owner"]
     for index, (user, role) in enumerate(zip(user_list, roles, strict=True)):
-        network.clients.append(SimClient(client=SyncClient(f"c{index}-{role}", clock=lambda: 0.0), user=user,
-                                         role=role, generator=OpGenerator(random.Random(seed * 1000 + index))))
+        network.clients.append(
+            SimClient(
+                client=SyncClient(f"c{index}-{role}", clock=lambda: 0.0),
+                user=user,
+                role=role,
+                generator=OpGenerator(random.Random(seed * 1000 + index)),
+            )
+        )
     if second_tab:
-        network.clients.append(SimClient(client=SyncClient(f"c{len(roles)}-editor-tab2", clock=lambda: 0.0),
-                                         user=user_list[1], role=roles[1],
-                                         generator=OpGenerator(random.Random(seed * 1000 + len(roles)))))
+        network.clients.append(
+            SimClient(
+                client=SyncClient(f"c{len(roles)}-editor-tab2", clock=lambda: 0.0),
+                user=user_list[1],
+                role=roles[1],
+                generator=OpGenerator(random.Random(seed * 1000 + len(roles))),
+            )
+        )
     # Broadcasts from the services (transaction.on_commit) go through the default layer: make it ours.
     from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers
 
@@ -488,8 +522,9 @@ async def sim_network(seed: int, roles: list[str], *, config: FuzzConfig | None 
             channel_layers.set(DEFAULT_CHANNEL_LAYER, previous)
 
 
-async def run_seed(seed: int, *, clients: int | None = None, ops_per_client: int = 200,
-                   config: FuzzConfig | None = None) -> FuzzResult:
+async def run_seed(
+    seed: int, *, clients: int | None = None, ops_per_client: int = 200, config: FuzzConfig | None = None
+) -> FuzzResult:
     """One fuzz run: 2-8 clients (owner, editors, a viewer, a second tab), seeded."""
     rng = random.Random(seed * 7919 + 1)
     count = config.clients if config is not None else (clients or rng.randint(2, 8))
@@ -509,8 +544,10 @@ async def run_seed(seed: int, *, clients: int | None = None, ops_per_client: int
 def write_trace(result: FuzzResult, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"fuzz-seed-{result.seed}.txt"
-    path.write_text("\n".join([f"seed {result.seed}", "problems:", *result.problems, "", "trace:", *result.trace]),
-                    encoding="utf-8")
+    path.write_text(
+        "\n".join([f"seed {result.seed}", "problems:", *result.problems, "", "trace:", *result.trace]),
+        encoding="utf-8",
+    )
     return path
 
 

@@ -10,6 +10,7 @@ invariants (`canvasweb.testing.invariants`) inside the cluster's own database.
 
 Used by tests/reliability (items 2, 3, 9) and `manage.py soak`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -73,8 +74,11 @@ class StackRun:
         for role in sorted(set(self.roles.values())):
             username = next(u for u, r in self.roles.items() if r == role)
             snap = await self.api(client, f"/api/canvases/{self.canvas_id}/snapshot/", username)
-            result[role] = {"revision": snap["revision"], "nodes": {n["id"]: n for n in snap["nodes"]},
-                            "edges": {e["id"]: e for e in snap["edges"]}}
+            result[role] = {
+                "revision": snap["revision"],
+                "nodes": {n["id"]: n for n in snap["nodes"]},
+                "edges": {e["id"]: e for e in snap["edges"]},
+            }
         return result
 
     async def db_revision(self, client) -> int:
@@ -95,24 +99,46 @@ class StackRun:
         return problems
 
 
-async def run_stack(cluster, *, clients: int, ops: int, seed: int = 1, kill_every: float = 1.5,
-                    window: int = 4, pace: float = 0.01, faults: list[Fault] | None = None,
-                    converge_timeout: float = 5.0, settle_timeout: float = 120.0, name: str = "stack") -> dict:
+async def run_stack(
+    cluster,
+    *,
+    clients: int,
+    ops: int,
+    seed: int = 1,
+    kill_every: float = 1.5,
+    window: int = 4,
+    pace: float = 0.01,
+    faults: list[Fault] | None = None,
+    converge_timeout: float = 5.0,
+    settle_timeout: float = 120.0,
+    name: str = "stack",
+) -> dict:
     """Returns figures and problems; see the module docstring."""
     rng = random.Random(seed)
     usernames = [f"{name}-owner"] + [f"{name}-ed{i}" for i in range(1, clients - 1)] + [f"{name}-viewer"]
     usernames = usernames[:clients] if clients >= 2 else usernames[:1]
     members = {u: ("viewer" if u.endswith("-viewer") else "editor") for u in usernames[1:]}
-    data = await asyncio.to_thread(setup_canvas_in, cluster, users=usernames, owner=usernames[0],
-                                   members=members, name=f"{name} canvas")
+    data = await asyncio.to_thread(
+        setup_canvas_in, cluster, users=usernames, owner=usernames[0], members=members, name=f"{name} canvas"
+    )
     roles = {usernames[0]: "owner", **members}
-    run = StackRun(cluster=cluster, canvas_id=data["canvas_id"], tokens=data["tokens"], user_ids=data["users"],
-                   roles=roles, alive=set(range(len(cluster.ports))))
+    run = StackRun(
+        cluster=cluster,
+        canvas_id=data["canvas_id"],
+        tokens=data["tokens"],
+        user_ids=data["users"],
+        roles=roles,
+        alive=set(range(len(cluster.ports))),
+    )
     for index, username in enumerate(usernames):
         client = SyncClient(f"{username}#{index}", op_id_prefix=f"{username}-{seed}-{index}", lag_grace=0.5)
-        runner = WebSocketRunner(client, urls=run.live_url,
-                                 headers={"Authorization": f"Token {data['tokens'][username]}"}, origin=ORIGIN,
-                                 rng=random.Random(seed * 100 + index))
+        runner = WebSocketRunner(
+            client,
+            urls=run.live_url,
+            headers={"Authorization": f"Token {data['tokens'][username]}"},
+            origin=ORIGIN,
+            rng=random.Random(seed * 100 + index),
+        )
         run.clients.append(client)
         run.runners.append(runner)
         run.users.append(username)
@@ -191,8 +217,9 @@ async def run_stack(cluster, *, clients: int, ops: int, seed: int = 1, kill_ever
             converged_after = time.monotonic() - all_answered
             break
         if time.monotonic() - all_answered > max(converge_timeout, 30.0):
-            problems.append(f"not converged {time.monotonic() - all_answered:.1f} s after the end: "
-                            f"{lagging[:4]}")
+            problems.append(
+                f"not converged {time.monotonic() - all_answered:.1f} s after the end: {lagging[:4]}"
+            )
             break
         await asyncio.sleep(0.02)
     for fault in all_faults:
@@ -213,22 +240,40 @@ async def run_stack(cluster, *, clients: int, ops: int, seed: int = 1, kill_ever
         stats.update(client.stats)
     lost = [p for p in check["problems"] if p.startswith("LOST")]
     figures = {
-        "clients": clients, "ops_per_client": ops, "ops_submitted": submitted["ops"],
-        "acked": check["figures"]["acked"], "noop_acks": check["figures"]["noop_acks"],
-        "rejected": check["figures"]["rejected"], "lost_acked_ops": len(lost),
-        "revision": check["figures"]["revision"], "nodes_created": check["figures"]["nodes_created"],
-        "edges_created": check["figures"]["edges_created"], "socket_kills": run.kills,
-        "reconnects": stats["connects"] - clients, "failed_connects": sum(r.failed_connects for r in run.runners),
-        "gap_events": stats["gap_events"], "catch_ups": stats["catch_ups"], "snapshots": stats["snapshots"],
-        "resyncs": stats["resyncs"], "duplicate_acks": stats["duplicate_acks"],
+        "clients": clients,
+        "ops_per_client": ops,
+        "ops_submitted": submitted["ops"],
+        "acked": check["figures"]["acked"],
+        "noop_acks": check["figures"]["noop_acks"],
+        "rejected": check["figures"]["rejected"],
+        "lost_acked_ops": len(lost),
+        "revision": check["figures"]["revision"],
+        "nodes_created": check["figures"]["nodes_created"],
+        "edges_created": check["figures"]["edges_created"],
+        "socket_kills": run.kills,
+        "reconnects": stats["connects"] - clients,
+        "failed_connects": sum(r.failed_connects for r in run.runners),
+        "gap_events": stats["gap_events"],
+        "catch_ups": stats["catch_ups"],
+        "snapshots": stats["snapshots"],
+        "resyncs": stats["resyncs"],
+        "duplicate_acks": stats["duplicate_acks"],
         "rate_limited": stats["reject:RATE_LIMITED"],
         "run_seconds": round(last_submit - started, 1),
         "answered_after_last_submit_s": round(all_answered - last_submit, 2),
         "converged_after_end_s": None if converged_after is None else round(converged_after, 3),
-        "faults": [{"fault": f.name, "down_s": None if f.recovered is None or f.started is None
-                    else round(f.recovered - f.started, 2),
-                    "caught_up_after_recovery_s": None if f.caught_up_after is None else round(f.caught_up_after, 2)}
-                   for f in all_faults],
+        "faults": [
+            {
+                "fault": f.name,
+                "down_s": None
+                if f.recovered is None or f.started is None
+                else round(f.recovered - f.started, 2),
+                "caught_up_after_recovery_s": None
+                if f.caught_up_after is None
+                else round(f.caught_up_after, 2),
+            }
+            for f in all_faults
+        ],
     }
     for fault in all_faults:
         if fault.caught_up_after is None:
@@ -239,7 +284,9 @@ async def run_stack(cluster, *, clients: int, ops: int, seed: int = 1, kill_ever
 def get_json(url: str, token: str, timeout: float = 10.0) -> dict:
     import urllib.request
 
-    request = urllib.request.Request(url, headers={"Authorization": f"Token {token}", "Accept": "application/json"})
+    request = urllib.request.Request(
+        url, headers={"Authorization": f"Token {token}", "Accept": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.loads(response.read())
 
@@ -283,22 +330,33 @@ def redis_restart(down_seconds: float = 1.5):
         await asyncio.sleep(down_seconds)
         run.cluster.redis = await asyncio.to_thread(RedisServer.start, port)
         run.log(f"redis on {port} started again (empty)")
+
     return action
 
 
 def redis_flushall():
     async def action(run: StackRun) -> None:
-        subprocess.run(["redis-cli", "-p", str(run.cluster.redis.port), "FLUSHALL"], check=True,
-                       capture_output=True, timeout=10)
+        subprocess.run(
+            ["redis-cli", "-p", str(run.cluster.redis.port), "FLUSHALL"],
+            check=True,
+            capture_output=True,
+            timeout=10,
+        )
         run.log("redis FLUSHALL")
+
     return action
 
 
 def redis_debug_sleep(seconds: float = 2.0):
     async def action(run: StackRun) -> None:
-        await asyncio.to_thread(subprocess.run, ["redis-cli", "-p", str(run.cluster.redis.port), "DEBUG", "SLEEP",
-                                                 str(seconds)], capture_output=True, timeout=30)
+        await asyncio.to_thread(
+            subprocess.run,
+            ["redis-cli", "-p", str(run.cluster.redis.port), "DEBUG", "SLEEP", str(seconds)],
+            capture_output=True,
+            timeout=30,
+        )
         run.log(f"redis DEBUG SLEEP {seconds}")
+
     return action
 
 
@@ -313,6 +371,7 @@ def daphne_kill_restart(index: int = 1, down_seconds: float = 1.0):
         await asyncio.to_thread(run.cluster.restart, index)
         run.alive.add(index)
         run.log(f"daphne {index} restarted")
+
     return action
 
 

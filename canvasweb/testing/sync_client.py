@@ -36,6 +36,7 @@ Every protocol surprise (an unknown frame, an INTERNAL error, two acks with
 different revisions for one client_op_id) is recorded in `anomalies`, so tests
 can assert there were none.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -67,9 +68,16 @@ class AckRecord:
 
 
 class SyncClient:
-    def __init__(self, name: str, *, op_id_prefix: str | None = None, ack_as_change: bool = True,
-                 clock: Callable[[], float] = time.monotonic, lag_grace: float = 1.0,
-                 rate_limit_retry: float = 0.25):
+    def __init__(
+        self,
+        name: str,
+        *,
+        op_id_prefix: str | None = None,
+        ack_as_change: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        lag_grace: float = 1.0,
+        rate_limit_retry: float = 0.25,
+    ):
         self.name = name
         self.op_id_prefix = op_id_prefix or name
         self.ack_as_change = ack_as_change
@@ -203,14 +211,20 @@ class SyncClient:
         kind = frame.get("type")
         self.stats[f"in:{kind}"] += 1
         handler = {
-            "welcome": self._on_welcome, "snapshot": self._on_snapshot, "changes": self._on_changes,
-            "change": self._on_change_frame, "ack": self._on_ack, "reject": self._on_reject,
-            "resync": self._on_resync, "error": self._on_error,
+            "welcome": self._on_welcome,
+            "snapshot": self._on_snapshot,
+            "changes": self._on_changes,
+            "change": self._on_change_frame,
+            "ack": self._on_ack,
+            "reject": self._on_reject,
+            "resync": self._on_resync,
+            "error": self._on_error,
         }.get(kind)
         if handler is not None:
             handler(frame)
-        elif kind in ("presence", "presence_leave", "pong") or (isinstance(kind, str) and kind.startswith(
-                ("chat.", "context.", "agent."))):
+        elif kind in ("presence", "presence_leave", "pong") or (
+            isinstance(kind, str) and kind.startswith(("chat.", "context.", "agent."))
+        ):
             return
         else:
             self.anomalies.append(f"{self.name}: unknown frame type {kind!r}")
@@ -260,22 +274,30 @@ class SyncClient:
         self.stats["acks"] += 1
         previous = self.acked.get(client_op_id)
         if previous is not None and previous.revision != revision:
-            self.anomalies.append(f"{self.name}: {client_op_id} acked at revision {previous.revision} and again "
-                                  f"at {revision}")
+            self.anomalies.append(
+                f"{self.name}: {client_op_id} acked at revision {previous.revision} and again at {revision}"
+            )
         if client_op_id in self.rejected:
             self.anomalies.append(f"{self.name}: {client_op_id} was rejected and later acked")
         if frame.get("duplicate"):
             self.stats["duplicate_acks"] += 1
         if previous is None:
-            self.acked[client_op_id] = AckRecord(revision=revision, duplicate=bool(frame.get("duplicate")),
-                                                 changes=frame.get("changes") or [])
+            self.acked[client_op_id] = AckRecord(
+                revision=revision, duplicate=bool(frame.get("duplicate")), changes=frame.get("changes") or []
+            )
         self.pending.pop(client_op_id, None)
         self.retry_at.pop(client_op_id, None)
         self._saw_revision(revision)
         if self.ack_as_change and not frame.get("duplicate"):
             # The ack carries exactly the (filtered) changes of the change event for its revision.
-            self._route_event({"type": "change", "revision": revision, "client_op_id": client_op_id,
-                               "changes": frame.get("changes") or []})
+            self._route_event(
+                {
+                    "type": "change",
+                    "revision": revision,
+                    "client_op_id": client_op_id,
+                    "changes": frame.get("changes") or [],
+                }
+            )
         self._after_events()
 
     def _on_reject(self, frame: dict) -> None:
@@ -348,15 +370,23 @@ class SyncClient:
                 elif action in ("deleted", "removed"):
                     self.edges.pop(entity_id, None)
             elif entity == "canvas" and change.get("data"):
-                self.canvas.update({k: v for k, v in change["data"].items() if k in ("id", "name", "revision")})
-            elif entity == "member" and change.get("data") and self.user and \
-                    change["data"].get("user", {}).get("id") == self.user.get("id"):
+                self.canvas.update(
+                    {k: v for k, v in change["data"].items() if k in ("id", "name", "revision")}
+                )
+            elif (
+                entity == "member"
+                and change.get("data")
+                and self.user
+                and change["data"].get("user", {}).get("id") == self.user.get("id")
+            ):
                 self.role = change["data"].get("role", self.role)
         self.revision = event["revision"]
         self.stats["events_applied"] += 1
 
     def _drop_edges_touching(self, node_id: str) -> None:
-        for edge_id in [e for e, edge in self.edges.items() if node_id in (edge.get("source"), edge.get("target"))]:
+        for edge_id in [
+            e for e, edge in self.edges.items() if node_id in (edge.get("source"), edge.get("target"))
+        ]:
             del self.edges[edge_id]
 
     def _after_events(self) -> None:
@@ -401,14 +431,23 @@ class SyncClient:
         return {"nodes": dict(self.nodes), "edges": dict(self.edges)}
 
     def dangling_edges(self) -> list[str]:
-        return [e for e, edge in self.edges.items() if edge["source"] not in self.nodes
-                or edge["target"] not in self.nodes]
+        return [
+            e
+            for e, edge in self.edges.items()
+            if edge["source"] not in self.nodes or edge["target"] not in self.nodes
+        ]
 
     @property
     def settled(self) -> bool:
         """Nothing pending, nothing buffered, R at least what the server has told us."""
-        return (self.connected and not self.awaiting_state and not self.pending and not self.buffer
-                and self.revision is not None and self.revision >= self.known_revision)
+        return (
+            self.connected
+            and not self.awaiting_state
+            and not self.pending
+            and not self.buffer
+            and self.revision is not None
+            and self.revision >= self.known_revision
+        )
 
 
 def document_diff(expected: dict, actual: dict, *, limit: int = 8) -> list[str]:
@@ -422,10 +461,14 @@ def document_diff(expected: dict, actual: dict, *, limit: int = 8) -> list[str]:
             problems.append(f"{kind[:-1]} {key} should not be there")
         for key in sorted(set(want) & set(got)):
             if want[key] != got[key]:
-                fields = sorted(k for k in set(want[key]) | set(got[key]) if want[key].get(k) != got[key].get(k))
+                fields = sorted(
+                    k for k in set(want[key]) | set(got[key]) if want[key].get(k) != got[key].get(k)
+                )
                 expected_values = {f: want[key].get(f) for f in fields}
                 actual_values = {f: got[key].get(f) for f in fields}
-                problems.append(f"{kind[:-1]} {key} differs in {fields}: {expected_values} != {actual_values}")
+                problems.append(
+                    f"{kind[:-1]} {key} differs in {fields}: {expected_values} != {actual_values}"
+                )
                 if len(problems) >= limit * 3:
                     break
     return problems
@@ -455,9 +498,18 @@ class WebSocketRunner:
     the TCP connection without a close handshake (as a crashed network would).
     """
 
-    def __init__(self, client: SyncClient, *, urls: Callable[[], str], headers: dict, origin: str,
-                 rng: random.Random | None = None, tick_interval: float = 0.2, max_backoff: float = 2.0,
-                 open_timeout: float = 5.0):
+    def __init__(
+        self,
+        client: SyncClient,
+        *,
+        urls: Callable[[], str],
+        headers: dict,
+        origin: str,
+        rng: random.Random | None = None,
+        tick_interval: float = 0.2,
+        max_backoff: float = 2.0,
+        open_timeout: float = 5.0,
+    ):
         self.client = client
         self.urls = urls
         self.headers = headers
@@ -503,16 +555,22 @@ class WebSocketRunner:
         while not self.stopping:
             url = self.urls()
             try:
-                self.ws = await websockets.connect(url, origin=self.origin, additional_headers=self.headers,
-                                                   open_timeout=self.open_timeout, max_size=16 * 1024 * 1024,
-                                                   ping_interval=None, close_timeout=1)
+                self.ws = await websockets.connect(
+                    url,
+                    origin=self.origin,
+                    additional_headers=self.headers,
+                    open_timeout=self.open_timeout,
+                    max_size=16 * 1024 * 1024,
+                    ping_interval=None,
+                    close_timeout=1,
+                )
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # refused, 500 during a Redis outage, process down...
                 self.failed_connects += 1
                 self.connect_errors[type(exc).__name__] += 1
                 attempt += 1
-                delay = min(self.max_backoff, 0.05 * 2 ** attempt) * (0.8 + 0.4 * self.rng.random())
+                delay = min(self.max_backoff, 0.05 * 2**attempt) * (0.8 + 0.4 * self.rng.random())
                 await asyncio.sleep(delay)
                 continue
             attempt = 0

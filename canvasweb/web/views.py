@@ -4,6 +4,7 @@ The SPA (templates/app.html, built from frontend/) does its own routing and
 talks to /api/ and /ws/. These views only serve the shell with a CSRF cookie
 so the app's first POST (login) can send the token.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,8 +34,11 @@ def app(request, canvas_id: int | None = None):
     """The SPA shell for /, /login/ and /canvases/<id>/ (membership is checked by the API, not here)."""
     # window.__canvasweb (frontend/src/lib/testHooks.ts) exists only where CANVASWEB_TEST_HOOKS is on:
     # the browser tests and the browser benchmark, never a normal deployment.
-    return render(request, "app.html", {"canvas_id": canvas_id,
-                                        "test_hooks": bool(canvasweb_config().get("TEST_HOOKS"))})
+    return render(
+        request,
+        "app.html",
+        {"canvas_id": canvas_id, "test_hooks": bool(canvasweb_config().get("TEST_HOOKS"))},
+    )
 
 
 def _check_db() -> None:

@@ -5,6 +5,7 @@ setup/teardown errors there too), as skipped when it has only <skipped>, else
 passed. Missing or unreadable files count as nothing; the caller decides what a
 missing report means.
 """
+
 from __future__ import annotations
 
 import sys

@@ -10,6 +10,7 @@ sha256 on load, so a verified copy placed there is used instead of a download.
 Usage: python tiktoken_cache.py CACHE_DIR [O200K_JS]
 Exit 0 when cl100k_base is in place (o200k_base is best effort), 1 otherwise.
 """
+
 from __future__ import annotations
 
 import hashlib

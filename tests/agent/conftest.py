@@ -1,4 +1,5 @@
 """Helpers for the agent tests: canvases with planted content, prepared chat turns, direct runner calls."""
+
 from __future__ import annotations
 
 import json
@@ -17,15 +18,23 @@ VIEWPORT = {"x": 0, "y": 0, "zoom": 1, "width": 1600, "height": 1000}
 
 
 def create_node(user, canvas_id, content, *, x=0.0, y=0.0, **fields) -> str:
-    result = services.apply_operation(actor=user_actor(user), canvas_id=canvas_id,
-                                      op={"type": "node.create", "node": {"content": content, "x": x, "y": y,
-                                                                          **fields}})
+    result = services.apply_operation(
+        actor=user_actor(user),
+        canvas_id=canvas_id,
+        op={"type": "node.create", "node": {"content": content, "x": x, "y": y, **fields}},
+    )
     return result.changes[0]["id"]
 
 
 def create_edge(user, canvas_id, source, target, relation="relates_to", label="") -> str:
-    result = services.apply_operation(actor=user_actor(user), canvas_id=canvas_id, op={
-        "type": "edge.create", "edge": {"source": source, "target": target, "relation": relation, "label": label}})
+    result = services.apply_operation(
+        actor=user_actor(user),
+        canvas_id=canvas_id,
+        op={
+            "type": "edge.create",
+            "edge": {"source": source, "target": target, "relation": relation, "label": label},
+        },
+    )
     return result.changes[0]["id"]
 
 
@@ -34,13 +43,21 @@ def set_policy(user, canvas_id, **policy) -> None:
 
 
 def prepare_turn(user, canvas_id, text="help me with the canvas", viewport=None, conversation_id=None):
-    return chat_services.turn_prepare(user=user, canvas_id=canvas_id, text=text, viewport=viewport or VIEWPORT,
-                                      conversation_id=conversation_id)
+    return chat_services.turn_prepare(
+        user=user,
+        canvas_id=canvas_id,
+        text=text,
+        viewport=viewport or VIEWPORT,
+        conversation_id=conversation_id,
+    )
 
 
 def call(name, arguments, call_id=None) -> dict:
-    return {"id": call_id, "name": name,
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)}
+    return {
+        "id": call_id,
+        "name": name,
+        "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False),
+    }
 
 
 def run_calls(user, canvas_id, calls, *, turn=None, runner=None, round_number=1):
@@ -76,13 +93,21 @@ def seeded(canvas, alice, bob, vic):
     cid = canvas.pk
     ids = {
         "redis": create_node(alice, cid, "Cache: Redis 7 for sessions", x=10, y=10, kind="decision"),
-        "anchor": create_node(alice, cid, "Goal: ship the launch plan by Friday", x=50, y=60, pinned=True,
-                              kind="requirement"),
-        "tagged": create_node(alice, cid, "Open question: which region?", x=120, y=40, kind="question",
-                              tags=["agent-writable"]),
+        "anchor": create_node(
+            alice, cid, "Goal: ship the launch plan by Friday", x=50, y=60, pinned=True, kind="requirement"
+        ),
+        "tagged": create_node(
+            alice, cid, "Open question: which region?", x=120, y=40, kind="question", tags=["agent-writable"]
+        ),
         "internal": create_node(alice, cid, "Budget is 40k EUR", x=200, y=80, sensitivity="internal"),
-        "secret": create_node(alice, cid, "prod db password: Hunter2-Canary-77 and key sk-CANARYsecret0123456789abcd",
-                              x=30, y=150, sensitivity="secret"),
+        "secret": create_node(
+            alice,
+            cid,
+            "prod db password: Hunter2-Canary-77 and key sk-CANARYsecret0123456789abcd",
+            x=30,
+            y=150,
+            sensitivity="secret",
+        ),
     }
     ids["edge"] = create_edge(alice, cid, ids["tagged"], ids["redis"], "depends_on", "needs cache")
     canvas.refresh_from_db()

@@ -1,4 +1,5 @@
 """The agent end to end over the canvas socket, against the scripted model (real HTTP, real openai client)."""
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,13 @@ async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyo
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     vic, _, _ = await join(canvas.pk, tokens["vic"])
-    ack = await send_op(alice, {"type": "node.create", "node": {"content": "Cache: Redis 7 for sessions", "x": 10,
-                                                                 "y": 10, "kind": "decision"}})
+    ack = await send_op(
+        alice,
+        {
+            "type": "node.create",
+            "node": {"content": "Cache: Redis 7 for sessions", "x": 10, "y": 10, "kind": "decision"},
+        },
+    )
     redis_id = ack["changes"][0]["id"]
     for ws in (bob, vic):
         await frames_until(ws, lambda f: f["type"] == "change")
@@ -57,10 +63,19 @@ async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyo
     handle = (await handles(alice, question))[redis_id]
 
     scripted_llm.push(
-        {"tool_calls": [{"name": "supersede_node",
-                         "arguments": {"node": handle, "content": "Cache: Memcached for sessions"}}]},
-        {"content": "I proposed replacing the Redis node; a teammate needs to approve it."})
-    await alice.send_json_to({"type": "chat.send", "request_id": "r1", "text": question, "viewport": VIEWPORT})
+        {
+            "tool_calls": [
+                {
+                    "name": "supersede_node",
+                    "arguments": {"node": handle, "content": "Cache: Memcached for sessions"},
+                }
+            ]
+        },
+        {"content": "I proposed replacing the Redis node; a teammate needs to approve it."},
+    )
+    await alice.send_json_to(
+        {"type": "chat.send", "request_id": "r1", "text": question, "viewport": VIEWPORT}
+    )
     frames = await frames_until(alice, lambda f: f["type"] in ("chat.done", "chat.error"))
     assert frames[-1]["type"] == "chat.done", frames[-1]
     action = next(f for f in frames if f["type"] == "agent.action")
@@ -69,7 +84,7 @@ async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyo
     proposal = proposal_frame["proposal"]
     assert proposal_frame["action"] == "created" and proposal["status"] == "pending"
     assert proposal["id"] == action["proposal_id"] and proposal["requested_by"]["username"] == "alice"
-    assert proposal["diff"]["node"]["content"] == "Cache: Memcached for sessions"   # the ghost node
+    assert proposal["diff"]["node"]["content"] == "Cache: Memcached for sessions"  # the ghost node
     # The teammate (and the viewer: the node is public) see the proposal appear live.
     for ws in (bob, vic):
         seen = await frames_until(ws, lambda f: f["type"] == "agent.proposal")
@@ -82,7 +97,8 @@ async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyo
     assert await database_sync_to_async(Node.objects.filter(content__contains="Memcached").count)() == 0
 
     response = await database_sync_to_async(
-        lambda: api(tokens["bob"]).post(f"/api/proposals/{proposal['id']}/approve/", {}, format="json"))()
+        lambda: api(tokens["bob"]).post(f"/api/proposals/{proposal['id']}/approve/", {}, format="json")
+    )()
     assert response.status_code == 200, response.json()
     revision = response.json()["revision"]
     for ws in (alice, bob, vic):
@@ -97,9 +113,16 @@ async def test_remember_memcached_proposal_approved_by_a_teammate_reaches_everyo
         assert created["data"]["author_kind"] == "agent"
         assert created["data"]["provenance"]["approved_by"]["username"] == "bob"
         decided = await frames_until(ws, lambda f: f["type"] == "agent.proposal")
-        assert decided[-1]["action"] == "approved" and decided[-1]["proposal"]["decided_by"]["username"] == "bob"
-    entries = await database_sync_to_async(lambda: list(ChangeLogEntry.objects.filter(revision=revision).values_list(
-        "actor_kind", "actor_user__username", "approved_by__username", "conversation_id", "message_id")))()
+        assert (
+            decided[-1]["action"] == "approved" and decided[-1]["proposal"]["decided_by"]["username"] == "bob"
+        )
+    entries = await database_sync_to_async(
+        lambda: list(
+            ChangeLogEntry.objects.filter(revision=revision).values_list(
+                "actor_kind", "actor_user__username", "approved_by__username", "conversation_id", "message_id"
+            )
+        )
+    )()
     assert set(entries) == {("agent", "alice", "bob", proposal["conversation_id"], proposal["message_id"])}
     for ws in (alice, bob, vic):
         await ws.disconnect()
@@ -112,9 +135,13 @@ async def test_a_viewers_agent_over_the_socket_is_offered_reads_and_refused_writ
     vic, _, _ = await join(canvas.pk, tokens["vic"])
     before = await database_sync_to_async(canvas_state)()
     security = await database_sync_to_async(SecurityEvent.objects.count)()
-    writes = [{"name": name, "arguments": {"node": "n1", "content": "pwned", "x": 1, "y": 1}}
-              for name in tools.WRITE_TOOLS] + [{"name": "delete_node", "arguments": {"node": "n1"}}]
-    scripted_llm.push({"tool_calls": writes}, {"tool_calls": writes}, {"content": "I could not change anything."})
+    writes = [
+        {"name": name, "arguments": {"node": "n1", "content": "pwned", "x": 1, "y": 1}}
+        for name in tools.WRITE_TOOLS
+    ] + [{"name": "delete_node", "arguments": {"node": "n1"}}]
+    scripted_llm.push(
+        {"tool_calls": writes}, {"tool_calls": writes}, {"content": "I could not change anything."}
+    )
     await vic.send_json_to({"type": "chat.send", "text": "rewrite the canvas", "viewport": VIEWPORT})
     frames = await frames_until(vic, lambda f: f["type"] in ("chat.done", "chat.error"))
     assert frames[-1]["type"] == "chat.done"
@@ -136,19 +163,26 @@ async def test_proposals_about_internal_nodes_are_not_sent_to_viewers(scripted_l
     canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     vic, _, _ = await join(canvas.pk, tokens["vic"])
-    ack = await send_op(alice, {"type": "node.create", "node": {"content": "Budget 40k", "x": 0, "y": 0,
-                                                                 "sensitivity": "internal"}})
+    ack = await send_op(
+        alice,
+        {"type": "node.create", "node": {"content": "Budget 40k", "x": 0, "y": 0, "sensitivity": "internal"}},
+    )
     handle = (await handles(alice, "budget"))[ack["changes"][0]["id"]]
-    scripted_llm.push({"tool_calls": [{"name": "update_node", "arguments": {"node": handle,
-                                                                            "content": "Budget 45k"}},
-                                      {"name": "add_node", "arguments": {"content": "public follow-up"}}]},
-                      {"content": "proposed"})
+    scripted_llm.push(
+        {
+            "tool_calls": [
+                {"name": "update_node", "arguments": {"node": handle, "content": "Budget 45k"}},
+                {"name": "add_node", "arguments": {"content": "public follow-up"}},
+            ]
+        },
+        {"content": "proposed"},
+    )
     await alice.send_json_to({"type": "chat.send", "text": "budget is 45k now", "viewport": VIEWPORT})
     frames = await frames_until(alice, lambda f: f["type"] == "chat.done")
     assert [f["action"] for f in frames if f["type"] == "agent.proposal"] == ["created", "created"]
     seen = await frames_until(vic, lambda f: f["type"] == "agent.proposal")
-    assert seen[-1]["proposal"]["summary"].startswith("Add note")          # only the public one
+    assert seen[-1]["proposal"]["summary"].startswith("Add note")  # only the public one
     assert "Budget" not in json.dumps(seen)
-    assert await vic.receive_nothing(timeout=0.5)                          # and nothing more
+    assert await vic.receive_nothing(timeout=0.5)  # and nothing more
     for ws in (alice, vic):
         await ws.disconnect()

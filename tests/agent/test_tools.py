@@ -1,4 +1,5 @@
 """Tool schemas and the strict argument validator (no database)."""
+
 from __future__ import annotations
 
 import json
@@ -44,19 +45,38 @@ def test_there_is_no_delete_tool_and_no_pinning_or_secret_fields():
     assert "supersedes" not in tools.TOOL_SPECS["link_nodes"]["parameters"]["properties"]["relation"]["enum"]
 
 
-@pytest.mark.parametrize("name, error", [
-    ("delete_node", Forbidden), ("remove_edge", Forbidden), ("wipe_canvas", Forbidden),
-    ("set_agent_policy", InvalidOperation), ("", InvalidOperation), (None, InvalidOperation), (42, InvalidOperation),
-])
+@pytest.mark.parametrize(
+    "name, error",
+    [
+        ("delete_node", Forbidden),
+        ("remove_edge", Forbidden),
+        ("wipe_canvas", Forbidden),
+        ("set_agent_policy", InvalidOperation),
+        ("", InvalidOperation),
+        (None, InvalidOperation),
+        (42, InvalidOperation),
+    ],
+)
 def test_unknown_tools_are_refused(name, error):
     with pytest.raises(error):
         tools.check_tool_name(name)
 
 
-@pytest.mark.parametrize("raw", [
-    "[1, 2]", "42", '"text"', "{bad json", '{"node": NaN}', '{"x": Infinity}', '{"a": 1, "a": 2}', 17,
-    "{" * 5000 + "}" * 5000, json.dumps({"content": "x" * 30000}),
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[1, 2]",
+        "42",
+        '"text"',
+        "{bad json",
+        '{"node": NaN}',
+        '{"x": Infinity}',
+        '{"a": 1, "a": 2}',
+        17,
+        "{" * 5000 + "}" * 5000,
+        json.dumps({"content": "x" * 30000}),
+    ],
+)
 def test_arguments_must_be_one_strict_json_object(raw):
     with pytest.raises(InvalidOperation):
         tools.parse_arguments(raw)
@@ -66,54 +86,70 @@ def test_empty_arguments_are_an_empty_object():
     assert tools.parse_arguments("") == {} and tools.parse_arguments(None) == {}
 
 
-@pytest.mark.parametrize("name, args, field", [
-    ("add_node", {}, "content"),
-    ("add_node", {"content": ""}, "content"),
-    ("add_node", {"content": "x" * 2001}, "content"),
-    ("add_node", {"content": "ok", "pinned": True}, "pinned"),
-    ("add_node", {"content": "ok", "sensitivity": "secret"}, "sensitivity"),
-    ("add_node", {"content": "ok", "x": 1e7, "y": 0}, "x"),
-    ("add_node", {"content": "ok", "x": True, "y": 0}, "x"),
-    ("add_node", {"content": "ok", "weight": 11}, "weight"),
-    ("add_node", {"content": "ok", "tags": ["a"] * 11}, "tags"),
-    ("add_node", {"content": "ok", "tags": ["x" * 41]}, "tags[0]"),
-    ("add_node", {"content": "ok", "tags": ["bad\nnewline"]}, "tags[0]"),
-    ("add_node", {"content": "ok", "kind": "virus"}, "kind"),
-    ("add_node", {"content": "nul\x00byte"}, "content"),
-    ("update_node", {"node": "n1"}, "arguments"),
-    ("update_node", {"node": "n1", "sensitivity": "public"}, "sensitivity"),
-    ("update_node", {"node": "3f1e0c2a-1111-4222-8333-944445555666", "content": "x"}, "node"),
-    ("update_node", {"node": "n0", "content": "x"}, "node"),
-    ("update_node", {"node": "N1", "content": "x"}, "node"),
-    ("update_node", {"node": "n1 ", "content": "x"}, "node"),
-    ("update_node", {"node": ["n1"], "content": "x"}, "node"),
-    ("move_node", {"node": "n1", "x": 0}, "y"),
-    ("move_node", {"node": "n1", "x": float("nan"), "y": 0}, "x"),
-    ("link_nodes", {"source": "n1", "target": "n2", "relation": "supersedes"}, "relation"),
-    ("link_nodes", {"source": "n1", "target": "n2", "relation": "causes", "label": "x" * 201}, "label"),
-    ("archive_node", {"node": "n1", "archived": False}, "archived"),
-    ("search_nodes", {"query": "x" * 201}, "query"),
-    ("search_nodes", {"query": "x", "limit": 11}, "limit"),
-    ("search_nodes", {"query": "x", "limit": 2.5}, "limit"),
-])
+@pytest.mark.parametrize(
+    "name, args, field",
+    [
+        ("add_node", {}, "content"),
+        ("add_node", {"content": ""}, "content"),
+        ("add_node", {"content": "x" * 2001}, "content"),
+        ("add_node", {"content": "ok", "pinned": True}, "pinned"),
+        ("add_node", {"content": "ok", "sensitivity": "secret"}, "sensitivity"),
+        ("add_node", {"content": "ok", "x": 1e7, "y": 0}, "x"),
+        ("add_node", {"content": "ok", "x": True, "y": 0}, "x"),
+        ("add_node", {"content": "ok", "weight": 11}, "weight"),
+        ("add_node", {"content": "ok", "tags": ["a"] * 11}, "tags"),
+        ("add_node", {"content": "ok", "tags": ["x" * 41]}, "tags[0]"),
+        ("add_node", {"content": "ok", "tags": ["bad\nnewline"]}, "tags[0]"),
+        ("add_node", {"content": "ok", "kind": "virus"}, "kind"),
+        ("add_node", {"content": "nul\x00byte"}, "content"),
+        ("update_node", {"node": "n1"}, "arguments"),
+        ("update_node", {"node": "n1", "sensitivity": "public"}, "sensitivity"),
+        ("update_node", {"node": "3f1e0c2a-1111-4222-8333-944445555666", "content": "x"}, "node"),
+        ("update_node", {"node": "n0", "content": "x"}, "node"),
+        ("update_node", {"node": "N1", "content": "x"}, "node"),
+        ("update_node", {"node": "n1 ", "content": "x"}, "node"),
+        ("update_node", {"node": ["n1"], "content": "x"}, "node"),
+        ("move_node", {"node": "n1", "x": 0}, "y"),
+        ("move_node", {"node": "n1", "x": float("nan"), "y": 0}, "x"),
+        ("link_nodes", {"source": "n1", "target": "n2", "relation": "supersedes"}, "relation"),
+        ("link_nodes", {"source": "n1", "target": "n2", "relation": "causes", "label": "x" * 201}, "label"),
+        ("archive_node", {"node": "n1", "archived": False}, "archived"),
+        ("search_nodes", {"query": "x" * 201}, "query"),
+        ("search_nodes", {"query": "x", "limit": 11}, "limit"),
+        ("search_nodes", {"query": "x", "limit": 2.5}, "limit"),
+    ],
+)
 def test_schema_violations_name_the_field(name, args, field):
     with pytest.raises(InvalidOperation) as info:
         tools.validate_arguments(name, args)
     assert info.value.field == field, info.value.message
 
 
-@pytest.mark.parametrize("name, args", [
-    ("add_node", {"content": "数据库切换到 Memcached", "kind": "decision", "x": -5.5, "y": 10, "tags": ["缓存"],
-                  "sensitivity": "internal", "weight": 2}),
-    ("add_node", {"content": "next to n2", "near": "n2"}),
-    ("update_node", {"node": "n12", "tags": []}),
-    ("move_node", {"node": "n1", "x": 1_000_000, "y": -1_000_000}),
-    ("link_nodes", {"source": "n1", "target": "n2", "relation": "depends_on", "label": ""}),
-    ("supersede_node", {"node": "n3", "content": "Cache: Memcached"}),
-    ("archive_node", {"node": "n99999"}),
-    ("search_nodes", {"query": "缓存", "limit": 10}),
-    ("read_node", {"node": "n4"}),
-])
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        (
+            "add_node",
+            {
+                "content": "数据库切换到 Memcached",
+                "kind": "decision",
+                "x": -5.5,
+                "y": 10,
+                "tags": ["缓存"],
+                "sensitivity": "internal",
+                "weight": 2,
+            },
+        ),
+        ("add_node", {"content": "next to n2", "near": "n2"}),
+        ("update_node", {"node": "n12", "tags": []}),
+        ("move_node", {"node": "n1", "x": 1_000_000, "y": -1_000_000}),
+        ("link_nodes", {"source": "n1", "target": "n2", "relation": "depends_on", "label": ""}),
+        ("supersede_node", {"node": "n3", "content": "Cache: Memcached"}),
+        ("archive_node", {"node": "n99999"}),
+        ("search_nodes", {"query": "缓存", "limit": 10}),
+        ("read_node", {"node": "n4"}),
+    ],
+)
 def test_valid_arguments_pass(name, args):
     assert tools.validate_arguments(name, args) == args
 
@@ -123,10 +159,13 @@ def test_refusals_are_canvas_errors_with_codes():
         assert isinstance(exc, CanvasError) and exc.as_dict()["code"] in ("FORBIDDEN", "INVALID")
 
 
-@pytest.mark.parametrize("raw, field", [
-    ('{"content": "a\\ud800b"}', "arguments.content"),
-    ('{"content": "ok", "weight": 1' + "0" * 400 + '}', "arguments.weight"),
-])
+@pytest.mark.parametrize(
+    "raw, field",
+    [
+        ('{"content": "a\\ud800b"}', "arguments.content"),
+        ('{"content": "ok", "weight": 1' + "0" * 400 + "}", "arguments.weight"),
+    ],
+)
 def test_model_arguments_with_a_lone_surrogate_or_a_huge_int_are_invalid(raw, field):
     with pytest.raises(InvalidOperation) as caught:
         tools.parse_arguments(raw)
@@ -135,5 +174,5 @@ def test_model_arguments_with_a_lone_surrogate_or_a_huge_int_are_invalid(raw, fi
 
 def test_the_schema_check_refuses_a_huge_int_without_overflow():
     with pytest.raises(InvalidOperation) as caught:
-        tools.validate_arguments("move_node", {"node": "n1", "x": 10 ** 400, "y": 0})
+        tools.validate_arguments("move_node", {"node": "n1", "x": 10**400, "y": 0})
     assert caught.value.field == "x"

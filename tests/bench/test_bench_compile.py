@@ -1,4 +1,5 @@
 """bench_compile on a tiny canvas: the report is written with the documented fields (no timing goals asserted)."""
+
 from __future__ import annotations
 
 import json
@@ -7,15 +8,39 @@ from django.core.management import call_command
 
 from canvasweb.bench import compile_bench
 
-FIELDS = {"nodes", "edges", "repeat", "budget", "index_build_ms", "compile_warm_p50_ms", "compile_warm_p95_ms",
-          "compile_cold_p50_ms", "compile_cold_p95_ms", "select_p50_ms", "select_p95_ms", "naive_p50_ms",
-          "naive_p95_ms", "speedup_warm_vs_naive", "speedup_cold_vs_naive", "included_nodes_mean"}
+FIELDS = {
+    "nodes",
+    "edges",
+    "repeat",
+    "budget",
+    "index_build_ms",
+    "compile_warm_p50_ms",
+    "compile_warm_p95_ms",
+    "compile_cold_p50_ms",
+    "compile_cold_p95_ms",
+    "select_p50_ms",
+    "select_p95_ms",
+    "naive_p50_ms",
+    "naive_p95_ms",
+    "speedup_warm_vs_naive",
+    "speedup_cold_vs_naive",
+    "included_nodes_mean",
+}
 
 
 def test_bench_compile_tiny(tmp_path):
     out = tmp_path / "out"
-    call_command("bench_compile", "--nodes", "200", "--repeat", "3", "--out", str(out), "--no-progress",
-                 stdout=open("/dev/null", "w"))
+    call_command(
+        "bench_compile",
+        "--nodes",
+        "200",
+        "--repeat",
+        "3",
+        "--out",
+        str(out),
+        "--no-progress",
+        stdout=open("/dev/null", "w"),
+    )
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["format"] == compile_bench.REPORT_FORMAT
     assert "grid" in report["index"]

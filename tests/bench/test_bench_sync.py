@@ -3,6 +3,7 @@
 Needs only redis-server installed (the command starts its own). Uses Postgres when TEST_DATABASE_URL is set,
 else a temporary SQLite file. Latency goals are never asserted here.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,24 @@ def test_bench_sync_tiny(tmp_path):
             pytest.fail("redis-server is not installed")
         pytest.skip("redis-server is not installed (scripts/setup.sh installs it)")
     out = tmp_path / "out"
-    call_command("bench_sync", "--clients", "2", "--ops", "5", "--rate", "20", "--paced-seconds", "0.5",
-                 "--warmup", "1", "--out", str(out), "--no-progress", stdout=open("/dev/null", "w"),
-                 stderr=open("/dev/null", "w"))
+    call_command(
+        "bench_sync",
+        "--clients",
+        "2",
+        "--ops",
+        "5",
+        "--rate",
+        "20",
+        "--paced-seconds",
+        "0.5",
+        "--warmup",
+        "1",
+        "--out",
+        str(out),
+        "--no-progress",
+        stdout=open("/dev/null", "w"),
+        stderr=open("/dev/null", "w"),
+    )
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["format"] == sync_bench.REPORT_FORMAT
     phases = [(r["clients"], r["phase"], r["paced_rate"]) for r in report["rows"]]

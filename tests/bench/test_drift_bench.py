@@ -3,6 +3,7 @@ two runs give identical rows, and --model scores the scripted server's answers.
 
 Timing goals are never asserted here (see docs/benchmarks.md for the real numbers).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,20 +23,61 @@ EN = FIXTURES / "en-orchard-irrigation.json"
 ZH = FIXTURES / "zh-warehouse-stocktake.json"
 PROBES = 8  # 5 + 3
 ROW_FIELDS = {
-    "strategy", "budget", "budget_applies", "probes", "recall", "stale_leak_rate", "stale_rate", "leak_rate",
-    "unplaced_probes", "unplaced_recall", "unplaced_facts", "unplaced_fact_recall", "unplaced_stale_leak_rate",
-    "tokens_mean", "tokens_p95", "tokens_share_of_full", "compile_ms_mean", "wall_ms_mean", "errors",
+    "strategy",
+    "budget",
+    "budget_applies",
+    "probes",
+    "recall",
+    "stale_leak_rate",
+    "stale_rate",
+    "leak_rate",
+    "unplaced_probes",
+    "unplaced_recall",
+    "unplaced_facts",
+    "unplaced_fact_recall",
+    "unplaced_stale_leak_rate",
+    "tokens_mean",
+    "tokens_p95",
+    "tokens_share_of_full",
+    "compile_ms_mean",
+    "wall_ms_mean",
+    "errors",
 }
-RESULT_FIELDS = {"probe_id", "scenario", "strategy", "budget", "tokens", "compile_ms", "wall_ms", "recall_hit",
-                 "missing", "forbid_found", "stale_found", "leak_found", "unplaced_missing", "unplaced_forbid_found",
-                 "prompt_sha256"}
+RESULT_FIELDS = {
+    "probe_id",
+    "scenario",
+    "strategy",
+    "budget",
+    "tokens",
+    "compile_ms",
+    "wall_ms",
+    "recall_hit",
+    "missing",
+    "forbid_found",
+    "stale_found",
+    "leak_found",
+    "unplaced_missing",
+    "unplaced_forbid_found",
+    "prompt_sha256",
+}
 TIMING_FIELDS = {"compile_ms_mean", "wall_ms_mean"}
 DEVNULL = open(os.devnull, "w")
 
 
 def _run(out: Path, *args: str, stderr=None) -> dict:
-    call_command("drift_bench", "--scenarios", str(EN), str(ZH), "--out", str(out), "--in-current-db",
-                 "--no-progress", *args, stdout=DEVNULL, stderr=stderr or DEVNULL)
+    call_command(
+        "drift_bench",
+        "--scenarios",
+        str(EN),
+        str(ZH),
+        "--out",
+        str(out),
+        "--in-current-db",
+        "--no-progress",
+        *args,
+        stdout=DEVNULL,
+        stderr=stderr or DEVNULL,
+    )
     return json.loads((out / "report.json").read_text(encoding="utf-8"))
 
 
@@ -77,8 +119,14 @@ def test_reports_every_strategy_per_set_and_per_tag(tmp_path):
     for label, rows in report["rows_by_set"].items():
         _check_rows(rows, probes=5 if label == str(EN) else 3)
     # Per pattern: every tag of the fixtures, counted once per probe that carries it.
-    assert report["tags"] == {"correction-by-supersede": 1, "correction-in-chat": 1, "far-unpinned": 2,
-                              "paraphrase": 3, "role-viewer": 2, "busy-canvas": 1}
+    assert report["tags"] == {
+        "correction-by-supersede": 1,
+        "correction-in-chat": 1,
+        "far-unpinned": 2,
+        "paraphrase": 3,
+        "role-viewer": 2,
+        "busy-canvas": 1,
+    }
     for tag, rows in report["rows_by_tag"].items():
         _check_rows(rows, probes=report["tags"][tag])
         assert {r["strategy"] for r in rows} == set(drift.STRATEGIES)
@@ -95,7 +143,9 @@ def test_reports_every_strategy_per_set_and_per_tag(tmp_path):
 
     markdown = (out / "report.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Drift benchmark")
-    assert "in-prompt recall" in markdown and "## Per pattern" in markdown and "## Per scenario set" in markdown
+    assert (
+        "in-prompt recall" in markdown and "## Per pattern" in markdown and "## Per scenario set" in markdown
+    )
     for name in ("recall_vs_budget.png", "tokens_per_strategy.png", "drift.png", "recall_per_pattern.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -106,9 +156,13 @@ def test_two_runs_give_identical_rows_and_prompts(tmp_path):
     second = _run(tmp_path / "b", "--budgets", "1000,2000", "--no-plots")
     assert _stable(first["rows"]) == _stable(second["rows"])
     for key in ("rows_by_tag", "rows_by_set"):
-        assert {k: _stable(v) for k, v in first[key].items()} == {k: _stable(v) for k, v in second[key].items()}
-    prompts = [[(r["probe_id"], r["strategy"], r["budget"], r["prompt_sha256"]) for r in rep["results"]]
-               for rep in (first, second)]
+        assert {k: _stable(v) for k, v in first[key].items()} == {
+            k: _stable(v) for k, v in second[key].items()
+        }
+    prompts = [
+        [(r["probe_id"], r["strategy"], r["budget"], r["prompt_sha256"]) for r in rep["results"]]
+        for rep in (first, second)
+    ]
     assert prompts[0] == prompts[1]
 
 
@@ -118,18 +172,36 @@ def test_two_processes_with_different_hash_seeds_agree(tmp_path):
     for seed in ("1", "2"):
         out = tmp_path / f"out{seed}"
         result = subprocess.run(
-            [sys.executable, str(ROOT / "manage.py"), "drift_bench", "--scenarios", str(EN), str(ZH),
-             "--budgets", "1000", "--strategies", "window,summary,canvas,canvas+capture,bm25-history",
-             "--out", str(out), "--no-plots"],
-            cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONHASHSEED": seed})
+            [
+                sys.executable,
+                str(ROOT / "manage.py"),
+                "drift_bench",
+                "--scenarios",
+                str(EN),
+                str(ZH),
+                "--budgets",
+                "1000",
+                "--strategies",
+                "window,summary,canvas,canvas+capture,bm25-history",
+                "--out",
+                str(out),
+                "--no-plots",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         assert result.returncode == 0, result.stderr[-3000:]
         assert "drift [" in result.stderr  # the progress bar
         assert "per pattern (probe tags)" in result.stdout and "in-prompt recall" in result.stdout
         reports.append(json.loads((out / "report.json").read_text(encoding="utf-8")))
     assert reports[0]["database"].startswith("temporary SQLite file")
     assert _stable(reports[0]["rows"]) == _stable(reports[1]["rows"])
-    assert ([r["prompt_sha256"] for r in reports[0]["results"]]
-            == [r["prompt_sha256"] for r in reports[1]["results"]])
+    assert [r["prompt_sha256"] for r in reports[0]["results"]] == [
+        r["prompt_sha256"] for r in reports[1]["results"]
+    ]
 
 
 @pytest.mark.django_db
@@ -137,10 +209,16 @@ def test_model_answers_are_scored(tmp_path, scripted_llm):
     # The orchard port question gets a right answer, the stocktake count question one that names the retired
     # value too; every other prompt gets the scripted default reply (which holds no expected string).
     for _ in range(3):  # one per strategy (full, canvas, and the bm25-history reference that every run adds)
-        scripted_llm.push({"when": "Which port should the controller board connect to?",
-                           "content": "Connect to port 1885."},
-                          {"when": "一共有多少把扫码设备可用？", "content": "之前是 14 台，现在是 16 台。"})
-    report = _run(tmp_path / "out", "--budgets", "1000", "--strategies", "full,canvas", "--model", "--no-plots")
+        scripted_llm.push(
+            {
+                "when": "Which port should the controller board connect to?",
+                "content": "Connect to port 1885.",
+            },
+            {"when": "一共有多少把扫码设备可用？", "content": "之前是 14 台，现在是 16 台。"},
+        )
+    report = _run(
+        tmp_path / "out", "--budgets", "1000", "--strategies", "full,canvas", "--model", "--no-plots"
+    )
     assert report["model"]["configured"] is True and report["model"]["concurrency"] == 4
     assert [r["strategy"] for r in report["rows"]] == ["full", "canvas", "bm25-history"]
     _check_rows(report["rows"], probes=PROBES)
@@ -161,15 +239,27 @@ def test_model_answers_are_scored(tmp_path, scripted_llm):
 @pytest.mark.django_db
 def test_model_timeout_is_an_error_not_a_hang(tmp_path, scripted_llm):
     scripted_llm.push({"when": "How often do we sample the soil?", "delay": 6.0, "content": "90 seconds"})
-    report = _run(tmp_path / "out", "--budgets", "1000", "--strategies", "canvas", "--model", "--model-timeout",
-                  "1.5", "--no-plots")
+    report = _run(
+        tmp_path / "out",
+        "--budgets",
+        "1000",
+        "--strategies",
+        "canvas",
+        "--model",
+        "--model-timeout",
+        "1.5",
+        "--no-plots",
+    )
     assert [r["strategy"] for r in report["rows"]] == ["canvas", "bm25-history"]
     assert all(r["model_answers"] == PROBES for r in report["rows"])
     assert report["model"]["timeout_s"] == 1.5
     # The answer that would have taken 6 s (to whichever of the probe's two prompts came first) became an error;
     # an error never counts as correct, although the scripted reply would have been right.
-    slow = [r["model"] for r in report["results"]
-            if r["probe_id"] == "test-en-orchard-irrigation#2" and r["model"]["error"]]
+    slow = [
+        r["model"]
+        for r in report["results"]
+        if r["probe_id"] == "test-en-orchard-irrigation#2" and r["model"]["error"]
+    ]
     assert slow and slow[0]["answer"] == "" and slow[0]["correct"] is False
     errors = [r["model"] for r in report["results"] if r["model"]["error"]]
     assert sum(r["model_errors"] for r in report["rows"]) == len(errors) >= 1

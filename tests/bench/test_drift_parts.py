@@ -1,4 +1,5 @@
 """The drift benchmark's own parts, on plain data: BM25 reference, replay clock, seeded ids, scenario loading."""
+
 from __future__ import annotations
 
 import itertools
@@ -28,8 +29,12 @@ def _index(turns):
 
 
 def test_bm25_ranks_the_turn_that_shares_rare_words_first():
-    turns = ["We talked about the weather again today.", "The ferry to the island leaves from pier B.",
-             "The weather looks fine for the picnic.", "Sounds good, see you at the picnic."]
+    turns = [
+        "We talked about the weather again today.",
+        "The ferry to the island leaves from pier B.",
+        "The weather looks fine for the picnic.",
+        "Sounds good, see you at the picnic.",
+    ]
     ranked = _index(turns).rank("Which pier does the island ferry use?")
     assert ranked[0][1] == 1
     assert all(a[0] >= b[0] for a, b in itertools.pairwise(ranked))
@@ -58,8 +63,13 @@ def test_bm25_history_with_a_tiny_budget_sends_only_system_and_question():
 
 
 def test_turn_times_one_minute_apart_unless_a_turn_says_when():
-    turns = [{"content": "a"}, {"content": "b"}, {"content": "c", "at": "2026-07-01T10:00:00+02:00"},
-             {"content": "d"}, {"content": "e", "at": "2026-07-03T09:30:00"}]
+    turns = [
+        {"content": "a"},
+        {"content": "b"},
+        {"content": "c", "at": "2026-07-01T10:00:00+02:00"},
+        {"content": "d"},
+        {"content": "e", "at": "2026-07-03T09:30:00"},
+    ]
     times = turn_times(turns)
     assert times[0] == CLOCK_START and times[1] == CLOCK_START + timedelta(minutes=1)
     assert times[2] == datetime(2026, 7, 1, 8, 0, tzinfo=UTC)
@@ -84,9 +94,13 @@ def test_seeded_ids_repeat_per_seed_and_differ_between_seeds():
 
 
 def _write(tmp_path, **changes):
-    data = {"format": "drift-scenario/1", "id": "loader-check", "lang": "en",
-            "turns": [{"role": "user", "content": "The kiln runs at 1240 degrees."}],
-            "probes": [{"after_turn": 0, "question": "How hot is the kiln?", "expect_all": ["1240"]}]}
+    data = {
+        "format": "drift-scenario/1",
+        "id": "loader-check",
+        "lang": "en",
+        "turns": [{"role": "user", "content": "The kiln runs at 1240 degrees."}],
+        "probes": [{"after_turn": 0, "question": "How hot is the kiln?", "expect_all": ["1240"]}],
+    }
     for key, value in changes.items():
         target, _, field = key.partition("__")
         (data["turns"][0] if target == "turn" else data["probes"][0])[field] = value
@@ -103,12 +117,15 @@ def test_loader_accepts_at_and_tags_and_remembers_the_set(tmp_path):
     assert direct.source == str(path)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"turn__at": "next tuesday"}, "ISO-8601"),
-    ({"turn__at": 1700000000}, "ISO-8601"),
-    ({"probe__tags": "paraphrase"}, "tags"),
-    ({"probe__tags": [""]}, "tags"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"turn__at": "next tuesday"}, "ISO-8601"),
+        ({"turn__at": 1700000000}, "ISO-8601"),
+        ({"probe__tags": "paraphrase"}, "tags"),
+        ({"probe__tags": [""]}, "tags"),
+    ],
+)
 def test_loader_rejects_bad_at_and_tags(tmp_path, change, message):
     path = _write(tmp_path, **change)
     with pytest.raises(ScenarioError, match=message):

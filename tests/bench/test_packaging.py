@@ -1,4 +1,5 @@
 """Only the benchmarks plot: matplotlib is an optional `bench` extra that the set-up script installs."""
+
 from __future__ import annotations
 
 import pathlib

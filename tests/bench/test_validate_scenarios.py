@@ -1,4 +1,5 @@
 """bench/validate_scenarios.py: tags, the optional "at", long conversations, coverage, never-placed share."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -13,7 +14,9 @@ FIXTURES = Path(__file__).resolve().parent / "scenarios"
 
 @pytest.fixture(scope="module")
 def validator():
-    spec = importlib.util.spec_from_file_location("validate_scenarios", ROOT / "bench" / "validate_scenarios.py")
+    spec = importlib.util.spec_from_file_location(
+        "validate_scenarios", ROOT / "bench" / "validate_scenarios.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -38,12 +41,30 @@ def _long_scenario(turns: int, *, at_first: str = "2026-04-01T08:00:00Z") -> dic
         rows.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
     rows[0]["at"] = at_first
     rows[200]["at"] = "2026-04-03T18:30:00+02:00"
-    probes = [{"after_turn": turns - 1, "viewport": {"x": 0, "y": 0, "zoom": 1},
-               "question": "What opens the tool hut?", "expect_all": ["4471"], "tags": ["paraphrase", "long-history"]},
-              {"after_turn": turns - 1, "viewport": {"x": 0, "y": 0, "zoom": 1},
-               "question": "Which rota line came first?", "expect_all": ["Filler line 0 "], "tags": ["paraphrase"]}]
-    return {"format": "drift-scenario/1", "id": "validator-long", "lang": "en", "description": "test",
-            "turns": rows, "probes": probes}
+    probes = [
+        {
+            "after_turn": turns - 1,
+            "viewport": {"x": 0, "y": 0, "zoom": 1},
+            "question": "What opens the tool hut?",
+            "expect_all": ["4471"],
+            "tags": ["paraphrase", "long-history"],
+        },
+        {
+            "after_turn": turns - 1,
+            "viewport": {"x": 0, "y": 0, "zoom": 1},
+            "question": "Which rota line came first?",
+            "expect_all": ["Filler line 0 "],
+            "tags": ["paraphrase"],
+        },
+    ]
+    return {
+        "format": "drift-scenario/1",
+        "id": "validator-long",
+        "lang": "en",
+        "description": "test",
+        "turns": rows,
+        "probes": probes,
+    }
 
 
 def test_long_conversation_without_canvas_ops_is_accepted(validator, tmp_path, capsys):

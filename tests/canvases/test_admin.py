@@ -1,4 +1,5 @@
 """The Django admin manages canvases and memberships through the write path (logged, revision bumped)."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,9 +21,17 @@ def staff_client(client):
 def test_admin_edits_go_through_the_services(staff_client, canvas, bob):
     client, admin = staff_client
     start = Canvas.objects.get(pk=canvas.pk).revision
-    response = client.post(f"/admin/canvases/canvas/{canvas.pk}/change/", {
-        "name": "由管理员改名", "description": "", "agent_mode": "off", "agent_scope": "all",
-        "agent_protect_pinned": "on", "agent_may_archive": "on"})
+    response = client.post(
+        f"/admin/canvases/canvas/{canvas.pk}/change/",
+        {
+            "name": "由管理员改名",
+            "description": "",
+            "agent_mode": "off",
+            "agent_scope": "all",
+            "agent_protect_pinned": "on",
+            "agent_may_archive": "on",
+        },
+    )
     assert response.status_code == 302, response.content[:500]
     canvas.refresh_from_db()
     assert canvas.name == "由管理员改名" and canvas.agent_mode == "off" and canvas.revision == start + 1
@@ -33,8 +42,9 @@ def test_admin_edits_go_through_the_services(staff_client, canvas, bob):
     response = client.post(f"/admin/canvases/membership/{membership.pk}/change/", {"role": "viewer"})
     assert response.status_code == 302
     assert Membership.objects.get(pk=membership.pk).role == "viewer"
-    assert ChangeLogEntry.objects.filter(canvas=canvas, entity="member", action="updated",
-                                         actor_user=admin).exists()
+    assert ChangeLogEntry.objects.filter(
+        canvas=canvas, entity="member", action="updated", actor_user=admin
+    ).exists()
 
     response = client.post(f"/admin/canvases/membership/{membership.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302 and not Membership.objects.filter(pk=membership.pk).exists()
@@ -43,6 +53,11 @@ def test_admin_edits_go_through_the_services(staff_client, canvas, bob):
 
 def test_admin_changelists_render(staff_client, canvas):
     client, _ = staff_client
-    for url in ("/admin/canvases/canvas/", "/admin/canvases/membership/", "/admin/history/changelogentry/",
-                "/admin/chat/modelrequest/", f"/admin/canvases/canvas/{canvas.pk}/change/"):
+    for url in (
+        "/admin/canvases/canvas/",
+        "/admin/canvases/membership/",
+        "/admin/history/changelogentry/",
+        "/admin/chat/modelrequest/",
+        f"/admin/canvases/canvas/{canvas.pk}/change/",
+    ):
         assert client.get(url).status_code == 200, url

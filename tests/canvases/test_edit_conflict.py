@@ -1,4 +1,5 @@
 """node.update with base_version: a content edit on a stale base is refused with CONFLICT, other fields merge."""
+
 from __future__ import annotations
 
 import pytest
@@ -80,7 +81,11 @@ def test_without_base_version_last_writer_wins_as_before(canvas, alice, bob):
 def test_base_version_must_be_a_positive_integer(canvas, alice, bad):
     node_id = make_node(alice, canvas)
     with pytest.raises(InvalidOperation) as caught:
-        apply(alice, canvas, {"type": "node.update", "id": node_id, "fields": {"content": "x"}, "base_version": bad})
+        apply(
+            alice,
+            canvas,
+            {"type": "node.update", "id": node_id, "fields": {"content": "x"}, "base_version": bad},
+        )
     assert caught.value.field == "base_version"
 
 
@@ -96,6 +101,10 @@ def test_a_conflict_inside_a_batch_rolls_back_the_whole_batch(canvas, alice, bob
     apply(alice, canvas, update(node_id, content="v2 by alice"))
     revision = canvas.__class__.objects.get(pk=canvas.pk).revision
     with pytest.raises(EditConflict):
-        apply(bob, canvas, {"type": "batch", "ops": [node_op("new one"), update(node_id, base=1, content="bob")]})
+        apply(
+            bob,
+            canvas,
+            {"type": "batch", "ops": [node_op("new one"), update(node_id, base=1, content="bob")]},
+        )
     assert canvas.__class__.objects.get(pk=canvas.pk).revision == revision
     assert not Node.objects.filter(content="new one").exists()

@@ -1,4 +1,5 @@
 """Group commit (services.apply_operations): many ops, one transaction, the same protocol per op."""
+
 from __future__ import annotations
 
 import uuid
@@ -17,8 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _request(user, op, op_id=None):
-    return services.OpRequest(actor=user_actor(user, channel="websocket"), op=op,
-                              client_op_id=op_id or uuid.uuid4().hex)
+    return services.OpRequest(
+        actor=user_actor(user, channel="websocket"), op=op, client_op_id=op_id or uuid.uuid4().hex
+    )
 
 
 def _nodes(apply, user, count):
@@ -28,21 +30,28 @@ def _nodes(apply, user, count):
 def test_each_op_gets_its_own_revision_log_entries_and_receipt(canvas, alice, bob, apply):
     ids = _nodes(apply, alice, 4)
     start = Canvas.objects.get(pk=canvas.pk).revision
-    requests = [_request(alice if i % 2 else bob, {"type": "node.move", "id": ids[i], "x": 100.0 + i, "y": 7.0})
-                for i in range(4)]
+    requests = [
+        _request(alice if i % 2 else bob, {"type": "node.move", "id": ids[i], "x": 100.0 + i, "y": 7.0})
+        for i in range(4)
+    ]
     requests.append(_request(bob, node_op("新的 fact in the batch")))
     outcome = services.apply_operations(canvas_id=canvas.pk, requests=requests)
     revisions = [r.revision for r in outcome.results]
     assert revisions == list(range(start + 1, start + 6))
     assert [e["revision"] for e in outcome.events] == revisions
     assert Canvas.objects.get(pk=canvas.pk).revision == start + 5
-    assert OpReceipt.objects.filter(canvas=canvas, client_op_id__in=[r.client_op_id for r in requests]).count() == 5
+    assert (
+        OpReceipt.objects.filter(canvas=canvas, client_op_id__in=[r.client_op_id for r in requests]).count()
+        == 5
+    )
     assert [Node.objects.get(pk=i).x for i in ids] == [100.0, 101.0, 102.0, 103.0]
     assert all(Node.objects.get(pk=i).version == 2 for i in ids)
     assert verify_chain(canvas_id=canvas.pk).ok
     assert replay_canvas(canvas_id=canvas.pk).differences == []
-    assert Canvas.objects.get(pk=canvas.pk).last_hash == ChangeLogEntry.objects.filter(
-        canvas=canvas).order_by("-revision", "-seq").first().hash
+    assert (
+        Canvas.objects.get(pk=canvas.pk).last_hash
+        == ChangeLogEntry.objects.filter(canvas=canvas).order_by("-revision", "-seq").first().hash
+    )
 
 
 def test_a_refused_op_leaves_the_others_alone(canvas, alice, bob, vic, apply):
@@ -51,8 +60,13 @@ def test_a_refused_op_leaves_the_others_alone(canvas, alice, bob, vic, apply):
         _request(bob, {"type": "node.move", "id": ids[0], "x": 1.0, "y": 1.0}),
         _request(vic, {"type": "node.move", "id": ids[1], "x": 2.0, "y": 2.0}),  # a viewer may not edit
         _request(bob, {"type": "node.move", "id": str(uuid.uuid4()), "x": 3.0, "y": 3.0}),  # no such node
-        _request(bob, {"type": "edge.create", "edge": {"source": ids[0], "target": str(uuid.uuid4()),
-                                                       "relation": "depends_on"}}),  # fails in its savepoint
+        _request(
+            bob,
+            {
+                "type": "edge.create",
+                "edge": {"source": ids[0], "target": str(uuid.uuid4()), "relation": "depends_on"},
+            },
+        ),  # fails in its savepoint
         _request(bob, {"type": "node.update", "id": ids[1], "fields": {"content": "更新 text"}}),
         _request(bob, {"type": "nonsense"}),
     ]
@@ -70,8 +84,9 @@ def test_a_refused_op_leaves_the_others_alone(canvas, alice, bob, vic, apply):
 def test_a_resent_op_id_applies_once_in_the_same_batch_and_later(canvas, alice, apply):
     (node_id,) = _nodes(apply, alice, 1)
     op = {"type": "node.move", "id": node_id, "x": 55.0, "y": 5.0}
-    first = services.apply_operations(canvas_id=canvas.pk, requests=[_request(alice, op, "same-id"),
-                                                                     _request(alice, op, "same-id")])
+    first = services.apply_operations(
+        canvas_id=canvas.pk, requests=[_request(alice, op, "same-id"), _request(alice, op, "same-id")]
+    )
     again = services.apply_operations(canvas_id=canvas.pk, requests=[_request(alice, op, "same-id")])
     a, b = first.results
     assert not a.duplicate and b.duplicate and b.revision == a.revision
@@ -83,12 +98,16 @@ def test_a_resent_op_id_applies_once_in_the_same_batch_and_later(canvas, alice, 
 def test_delete_wins_and_edges_never_dangle_inside_one_batch(canvas, alice, bob, apply):
     ids = _nodes(apply, alice, 3)
     for target in ids[1:]:
-        apply(alice, {"type": "edge.create", "edge": {"source": ids[0], "target": target, "relation": "causes"}})
+        apply(
+            alice, {"type": "edge.create", "edge": {"source": ids[0], "target": target, "relation": "causes"}}
+        )
     requests = [
         _request(bob, {"type": "node.move", "id": ids[0], "x": 9.0, "y": 9.0}),
         _request(alice, {"type": "node.delete", "id": ids[0]}),
         _request(bob, {"type": "node.move", "id": ids[0], "x": 10.0, "y": 10.0}),  # after the delete: refused
-        _request(bob, {"type": "edge.create", "edge": {"source": ids[0], "target": ids[1], "relation": "causes"}}),
+        _request(
+            bob, {"type": "edge.create", "edge": {"source": ids[0], "target": ids[1], "relation": "causes"}}
+        ),
         _request(bob, {"type": "node.move", "id": ids[1], "x": 11.0, "y": 11.0}),
     ]
     outcome = services.apply_operations(canvas_id=canvas.pk, requests=requests)
@@ -101,11 +120,14 @@ def test_delete_wins_and_edges_never_dangle_inside_one_batch(canvas, alice, bob,
     assert replay_canvas(canvas_id=canvas.pk).differences == []
 
 
-def test_a_batch_of_moves_costs_a_fixed_number_of_queries(canvas, alice, bob, apply,
-                                                          django_assert_max_num_queries):
+def test_a_batch_of_moves_costs_a_fixed_number_of_queries(
+    canvas, alice, bob, apply, django_assert_max_num_queries
+):
     ids = _nodes(apply, alice, 30)
-    requests = [_request(alice if i % 3 else bob, {"type": "node.move", "id": ids[i], "x": -1.0 - i, "y": 0.0})
-                for i in range(30)]
+    requests = [
+        _request(alice if i % 3 else bob, {"type": "node.move", "id": ids[i], "x": -1.0 - i, "y": 0.0})
+        for i in range(30)
+    ]
     # atomic, lock, membership, receipts, nodes, node UPDATE, log INSERT, revision UPDATE, receipts INSERT
     with django_assert_max_num_queries(11):
         outcome = services.apply_operations(canvas_id=canvas.pk, requests=requests)
@@ -125,8 +147,10 @@ def test_deleting_a_node_costs_the_same_queries_with_one_edge_or_eleven(canvas, 
     def delete_with(edge_count: int) -> int:
         ids = _nodes(apply, alice, edge_count + 1)
         for target in ids[1:]:
-            apply(alice, {"type": "edge.create", "edge": {"source": ids[0], "target": target,
-                                                          "relation": "causes"}})
+            apply(
+                alice,
+                {"type": "edge.create", "edge": {"source": ids[0], "target": target, "relation": "causes"}},
+            )
         with CaptureQueriesContext(connection) as queries:
             apply(alice, {"type": "node.delete", "id": ids[0]})
         assert not Edge.objects.filter(source_id=ids[0]).exists()

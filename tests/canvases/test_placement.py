@@ -1,4 +1,5 @@
 """The pure placement function: nearest free spot, no overlap, deterministic."""
+
 from __future__ import annotations
 
 import itertools

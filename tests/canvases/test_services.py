@@ -1,4 +1,5 @@
 """The one write path: every operation, revisions, the change log, idempotency, roles."""
+
 from __future__ import annotations
 
 import itertools
@@ -30,11 +31,21 @@ def test_create_node_bumps_revision_once_and_logs_after(canvas, apply, bob):
     result = apply(bob, node_op("数据库端口是 5433", x=10, y=20, kind="config", tags=["db"], weight=2))
     assert result.revision == start + 1 == revision(canvas)
     node = Node.objects.get()
-    assert (node.content, node.kind, node.x, node.y, node.weight, node.tags) == ("数据库端口是 5433", "config",
-                                                                                10, 20, 2, ["db"])
+    assert (node.content, node.kind, node.x, node.y, node.weight, node.tags) == (
+        "数据库端口是 5433",
+        "config",
+        10,
+        20,
+        2,
+        ["db"],
+    )
     (entry,) = entries_at(canvas, result.revision)
-    assert (entry.op_type, entry.entity, entry.action, entry.target_id) == ("node.create", "node", "created",
-                                                                           str(node.id))
+    assert (entry.op_type, entry.entity, entry.action, entry.target_id) == (
+        "node.create",
+        "node",
+        "created",
+        str(node.id),
+    )
     assert entry.before is None and entry.after["content"] == "数据库端口是 5433"
     assert entry.actor_kind == "user" and entry.actor_user == bob
     assert result.changes[0]["data"]["id"] == str(node.id)
@@ -42,7 +53,9 @@ def test_create_node_bumps_revision_once_and_logs_after(canvas, apply, bob):
 
 def test_update_logs_before_and_after_per_field(canvas, apply, bob):
     node_id = apply(bob, node_op("port 5432")).changes[0]["id"]
-    result = apply(bob, {"type": "node.update", "id": node_id, "fields": {"content": "port 5433", "pinned": True}})
+    result = apply(
+        bob, {"type": "node.update", "id": node_id, "fields": {"content": "port 5433", "pinned": True}}
+    )
     (entry,) = entries_at(canvas, result.revision)
     assert entry.fields == ["content", "pinned"]
     assert entry.before["content"] == "port 5432" and entry.after["content"] == "port 5433"
@@ -78,14 +91,23 @@ def test_delete_node_deletes_and_logs_each_edge(canvas, apply, bob):
 
 def test_supersede_marks_old_and_links_new(canvas, apply, bob):
     old = apply(bob, node_op("deploy on Fridays", kind="requirement")).changes[0]["id"]
-    result = apply(bob, {"type": "node.supersede", "id": old,
-                         "node": {"content": "never deploy on Fridays", "x": 10, "y": 0, "kind": "requirement"}})
+    result = apply(
+        bob,
+        {
+            "type": "node.supersede",
+            "id": old,
+            "node": {"content": "never deploy on Fridays", "x": 10, "y": 0, "kind": "requirement"},
+        },
+    )
     new = Node.objects.exclude(pk=old).get()
     assert str(Node.objects.get(pk=old).superseded_by_id) == str(new.id)
     edge = Edge.objects.get()
     assert (str(edge.source_id), str(edge.target_id), edge.relation) == (str(new.id), old, "supersedes")
     assert [(e.entity, e.action) for e in entries_at(canvas, result.revision)] == [
-        ("node", "created"), ("node", "updated"), ("edge", "created")]
+        ("node", "created"),
+        ("node", "updated"),
+        ("edge", "created"),
+    ]
     with pytest.raises(InvalidOperation):
         apply(bob, {"type": "node.supersede", "id": old, "node": {"content": "again", "x": 0, "y": 0}})
 
@@ -96,8 +118,9 @@ def test_deleting_a_successor_clears_superseded_by_with_a_log_entry(canvas, appl
     new = Node.objects.exclude(pk=old).get()
     result = apply(bob, {"type": "node.delete", "id": str(new.id)})
     assert Node.objects.get(pk=old).superseded_by_id is None
-    assert ("node", "updated", old) in [(e.entity, e.action, e.target_id) for e in entries_at(canvas,
-                                                                                              result.revision)]
+    assert ("node", "updated", old) in [
+        (e.entity, e.action, e.target_id) for e in entries_at(canvas, result.revision)
+    ]
 
 
 def test_archive_and_unarchive(canvas, apply, bob):
@@ -111,9 +134,12 @@ def test_archive_and_unarchive(canvas, apply, bob):
 def test_edge_update_and_delete(canvas, apply, bob):
     a = apply(bob, node_op("a")).changes[0]["id"]
     b = apply(bob, node_op("b")).changes[0]["id"]
-    edge_id = apply(bob, {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "relates_to"}}
-                    ).changes[0]["id"]
-    apply(bob, {"type": "edge.update", "id": edge_id, "fields": {"relation": "conflicts_with", "label": "冲突"}})
+    edge_id = apply(
+        bob, {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "relates_to"}}
+    ).changes[0]["id"]
+    apply(
+        bob, {"type": "edge.update", "id": edge_id, "fields": {"relation": "conflicts_with", "label": "冲突"}}
+    )
     edge = Edge.objects.get()
     assert (edge.relation, edge.label, edge.version) == ("conflicts_with", "冲突", 2)
     apply(bob, {"type": "edge.delete", "id": edge_id})
@@ -123,17 +149,29 @@ def test_edge_update_and_delete(canvas, apply, bob):
 def test_batch_is_atomic_and_one_revision(canvas, apply, bob):
     a, b = str(uuid.uuid4()), str(uuid.uuid4())
     start = revision(canvas)
-    result = apply(bob, {"type": "batch", "ops": [
-        {"type": "node.create", "node": {"id": a, "content": "a", "x": 0, "y": 0}},
-        {"type": "node.create", "node": {"id": b, "content": "b", "x": 1, "y": 1}},
-        {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes"}},
-    ]})
+    result = apply(
+        bob,
+        {
+            "type": "batch",
+            "ops": [
+                {"type": "node.create", "node": {"id": a, "content": "a", "x": 0, "y": 0}},
+                {"type": "node.create", "node": {"id": b, "content": "b", "x": 1, "y": 1}},
+                {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes"}},
+            ],
+        },
+    )
     assert result.revision == start + 1 and len(entries_at(canvas, result.revision)) == 3
     with pytest.raises(NotFound):
-        apply(bob, {"type": "batch", "ops": [
-            {"type": "node.create", "node": {"content": "c", "x": 0, "y": 0}},
-            {"type": "node.delete", "id": str(uuid.uuid4())},
-        ]})
+        apply(
+            bob,
+            {
+                "type": "batch",
+                "ops": [
+                    {"type": "node.create", "node": {"content": "c", "x": 0, "y": 0}},
+                    {"type": "node.delete", "id": str(uuid.uuid4())},
+                ],
+            },
+        )
     assert Node.objects.count() == 2 and revision(canvas) == start + 1
 
 
@@ -151,21 +189,24 @@ def test_client_chosen_id_conflict(canvas, apply, bob):
         apply(bob, {"type": "node.create", "node": {"id": node_id, "content": "y", "x": 0, "y": 0}})
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"type": "node.create", "node": {"content": "x", "x": math.nan, "y": 0}}, "node.x"),
-    ({"type": "node.create", "node": {"content": "x", "x": math.inf, "y": 0}}, "node.x"),
-    ({"type": "node.create", "node": {"content": "x", "x": 1e12, "y": 0}}, "node.x"),
-    ({"type": "node.create", "node": {"content": "x", "x": True, "y": 0}}, "node.x"),
-    ({"type": "node.create", "node": {"content": "x" * 10_001, "x": 0, "y": 0}}, "node.content"),
-    ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": 11}}, "node.weight"),
-    ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": 0.05}}, "node.weight"),
-    ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "kind": "poem"}}, "node.kind"),
-    ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "colour": "red"}}, "node.colour"),
-    ({"type": "node.create", "node": {"content": "x", "y": 0}}, "node.x"),
-    ({"type": "node.teleport", "id": "x"}, "type"),
-    ({"type": "node.move", "id": "not-a-uuid", "x": 0, "y": 0}, "id"),
-    ({"type": "batch", "ops": []}, "ops"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"type": "node.create", "node": {"content": "x", "x": math.nan, "y": 0}}, "node.x"),
+        ({"type": "node.create", "node": {"content": "x", "x": math.inf, "y": 0}}, "node.x"),
+        ({"type": "node.create", "node": {"content": "x", "x": 1e12, "y": 0}}, "node.x"),
+        ({"type": "node.create", "node": {"content": "x", "x": True, "y": 0}}, "node.x"),
+        ({"type": "node.create", "node": {"content": "x" * 10_001, "x": 0, "y": 0}}, "node.content"),
+        ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": 11}}, "node.weight"),
+        ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": 0.05}}, "node.weight"),
+        ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "kind": "poem"}}, "node.kind"),
+        ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "colour": "red"}}, "node.colour"),
+        ({"type": "node.create", "node": {"content": "x", "y": 0}}, "node.x"),
+        ({"type": "node.teleport", "id": "x"}, "type"),
+        ({"type": "node.move", "id": "not-a-uuid", "x": 0, "y": 0}, "id"),
+        ({"type": "batch", "ops": []}, "ops"),
+    ],
+)
 def test_invalid_input_is_rejected_with_field_and_changes_nothing(canvas, apply, bob, bad, field):
     start = revision(canvas)
     with pytest.raises(InvalidOperation) as info:
@@ -189,16 +230,27 @@ def test_unknown_relation_is_invalid_and_cross_canvas_edge_not_found(canvas, app
 
 def test_unknown_ids_are_not_found(canvas, apply, bob):
     missing = str(uuid.uuid4())
-    for op in ({"type": "node.update", "id": missing, "fields": {"content": "x"}},
-               {"type": "node.delete", "id": missing},
-               {"type": "edge.delete", "id": missing},
-               {"type": "edge.update", "id": missing, "fields": {"label": "x"}}):
+    for op in (
+        {"type": "node.update", "id": missing, "fields": {"content": "x"}},
+        {"type": "node.delete", "id": missing},
+        {"type": "edge.delete", "id": missing},
+        {"type": "edge.update", "id": missing, "fields": {"label": "x"}},
+    ):
         with pytest.raises(NotFound):
             apply(bob, op)
 
 
-ALL_OPS = ["node.create", "node.update", "node.move", "node.delete", "node.supersede", "node.archive",
-           "edge.create", "edge.update", "edge.delete"]
+ALL_OPS = [
+    "node.create",
+    "node.update",
+    "node.move",
+    "node.delete",
+    "node.supersede",
+    "node.archive",
+    "edge.create",
+    "edge.update",
+    "edge.delete",
+]
 
 
 def _op_for(kind, a, b, edge):
@@ -232,7 +284,12 @@ def test_role_operation_matrix(canvas, apply, alice, bob, vic, who, allowed, kin
         assert revision(canvas) == start
         event = SecurityEvent.objects.latest("id")
         assert SecurityEvent.objects.count() == refusals + 1
-        assert (event.user, event.code, event.channel, event.op_type) == (user, "FORBIDDEN", "websocket", kind)
+        assert (event.user, event.code, event.channel, event.op_type) == (
+            user,
+            "FORBIDDEN",
+            "websocket",
+            kind,
+        )
 
 
 def test_non_member_gets_not_found_and_is_logged(canvas, make_user):
@@ -276,10 +333,14 @@ def test_visibility_in_snapshot_changes_and_history(canvas, apply, alice, bob, v
 def test_raising_sensitivity_is_a_removal_for_viewers(canvas, apply, alice):
     node_id = apply(alice, node_op("was public")).changes[0]["id"]
     since = revision(canvas)
-    apply(alice, {"type": "node.update", "id": node_id, "fields": {"sensitivity": "internal", "content": "now x"}})
+    apply(
+        alice,
+        {"type": "node.update", "id": node_id, "fields": {"sensitivity": "internal", "content": "now x"}},
+    )
     (event,) = selectors.changes_since(canvas=canvas, role="viewer", since=since)["events"]
-    assert event["changes"] == [{"entity": "node", "action": "removed", "id": node_id, "fields": [],
-                                 "data": None}]
+    assert event["changes"] == [
+        {"entity": "node", "action": "removed", "id": node_id, "fields": [], "data": None}
+    ]
     assert "now x" not in str(event)
 
 
@@ -287,8 +348,12 @@ def test_member_and_canvas_services_are_logged(canvas, alice, bob):
     owner = user_actor(alice)
     result = services.member_set(actor=owner, canvas_id=canvas.pk, user_id=bob.pk, role="viewer")
     (entry,) = entries_at(canvas, result.revision)
-    assert (entry.entity, entry.action, entry.before["role"], entry.after["role"]) == ("member", "updated",
-                                                                                      "editor", "viewer")
+    assert (entry.entity, entry.action, entry.before["role"], entry.after["role"]) == (
+        "member",
+        "updated",
+        "editor",
+        "viewer",
+    )
     with pytest.raises(Forbidden):
         services.canvas_update(actor=user_actor(bob), canvas_id=canvas.pk, name="mine now")
     with pytest.raises(InvalidOperation):

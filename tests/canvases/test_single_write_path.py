@@ -5,6 +5,7 @@ and a static scan of the source for ORM writes on canvas models anywhere else (t
 run in a fresh interpreter: CPython 3.11's ast.parse can fail with "AST constructor recursion depth
 mismatch" after other threads ran, python/cpython#106905).
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,13 @@ def test_runtime_guard_sees_update_bulk_create_and_raw_sql(canvas, apply, bob):
 
 def test_no_module_but_the_services_writes_canvas_models():
     # A fresh interpreter: immune to the ast.parse bug that other threads of this process can trigger.
-    result = subprocess.run([sys.executable, "-m", "tests.canvases.write_scan"], cwd=REPO, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.canvases.write_scan"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode in (0, 1), result.stderr
     offenders = json.loads(result.stdout)
     assert offenders == [], "canvas rows written outside the write path:\n" + "\n".join(offenders)
@@ -66,7 +72,9 @@ def test_no_module_but_the_services_writes_canvas_models():
 
 def test_the_scan_would_notice_an_offender(tmp_path):
     sample = tmp_path / "bad.py"
-    sample.write_text("def f(c, canvas):\n    Node.objects.filter(canvas=c).update(x=1)\n    Edge.objects.create()\n"
-                      "    canvas.nodes.update(x=2)\n    canvas.memberships.all().delete()\n"
-                      "    c.edges.bulk_create([])\n    canvas.nodes.all()\n")
+    sample.write_text(
+        "def f(c, canvas):\n    Node.objects.filter(canvas=c).update(x=1)\n    Edge.objects.create()\n"
+        "    canvas.nodes.update(x=2)\n    canvas.memberships.all().delete()\n"
+        "    c.edges.bulk_create([])\n    canvas.nodes.all()\n"
+    )
     assert len(orm_writes(sample)) == 5

@@ -1,5 +1,6 @@
 """The snapshot reads plain rows (serialization.node_dicts / edge_dicts) for speed; the shapes must stay
 exactly those of node_to_dict / edge_to_dict, which REST, WebSocket changes and the change log use."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,14 +13,31 @@ from tests.conftest import node_op
 pytestmark = pytest.mark.django_db
 
 
-def test_snapshot_rows_equal_the_model_serializers(canvas, apply, alice, bob, django_capture_on_commit_callbacks):
-    first = apply(bob, node_op("缓存层的过期时间是 90 秒", x=1.5, y=-20, tags=["缓存", "ttl"], weight=2.0,
-                               pinned=True)).changes[0]["id"]
-    second = apply(alice, node_op("Runbook owner is the platform team", x=300, y=40,
-                                  sensitivity="internal", kind="decision")).changes[0]["id"]
-    apply(bob, {"type": "node.supersede", "id": first, "node": {"content": "缓存层的过期时间改为 120 秒", "x": 0, "y": 200}})
-    apply(alice, {"type": "edge.create", "edge": {"source": first, "target": second, "relation": "depends_on",
-                                                  "label": "依赖"}})
+def test_snapshot_rows_equal_the_model_serializers(
+    canvas, apply, alice, bob, django_capture_on_commit_callbacks
+):
+    first = apply(
+        bob, node_op("缓存层的过期时间是 90 秒", x=1.5, y=-20, tags=["缓存", "ttl"], weight=2.0, pinned=True)
+    ).changes[0]["id"]
+    second = apply(
+        alice,
+        node_op("Runbook owner is the platform team", x=300, y=40, sensitivity="internal", kind="decision"),
+    ).changes[0]["id"]
+    apply(
+        bob,
+        {
+            "type": "node.supersede",
+            "id": first,
+            "node": {"content": "缓存层的过期时间改为 120 秒", "x": 0, "y": 200},
+        },
+    )
+    apply(
+        alice,
+        {
+            "type": "edge.create",
+            "edge": {"source": first, "target": second, "relation": "depends_on", "label": "依赖"},
+        },
+    )
     apply(alice, {"type": "node.archive", "id": second, "archived": True})
     services.user_delete(user=alice)  # her account is deactivated; her nodes stay
 
@@ -31,6 +49,8 @@ def test_snapshot_rows_equal_the_model_serializers(canvas, apply, alice, bob, dj
         assert snapshot["nodes"] == [node_to_dict(n) for n in visible_nodes]
         assert snapshot["edges"] == [edge_to_dict(e) for e in visible_edges]
     owner_snapshot = selectors.canvas_snapshot(canvas=canvas, role="owner")
-    assert len(owner_snapshot["nodes"]) == 3 and len(owner_snapshot["edges"]) == Edge.objects.count() == 2  # supersedes + depends_on
+    assert (
+        len(owner_snapshot["nodes"]) == 3 and len(owner_snapshot["edges"]) == Edge.objects.count() == 2
+    )  # supersedes + depends_on
     assert {n["created_by"]["username"] for n in owner_snapshot["nodes"]} == {"alice", "bob"}
     assert any(n["superseded_by"] for n in owner_snapshot["nodes"])

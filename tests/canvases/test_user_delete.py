@@ -1,4 +1,5 @@
 """Deleting a user goes through the write path: logged, broadcast, never a canvas without an owner."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,7 +21,9 @@ def test_a_plain_delete_is_refused_by_protect(canvas, bob):
     assert Membership.objects.filter(user=bob).exists()
 
 
-def test_user_delete_transfers_ownership_logs_and_keeps_the_chain(canvas, alice, bob, vic, django_capture_on_commit_callbacks):
+def test_user_delete_transfers_ownership_logs_and_keeps_the_chain(
+    canvas, alice, bob, vic, django_capture_on_commit_callbacks
+):
     before = Canvas.objects.get(pk=canvas.pk).revision
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         report = services.user_delete(user=alice)

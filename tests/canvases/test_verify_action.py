@@ -7,6 +7,7 @@ the role's next snapshot, and so must applying GET changes-since. Steps cover no
 editor) may not see, sensitivity changes both ways with edges attached, supersede, archive, deletes that
 take edges along, and a batch. The last test checks that every op type of operations.py was exercised.
 """
+
 from __future__ import annotations
 
 import copy
@@ -27,8 +28,11 @@ ROLES = ("owner", "editor", "viewer")
 
 
 def state_of(snapshot: dict) -> dict:
-    return {"revision": snapshot["revision"], "nodes": {n["id"]: n for n in snapshot["nodes"]},
-            "edges": {e["id"]: e for e in snapshot["edges"]}}
+    return {
+        "revision": snapshot["revision"],
+        "nodes": {n["id"]: n for n in snapshot["nodes"]},
+        "edges": {e["id"]: e for e in snapshot["edges"]},
+    }
 
 
 def apply_event(state: dict, event: dict) -> dict:
@@ -60,8 +64,11 @@ class Recorder:
     def __init__(self, canvas, clients: dict, monkeypatch) -> None:
         self.canvas, self.clients, self.events = canvas, clients, []
         self.op_types: set[str] = set()
-        monkeypatch.setattr(broadcast, "broadcast_change", lambda *, canvas_id, event: self.events.append(
-            copy.deepcopy(event)))
+        monkeypatch.setattr(
+            broadcast,
+            "broadcast_change",
+            lambda *, canvas_id, event: self.events.append(copy.deepcopy(event)),
+        )
 
     def snapshot(self, role: str) -> dict:
         response = self.clients[role].get(f"/api/canvases/{self.canvas.pk}/snapshot/")
@@ -77,7 +84,9 @@ class Recorder:
         before = {role: self.snapshot(role) for role in ROLES}
         self.events.clear()
         with capture(execute=True):
-            response = self.clients[actor].post(f"/api/canvases/{self.canvas.pk}/ops/", {"op": op}, format="json")
+            response = self.clients[actor].post(
+                f"/api/canvases/{self.canvas.pk}/ops/", {"op": op}, format="json"
+            )
         assert response.status_code == 200, (label, response.json())
         (event,) = self.events
         assert event["revision"] == response.json()["revision"]
@@ -99,70 +108,156 @@ class Recorder:
 
 @pytest.fixture
 def rec(canvas, client_for, alice, bob, vic, monkeypatch):
-    return Recorder(canvas, {"owner": client_for(alice), "editor": client_for(bob), "viewer": client_for(vic)},
-                    monkeypatch)
+    return Recorder(
+        canvas,
+        {"owner": client_for(alice), "editor": client_for(bob), "viewer": client_for(vic)},
+        monkeypatch,
+    )
 
 
 def test_every_op_type_for_every_role(rec, django_capture_on_commit_callbacks):
     step = lambda label, actor, op: rec.step(label, actor, op, django_capture_on_commit_callbacks)  # noqa: E731
     ids = {name: _id() for name in ("plan", "risk", "staff", "vault", "port", "port2", "memo", "memo2")}
 
-    step("public node", "editor", {"type": "node.create", "node": node("发布计划 v2", ids["plan"], tags=["发布"])})
+    step(
+        "public node",
+        "editor",
+        {"type": "node.create", "node": node("发布计划 v2", ids["plan"], tags=["发布"])},
+    )
     step("public node 2", "editor", {"type": "node.create", "node": node("rollback risk", ids["risk"])})
-    step("internal node (viewer must not see)", "editor",
-         {"type": "node.create", "node": node("内部联系人：王工", ids["staff"], sensitivity="internal")})
-    step("secret node (only the owner sees)", "owner",
-         {"type": "node.create", "node": node("token sk-demo-0000", ids["vault"], sensitivity="secret")})
+    step(
+        "internal node (viewer must not see)",
+        "editor",
+        {"type": "node.create", "node": node("内部联系人：王工", ids["staff"], sensitivity="internal")},
+    )
+    step(
+        "secret node (only the owner sees)",
+        "owner",
+        {"type": "node.create", "node": node("token sk-demo-0000", ids["vault"], sensitivity="secret")},
+    )
 
     edges = {}
-    for name, (source, target) in {"plan-risk": ("plan", "risk"), "risk-staff": ("risk", "staff"),
-                                   "plan-vault": ("plan", "vault"), "staff-vault": ("staff", "vault")}.items():
+    for name, (source, target) in {
+        "plan-risk": ("plan", "risk"),
+        "risk-staff": ("risk", "staff"),
+        "plan-vault": ("plan", "vault"),
+        "staff-vault": ("staff", "vault"),
+    }.items():
         edges[name] = _id()
-        step(f"edge {name}", "owner", {"type": "edge.create", "edge": {
-            "id": edges[name], "source": ids[source], "target": ids[target], "relation": "depends_on"}})
+        step(
+            f"edge {name}",
+            "owner",
+            {
+                "type": "edge.create",
+                "edge": {
+                    "id": edges[name],
+                    "source": ids[source],
+                    "target": ids[target],
+                    "relation": "depends_on",
+                },
+            },
+        )
 
-    step("update content", "editor", {"type": "node.update", "id": ids["plan"], "fields": {"content": "发布计划 v3"}})
-    step("update several fields", "editor", {"type": "node.update", "id": ids["risk"], "fields": {
-        "kind": "decision", "weight": 2.5, "tags": ["风险", "ops"], "pinned": True}})
-    step("update hidden from the viewer", "editor",
-         {"type": "node.update", "id": ids["staff"], "fields": {"content": "内部联系人：李工"}})
+    step(
+        "update content",
+        "editor",
+        {"type": "node.update", "id": ids["plan"], "fields": {"content": "发布计划 v3"}},
+    )
+    step(
+        "update several fields",
+        "editor",
+        {
+            "type": "node.update",
+            "id": ids["risk"],
+            "fields": {"kind": "decision", "weight": 2.5, "tags": ["风险", "ops"], "pinned": True},
+        },
+    )
+    step(
+        "update hidden from the viewer",
+        "editor",
+        {"type": "node.update", "id": ids["staff"], "fields": {"content": "内部联系人：李工"}},
+    )
     step("move public", "editor", {"type": "node.move", "id": ids["plan"], "x": -40.5, "y": 300})
     step("move internal", "editor", {"type": "node.move", "id": ids["staff"], "x": 5, "y": 5})
     step("move secret", "owner", {"type": "node.move", "id": ids["vault"], "x": 900, "y": -900})
 
     # Sensitivity both ways, with edges attached (a node leaving a view takes its edges; coming back, brings them).
-    for target, level in (("risk", "internal"), ("risk", "secret"), ("risk", "public"), ("staff", "public"),
-                          ("staff", "internal"), ("vault", "internal"), ("vault", "public"), ("vault", "secret")):
-        step(f"{target} → {level}", "owner", {"type": "node.update", "id": ids[target],
-                                               "fields": {"sensitivity": level}})
+    for target, level in (
+        ("risk", "internal"),
+        ("risk", "secret"),
+        ("risk", "public"),
+        ("staff", "public"),
+        ("staff", "internal"),
+        ("vault", "internal"),
+        ("vault", "public"),
+        ("vault", "secret"),
+    ):
+        step(
+            f"{target} → {level}",
+            "owner",
+            {"type": "node.update", "id": ids[target], "fields": {"sensitivity": level}},
+        )
 
-    step("edge label", "editor", {"type": "edge.update", "id": edges["plan-risk"], "fields": {"label": "阻塞"}})
-    step("edge relation on an internal edge", "editor",
-         {"type": "edge.update", "id": edges["risk-staff"], "fields": {"relation": "relates_to"}})
-    step("edge to a secret node", "owner", {"type": "edge.update", "id": edges["plan-vault"],
-                                            "fields": {"label": "needs"}})
+    step(
+        "edge label", "editor", {"type": "edge.update", "id": edges["plan-risk"], "fields": {"label": "阻塞"}}
+    )
+    step(
+        "edge relation on an internal edge",
+        "editor",
+        {"type": "edge.update", "id": edges["risk-staff"], "fields": {"relation": "relates_to"}},
+    )
+    step(
+        "edge to a secret node",
+        "owner",
+        {"type": "edge.update", "id": edges["plan-vault"], "fields": {"label": "needs"}},
+    )
 
-    step("supersede public", "editor", {"type": "node.supersede", "id": ids["plan"],
-                                         "node": node("发布计划 v4", ids["memo"])})
-    step("supersede internal", "editor", {"type": "node.supersede", "id": ids["staff"],
-                                           "node": node("内部联系人：赵工", ids["memo2"], sensitivity="internal")})
+    step(
+        "supersede public",
+        "editor",
+        {"type": "node.supersede", "id": ids["plan"], "node": node("发布计划 v4", ids["memo"])},
+    )
+    step(
+        "supersede internal",
+        "editor",
+        {
+            "type": "node.supersede",
+            "id": ids["staff"],
+            "node": node("内部联系人：赵工", ids["memo2"], sensitivity="internal"),
+        },
+    )
     step("archive", "editor", {"type": "node.archive", "id": ids["risk"], "archived": True})
     step("unarchive", "editor", {"type": "node.archive", "id": ids["risk"], "archived": False})
     step("archive internal", "editor", {"type": "node.archive", "id": ids["memo2"], "archived": True})
 
     step("delete edge", "editor", {"type": "edge.delete", "id": edges["plan-risk"]})
     step("delete a hidden edge", "owner", {"type": "edge.delete", "id": edges["staff-vault"]})
-    step("batch", "editor", {"type": "batch", "ops": [
-        {"type": "node.create", "node": node("端口 5433", ids["port"])},
-        {"type": "node.create", "node": node("端口 5434", ids["port2"], sensitivity="internal")},
-        {"type": "edge.create", "edge": {"source": ids["port"], "target": ids["port2"], "relation": "relates_to"}},
-        {"type": "node.move", "id": ids["port"], "x": 1, "y": 2},
-    ]})
-    deleted = step("delete a secret node with a public edge", "owner", {"type": "node.delete", "id": ids["vault"]})
+    step(
+        "batch",
+        "editor",
+        {
+            "type": "batch",
+            "ops": [
+                {"type": "node.create", "node": node("端口 5433", ids["port"])},
+                {"type": "node.create", "node": node("端口 5434", ids["port2"], sensitivity="internal")},
+                {
+                    "type": "edge.create",
+                    "edge": {"source": ids["port"], "target": ids["port2"], "relation": "relates_to"},
+                },
+                {"type": "node.move", "id": ids["port"], "x": 1, "y": 2},
+            ],
+        },
+    )
+    deleted = step(
+        "delete a secret node with a public edge", "owner", {"type": "node.delete", "id": ids["vault"]}
+    )
     assert any(c["entity"] == "edge" and c["action"] == "deleted" for c in deleted)
     step("delete an internal node with edges", "editor", {"type": "node.delete", "id": ids["port2"]})
-    step("delete a superseded node (its successor loses the back-reference)", "editor",
-         {"type": "node.delete", "id": ids["plan"]})
+    step(
+        "delete a superseded node (its successor loses the back-reference)",
+        "editor",
+        {"type": "node.delete", "id": ids["plan"]},
+    )
 
     assert rec.op_types == set(OP_TYPES), set(OP_TYPES) - rec.op_types
 
@@ -172,15 +267,26 @@ def test_the_check_fails_when_an_event_leaves_an_edge_behind(rec, django_capture
     # leaves the viewer's state with an edge to a node it no longer has.
     a, b = _id(), _id()
     for node_id in (a, b):
-        rec.step("node", "editor", {"type": "node.create", "node": node("公开", node_id)},
-                 django_capture_on_commit_callbacks)
-    rec.step("edge", "editor", {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes"}},
-             django_capture_on_commit_callbacks)
+        rec.step(
+            "node",
+            "editor",
+            {"type": "node.create", "node": node("公开", node_id)},
+            django_capture_on_commit_callbacks,
+        )
+    rec.step(
+        "edge",
+        "editor",
+        {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes"}},
+        django_capture_on_commit_callbacks,
+    )
     before = rec.snapshot("viewer")
     rec.events.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        rec.clients["owner"].post(f"/api/canvases/{rec.canvas.pk}/ops/", {"op": {
-            "type": "node.update", "id": a, "fields": {"sensitivity": "internal"}}}, format="json")
+        rec.clients["owner"].post(
+            f"/api/canvases/{rec.canvas.pk}/ops/",
+            {"op": {"type": "node.update", "id": a, "fields": {"sensitivity": "internal"}}},
+            format="json",
+        )
     (event,) = rec.events
     event["changes"] = [c for c in event["changes"] if c["entity"] != "edge"]
     live, _ = filter_event(event, level=permissions.role_level("viewer"))

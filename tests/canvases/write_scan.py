@@ -4,6 +4,7 @@ Run as `python -m tests.canvases.write_scan` (prints the offenders as JSON, exit
 it in a fresh interpreter because CPython 3.11's ast.parse can fail after other threads ran
 (python/cpython#106905).
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,10 +15,25 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "canvasweb"
 CANVAS_MODELS = {"Canvas", "Membership", "Node", "Edge", "OpReceipt", "ChangeLogEntry"}
 # Related managers onto canvas models: canvas.nodes.update(...), canvas.memberships.all().delete(), ...
-RELATED_MANAGERS = {"nodes", "edges", "memberships", "change_log", "canvas_memberships", "outgoing_edges",
-                    "incoming_edges"}
-WRITE_METHODS = {"create", "update", "delete", "bulk_create", "bulk_update", "get_or_create", "update_or_create",
-                 "save"}
+RELATED_MANAGERS = {
+    "nodes",
+    "edges",
+    "memberships",
+    "change_log",
+    "canvas_memberships",
+    "outgoing_edges",
+    "incoming_edges",
+}
+WRITE_METHODS = {
+    "create",
+    "update",
+    "delete",
+    "bulk_create",
+    "bulk_update",
+    "get_or_create",
+    "update_or_create",
+    "save",
+}
 SERVICES = ROOT / "canvases" / "services"
 
 

@@ -1,4 +1,5 @@
 """Chat over the canvas socket against a scripted OpenAI-compatible server (real HTTP, real openai client)."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,9 +12,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def chat(ws, text, conversation_id=None, viewport=None):
-    await ws.send_json_to({"type": "chat.send", "request_id": "r1", "text": text,
-                           "conversation_id": conversation_id,
-                           "viewport": viewport or {"x": 0, "y": 0, "zoom": 1, "width": 1200, "height": 800}})
+    await ws.send_json_to(
+        {
+            "type": "chat.send",
+            "request_id": "r1",
+            "text": text,
+            "conversation_id": conversation_id,
+            "viewport": viewport or {"x": 0, "y": 0, "zoom": 1, "width": 1200, "height": 800},
+        }
+    )
     started, deltas = None, []
     while True:
         message = await ws.receive_json_from(timeout=5)
@@ -28,14 +35,30 @@ async def chat(ws, text, conversation_id=None, viewport=None):
 async def test_streamed_reply_is_recorded_with_usage_and_context(scripted_llm):
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
-    await send_op(ws, {"type": "node.create", "node": {"content": "数据库端口是 5433", "x": 10, "y": 10,
-                                                       "kind": "config"}})
-    await send_op(ws, {"type": "node.create", "node": {"content": "staging password is hunter2-xyz", "x": 20,
-                                                       "y": 20, "sensitivity": "secret"}})
-    await send_op(ws, {"type": "node.create", "node": {"content": "db url postgres://app:s3cr3tpw@db:5433/app",
-                                                       "x": 30, "y": 30}})
-    scripted_llm.push({"content": "端口是 5433。", "usage": {"prompt_tokens": 321, "completion_tokens": 7,
-                                                          "total_tokens": 328}})
+    await send_op(
+        ws,
+        {"type": "node.create", "node": {"content": "数据库端口是 5433", "x": 10, "y": 10, "kind": "config"}},
+    )
+    await send_op(
+        ws,
+        {
+            "type": "node.create",
+            "node": {"content": "staging password is hunter2-xyz", "x": 20, "y": 20, "sensitivity": "secret"},
+        },
+    )
+    await send_op(
+        ws,
+        {
+            "type": "node.create",
+            "node": {"content": "db url postgres://app:s3cr3tpw@db:5433/app", "x": 30, "y": 30},
+        },
+    )
+    scripted_llm.push(
+        {
+            "content": "端口是 5433。",
+            "usage": {"prompt_tokens": 321, "completion_tokens": 7, "total_tokens": 328},
+        }
+    )
     started, deltas, done = await chat(ws, "数据库端口是多少？")
     assert done["type"] == "chat.done" and "".join(deltas) == "端口是 5433。"
     assert done["message"]["content"] == "端口是 5433。" and done["message"]["status"] == "complete"
@@ -50,12 +73,15 @@ async def test_streamed_reply_is_recorded_with_usage_and_context(scripted_llm):
     await ws.disconnect()
 
 
-@pytest.mark.parametrize("entry, code", [
-    ({"status": 500}, "MODEL_HTTP_ERROR"),
-    ({"delay": 3, "content": "too late"}, "MODEL_TIMEOUT"),
-    ({"empty": True}, "MODEL_EMPTY"),
-    ({"garbage": True}, "MODEL_EMPTY"),
-])
+@pytest.mark.parametrize(
+    "entry, code",
+    [
+        ({"status": 500}, "MODEL_HTTP_ERROR"),
+        ({"delay": 3, "content": "too late"}, "MODEL_TIMEOUT"),
+        ({"empty": True}, "MODEL_EMPTY"),
+        ({"garbage": True}, "MODEL_EMPTY"),
+    ],
+)
 async def test_model_failures_become_clear_errors_and_keep_the_conversation(scripted_llm, entry, code):
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
@@ -66,9 +92,15 @@ async def test_model_failures_become_clear_errors_and_keep_the_conversation(scri
     scripted_llm.push({"content": "recovered"})
     _, _, again = await chat(ws, "try again", conversation_id=conversation_id)
     assert again["type"] == "chat.done" and again["message"]["content"] == "recovered"
-    roles = await database_sync_to_async(lambda: list(
-        Message.objects.filter(conversation_id=conversation_id).values_list("role", "status")))()
-    assert roles == [("user", "complete"), ("assistant", "error"), ("user", "complete"), ("assistant", "complete")]
+    roles = await database_sync_to_async(
+        lambda: list(Message.objects.filter(conversation_id=conversation_id).values_list("role", "status"))
+    )()
+    assert roles == [
+        ("user", "complete"),
+        ("assistant", "error"),
+        ("user", "complete"),
+        ("assistant", "complete"),
+    ]
     await ws.disconnect()
 
 
@@ -118,8 +150,14 @@ async def test_context_preview_reports_included_nodes_and_follows_the_viewport(s
     far = await send_op(ws, {"type": "node.create", "node": {"content": "far away east", "x": 50000, "y": 0}})
 
     async def preview(x):
-        await ws.send_json_to({"type": "context.preview", "request_id": "p", "text": "",
-                               "viewport": {"x": x, "y": 0, "zoom": 1, "width": 1000, "height": 800}})
+        await ws.send_json_to(
+            {
+                "type": "context.preview",
+                "request_id": "p",
+                "text": "",
+                "viewport": {"x": x, "y": 0, "zoom": 1, "width": 1000, "height": 800},
+            }
+        )
         while True:
             message = await ws.receive_json_from(timeout=5)
             if message["type"] == "context.preview":

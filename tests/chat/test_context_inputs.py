@@ -1,4 +1,5 @@
 """The per-process canvas cache catches up from the change log and matches a full reload."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,20 +23,31 @@ def _same_selection(a: CanvasIndex, b: CanvasIndex):
             got = select_nodes(index=a, viewport=Viewport(x=10, y=10), role=role, question=question)
             want = select_nodes(index=b, viewport=Viewport(x=10, y=10), role=role, question=question)
             assert [(c.node.id, c.reason) for c in got.candidates] == [
-                (c.node.id, c.reason) for c in want.candidates]
+                (c.node.id, c.reason) for c in want.candidates
+            ]
 
 
 def test_edits_are_applied_from_the_log_not_reloaded(canvas, alice, bob, apply):
-    ids = [apply(alice, node_op(f"harbour figure {i} 灯塔", x=i * 40.0, y=0.0)).changes[0]["id"]
-           for i in range(6)]
+    ids = [
+        apply(alice, node_op(f"harbour figure {i} 灯塔", x=i * 40.0, y=0.0)).changes[0]["id"]
+        for i in range(6)
+    ]
     first = context_inputs.canvas_state(canvas_id=canvas.pk)
     stats = dict(context_inputs.STATS)
 
     apply(bob, {"type": "node.move", "id": ids[0], "x": 500.0, "y": 20.0})
-    apply(alice, {"type": "node.update", "id": ids[1],
-                  "fields": {"content": "the port is 5434 now", "sensitivity": "internal"}})
+    apply(
+        alice,
+        {
+            "type": "node.update",
+            "id": ids[1],
+            "fields": {"content": "the port is 5434 now", "sensitivity": "internal"},
+        },
+    )
     new_id = apply(alice, node_op("新的 灯塔 fact", x=5.0, y=5.0)).changes[0]["id"]
-    apply(alice, {"type": "edge.create", "edge": {"source": ids[2], "target": new_id, "relation": "depends_on"}})
+    apply(
+        alice, {"type": "edge.create", "edge": {"source": ids[2], "target": new_id, "relation": "depends_on"}}
+    )
     apply(alice, {"type": "node.delete", "id": ids[3]})
 
     state = context_inputs.canvas_state(canvas_id=canvas.pk)
@@ -45,8 +57,12 @@ def test_edits_are_applied_from_the_log_not_reloaded(canvas, alice, bob, apply):
     assert state.revision == canvas.revision > first.revision
     fresh = _reload(canvas.pk)
     assert state.nodes == fresh.nodes and state.edges == fresh.edges
-    _same_selection(state.index, CanvasIndex.build(nodes=fresh.nodes.values(), edges=fresh.edges.values(),
-                                                    cell_size=state.index.cell_size))
+    _same_selection(
+        state.index,
+        CanvasIndex.build(
+            nodes=fresh.nodes.values(), edges=fresh.edges.values(), cell_size=state.index.cell_size
+        ),
+    )
     # The state served before the edits is untouched (another thread may still compile on it).
     assert first.nodes[ids[0]].x == 0.0 and ids[3] in first.nodes
     # Unchanged canvas: served from the cache.

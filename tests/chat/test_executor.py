@@ -2,6 +2,7 @@
 
 The worker functions below live at module level: a call is sent to the worker by reference.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,17 +34,32 @@ def _die_instead_of_preview(test_pid: int, **kwargs) -> None:
 
 
 def _picks(index: CanvasIndex) -> list:
-    return [[(c.node.id, c.reason) for c in select_nodes(index=index, viewport=Viewport(x=15, y=15), role=role,
-                                                           question=question).candidates]
-            for role in ("viewer", "editor", "owner") for question in QUESTIONS]
+    return [
+        [
+            (c.node.id, c.reason)
+            for c in select_nodes(
+                index=index, viewport=Viewport(x=15, y=15), role=role, question=question
+            ).candidates
+        ]
+        for role in ("viewer", "editor", "owner")
+        for question in QUESTIONS
+    ]
 
 
 def _worker_view(canvas_id: int) -> dict:
     """What the worker's cached canvas holds (runs in the worker)."""
     state = context_inputs.canvas_state(canvas_id=canvas_id)
-    return {"revision": state.revision, "nodes": state.nodes, "edges": state.edges, "picks": _picks(state.index),
-            "hidden_viewer": set(state.hidden_ids("viewer")), "hidden_editor": set(state.hidden_ids("editor")),
-            "stats": dict(context_inputs.STATS), "in_place": context_inputs.IN_PLACE_UPDATES, "pid": os.getpid()}
+    return {
+        "revision": state.revision,
+        "nodes": state.nodes,
+        "edges": state.edges,
+        "picks": _picks(state.index),
+        "hidden_viewer": set(state.hidden_ids("viewer")),
+        "hidden_editor": set(state.hidden_ids("editor")),
+        "stats": dict(context_inputs.STATS),
+        "in_place": context_inputs.IN_PLACE_UPDATES,
+        "pid": os.getpid(),
+    }
 
 
 @pytest.fixture
@@ -65,14 +81,24 @@ def test_a_call_round_trips_through_a_worker_process_on_the_same_database(proces
 
 
 def test_preview_in_a_worker_equals_the_preview_in_process(processes, canvas, alice, vic, apply, settings):
-    for i, text in enumerate(("渡口 ferry leaves at 07:40", "warehouse shelf count is 48", "内部：码头租金 3 万")):
+    for i, text in enumerate(
+        ("渡口 ferry leaves at 07:40", "warehouse shelf count is 48", "内部：码头租金 3 万")
+    ):
         apply(alice, node_op(text, x=10.0 * i, y=5.0, sensitivity="internal" if i == 2 else "public"))
     for user in (alice, vic):
-        remote = executor.run(services.context_preview, user=user, canvas_id=canvas.pk, text="ferry 渡口",
-                              viewport=None, key=canvas.pk)
+        remote = executor.run(
+            services.context_preview,
+            user=user,
+            canvas_id=canvas.pk,
+            text="ferry 渡口",
+            viewport=None,
+            key=canvas.pk,
+        )
         local = services.context_preview(user=user, canvas_id=canvas.pk, text="ferry 渡口", viewport=None)
         assert remote == local
-    assert any("码头" in str(item) for item in remote.values()) is False  # vic's preview names no internal node
+    assert (
+        any("码头" in str(item) for item in remote.values()) is False
+    )  # vic's preview names no internal node
 
 
 def test_a_dead_worker_gives_a_clean_error_and_a_new_worker(processes):
@@ -88,7 +114,9 @@ async def test_a_dead_worker_during_a_socket_preview_answers_with_an_error(proce
     canvas, _, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])
     try:
-        monkeypatch.setattr(services, "context_preview", functools.partial(_die_instead_of_preview, os.getpid()))
+        monkeypatch.setattr(
+            services, "context_preview", functools.partial(_die_instead_of_preview, os.getpid())
+        )
         await ws.send_json_to({"type": "context.preview", "request_id": "dies", "text": "渡口"})
         reply = await ws.receive_json_from(60)
         while reply["type"] == "presence":
@@ -105,17 +133,29 @@ async def test_a_dead_worker_during_a_socket_preview_answers_with_an_error(proce
         await ws.disconnect()
 
 
-def test_the_workers_index_follows_edits_in_place_and_matches_the_database(processes, canvas, alice, bob, apply):
-    ids = [apply(alice, node_op(f"渡口 ferry note {i}", x=i * 30.0, y=0.0)).changes[0]["id"] for i in range(5)]
+def test_the_workers_index_follows_edits_in_place_and_matches_the_database(
+    processes, canvas, alice, bob, apply
+):
+    ids = [
+        apply(alice, node_op(f"渡口 ferry note {i}", x=i * 30.0, y=0.0)).changes[0]["id"] for i in range(5)
+    ]
     before = executor.run(_worker_view, canvas.pk, key=canvas.pk)
     assert before["in_place"] is True
 
     apply(bob, {"type": "node.move", "id": ids[0], "x": 400.0, "y": 12.0})
-    apply(alice, {"type": "node.update", "id": ids[1],
-                  "fields": {"content": "warehouse shelf count went to 52", "sensitivity": "internal"}})
+    apply(
+        alice,
+        {
+            "type": "node.update",
+            "id": ids[1],
+            "fields": {"content": "warehouse shelf count went to 52", "sensitivity": "internal"},
+        },
+    )
     apply(alice, {"type": "node.update", "id": ids[2], "fields": {"sensitivity": "secret"}})
     added = apply(alice, node_op("新的 warehouse 货架", x=3.0, y=3.0)).changes[0]["id"]
-    apply(alice, {"type": "edge.create", "edge": {"source": ids[4], "target": added, "relation": "relates_to"}})
+    apply(
+        alice, {"type": "edge.create", "edge": {"source": ids[4], "target": added, "relation": "relates_to"}}
+    )
     apply(alice, {"type": "node.delete", "id": ids[3]})
     apply(alice, {"type": "node.update", "id": ids[2], "fields": {"sensitivity": "public"}})
 

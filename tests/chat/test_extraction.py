@@ -1,4 +1,5 @@
 """The model path of fact capture, against the scripted OpenAI-compatible server: good JSON, garbage, timeout."""
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,16 @@ pytestmark = pytest.mark.django_db
 
 
 def model_fact(**fields):
-    base = {"statement": "Queue retention: 14 days", "kind": "correction", "subject": "queue retention",
-            "value": "14 days", "value_type": "duration", "previous_value": "7 days", "corrects": "n1",
-            "tentative": False}
+    base = {
+        "statement": "Queue retention: 14 days",
+        "kind": "correction",
+        "subject": "queue retention",
+        "value": "14 days",
+        "value_type": "duration",
+        "previous_value": "7 days",
+        "corrects": "n1",
+        "tentative": False,
+    }
     return {**base, **fields}
 
 
@@ -37,7 +45,11 @@ def test_good_json_replaces_the_rules_suggestions(canvas, alice, apply, scripted
     assert result is not None
     [s] = result["suggestions"]
     assert (s["content"], s["source"], s["supersede_node_id"], s["previous_value"]) == (
-        "Queue retention: 14 days", "model", old, "7 days")
+        "Queue retention: 14 days",
+        "model",
+        old,
+        "7 days",
+    )
     assert set(result["removed_suggestion_ids"]) == {x["id"] for x in turn.suggestions}
     request = scripted_llm.extraction_requests[-1]
     assert request["response_format"]["json_schema"]["name"] == "canvas_fact_extraction"
@@ -45,16 +57,19 @@ def test_good_json_replaces_the_rules_suggestions(canvas, alice, apply, scripted
     assert old not in extraction_prompt(scripted_llm)  # handles, never ids
 
 
-@pytest.mark.parametrize("entry", [
-    {"garbage": True},
-    {"content": "Sure! Here are the facts: retention is 14 days"},
-    {"json": {"facts": [model_fact(corrects="n99")]}},  # a handle we never gave
-    {"json": {"facts": [model_fact(value_type="colour")]}},
-    {"json": {"facts": [{"statement": "x"}]}},
-    {"json": {"facts": [model_fact()], "note": "extra"}},
-    {"status": 500},
-    {"delay": 3.0, "json": {"facts": []}},  # longer than the timeout
-])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"garbage": True},
+        {"content": "Sure! Here are the facts: retention is 14 days"},
+        {"json": {"facts": [model_fact(corrects="n99")]}},  # a handle we never gave
+        {"json": {"facts": [model_fact(value_type="colour")]}},
+        {"json": {"facts": [{"statement": "x"}]}},
+        {"json": {"facts": [model_fact()], "note": "extra"}},
+        {"status": 500},
+        {"delay": 3.0, "json": {"facts": []}},  # longer than the timeout
+    ],
+)
 def test_anything_off_keeps_the_rules_suggestions(canvas, alice, apply, scripted_llm, settings, entry):
     settings.CAPTURE = {**settings.CAPTURE, "TIMEOUT_SECONDS": 1.0}
     apply(alice, node_op("Report export limit: 500 rows"))
@@ -78,8 +93,20 @@ def test_the_model_never_sees_secret_nodes_or_credentials(canvas, alice, apply, 
 
 def test_a_credential_as_a_model_value_is_dropped(canvas, alice, scripted_llm):
     turn = prepared(alice, canvas, "noted", scripted_llm)
-    scripted_llm.push_extraction({"json": {"facts": [model_fact(statement="token", value="sk-live-abcdef1234567890abcd",
-                                                                corrects=None, previous_value=None)]}})
+    scripted_llm.push_extraction(
+        {
+            "json": {
+                "facts": [
+                    model_fact(
+                        statement="token",
+                        value="sk-live-abcdef1234567890abcd",
+                        corrects=None,
+                        previous_value=None,
+                    )
+                ]
+            }
+        }
+    )
     result = extraction.refine_with_model(message_id=turn.user_message.pk, role="editor")
     assert result is not None and result["suggestions"] == []
 
@@ -95,8 +122,17 @@ def test_viewers_and_disabled_capture_do_not_call_the_model(canvas, alice, vic, 
 def test_accepting_a_model_suggestion_supersedes_through_the_write_path(canvas, alice, apply, scripted_llm):
     old = apply(alice, node_op("回款账期 30 天")).changes[0]["id"]
     turn = prepared(alice, canvas, "财务说账期以后按 45 天算。", scripted_llm)
-    scripted_llm.push_extraction({"json": {"facts": [model_fact(statement="回款账期：45 天", subject="回款账期",
-                                                                value="45 天", previous_value="30 天")]}})
+    scripted_llm.push_extraction(
+        {
+            "json": {
+                "facts": [
+                    model_fact(
+                        statement="回款账期：45 天", subject="回款账期", value="45 天", previous_value="30 天"
+                    )
+                ]
+            }
+        }
+    )
     [s] = extraction.refine_with_model(message_id=turn.user_message.pk, role="editor")["suggestions"]
     result = services.suggestion_accept(user=alice, suggestion_id=s["id"])
     assert str(Node.objects.get(pk=old).superseded_by_id) == result["suggestion"]["created_node_id"]

@@ -5,6 +5,7 @@ chat.started.context (PreparedTurn.preview), the stored model-request report and
 /api/model-requests/{id}/ must not name those nodes (not even as `not_visible`) nor count them; the prompt
 names a secret node by its handle only; an id from another canvas answers like an unknown id.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,11 +32,16 @@ def client_for(user):
 @pytest.fixture
 def nodes(canvas, alice, apply):
     made = {}
-    for sensitivity, text in (("public", "公开的部署说明：周五发布"), ("internal", "内部备注：预算 12 万"),
-                              ("secret", "生产密码是 Zx9-Qv7-Lm3-Tk5")):
+    for sensitivity, text in (
+        ("public", "公开的部署说明：周五发布"),
+        ("internal", "内部备注：预算 12 万"),
+        ("secret", "生产密码是 Zx9-Qv7-Lm3-Tk5"),
+    ):
         made[sensitivity] = apply(alice, node_op(text, x=10, y=10, sensitivity=sensitivity)).changes[0]["id"]
     # A far, archived internal node: excluded for a reason other than not_visible before this fix.
-    far = apply(alice, node_op("很远的内部节点", x=900_000, y=900_000, sensitivity="internal")).changes[0]["id"]
+    far = apply(alice, node_op("很远的内部节点", x=900_000, y=900_000, sensitivity="internal")).changes[0][
+        "id"
+    ]
     apply(alice, {"type": "node.archive", "id": far, "archived": True})
     made["far_internal"] = far
     return made
@@ -50,8 +56,9 @@ def _hidden_for(role: str, nodes: dict) -> list[str]:
 @pytest.mark.parametrize("who, role", [("vic", "viewer"), ("bob", "editor")])
 def test_preview_names_and_counts_no_hidden_node(canvas, nodes, who, role, request):
     user = request.getfixturevalue(who)
-    response = client_for(user).post(f"/api/canvases/{canvas.pk}/context-preview/",
-                                     {"text": "部署和预算？"}, format="json")
+    response = client_for(user).post(
+        f"/api/canvases/{canvas.pk}/context-preview/", {"text": "部署和预算？"}, format="json"
+    )
     assert response.status_code == 200, response.json()
     body = response.json()
     text = json.dumps(body)
@@ -63,7 +70,9 @@ def test_preview_names_and_counts_no_hidden_node(canvas, nodes, who, role, reque
 
 
 @pytest.mark.parametrize("who, role", [("vic", "viewer"), ("bob", "editor")])
-def test_chat_started_context_report_and_inspect_hide_the_nodes(canvas, nodes, who, role, request, scripted_llm):
+def test_chat_started_context_report_and_inspect_hide_the_nodes(
+    canvas, nodes, who, role, request, scripted_llm
+):
     user = request.getfixturevalue(who)
     scripted_llm.push({"content": "好的"})
     turn = services.turn_prepare(user=user, canvas_id=canvas.pk, text="预算多少？", viewport=None)
@@ -95,9 +104,13 @@ def test_inspect_rechecks_membership(canvas, nodes, alice, bob, scripted_llm):
 
 
 def test_counts_past_the_listing_cap_lose_the_unlisted_hidden_nodes():
-    listed = [ExcludedNode(node_id="v1", reason="out_of_range"), ExcludedNode(node_id="h1", reason="out_of_range")]
-    excluded, counts = visible_exclusions(listed, {"out_of_range": 5, "not_visible": 2},
-                                          hidden={"h1", "h2", "h3"})
+    listed = [
+        ExcludedNode(node_id="v1", reason="out_of_range"),
+        ExcludedNode(node_id="h1", reason="out_of_range"),
+    ]
+    excluded, counts = visible_exclusions(
+        listed, {"out_of_range": 5, "not_visible": 2}, hidden={"h1", "h2", "h3"}
+    )
     assert [item["node_id"] for item in excluded] == ["v1"]
     # 5 counted: v1 and h1 listed, three unlisted of which h2, h3 are hidden -> 5 - 1 - 2 visible.
     assert counts == {"out_of_range": 2}
@@ -110,8 +123,13 @@ def test_edge_to_a_node_of_another_canvas_answers_like_an_unknown_id(canvas, nod
     unknown_id = "00000000-0000-4000-8000-000000000000"
     answers = []
     for target in (foreign_id, unknown_id):
-        response = client_for(alice).post(f"/api/canvases/{canvas.pk}/ops/", {"op": {
-            "type": "edge.create", "edge": {"source": nodes["public"], "target": target}}}, format="json")
+        response = client_for(alice).post(
+            f"/api/canvases/{canvas.pk}/ops/",
+            {"op": {"type": "edge.create", "edge": {"source": nodes["public"], "target": target}}},
+            format="json",
+        )
         error = response.json()["error"]
-        answers.append((response.status_code, error["code"], error["field"], error["message"].replace(target, "<id>")))
+        answers.append(
+            (response.status_code, error["code"], error["field"], error["message"].replace(target, "<id>"))
+        )
     assert answers[0] == answers[1] and answers[0][1] == "NOT_FOUND"

@@ -1,4 +1,5 @@
 """The message list carries what a reload must redraw: agent chips, node handles, captured suggestions."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,9 +17,15 @@ pytestmark = pytest.mark.django_db
 def _agent_turn(user, canvas, text, conversation_id=None):
     """A turn whose agent proposes a node and has one call refused (a handle it was never given)."""
     turn = prepare_turn(user, canvas.pk, text=text, conversation_id=conversation_id)
-    _, events, runner, _ = run_calls(user, canvas.pk, [
-        call("add_node", {"content": "灰度发布先放 5% 流量 Canary at 5 percent"}, "c-add"),
-        call("update_node", {"node": "n977", "content": "x"}, "c-bad")], turn=turn)
+    _, events, runner, _ = run_calls(
+        user,
+        canvas.pk,
+        [
+            call("add_node", {"content": "灰度发布先放 5% 流量 Canary at 5 percent"}, "c-add"),
+            call("update_node", {"node": "n977", "content": "x"}, "c-bad"),
+        ],
+        turn=turn,
+    )
     services.turn_finish(turn=turn, text="已提议 [n1]。", usage=None, latency_ms=1, handles=runner.handles)
     return turn, events
 
@@ -37,7 +44,9 @@ def test_replies_come_back_with_agent_actions_and_handles(canvas, alice, client_
     question, reply = response.json()
     assert reply["id"] == turn.assistant_message.pk
     assert [(a["tool"], a["outcome"], a["call_id"]) for a in reply["agent_actions"]] == [
-        ("add_node", "proposed", "c-add"), ("update_node", "refused", "c-bad")]
+        ("add_node", "proposed", "c-add"),
+        ("update_node", "refused", "c-bad"),
+    ]
     proposed, refused = reply["agent_actions"]
     # the same facts the live agent.action frames carried
     assert proposed["proposal_id"] == live[0]["proposal_id"] and proposed["proposal_id"] is not None
@@ -48,13 +57,20 @@ def test_replies_come_back_with_agent_actions_and_handles(canvas, alice, client_
 
 def test_suggestions_keep_their_state_under_their_question(canvas, alice, apply, scripted_llm, client_for):
     scripted_llm.push({"content": "ok"})
-    first = services.turn_prepare(user=alice, canvas_id=canvas.pk, viewport=None,
-                                  text="The staging DB port is 6543. The cache TTL is 90 seconds.")
+    first = services.turn_prepare(
+        user=alice,
+        canvas_id=canvas.pk,
+        viewport=None,
+        text="The staging DB port is 6543. The cache TTL is 90 seconds.",
+    )
     services.turn_finish(turn=first, text="ok", usage=None, latency_ms=1)
     assert len(first.suggestions) >= 2, first.suggestions
     taken, dropped = first.suggestions[0], first.suggestions[1]
     client = client_for(alice)
-    assert client.post(f"/api/suggestions/{taken['id']}/accept/", {"x": 1, "y": 1}, format="json").status_code == 200
+    assert (
+        client.post(f"/api/suggestions/{taken['id']}/accept/", {"x": 1, "y": 1}, format="json").status_code
+        == 200
+    )
     assert client.post(f"/api/suggestions/{dropped['id']}/dismiss/", {}, format="json").status_code == 200
     question, _ = _list(client, first.conversation.pk).json()
     states = {s["id"]: s["status"] for s in question["suggestions"]}
@@ -65,7 +81,9 @@ def test_suggestions_keep_their_state_under_their_question(canvas, alice, apply,
 
 
 def test_handles_of_nodes_the_reader_may_no_longer_see_drop_out(canvas, alice, bob, client_for):
-    internal = create_node(alice, canvas.pk, "内部预算 internal budget 40k", x=30, y=30, sensitivity="internal")
+    internal = create_node(
+        alice, canvas.pk, "内部预算 internal budget 40k", x=30, y=30, sensitivity="internal"
+    )
     turn = prepare_turn(bob, canvas.pk, text="预算是多少？")
     services.turn_finish(turn=turn, text="见 [n1]", usage=None, latency_ms=1)
     handle = handle_of(turn, internal)

@@ -1,4 +1,5 @@
 """Hot endpoints ask the database a fixed number of questions, however much data there is."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,11 +21,24 @@ def _client(user):
 
 def _turns(user, canvas, count, conversation_id=None):
     for i in range(count):
-        turn = services.turn_prepare(user=user, canvas_id=canvas.pk, text=f"第 {i} 个问题 about the rollout",
-                                     viewport=None, conversation_id=conversation_id)
+        turn = services.turn_prepare(
+            user=user,
+            canvas_id=canvas.pk,
+            text=f"第 {i} 个问题 about the rollout",
+            viewport=None,
+            conversation_id=conversation_id,
+        )
         services.turn_finish(turn=turn, text=f"answer {i}", usage=None, latency_ms=1)
-        services.record_model_round(turn=turn, purpose="agent round 2", messages=[], tools=None, text="",
-                                    tool_calls=None, usage=None, latency_ms=1)
+        services.record_model_round(
+            turn=turn,
+            purpose="agent round 2",
+            messages=[],
+            tools=None,
+            text="",
+            tool_calls=None,
+            usage=None,
+            latency_ms=1,
+        )
         conversation_id = turn.conversation.pk
     return conversation_id
 
@@ -46,8 +60,10 @@ def test_message_list_is_not_one_query_per_assistant_message(canvas, alice, djan
         body = client.get(f"/api/conversations/{large}/messages/").json()
     assistant = [m for m in body if m["role"] == "assistant"]
     assert len(assistant) == 9
-    assert all(len(m["model_request_ids"]) == 2 and m["model_request_id"] == m["model_request_ids"][0]
-               for m in assistant)
+    assert all(
+        len(m["model_request_ids"]) == 2 and m["model_request_id"] == m["model_request_ids"][0]
+        for m in assistant
+    )
 
 
 def test_message_list_pages_backwards_from_the_newest(canvas, alice):
@@ -59,7 +75,9 @@ def test_message_list_pages_backwards_from_the_newest(canvas, alice):
     first = client.get(f"/api/conversations/{conversation}/messages/?limit=4")
     assert [m["id"] for m in first.json()] == ids[-4:]
     assert first["X-Next-Before"] == str(ids[-4])
-    second = client.get(f"/api/conversations/{conversation}/messages/?limit=4&before={first['X-Next-Before']}")
+    second = client.get(
+        f"/api/conversations/{conversation}/messages/?limit=4&before={first['X-Next-Before']}"
+    )
     assert [m["id"] for m in second.json()] == ids[-8:-4]
     last = client.get(f"/api/conversations/{conversation}/messages/?limit=4&before={second['X-Next-Before']}")
     assert [m["id"] for m in last.json()] == ids[:2] and "X-Next-Before" not in last
@@ -77,8 +95,12 @@ def test_context_preview_and_snapshot_do_not_grow_with_the_canvas(canvas, alice,
     client = _client(alice)
 
     def preview():
-        assert client.post(f"/api/canvases/{canvas.pk}/context-preview/", {"text": "发布 plan"},
-                           format="json").status_code == 200
+        assert (
+            client.post(
+                f"/api/canvases/{canvas.pk}/context-preview/", {"text": "发布 plan"}, format="json"
+            ).status_code
+            == 200
+        )
 
     def snapshot():
         assert client.get(f"/api/canvases/{canvas.pk}/snapshot/").status_code == 200
@@ -89,7 +111,9 @@ def test_context_preview_and_snapshot_do_not_grow_with_the_canvas(canvas, alice,
     small_snapshot = _count(snapshot)
     ids = [apply(alice, node_op(f"fact {i} 发布", x=i * 3.0)).changes[0]["id"] for i in range(25)]
     for target in ids[1:6]:
-        apply(alice, {"type": "edge.create", "edge": {"source": ids[0], "target": target, "relation": "causes"}})
+        apply(
+            alice, {"type": "edge.create", "edge": {"source": ids[0], "target": target, "relation": "causes"}}
+        )
     preview()  # the index catches up once
     assert _count(preview) == small_preview
     assert _count(snapshot) == small_snapshot

@@ -1,4 +1,5 @@
 """An accepted suggestion lands at the wanted spot if free, else at the nearest free one."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,8 +22,9 @@ def test_accept_on_an_occupied_spot_goes_to_a_free_one(canvas, alice, apply, scr
     run_turn(alice, canvas, "Correction: the staging cache port is 6390 now.", scripted_llm)
     suggestion = FactSuggestion.objects.order_by("pk").first()
     assert suggestion is not None
-    response = client_for(alice).post(f"/api/suggestions/{suggestion.pk}/accept/", {"x": 310, "y": 210},
-                                      format="json")
+    response = client_for(alice).post(
+        f"/api/suggestions/{suggestion.pk}/accept/", {"x": 310, "y": 210}, format="json"
+    )
     assert response.status_code == 200, response.json()
     new = Node.objects.get(pk=response.json()["suggestion"]["created_node_id"])
     others = [rect(n) for n in Node.objects.filter(canvas=canvas).exclude(pk=new.pk)]

@@ -1,4 +1,5 @@
 """Two concurrent accepts of one suggestion: exactly one writes (the row is locked while it is checked)."""
+
 from __future__ import annotations
 
 import threading
@@ -16,9 +17,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_the_second_of_two_concurrent_accepts_is_refused(canvas, alice, monkeypatch):
     conversation = Conversation.objects.create(canvas=canvas, user=alice)
-    message = Message.objects.create(conversation=conversation, role="user", source="user_input", content="端口 7001")
-    suggestion = FactSuggestion.objects.create(conversation=conversation, message=message, content="端口是 7001",
-                                               kind="config", reason="test")
+    message = Message.objects.create(
+        conversation=conversation, role="user", source="user_input", content="端口 7001"
+    )
+    suggestion = FactSuggestion.objects.create(
+        conversation=conversation, message=message, content="端口是 7001", kind="config", reason="test"
+    )
     second_read = threading.Event()
     real_lookup, real_apply = services._suggestion_for, services.canvas_services.apply_operation
 

@@ -1,4 +1,5 @@
 """Fact suggestions over REST: supersede with old → new, warnings to confirm, conflicts_with, reload, dedup."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,24 +15,34 @@ pytestmark = pytest.mark.django_db
 
 def say(user, canvas, text, llm, conversation_id=None):
     llm.push({"content": "ok"})
-    turn = services.turn_prepare(user=user, canvas_id=canvas.pk, text=text, viewport=None,
-                                 conversation_id=conversation_id)
+    turn = services.turn_prepare(
+        user=user, canvas_id=canvas.pk, text=text, viewport=None, conversation_id=conversation_id
+    )
     services.turn_finish(turn=turn, text="ok", usage=None, latency_ms=1)
     return turn
 
 
 def accept(client, suggestion, **body):
-    return client.post(f"/api/suggestions/{suggestion['id'] if isinstance(suggestion, dict) else suggestion.pk}"
-                       "/accept/", body, format="json")
+    return client.post(
+        f"/api/suggestions/{suggestion['id'] if isinstance(suggestion, dict) else suggestion.pk}/accept/",
+        body,
+        format="json",
+    )
 
 
-def test_a_correction_supersedes_the_node_with_old_and_new(canvas, alice, apply, scripted_llm, client_for,
-                                                          matches_schema):
+def test_a_correction_supersedes_the_node_with_old_and_new(
+    canvas, alice, apply, scripted_llm, client_for, matches_schema
+):
     old = apply(alice, node_op("Signed URLs expire after 10 minutes.")).changes[0]["id"]
     turn = say(alice, canvas, "Change the signed URL expiry from 10 minutes to 25 minutes.", scripted_llm)
     [s] = turn.suggestions
     assert (s["action"], s["content"], s["previous_value"], s["supersede_node_id"], s["warnings"]) == (
-        "supersede", "Signed URL expiry: 25 minutes", "10 minutes", old, [])
+        "supersede",
+        "Signed URL expiry: 25 minutes",
+        "10 minutes",
+        old,
+        [],
+    )
     assert s["supersede_content"] == "Signed URLs expire after 10 minutes."
     response = accept(client_for(alice), s, x=5, y=5)
     matches_schema(response, "suggestion_accept")
@@ -39,14 +50,20 @@ def test_a_correction_supersedes_the_node_with_old_and_new(canvas, alice, apply,
     new_id = response.json()["suggestion"]["created_node_id"]
     assert str(Node.objects.get(pk=old).superseded_by_id) == new_id
     assert Node.objects.get(pk=new_id).content == "Signed URL expiry: 25 minutes"
-    assert ChangeLogEntry.objects.filter(target_id=new_id, actor_user=alice, op_type="node.supersede").exists()
-    preview = client_for(alice).post(f"/api/canvases/{canvas.pk}/context-preview/", {"text": "URL expiry?"},
-                                     format="json").json()
+    assert ChangeLogEntry.objects.filter(
+        target_id=new_id, actor_user=alice, op_type="node.supersede"
+    ).exists()
+    preview = (
+        client_for(alice)
+        .post(f"/api/canvases/{canvas.pk}/context-preview/", {"text": "URL expiry?"}, format="json")
+        .json()
+    )
     assert old not in {n["node_id"] for n in preview["included"]}
 
 
-def test_a_correction_of_a_correction_retires_the_intermediate_node(canvas, alice, apply, scripted_llm,
-                                                                   client_for):
+def test_a_correction_of_a_correction_retires_the_intermediate_node(
+    canvas, alice, apply, scripted_llm, client_for
+):
     first_node = apply(alice, node_op("导出任务的截止日期是7月1日")).changes[0]["id"]
     turn = say(alice, canvas, "导出任务的截止日期改成7月8日", scripted_llm)
     [s1] = turn.suggestions
@@ -54,7 +71,11 @@ def test_a_correction_of_a_correction_retires_the_intermediate_node(canvas, alic
     middle = accept(client_for(alice), s1).json()["suggestion"]["created_node_id"]
     turn = say(alice, canvas, "刚才说错了，是7月15日", scripted_llm, conversation_id=turn.conversation.pk)
     [s2] = turn.suggestions
-    assert (s2["supersede_node_id"], s2["previous_value"], s2["content"]) == (middle, "7月8日", "导出任务的截止日期：7月15日")
+    assert (s2["supersede_node_id"], s2["previous_value"], s2["content"]) == (
+        middle,
+        "7月8日",
+        "导出任务的截止日期：7月15日",
+    )
     last = accept(client_for(alice), s2).json()["suggestion"]["created_node_id"]
     live = Node.objects.filter(canvas=canvas, superseded_by__isnull=True, archived=False)
     assert [n.content for n in live] == ["导出任务的截止日期：7月15日"] and str(live[0].pk) == last
@@ -71,8 +92,9 @@ def test_retiring_a_pinned_node_needs_confirmation(canvas, alice, apply, scripte
     assert Node.objects.get(pk=pinned).superseded_by_id is not None
 
 
-def test_lowering_the_sensitivity_of_a_correction_needs_confirmation(canvas, alice, apply, scripted_llm,
-                                                                     client_for):
+def test_lowering_the_sensitivity_of_a_correction_needs_confirmation(
+    canvas, alice, apply, scripted_llm, client_for
+):
     old = apply(alice, node_op("Vendor day rate: $800", sensitivity="internal")).changes[0]["id"]
     [s] = say(alice, canvas, "Change the vendor day rate from $800 to $850.", scripted_llm).suggestions
     assert s["supersede_node_id"] == old and s["sensitivity"] == "internal" and s["warnings"] == []
@@ -83,8 +105,12 @@ def test_lowering_the_sensitivity_of_a_correction_needs_confirmation(canvas, ali
 
 def test_no_supersede_without_a_value_conflict(canvas, alice, apply, scripted_llm):
     goal = apply(alice, node_op("Goal: open the ramen shop in Osaka by Aug 1.", pinned=True)).changes[0]["id"]
-    turn = say(alice, canvas, "We're going with Square for the ramen shop payments. The shop sign is due Jul 3.",
-               scripted_llm)
+    turn = say(
+        alice,
+        canvas,
+        "We're going with Square for the ramen shop payments. The shop sign is due Jul 3.",
+        scripted_llm,
+    )
     assert turn.suggestions and all(s["supersede_node_id"] != goal for s in turn.suggestions)
 
 
@@ -108,14 +134,18 @@ def test_an_amount_over_a_cap_in_chinese(canvas, alice, apply, scripted_llm):
 
 def test_a_correction_of_a_value_said_only_in_chat_shows_old_and_new(canvas, alice, scripted_llm):
     turn = say(alice, canvas, "Demo day: Sep 14", scripted_llm)
-    turn = say(alice, canvas, "Actually demo day is Sep 21.", scripted_llm, conversation_id=turn.conversation.pk)
+    turn = say(
+        alice, canvas, "Actually demo day is Sep 21.", scripted_llm, conversation_id=turn.conversation.pk
+    )
     [s] = turn.suggestions
     assert (s["content"], s["previous_value"], s["action"]) == ("Demo day: Sep 21", "Sep 14", "create")
     # the earlier suggestion held the value just retired: it is no longer offered
     assert FactSuggestion.objects.get(value="Sep 14").status == "dismissed"
 
 
-def test_suggestions_are_listed_with_the_conversation(canvas, alice, bob, scripted_llm, client_for, matches_schema):
+def test_suggestions_are_listed_with_the_conversation(
+    canvas, alice, bob, scripted_llm, client_for, matches_schema
+):
     turn = say(alice, canvas, "Headcount: 23", scripted_llm)
     url = f"/api/conversations/{turn.conversation.pk}/suggestions/"
     response = client_for(alice).get(url)
@@ -139,11 +169,14 @@ def test_the_agent_proposing_the_same_change_dismisses_the_suggestion(canvas, al
     [s] = turn.suggestions
     assert s["supersede_node_id"] == old
     other = suggestions.dismiss_duplicates_of_agent_op(
-        user_message_id=turn.user_message.pk, op={"type": "node.create", "node": {"content": "Unrelated note"}})
+        user_message_id=turn.user_message.pk,
+        op={"type": "node.create", "node": {"content": "Unrelated note"}},
+    )
     assert other == []
     dismissed = suggestions.dismiss_duplicates_of_agent_op(
         user_message_id=turn.user_message.pk,
-        op={"type": "node.supersede", "id": old, "node": {"content": "Build runners: 6"}})
+        op={"type": "node.supersede", "id": old, "node": {"content": "Build runners: 6"}},
+    )
     assert dismissed == [s["id"]] and FactSuggestion.objects.get(pk=s["id"]).status == "dismissed"
 
 
@@ -154,7 +187,9 @@ def test_correcting_a_deadline_is_no_conflict_with_it(canvas, alice, apply, scri
 
 
 def test_the_new_value_takes_the_old_nodes_place(canvas, alice, apply, scripted_llm):
-    old = apply(alice, node_op("Build cache TTL: 6 hours", kind="config", pinned=True, tags=["ci"])).changes[0]["id"]
+    old = apply(alice, node_op("Build cache TTL: 6 hours", kind="config", pinned=True, tags=["ci"])).changes[
+        0
+    ]["id"]
     [s] = say(alice, canvas, "Change the build cache TTL from 6 hours to 12 hours.", scripted_llm).suggestions
     created = services.suggestion_accept(user=alice, suggestion_id=s["id"], confirm=True)["suggestion"]
     new = Node.objects.get(pk=created["created_node_id"])

@@ -1,4 +1,5 @@
 """Rolling summary: old turns fold into a structured summary, by the model when possible, extractive otherwise."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,8 +12,10 @@ from canvasweb.chat.models import Conversation, Message, ModelRequest
 from tests.canvases.realtime.test_consumer import join, setup_canvas
 from tests.chat.test_chat_socket import chat
 
-LONG = ("We agreed the staging database listens on port 5433 and we never commit the password; "
-        "the JWT expiry is 15 minutes and the deploy window is Tuesday to Thursday. ") * 3
+LONG = (
+    "We agreed the staging database listens on port 5433 and we never commit the password; "
+    "the JWT expiry is 15 minutes and the deploy window is Tuesday to Thursday. "
+) * 3
 
 
 @pytest.fixture
@@ -43,7 +46,9 @@ async def test_the_model_writes_the_summary_with_the_template(small_window):
     conversation = await database_sync_to_async(Conversation.objects.get)(pk=conversation_id)
     assert conversation.summarized_through_id > 0
     assert "port 5433; JWT 15 minutes" in conversation.summary
-    summary_requests = [r for r in small_window.requests if "rolling summary" in str(r["messages"][0]["content"])]
+    summary_requests = [
+        r for r in small_window.requests if "rolling summary" in str(r["messages"][0]["content"])
+    ]
     assert summary_requests and "Corrections (verbatim)" in summary_requests[0]["messages"][0]["content"]
     assert await database_sync_to_async(ModelRequest.objects.filter(purpose="summary").exists)()
     # The next turn sends the summary, not the folded messages.
@@ -65,8 +70,9 @@ async def test_when_the_model_fails_the_fold_is_extractive_and_keeps_numbers(sma
     conversation = await database_sync_to_async(Conversation.objects.get)(pk=conversation_id)
     assert conversation.summarized_through_id > 0
     assert "5433" in conversation.summary and "15 minutes" in conversation.summary
-    failed = await database_sync_to_async(lambda: list(
-        ModelRequest.objects.filter(purpose="summary").values_list("error", flat=True)))()
+    failed = await database_sync_to_async(
+        lambda: list(ModelRequest.objects.filter(purpose="summary").values_list("error", flat=True))
+    )()
     assert failed and all("500" in e for e in failed)
     await ws.disconnect()
 
@@ -75,13 +81,19 @@ async def test_when_the_model_fails_the_fold_is_extractive_and_keeps_numbers(sma
 def test_offline_fold_only_when_the_window_is_70_percent_full(canvas, alice):
     conversation = Conversation.objects.create(canvas=canvas, user=alice)
     for i in range(6):
-        Message.objects.create(conversation=conversation, role="user" if i % 2 == 0 else "assistant",
-                               source="user_input" if i % 2 == 0 else "assistant_reply",
-                               content=f"message {i}: port 5433 never 5432", token_count=20)
+        Message.objects.create(
+            conversation=conversation,
+            role="user" if i % 2 == 0 else "assistant",
+            source="user_input" if i % 2 == 0 else "assistant_reply",
+            content=f"message {i}: port 5433 never 5432",
+            token_count=20,
+        )
     assert services.summary_fold_plan(conversation=conversation, recent_budget=1000) is None
     services.summary_store(plan=services.summary_fold_plan(conversation=conversation, recent_budget=100))
     conversation.refresh_from_db()
-    kept = Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id).count()
+    kept = Message.objects.filter(
+        conversation=conversation, id__gt=conversation.summarized_through_id
+    ).count()
     assert kept == services.KEEP_AFTER_FOLD and "5433" in conversation.summary
 
 
@@ -94,9 +106,13 @@ def test_the_fold_request_and_the_stored_summary_never_hold_a_secret_node_value(
     def conversation_with_the_value():
         conversation = Conversation.objects.create(canvas=canvas, user=alice)
         for i in range(6):
-            Message.objects.create(conversation=conversation, role="user" if i % 2 == 0 else "assistant",
-                                   source="user_input" if i % 2 == 0 else "assistant_reply",
-                                   content=f"第 {i} 条：备份库口令是 Rq8-Wm2-Yt6-Pz4，端口 6543", token_count=30)
+            Message.objects.create(
+                conversation=conversation,
+                role="user" if i % 2 == 0 else "assistant",
+                source="user_input" if i % 2 == 0 else "assistant_reply",
+                content=f"第 {i} 条：备份库口令是 Rq8-Wm2-Yt6-Pz4，端口 6543",
+                token_count=30,
+            )
         return conversation
 
     conversation = conversation_with_the_value()

@@ -1,12 +1,13 @@
 """Server-side translation: the SPA shell and API error messages follow Accept-Language; codes never change."""
+
 from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from canvasweb.common.errors import NotFound
 from canvasweb.common.i18n import translate_message
-from django.utils import translation
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +22,9 @@ def test_shell_template_is_translated_for_zh_hans():
 
 @pytest.mark.parametrize("header", ["zh-CN", "zh-hans", "zh-SG,zh;q=0.9"])
 def test_simplified_chinese_tags_all_select_zh_hans(header):
-    assert "Canvasweb 需要启用 JavaScript。" in Client().get("/", HTTP_ACCEPT_LANGUAGE=header).content.decode()
+    assert (
+        "Canvasweb 需要启用 JavaScript。" in Client().get("/", HTTP_ACCEPT_LANGUAGE=header).content.decode()
+    )
 
 
 def test_api_error_message_is_translated_and_code_unchanged(client_for, alice):
@@ -35,16 +38,23 @@ def test_api_error_message_is_translated_and_code_unchanged(client_for, alice):
 
 
 def test_login_failure_is_translated():
-    response = Client().post("/api/auth/login/", {"username": "nobody", "password": "wrong-password-1"},
-                             content_type="application/json", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    response = Client().post(
+        "/api/auth/login/",
+        {"username": "nobody", "password": "wrong-password-1"},
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
     body = response.json()["error"]
     assert body["code"] == "INVALID" and body["message"] == "用户名或密码不正确"
 
 
 def test_permission_message_with_variable_parts_is_translated(client_for, canvas, vic):
-    response = client_for(vic).post(f"/api/canvases/{canvas.pk}/ops/",
-                                    {"op": {"type": "node.create", "node": {"content": "会议纪要", "x": 0, "y": 0}}},
-                                    format="json", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    response = client_for(vic).post(
+        f"/api/canvases/{canvas.pk}/ops/",
+        {"op": {"type": "node.create", "node": {"content": "会议纪要", "x": 0, "y": 0}}},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
     body = response.json()["error"]
     assert response.status_code == 403 and body["code"] == "FORBIDDEN"
     assert body["message"] == "查看者无权执行 node.create"

@@ -3,6 +3,7 @@
 Make the repository root and this folder importable however pytest is invoked
 (the project may not have a pytest.ini with `pythonpath = .` yet).
 """
+
 from __future__ import annotations
 
 import sys

@@ -2,6 +2,7 @@
 
 Applies canvas ops to NodeData/EdgeData lists (no DB), then compiles a probe.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,9 +57,20 @@ class Replay:
             self._add(op["new"])
             old = self.nodes[op["old"]]
             self.nodes[op["old"]] = replace(old, superseded_by=op["new"]["key"], version=old.version + 1)
-            self.edges.append(EdgeData(id=f"e{len(self.edges)}", source=op["new"]["key"], target=op["old"], relation="supersedes"))
+            self.edges.append(
+                EdgeData(
+                    id=f"e{len(self.edges)}", source=op["new"]["key"], target=op["old"], relation="supersedes"
+                )
+            )
         elif kind == "link":
-            self.edges.append(EdgeData(id=f"e{len(self.edges)}", source=op["source"], target=op["target"], relation=op["relation"]))
+            self.edges.append(
+                EdgeData(
+                    id=f"e{len(self.edges)}",
+                    source=op["source"],
+                    target=op["target"],
+                    relation=op["relation"],
+                )
+            )
         elif kind == "archive":
             n = self.nodes[op["key"]]
             self.nodes[op["key"]] = replace(n, archived=True, version=n.version + 1)
@@ -82,16 +94,21 @@ def probe_requests(scenario: dict, *, strategy: str = "canvas", budget: int = 20
         for i, turn in enumerate(scenario["turns"][: probe["after_turn"] + 1]):
             rep.turn(i, turn)
         vp = probe.get("viewport", {})
-        yield probe, CompileRequest(
-            system_prompt=SYSTEM_PROMPT,
-            question=probe["question"],
-            messages=tuple(rep.messages),
-            nodes=tuple(rep.nodes.values()),
-            edges=tuple(rep.edges),
-            viewport=Viewport(x=float(vp.get("x", 0)), y=float(vp.get("y", 0)), zoom=float(vp.get("zoom", 1))),
-            role=probe.get("as_role", "editor"),
-            budget=budget,
-            strategy=strategy,
+        yield (
+            probe,
+            CompileRequest(
+                system_prompt=SYSTEM_PROMPT,
+                question=probe["question"],
+                messages=tuple(rep.messages),
+                nodes=tuple(rep.nodes.values()),
+                edges=tuple(rep.edges),
+                viewport=Viewport(
+                    x=float(vp.get("x", 0)), y=float(vp.get("y", 0)), zoom=float(vp.get("zoom", 1))
+                ),
+                role=probe.get("as_role", "editor"),
+                budget=budget,
+                strategy=strategy,
+            ),
         )
 
 

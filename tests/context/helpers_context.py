@@ -1,4 +1,5 @@
 """Small builders shared by the context tests."""
+
 from __future__ import annotations
 
 from canvasweb.context.tokens import count_tokens

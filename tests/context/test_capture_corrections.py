@@ -1,4 +1,5 @@
 """Corrections find the node they retire (paraphrase, Chinese, no subject), and only on a value conflict."""
+
 from __future__ import annotations
 
 from helpers_context import node
@@ -25,14 +26,16 @@ def retired(text, *, nodes=CANVAS, context=""):
     out = []
     for fact in capture_facts(text=text):
         matches = match_supersede(fact=fact, nodes=nodes, context=context)
-        out.append((fact.content, matches[0].node.id if matches else None,
-                    matches[0].old_value if matches else None))
+        out.append(
+            (fact.content, matches[0].node.id if matches else None, matches[0].old_value if matches else None)
+        )
     return out
 
 
 def test_change_from_to_names_old_and_new():
     assert retired("Change the JWT expiry from 20 minutes to 40 minutes.") == [
-        ("JWT expiry: 40 minutes", "token", "20 minutes")]
+        ("JWT expiry: 40 minutes", "token", "20 minutes")
+    ]
 
 
 def test_paraphrased_subject_in_english_and_chinese():
@@ -41,8 +44,10 @@ def test_paraphrased_subject_in_english_and_chinese():
 
 
 def test_corrections_without_a_subject_use_what_was_being_discussed():
-    assert retired("Actually the hosting provider moved us to 6440.",
-                   context="Which port does the primary database listen on?")[0][1:] == ("pg", "6432")
+    assert retired(
+        "Actually the hosting provider moved us to 6440.",
+        context="Which port does the primary database listen on?",
+    )[0][1:] == ("pg", "6432")
     assert retired("刚才说错了，是6月18日", context="客户验收最晚哪天？")[0][1:] == ("ship", "6月10日")
     # two candidates of the same type and nothing to tell them apart: no guess
     assert retired("Actually it is 7000.") == [("7000", None, None)]
@@ -55,19 +60,27 @@ def test_not_a_but_b_and_instead():
 
 def test_a_type_only_replaces_the_same_type():
     # a date does not retire the port node, a name does not retire a date
-    assert all(node_id not in ("pg", "cache") for _, node_id, _ in retired("Actually the kickoff is on Mar 9."))
+    assert all(
+        node_id not in ("pg", "cache") for _, node_id, _ in retired("Actually the kickoff is on Mar 9.")
+    )
     assert retired("We're going with Kafka for the message bus.")[0][1] == "mq"
 
 
 def test_sharing_a_subject_word_is_not_a_conflict():
     # the pinned-goal bug: a later message about the kiosk must not retire the goal
-    for text in ("The ticketing kiosk uses Stripe for payments.", "The kiosk demo is on Sep 2.",
-                 "We open the kiosk office on Oct 3."):
+    for text in (
+        "The ticketing kiosk uses Stripe for payments.",
+        "The kiosk demo is on Sep 2.",
+        "We open the kiosk office on Oct 3.",
+    ):
         assert all(node_id != "goal" for _, node_id, _ in retired(text)), text
 
 
 def test_pinned_and_more_sensitive_nodes_are_flagged():
-    nodes = [node("g", "Launch date: Oct 1", pinned=True), node("s", "Vendor rate: $900", sensitivity="internal")]
+    nodes = [
+        node("g", "Launch date: Oct 1", pinned=True),
+        node("s", "Vendor rate: $900", sensitivity="internal"),
+    ]
     fact = capture_facts(text="Correction: the launch date is Oct 8.")[0]
     assert [m.warnings for m in match_supersede(fact=fact, nodes=nodes)] == [("pinned",)]
     fact = capture_facts(text="Change the vendor rate from $900 to $950.")[0]
@@ -80,8 +93,11 @@ def test_twice_corrected_value_retires_the_intermediate_node():
     first = capture_facts(text="Change the JWT expiry from 20 minutes to 40 minutes.")[0]
     after_first = [n for n in CANVAS if n.id != "token"] + [node("token2", first.content)]
     second = capture_facts(text="Scratch that, make the JWT expiry 60 minutes.")
-    assert any(m.node.id == "token2" and m.old_value == "40 minutes"
-               for f in second for m in match_supersede(fact=f, nodes=after_first))
+    assert any(
+        m.node.id == "token2" and m.old_value == "40 minutes"
+        for f in second
+        for m in match_supersede(fact=f, nodes=after_first)
+    )
 
 
 def test_superseded_and_archived_nodes_are_never_candidates():

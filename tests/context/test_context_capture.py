@@ -30,16 +30,22 @@ def test_corrections():
     assert ("correction", "5434") in kinds("Please change the database port to 5434.")
     assert ("correction", "30 秒") in kinds("超时改成 30 秒")
     assert ("correction", "96 people") in kinds("Change the team size to 96 people.")
-    assert ("correction", "1.8%") in kinds("Refunds are lower than we thought: revise the refund rate to 1.8% monthly.")
+    assert ("correction", "1.8%") in kinds(
+        "Refunds are lower than we thought: revise the refund rate to 1.8% monthly."
+    )
     assert ("correction", "Redis") in kinds("Use Redis instead of Memcached")
     assert ("correction", "Postgres 16") in kinds("We switched to Postgres 16")
-    assert ("correction", "6 hours") in kinds("Correction: API sessions use signed cookies and expire after 6 hours.")
+    assert ("correction", "6 hours") in kinds(
+        "Correction: API sessions use signed cookies and expire after 6 hours."
+    )
     f = capture_facts(text="不是 Memcached，而是 Redis")[0]
     assert (f.kind, f.value, f.previous_value) == ("correction", "Redis", "Memcached")
 
 
 def test_credentials_are_never_captured_as_values():
-    assert all("hunter2" not in (f.value or "") + f.content for f in capture_facts(text="password=hunter2 port 5433"))
+    assert all(
+        "hunter2" not in (f.value or "") + f.content for f in capture_facts(text="password=hunter2 port 5433")
+    )
 
 
 def test_find_superseded_candidates():
@@ -73,7 +79,9 @@ def test_restricted_facts_keep_who_may_see_them():
     assert sensitivities("GMV 目标 3.2 亿元，这个是内部信息") == {"internal"}
     assert sensitivities("内部信息，查看者不能看：今年校招薪资包本科 22 万，硕士 28 万。") == {"internal"}
     assert sensitivities("This is confidential: the budget is 40000 dollars.") == {"internal"}
-    assert sensitivities("Keep it internal. The launch moves to port 8443.") == {"internal"}  # marker in another sentence
+    assert sensitivities("Keep it internal. The launch moves to port 8443.") == {
+        "internal"
+    }  # marker in another sentence
     assert sensitivities("机密：服务器端口 7443") == {"secret"}
     assert sensitivities("The top secret rollout uses port 9443.") == {"secret"}
     assert sensitivities("AppSecret 也放一下，设成机密节点：超时 5 秒") == {"secret"}
@@ -92,7 +100,9 @@ def test_ordinary_uses_of_the_words_stay_public():
 
 
 def test_numbers_inside_identifiers_are_not_values():
-    assert all(f.value != "9 d" for f in capture_facts(text="小程序 AppID 是 wx5e8a1c3f9d20b7，大家对接都用这个。"))
+    assert all(
+        f.value != "9 d" for f in capture_facts(text="小程序 AppID 是 wx5e8a1c3f9d20b7，大家对接都用这个。")
+    )
     assert ("number", "2 小时") in kinds("会议持续2 小时")  # right after a CJK character
 
 

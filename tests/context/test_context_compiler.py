@@ -28,8 +28,10 @@ SYSTEM = "You are Canvasweb's assistant. Follow the team's canvas."
 
 
 def history(n, text="We talked about the pipeline, the onboarding flow and dashboards at length. " * 3):
-    return tuple(MessageData(id=f"m{i}", role="user" if i % 2 == 0 else "assistant", content=f"{i}: {text}")
-                 for i in range(n))
+    return tuple(
+        MessageData(id=f"m{i}", role="user" if i % 2 == 0 else "assistant", content=f"{i}: {text}")
+        for i in range(n)
+    )
 
 
 def compile_(**kw):
@@ -53,10 +55,14 @@ def test_layers_in_prompt_order():
     roles = [m["role"] for m in c.messages]
     assert roles[0] == "system" and c.messages[0]["content"] == SYSTEM
     assert c.messages[1]["content"].startswith("<canvas_data>")
-    assert c.messages[2]["content"].startswith("<conversation_summary>") or c.report.layer_tokens["summary"] == 0
+    assert (
+        c.messages[2]["content"].startswith("<conversation_summary>") or c.report.layer_tokens["summary"] == 0
+    )
     assert c.messages[-1] == {"role": "user", "content": "What port does the database use?"}
     assert c.report.total_tokens == prompt_tokens(c.messages) <= 3000
-    assert c.report.included_message_ids == [f"m{i}" for i in range(40)][-len(c.report.included_message_ids):]
+    assert (
+        c.report.included_message_ids == [f"m{i}" for i in range(40)][-len(c.report.included_message_ids) :]
+    )
 
 
 def test_budget_respected_across_budgets_and_strategies():
@@ -75,14 +81,24 @@ def test_system_layer_must_fit():
 
 
 def test_superseded_archived_out_and_viewer_never_sees_internal_or_secret():
-    c = compile_(nodes=CANVAS, role="viewer", budget=3000, question="Q3 pricing plan per seat and the password?")
+    c = compile_(
+        nodes=CANVAS, role="viewer", budget=3000, question="Q3 pricing plan per seat and the password?"
+    )
     text = all_text(c.messages)
     assert "6 hours" in text and "5433" in text
     assert "2 hours" not in text and "MySQL" not in text
-    assert "49 USD" not in text and "pricing plan" not in text.split("<canvas_data>")[1].split("</canvas_data>")[0]
+    assert (
+        "49 USD" not in text
+        and "pricing plan" not in text.split("<canvas_data>")[1].split("</canvas_data>")[0]
+    )
     assert "hunter2" not in text and "secret node" not in text
     reasons = {(e.node_id, e.reason) for e in c.report.excluded_nodes}
-    assert {("jwt-old", "superseded"), ("old", "archived"), ("plan", "not_visible"), ("pw", "not_visible")} <= reasons
+    assert {
+        ("jwt-old", "superseded"),
+        ("old", "archived"),
+        ("plan", "not_visible"),
+        ("pw", "not_visible"),
+    } <= reasons
 
 
 def test_editor_sees_internal_but_not_secret():
@@ -91,23 +107,38 @@ def test_editor_sees_internal_but_not_secret():
 
 
 def test_owner_gets_placeholder_and_secret_value_absent_everywhere():
-    msgs = (MessageData(id="u1", role="user", content="Store this: the prod password is hunter2-Qx9"),
-            MessageData(id="a1", role="assistant", content="Noted hunter2-Qx9, I will keep it safe."))
+    msgs = (
+        MessageData(id="u1", role="user", content="Store this: the prod password is hunter2-Qx9"),
+        MessageData(id="a1", role="assistant", content="Noted hunter2-Qx9, I will keep it safe."),
+    )
     for strategy in ("full", "window", "summary", "canvas"):
-        c = compile_(nodes=CANVAS, role="owner", messages=msgs, budget=3000, strategy=strategy,
-                     question="Remind me: is it hunter2-Qx9?")
+        c = compile_(
+            nodes=CANVAS,
+            role="owner",
+            messages=msgs,
+            budget=3000,
+            strategy=strategy,
+            question="Remind me: is it hunter2-Qx9?",
+        )
         text = all_text(c.messages)
         assert "hunter2" not in text, strategy
         assert "credential" not in text
     c = compile_(nodes=CANVAS, role="owner", budget=3000)
-    assert "[secret node: content withheld]" in all_text(c.messages) and "[secret node pw" not in all_text(c.messages)
+    assert "[secret node: content withheld]" in all_text(c.messages) and "[secret node pw" not in all_text(
+        c.messages
+    )
 
 
 def test_credentials_masked_in_every_layer():
     nodes = (node("cfg", "DSN postgres://app:s3cretPw@db:5433/app"),)
     msgs = (MessageData(id="u1", role="user", content="my key is sk-proj-abcdefghijklmnopqrstuvwxyz0123"),)
-    c = compile_(system_prompt="Rules. api_key=0123456789abcdef0123", nodes=nodes, messages=msgs,
-                 question="token ghp_abcdefghijklmnopqrstuvwxyz0123456789 ok?", budget=3000)
+    c = compile_(
+        system_prompt="Rules. api_key=0123456789abcdef0123",
+        nodes=nodes,
+        messages=msgs,
+        question="token ghp_abcdefghijklmnopqrstuvwxyz0123456789 ok?",
+        budget=3000,
+    )
     text = all_text(c.messages)
     for secret in ("s3cretPw", "sk-proj-abcdef", "0123456789abcdef0123", "ghp_abcdef"):
         assert secret not in text
@@ -117,8 +148,11 @@ def test_credentials_masked_in_every_layer():
 
 def test_recent_floor_kept_even_when_long():
     msgs = (*history(10), MessageData(id="last", role="user", content="final detail " * 400))
-    c = compile_(messages=msgs, budget=Budget.from_total(total=600, system=30, recent_floor_messages=1),
-                 strategy="window")
+    c = compile_(
+        messages=msgs,
+        budget=Budget.from_total(total=600, system=30, recent_floor_messages=1),
+        strategy="window",
+    )
     assert c.report.included_message_ids[-1] == "last"
     assert any(t.item_id == "last" for t in c.report.truncations)
     assert prompt_tokens(c.messages) <= 600
@@ -145,7 +179,10 @@ def test_summary_strategy_has_no_canvas():
 
 
 def test_tool_messages_are_cut():
-    msgs = (MessageData(id="t1", role="tool", content="row " * 5000), MessageData(id="u2", role="user", content="ok"))
+    msgs = (
+        MessageData(id="t1", role="tool", content="row " * 5000),
+        MessageData(id="u2", role="user", content="ok"),
+    )
     c = compile_(messages=msgs, budget=8000, tool_message_max_tokens=50)
     tool_msg = next(m for m in c.messages if m["content"].startswith("[tool output]"))
     assert tool_msg["role"] == "user" and count_tokens(tool_msg["content"]) <= 55
@@ -195,16 +232,29 @@ def canvases(draw):
     n = draw(st.integers(0, 25))
     nodes = []
     for i in range(n):
-        nodes.append(NodeData(
-            id=f"n{i}", content=draw(texts), kind=draw(st.sampled_from(["fact", "config"])),
-            x=draw(st.floats(-3000, 3000)), y=draw(st.floats(-3000, 3000)),
-            weight=draw(st.sampled_from([0.5, 1, 2, 5])), pinned=draw(st.booleans()),
-            sensitivity=draw(st.sampled_from(["public", "internal", "secret"])),
-            superseded_by=draw(st.sampled_from([None, None, "n0"])), archived=draw(st.booleans()),
-        ))
-    edges = [EdgeData(id=f"e{j}", source=f"n{draw(st.integers(0, max(n - 1, 0)))}",
-                      target=f"n{draw(st.integers(0, max(n - 1, 0)))}", relation="depends_on")
-             for j in range(draw(st.integers(0, 10)))]
+        nodes.append(
+            NodeData(
+                id=f"n{i}",
+                content=draw(texts),
+                kind=draw(st.sampled_from(["fact", "config"])),
+                x=draw(st.floats(-3000, 3000)),
+                y=draw(st.floats(-3000, 3000)),
+                weight=draw(st.sampled_from([0.5, 1, 2, 5])),
+                pinned=draw(st.booleans()),
+                sensitivity=draw(st.sampled_from(["public", "internal", "secret"])),
+                superseded_by=draw(st.sampled_from([None, None, "n0"])),
+                archived=draw(st.booleans()),
+            )
+        )
+    edges = [
+        EdgeData(
+            id=f"e{j}",
+            source=f"n{draw(st.integers(0, max(n - 1, 0)))}",
+            target=f"n{draw(st.integers(0, max(n - 1, 0)))}",
+            relation="depends_on",
+        )
+        for j in range(draw(st.integers(0, 10)))
+    ]
     return nodes, edges
 
 
@@ -216,15 +266,26 @@ def canvases(draw):
     strategy=st.sampled_from(["full", "window", "summary", "canvas"]),
     role=st.sampled_from(["viewer", "editor", "owner"]),
     question=st.lists(words, min_size=1, max_size=20).map(" ".join),
-    system=st.sampled_from(["Be brief.", "You are Canvasweb's assistant. Answer from the canvas.", "系统规则：简短回答。"]),
-    vx=st.floats(-3000, 3000), zoom=st.sampled_from([0.25, 1, 4]),
+    system=st.sampled_from(
+        ["Be brief.", "You are Canvasweb's assistant. Answer from the canvas.", "系统规则：简短回答。"]
+    ),
+    vx=st.floats(-3000, 3000),
+    zoom=st.sampled_from([0.25, 1, 4]),
 )
 def test_property_budget_system_question(canvas, msgs, budget, strategy, role, question, system, vx, zoom):
     nodes, edges = canvas
     messages = tuple(MessageData(id=f"m{i}", role=r, content=t) for i, (r, t) in enumerate(msgs))
-    req = CompileRequest(system_prompt=system, question=question, messages=messages, nodes=tuple(nodes),
-                         edges=tuple(edges), viewport=Viewport(x=vx, y=0, zoom=zoom), role=role, budget=budget,
-                         strategy=strategy)
+    req = CompileRequest(
+        system_prompt=system,
+        question=question,
+        messages=messages,
+        nodes=tuple(nodes),
+        edges=tuple(edges),
+        viewport=Viewport(x=vx, y=0, zoom=zoom),
+        role=role,
+        budget=budget,
+        strategy=strategy,
+    )
     if count_tokens(system) + 4 + 3 + 5 > budget:
         with pytest.raises(BudgetConfigError):
             compile_context(request=req)
@@ -241,7 +302,9 @@ def test_property_budget_system_question(canvas, msgs, budget, strategy, role, q
     assert "hunter2" not in text and "sk-prod-93af9" not in text
     if role == "viewer":
         public = {n.content for n in nodes if n.sensitivity == "public"}
-        hidden = [n for n in nodes if n.sensitivity != "public" and n.content.strip() and n.content not in public]
+        hidden = [
+            n for n in nodes if n.sensitivity != "public" and n.content.strip() and n.content not in public
+        ]
         canvas_text = text.split("</canvas_data>")[0] if "<canvas_data>" in text else ""
         assert all(f'"{n.content}"' not in canvas_text for n in hidden)
         assert all(f"[secret node {n.id}:" not in canvas_text for n in hidden)
@@ -249,7 +312,9 @@ def test_property_budget_system_question(canvas, msgs, budget, strategy, role, q
 
 def test_history_statements_retired_by_later_correction_canvas_only():
     msgs = (
-        MessageData(id="u1", role="user", content="Login sessions expire after 2 hours. Keep the logs for 30 days."),
+        MessageData(
+            id="u1", role="user", content="Login sessions expire after 2 hours. Keep the logs for 30 days."
+        ),
         MessageData(id="a1", role="assistant", content="OK, sessions expire after 2 hours."),
         MessageData(id="u2", role="user", content="Correction: login sessions expire after 6 hours."),
     )
@@ -262,31 +327,50 @@ def test_history_statements_retired_by_later_correction_canvas_only():
 
 
 def test_history_restating_superseded_node_is_retired():
-    nodes = (node("old", "The metrics store listens on port 5432", superseded_by="new"),
-             node("new", "The metrics store listens on port 5433"))
-    msgs = (MessageData(id="u1", role="user", content="Remember: the metrics store listens on port 5432."),
-            MessageData(id="u2", role="user", content="ok"))
+    nodes = (
+        node("old", "The metrics store listens on port 5432", superseded_by="new"),
+        node("new", "The metrics store listens on port 5433"),
+    )
+    msgs = (
+        MessageData(id="u1", role="user", content="Remember: the metrics store listens on port 5432."),
+        MessageData(id="u2", role="user", content="ok"),
+    )
     text = all_text(compile_(nodes=nodes, messages=msgs, budget=4000).messages)
     assert "5432" not in text and "5433" in text
 
 
 def test_rolling_summary_carried_with_newly_folded_turns():
     msgs = (*history(60), MessageData(id="late", role="user", content="ok"))
-    c = compile_(messages=msgs, budget=1500, rolling_summary="Goals:\n- Ship the beta by March 3.", strategy="summary")
+    c = compile_(
+        messages=msgs, budget=1500, rolling_summary="Goals:\n- Ship the beta by March 3.", strategy="summary"
+    )
     text = all_text(c.messages)
     assert "Ship the beta by March 3." in text and text.count("<conversation_summary>") == 1
     assert prompt_tokens(c.messages) <= 1500
 
 
 def test_viewer_history_withholds_sentences_about_internal_nodes():
-    nodes = (node("band", "Internal: salary band €88k–€104k plus equity (signed off by finance).", sensitivity="internal"),
-             node("pub", "The interview loop has four rounds."))
-    msgs = (MessageData(id="u1", role="user",
-                        content="Internal only: the salary band is €88k–€104k plus equity, approved by finance. "
-                                "The loop has four rounds."),
-            MessageData(id="u2", role="user", content="ok"))
+    nodes = (
+        node(
+            "band",
+            "Internal: salary band €88k–€104k plus equity (signed off by finance).",
+            sensitivity="internal",
+        ),
+        node("pub", "The interview loop has four rounds."),
+    )
+    msgs = (
+        MessageData(
+            id="u1",
+            role="user",
+            content="Internal only: the salary band is €88k–€104k plus equity, approved by finance. "
+            "The loop has four rounds.",
+        ),
+        MessageData(id="u2", role="user", content="ok"),
+    )
     for strategy in ("canvas", "window", "full"):
-        viewer = all_text(compile_(nodes=nodes, messages=msgs, role="viewer", budget=3000, strategy=strategy).messages)
+        viewer = all_text(
+            compile_(nodes=nodes, messages=msgs, role="viewer", budget=3000, strategy=strategy).messages
+        )
         assert "88k" not in viewer and "four rounds" in viewer, strategy
         assert "[statement withheld: restricted canvas content]" in viewer
     editor = all_text(compile_(nodes=nodes, messages=msgs, role="editor", budget=3000).messages)
@@ -294,19 +378,35 @@ def test_viewer_history_withholds_sentences_about_internal_nodes():
 
 
 def test_history_restating_archived_node_is_retired():
-    nodes = (node("old", "Loot use: combine items at the Cinderhall using a pattern book of 40 patterns.", archived=True),
-             node("new", "Loot use: items are salvaged into shards."))
-    msgs = (MessageData(id="u1", role="user", content="Loot plan: players combine loot at the Cinderhall using a pattern book of 40 patterns."),
-            MessageData(id="u2", role="user", content="Loot is now salvaged into shards."))
+    nodes = (
+        node(
+            "old",
+            "Loot use: combine items at the Cinderhall using a pattern book of 40 patterns.",
+            archived=True,
+        ),
+        node("new", "Loot use: items are salvaged into shards."),
+    )
+    msgs = (
+        MessageData(
+            id="u1",
+            role="user",
+            content="Loot plan: players combine loot at the Cinderhall using a pattern book of 40 patterns.",
+        ),
+        MessageData(id="u2", role="user", content="Loot is now salvaged into shards."),
+    )
     text = all_text(compile_(nodes=nodes, messages=msgs, budget=3000).messages)
     assert "Cinderhall" not in text and "salvaged into shards" in text
 
 
 def test_chat_only_correction_by_subject_retires_old_value():
-    msgs = (MessageData(id="u1", role="user", content="Team size for now is 84 people, including two contractors."),
-            MessageData(id="a1", role="assistant", content="Noted."),
-            MessageData(id="u2", role="user", content="Change the team size to 96 people."),
-            MessageData(id="a2", role="assistant", content="Done."))
+    msgs = (
+        MessageData(
+            id="u1", role="user", content="Team size for now is 84 people, including two contractors."
+        ),
+        MessageData(id="a1", role="assistant", content="Noted."),
+        MessageData(id="u2", role="user", content="Change the team size to 96 people."),
+        MessageData(id="a2", role="assistant", content="Done."),
+    )
     text = all_text(compile_(messages=msgs, budget=3000).messages)
     assert "84 people" not in text and "96 people" in text
 
@@ -320,8 +420,10 @@ def test_candidate_limit_widens_when_short_records_leave_room():
 
 def test_a_far_linked_node_keeps_a_reserved_share_at_a_small_budget():
     """A busy viewport must not crowd out the far node a nearby node depends on."""
-    crowd = tuple(node(f"near{i}", f"Nearby note {i}: the dashboard widget spacing is {i} px and fine", x=i * 10)
-                  for i in range(40))
+    crowd = tuple(
+        node(f"near{i}", f"Nearby note {i}: the dashboard widget spacing is {i} px and fine", x=i * 10)
+        for i in range(40)
+    )
     far = node("vault", "Secrets are rotated by Vault every 30 days", x=90_000, y=90_000)
     edges = (EdgeData(id="e1", source="near0", target="vault", relation="depends_on"),)
     compiled = compile_(nodes=(*crowd, far), edges=edges, question="How do the widgets look?", budget=1000)

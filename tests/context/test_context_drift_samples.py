@@ -1,5 +1,6 @@
 """The drift samples are the product's target: canvas strategy at 2000 tokens
 must deliver every `expect_all` string and none of the `forbid` strings."""
+
 from __future__ import annotations
 
 import pytest

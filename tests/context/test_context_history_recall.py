@@ -1,4 +1,5 @@
 """Recall from the whole conversation, low-information turns, and priority that ages."""
+
 from __future__ import annotations
 
 from helpers_context import all_text, node
@@ -11,10 +12,18 @@ from canvasweb.context.types import Budget, CompileRequest, MessageData, Viewpor
 
 SYSTEM = "You are the team assistant."
 CHATTER = [
-    "Did the standup run long again today?", "A little, the new intern had many questions.",
-    "We should order more whiteboard markers.", "Okay.", "The office plants need watering on Mondays.",
-    "Thanks!", "I moved my desk closer to the window.", "好的", "The printer on floor two jams constantly.",
-    "收到", "Lunch was the usual noodle place.", "嗯嗯",
+    "Did the standup run long again today?",
+    "A little, the new intern had many questions.",
+    "We should order more whiteboard markers.",
+    "Okay.",
+    "The office plants need watering on Mondays.",
+    "Thanks!",
+    "I moved my desk closer to the window.",
+    "好的",
+    "The printer on floor two jams constantly.",
+    "收到",
+    "Lunch was the usual noodle place.",
+    "嗯嗯",
 ]
 
 
@@ -32,7 +41,9 @@ def compile_(**kw):
 
 
 def test_fact_said_in_turn_5_of_400_is_recalled():
-    msgs = long_chat(400, {5: "By the way, the warehouse alarm code changed, the new door is the east loading bay."})
+    msgs = long_chat(
+        400, {5: "By the way, the warehouse alarm code changed, the new door is the east loading bay."}
+    )
     c = compile_(messages=msgs, question="Which entrance of the warehouse do we use now?", budget=1000)
     text = all_text(c.messages)
     assert "east loading bay" in text
@@ -57,10 +68,21 @@ def test_chinese_fact_recalled_from_far_back():
 
 def test_archived_turns_are_searched_but_not_resummarized():
     archived = long_chat(200, {12: "The penetration test is booked with Northwind Security for week 19."})
-    recent = tuple(MessageData(id=f"r{i}", role="user" if i % 2 == 0 else "assistant",
-                               content=f"We reviewed the sprint board item {i}.") for i in range(6))
-    c = compile_(messages=recent, archived_messages=archived, rolling_summary="<conversation_summary>\n</conversation_summary>",
-                 question="Who runs the penetration test?", budget=1000)
+    recent = tuple(
+        MessageData(
+            id=f"r{i}",
+            role="user" if i % 2 == 0 else "assistant",
+            content=f"We reviewed the sprint board item {i}.",
+        )
+        for i in range(6)
+    )
+    c = compile_(
+        messages=recent,
+        archived_messages=archived,
+        rolling_summary="<conversation_summary>\n</conversation_summary>",
+        question="Who runs the penetration test?",
+        budget=1000,
+    )
     assert "Northwind Security" in all_text(c.messages)
     assert "m12" in c.report.recalled_message_ids
     assert c.report.summarized_message_count == 0
@@ -68,24 +90,39 @@ def test_archived_turns_are_searched_but_not_resummarized():
 
 def test_short_answer_comes_with_its_question():
     msgs = list(long_chat(120, {}))
-    msgs[40] = MessageData(id="m40", role="user", content="Should the nightly export go to the bucket called acme-archive-eu?")
+    msgs[40] = MessageData(
+        id="m40", role="user", content="Should the nightly export go to the bucket called acme-archive-eu?"
+    )
     msgs[41] = MessageData(id="m41", role="assistant", content="Yes, that one.")
     msgs[60] = MessageData(id="m60", role="user", content="Is the export format still parquet?")
-    msgs[61] = MessageData(id="m61", role="assistant", content="Parquet with snappy compression, partitioned by day.")
-    c = compile_(messages=tuple(msgs), question="What compression does the export use and which bucket?", budget=1000)
+    msgs[61] = MessageData(
+        id="m61", role="assistant", content="Parquet with snappy compression, partitioned by day."
+    )
+    c = compile_(
+        messages=tuple(msgs), question="What compression does the export use and which bucket?", budget=1000
+    )
     text = all_text(c.messages)
     assert "snappy compression" in text and "acme-archive-eu" in text
 
 
 def test_long_message_is_excerpted_around_the_match():
-    padding = " ".join(f"Paragraph {k} discusses the roadmap themes, hiring plans and the general mood of the team."
-                       for k in range(25))
+    padding = " ".join(
+        f"Paragraph {k} discusses the roadmap themes, hiring plans and the general mood of the team."
+        for k in range(25)
+    )
     long_text = padding + " The invoice approval limit for team leads is 2,500 euros. " + padding
-    cands = [RecallCandidate(position=i, message=MessageData(id=f"c{i}", role="user", content=t), text=t)
-             for i, t in enumerate(["Morning all.", long_text, "See you tomorrow."])]
+    cands = [
+        RecallCandidate(position=i, message=MessageData(id=f"c{i}", role="user", content=t), text=t)
+        for i, t in enumerate(["Morning all.", long_text, "See you tomorrow."])
+    ]
     cache = TokenCache()
-    r = recall_history(candidates=cands, question="What can a team lead approve on an invoice?", max_tokens=120,
-                       count=cache.count, cache=cache)
+    r = recall_history(
+        candidates=cands,
+        question="What can a team lead approve on an invoice?",
+        max_tokens=120,
+        count=cache.count,
+        cache=cache,
+    )
     assert "2,500 euros" in r.text
     assert "…" in r.text and r.tokens <= 120 < count_tokens(long_text)
 
@@ -94,24 +131,41 @@ def test_recalled_sentence_already_in_the_window_is_not_repeated():
     fact = "The demo environment resets every Sunday at midnight."
     cands = [RecallCandidate(position=0, message=MessageData(id="a", role="user", content=fact), text=fact)]
     cache = TokenCache()
-    r = recall_history(candidates=cands, question="When does the demo environment reset?", max_tokens=200,
-                       count=cache.count, cache=cache, already_shown=[fact])
+    r = recall_history(
+        candidates=cands,
+        question="When does the demo environment reset?",
+        max_tokens=200,
+        count=cache.count,
+        cache=cache,
+        already_shown=[fact],
+    )
     assert r.text == ""
 
 
 def test_low_information_turns():
     for text in ("Okay.", "Thanks!", "ok thanks", "好的", "收到", "嗯嗯", "好的，谢谢！", "Sounds good 👍"):
         assert is_low_information(text), text
-    for text in ("Okay, 5433 it is.", "No, use the EU region.", "好的，预算是四十万元", "Thanks, the answer is Kafka"):
+    for text in (
+        "Okay, 5433 it is.",
+        "No, use the EU region.",
+        "好的，预算是四十万元",
+        "Thanks, the answer is Kafka",
+    ):
         assert not is_low_information(text), text
 
 
 def test_low_information_turns_do_not_take_the_window():
     msgs = []
     for i in range(30):
-        msgs.append(MessageData(id=f"u{i}", role="user", content=f"Point {i}: the migration step {i} touches table t{i}."))
+        msgs.append(
+            MessageData(
+                id=f"u{i}", role="user", content=f"Point {i}: the migration step {i} touches table t{i}."
+            )
+        )
         msgs.append(MessageData(id=f"a{i}", role="assistant", content="Okay." if i % 2 else "好的"))
-    c = compile_(messages=tuple(msgs), question="Anything else?", budget=Budget.from_total(total=900, system=30))
+    c = compile_(
+        messages=tuple(msgs), question="Anything else?", budget=Budget.from_total(total=900, system=30)
+    )
     kept = c.report.included_message_ids
     assert kept[-1] == "a29"  # the floor is always kept verbatim
     assert not any(k.startswith("a") for k in kept[:-2])
@@ -120,32 +174,51 @@ def test_low_information_turns_do_not_take_the_window():
 
 def _two_notes(old_updated: str):
     old = node("old", "Office wifi network is called Falcon", x=100, y=0, updated_at=old_updated)
-    new = node("new", "Guest wifi network is called Sparrow", x=150, y=0, updated_at="2026-06-01T09:00:00+00:00")
+    new = node(
+        "new", "Guest wifi network is called Sparrow", x=150, y=0, updated_at="2026-06-01T09:00:00+00:00"
+    )
     return old, new
 
 
 def test_stale_nodes_lose_priority_against_recent_ones():
     old, new = _two_notes("2026-03-01T09:00:00+00:00")  # three months older
     index = CanvasIndex.build(nodes=[old, new])
-    sel = select_nodes(index=index, viewport=Viewport(x=0, y=0), role="editor", now="2026-06-01T10:00:00+00:00")
+    sel = select_nodes(
+        index=index, viewport=Viewport(x=0, y=0), role="editor", now="2026-06-01T10:00:00+00:00"
+    )
     assert [c.node.id for c in sel.candidates][:2] == ["new", "old"]
-    same = select_nodes(index=CanvasIndex.build(nodes=[_two_notes("2026-06-01T09:00:00+00:00")[0], new]),
-                        viewport=Viewport(x=0, y=0), role="editor", now="2026-06-01T10:00:00+00:00")
+    same = select_nodes(
+        index=CanvasIndex.build(nodes=[_two_notes("2026-06-01T09:00:00+00:00")[0], new]),
+        viewport=Viewport(x=0, y=0),
+        role="editor",
+        now="2026-06-01T10:00:00+00:00",
+    )
     assert [c.node.id for c in same.candidates][:2] == ["old", "new"]  # distance decides when equally fresh
 
 
 def test_pinned_nodes_do_not_age_and_decay_can_be_disabled():
     from canvasweb.context.types import SelectionConfig
 
-    old = node("old", "Retention policy is 400 days", x=100, y=0, pinned=True, updated_at="2025-01-01T00:00:00+00:00")
+    old = node(
+        "old", "Retention policy is 400 days", x=100, y=0, pinned=True, updated_at="2025-01-01T00:00:00+00:00"
+    )
     new = node("new", "Backup window starts 02:00", x=150, y=0, updated_at="2026-06-01T09:00:00+00:00")
-    sel = select_nodes(index=CanvasIndex.build(nodes=[old, new]), viewport=Viewport(), role="editor",
-                       now="2026-06-01T10:00:00+00:00")
+    sel = select_nodes(
+        index=CanvasIndex.build(nodes=[old, new]),
+        viewport=Viewport(),
+        role="editor",
+        now="2026-06-01T10:00:00+00:00",
+    )
     assert sel.candidates[0].node.id == "old" and sel.candidates[0].group == "anchor"
     a = node("a", "Three-month-old note", x=100, y=0, updated_at="2026-03-01T00:00:00+00:00")
     b = node("b", "Fresh note", x=150, y=0, updated_at="2026-06-01T00:00:00+00:00")
-    off = select_nodes(index=CanvasIndex.build(nodes=[a, b]), viewport=Viewport(), role="editor",
-                       now="2026-06-01T10:00:00+00:00", config=SelectionConfig(decay_half_life_days=0))
+    off = select_nodes(
+        index=CanvasIndex.build(nodes=[a, b]),
+        viewport=Viewport(),
+        role="editor",
+        now="2026-06-01T10:00:00+00:00",
+        config=SelectionConfig(decay_half_life_days=0),
+    )
     assert [c.node.id for c in off.candidates] == ["a", "b"]
 
 

@@ -1,4 +1,5 @@
 """The lexical ranker: tokens (English, Chinese, mixed) and the incremental BM25 index."""
+
 from __future__ import annotations
 
 from helpers_context import node
@@ -68,34 +69,50 @@ def test_node_text_index_skips_retired_and_secret_nodes():
 
 
 def _busy_canvas(extra):
-    nodes = [node(f"f{i:03d}", f"Filler note {i}: the team lunch rota and parking spots, week {i}", x=i * 3.0, y=0)
-             for i in range(140)]
+    nodes = [
+        node(f"f{i:03d}", f"Filler note {i}: the team lunch rota and parking spots, week {i}", x=i * 3.0, y=0)
+        for i in range(140)
+    ]
     return nodes + extra
 
 
 def test_far_node_found_from_a_paraphrased_question_on_a_busy_canvas():
     target = node("target", "The staging cluster runs Kubernetes 1.29 on three worker nodes", x=9000, y=9000)
     index = CanvasIndex.build(nodes=_busy_canvas([target]))
-    sel = select_nodes(index=index, viewport=Viewport(x=0, y=0), role="editor",
-                       question="Which Kubernetes version does staging use?", limit=40)
+    sel = select_nodes(
+        index=index,
+        viewport=Viewport(x=0, y=0),
+        role="editor",
+        question="Which Kubernetes version does staging use?",
+        limit=40,
+    )
     assert any(c.node.id == "target" and c.group == "question" for c in sel.candidates)
 
 
 def test_chinese_paraphrase_found_far_away():
     target = node("zh", "报销单据必须在每月25日之前提交给财务部", x=-8000, y=7000)
     index = CanvasIndex.build(nodes=_busy_canvas([target]))
-    sel = select_nodes(index=index, viewport=Viewport(x=0, y=0), role="editor",
-                       question="财务那边的报销截止是哪天？", limit=40)
+    sel = select_nodes(
+        index=index,
+        viewport=Viewport(x=0, y=0),
+        role="editor",
+        question="财务那边的报销截止是哪天？",
+        limit=40,
+    )
     assert any(c.node.id == "zh" for c in sel.candidates)
 
 
 def test_prebuilt_text_index_is_used():
-    nodes = [node("a", "Release train leaves every second Tuesday", x=5000, y=5000),
-             node("b", "Coffee machine descaling on Fridays", x=0, y=0)]
+    nodes = [
+        node("a", "Release train leaves every second Tuesday", x=5000, y=5000),
+        node("b", "Coffee machine descaling on Fridays", x=0, y=0),
+    ]
     ti = NodeTextIndex()
     for n in nodes:
         ti.add(n)
     index = CanvasIndex.build(nodes=nodes, text_index=ti)
     assert index.text_index is ti
-    sel = select_nodes(index=index, viewport=Viewport(x=0, y=0), role="editor", question="when is the release train?")
+    sel = select_nodes(
+        index=index, viewport=Viewport(x=0, y=0), role="editor", question="when is the release train?"
+    )
     assert [c.node.id for c in sel.candidates if c.group == "question"] == ["a"]

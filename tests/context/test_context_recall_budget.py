@@ -1,4 +1,5 @@
 """Recall's share of the budget, the value lift and the newest-statement rule (own text, EN + ZH)."""
+
 from __future__ import annotations
 
 from helpers_context import all_text, node
@@ -12,20 +13,31 @@ from canvasweb.context.types import CompileRequest, MessageData
 
 SYSTEM = "You are the team assistant."
 FILLER = [
-    "The kettle in the kitchen whistles far too loudly.", "Somebody keeps leaving mugs on the windowsill.",
-    "I walked the long way round the lake this morning.", "The hallway carpet finally got cleaned.",
-    "We should sort the shared drive folders one day.", "My neighbour's cat sat on my car roof again.",
+    "The kettle in the kitchen whistles far too loudly.",
+    "Somebody keeps leaving mugs on the windowsill.",
+    "I walked the long way round the lake this morning.",
+    "The hallway carpet finally got cleaned.",
+    "We should sort the shared drive folders one day.",
+    "My neighbour's cat sat on my car roof again.",
 ]
 
 
 def chat(n: int, facts: dict[int, str]) -> tuple[MessageData, ...]:
-    return tuple(MessageData(id=f"t{i}", role="user" if i % 2 == 0 else "assistant",
-                             content=facts.get(i) or f"{FILLER[i % len(FILLER)]} ({i})") for i in range(n))
+    return tuple(
+        MessageData(
+            id=f"t{i}",
+            role="user" if i % 2 == 0 else "assistant",
+            content=facts.get(i) or f"{FILLER[i % len(FILLER)]} ({i})",
+        )
+        for i in range(n)
+    )
 
 
 def cands(texts: list[str]) -> list[RecallCandidate]:
-    return [RecallCandidate(position=i, message=MessageData(id=f"c{i}", role="user", content=t), text=t)
-            for i, t in enumerate(texts)]
+    return [
+        RecallCandidate(position=i, message=MessageData(id=f"c{i}", role="user", content=t), text=t)
+        for i, t in enumerate(texts)
+    ]
 
 
 def compile_(**kw):
@@ -99,8 +111,10 @@ def test_newest_statement_of_a_value_ranks_first(monkeypatch):
 LONG_FACTS = {7: "The spare key for the bike shed hangs behind the fuse box, on the red hook."}
 SHED_Q = "where is the spare key for the bike shed?"
 # Many earlier turns about the shed: recall can use every token it is given.
-SHED_TALK = {i: f"Bike shed note {i}: the shed key log says visitor {i} borrowed a spare key on day {i}."
-             for i in range(20, 200, 9)}
+SHED_TALK = {
+    i: f"Bike shed note {i}: the shed key log says visitor {i} borrowed a spare key on day {i}."
+    for i in range(20, 200, 9)
+}
 
 
 def test_idle_canvas_hands_window_and_summary_plan_to_recall(monkeypatch):
@@ -121,8 +135,10 @@ def test_buried_fact_is_recalled_at_a_small_budget():
 
 
 def test_busy_canvas_keeps_its_window(monkeypatch):
-    nodes = tuple(node(f"n{i}", f"Storage room {i} holds {i * 3} boxes of cables and adapters", x=i * 5)
-                  for i in range(60))
+    nodes = tuple(
+        node(f"n{i}", f"Storage room {i} holds {i * 3} boxes of cables and adapters", x=i * 5)
+        for i in range(60)
+    )
     msgs = chat(300, LONG_FACTS)
     a = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
     monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
@@ -142,8 +158,14 @@ def test_question_about_nothing_said_keeps_the_window(monkeypatch):
 
 def test_chinese_fact_gets_the_bigger_recall_share():
     facts = {9: "自行车棚的备用钥匙挂在电闸箱后面的红钩子上。"}
-    msgs = tuple(MessageData(id=f"z{i}", role="user" if i % 2 == 0 else "assistant",
-                             content=facts.get(i) or f"今天食堂的汤有点咸，第{i}次说了") for i in range(300))
+    msgs = tuple(
+        MessageData(
+            id=f"z{i}",
+            role="user" if i % 2 == 0 else "assistant",
+            content=facts.get(i) or f"今天食堂的汤有点咸，第{i}次说了",
+        )
+        for i in range(300)
+    )
     c = compile_(messages=msgs, question="车棚备用钥匙放哪儿了？", budget=1000)
     assert "红钩子" in all_text(c.messages)
     assert c.report.layer_tokens["recall"] > c.report.layer_tokens["recent"]
@@ -176,7 +198,10 @@ def _far_included(c) -> int:
 
 
 def test_small_block_gives_far_question_matches_more_seats(monkeypatch):
-    for lang, q in (("en", "what soil moisture do the greenhouse sensors report?"), ("zh", "温室传感器报告的土壤湿度是多少？")):
+    for lang, q in (
+        ("en", "what soil moisture do the greenhouse sensors report?"),
+        ("zh", "温室传感器报告的土壤湿度是多少？"),
+    ):
         nodes = busy_canvas(lang)
         a = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
         monkeypatch.setattr(compiler_mod, "QUESTION_SHARE_SMALL", 0.25)

@@ -20,14 +20,29 @@ CASES = [
     ("api_key", "key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"),
     ("api_key", "生产库密钥 sk-prod-93af。", "sk-prod-93af"),
     ("aws_access_key", "AKIAIOSFODNN7EXAMPLE is the key id", "AKIAIOSFODNN7EXAMPLE"),
-    ("github_token", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    (
+        "github_token",
+        "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    ),
     ("slack_token", "slack xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij"),
     ("secret", "api_key=0123456789abcdef0123", "0123456789abcdef0123"),
-    ("secret", "CLIENT_SECRET: YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0NTY=", "YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0NTY="),
-    ("jwt", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    (
+        "secret",
+        "CLIENT_SECRET: YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0NTY=",
+        "YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0NTY=",
+    ),
+    (
+        "jwt",
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
     ("bearer_token", "Authorization: Bearer abcdef0123456789xyz", "abcdef0123456789xyz"),
-    ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEA"),
+    (
+        "private_key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEA",
+    ),
 ]
 
 
@@ -41,7 +56,10 @@ def test_each_credential_pattern_is_masked(kind, text, secret):
 
 
 def test_url_host_and_port_survive():
-    assert mask_credentials("postgres://u:p4ss@db:5433/app") == "postgres://[REDACTED:url_credentials]@db:5433/app"
+    assert (
+        mask_credentials("postgres://u:p4ss@db:5433/app")
+        == "postgres://[REDACTED:url_credentials]@db:5433/app"
+    )
 
 
 CLEAN = [
@@ -66,8 +84,12 @@ def test_no_false_positives(text):
 
 
 def test_secret_placeholder_never_has_value_or_tags():
-    n = NodeData(id="s1", content="Production cache password is hunter2-Qx9.", sensitivity="secret",
-                 tags=("credential", "prod-db"))
+    n = NodeData(
+        id="s1",
+        content="Production cache password is hunter2-Qx9.",
+        sensitivity="secret",
+        tags=("credential", "prod-db"),
+    )
     p = secret_placeholder(n)
     assert "s1" not in p and "withheld" in p  # the id stays on the server; the record's handle names it
     assert "hunter2" not in p and "credential" not in p and "prod-db" not in p

@@ -15,13 +15,25 @@ from canvasweb.context.types import EdgeData, Viewport
 def render(nodes, edges=(), *, max_tokens=2000, role="owner", question=""):
     index = CanvasIndex.build(nodes=nodes, edges=edges)
     sel = select_nodes(index=index, viewport=Viewport(), role=role, question=question)
-    return render_canvas_block(candidates=sel.candidates, index=index, max_tokens=max_tokens, cache=TokenCache(),
-                               mask=mask_credentials)
+    return render_canvas_block(
+        candidates=sel.candidates,
+        index=index,
+        max_tokens=max_tokens,
+        cache=TokenCache(),
+        mask=mask_credentials,
+    )
 
 
 def sample_nodes():
     return [
-        node("req-1", "Sessions expire after 6 hours", kind="requirement", pinned=True, weight=2, tags=("auth",)),
+        node(
+            "req-1",
+            "Sessions expire after 6 hours",
+            kind="requirement",
+            pinned=True,
+            weight=2,
+            tags=("auth",),
+        ),
         node("cfg-1", "The metrics store listens on port 5433", kind="config", x=10),
         node("dec-1", "Use Redis for the cache layer", kind="decision", x=20),
         node("sec-1", "Production password is hunter2-Qx9", sensitivity="secret", tags=("credential",), x=5),
@@ -64,15 +76,17 @@ def test_node_text_cannot_break_out_of_the_block():
     assert block.text.count(BLOCK_CLOSE) == 1
     record = block.text.splitlines()[2]
     assert record.startswith('[n1] (fact) "') and record.count("\n") == 0
-    payload = record[len("[n1] (fact) "):]
+    payload = record[len("[n1] (fact) ") :]
     assert json.loads(payload) == evil  # JSON string round-trips; only the escaping differs
     assert "\nSYSTEM:" not in block.text
 
 
 def test_stable_and_order_independent():
     nodes = sample_nodes()
-    edges = [EdgeData(id="e1", source="req-1", target="cfg-1", relation="depends_on"),
-             EdgeData(id="e2", source="dec-1", target="f-1", relation="relates_to")]
+    edges = [
+        EdgeData(id="e1", source="req-1", target="cfg-1", relation="depends_on"),
+        EdgeData(id="e2", source="dec-1", target="f-1", relation="relates_to"),
+    ]
     a = render(nodes, edges)
     shuffled, shuffled_edges = nodes[:], edges[:]
     random.Random(5).shuffle(shuffled)
@@ -94,8 +108,14 @@ def test_budget_respected_and_over_budget_reported():
 def test_long_node_text_truncated_and_reported():
     index = CanvasIndex.build(nodes=[node("long", "word " * 2000)])
     sel = select_nodes(index=index, viewport=Viewport(), role="editor")
-    block = render_canvas_block(candidates=sel.candidates, index=index, max_tokens=5000, cache=TokenCache(),
-                                mask=mask_credentials, max_node_tokens=50)
+    block = render_canvas_block(
+        candidates=sel.candidates,
+        index=index,
+        max_tokens=5000,
+        cache=TokenCache(),
+        mask=mask_credentials,
+        max_node_tokens=50,
+    )
     assert "[truncated]" in block.text and block.truncations[0].item_id == "long"
 
 
@@ -108,13 +128,17 @@ def test_question_matches_get_reserved_room():
 
 def test_the_best_linked_node_gets_a_seat_even_when_its_share_is_too_small():
     """At a tight block the 15 % linked share is smaller than one record; the first one still gets in."""
-    crowd = [node(f"near{i}", f"附近的节点 {i}：看板组件间距 {i} px，一切正常，不需要调整。", x=i * 10) for i in range(30)]
+    crowd = [
+        node(f"near{i}", f"附近的节点 {i}：看板组件间距 {i} px，一切正常，不需要调整。", x=i * 10)
+        for i in range(30)
+    ]
     far = node("balance", "尾款通道：11 月 10 日 20:00 开放，持续 48 小时。", x=-2900, y=2600)
     edges = (EdgeData(id="e1", source="near0", target="balance", relation="depends_on"),)
     index = CanvasIndex.build(nodes=[*crowd, far], edges=edges)
     sel = select_nodes(index=index, viewport=Viewport(), role="editor")
     linked = next(c for c in sel.candidates if c.node.id == "balance")
     assert linked.group == "linked"
-    block = render_canvas_block(candidates=sel.candidates, index=index, max_tokens=260, cache=TokenCache(),
-                                mask=mask_credentials)
+    block = render_canvas_block(
+        candidates=sel.candidates, index=index, max_tokens=260, cache=TokenCache(), mask=mask_credentials
+    )
     assert "11 月 10 日 20:00" in block.text and block.tokens <= 260

@@ -1,5 +1,6 @@
 """Retired values never come back: chat corrections, corrections of corrections, canvas supersedes,
 clause-level rewriting of long sentences, and look-alike values of other subjects that must survive."""
+
 from __future__ import annotations
 
 from helpers_context import all_text, node
@@ -16,27 +17,39 @@ def msgs(*pairs):
 
 
 def filler(n, start=0):
-    return [("user" if i % 2 == 0 else "assistant", f"Side note {i}: the retro board has {i} sticky notes.")
-            for i in range(start, start + n)]
+    return [
+        ("user" if i % 2 == 0 else "assistant", f"Side note {i}: the retro board has {i} sticky notes.")
+        for i in range(start, start + n)
+    ]
 
 
 def compile_(history, question, budget=1500, **kw):
-    return compile_context(request=CompileRequest(system_prompt=SYSTEM, question=question, messages=history,
-                                                  budget=budget, **kw))
+    return compile_context(
+        request=CompileRequest(system_prompt=SYSTEM, question=question, messages=history, budget=budget, **kw)
+    )
 
 
 def test_chat_correction_retires_the_old_value_everywhere_and_names_the_new_one():
-    h = msgs(("user", "The SFTP server listens on port 2201."), *filler(30),
-             ("user", "Actually, change the SFTP server port to 2202."), *filler(4, 40))
+    h = msgs(
+        ("user", "The SFTP server listens on port 2201."),
+        *filler(30),
+        ("user", "Actually, change the SFTP server port to 2202."),
+        *filler(4, 40),
+    )
     c = compile_(h, "Which port does the SFTP server use?")
     text = all_text(c.messages)
     assert "2202" in text and "2201" not in text
 
 
 def test_a_value_corrected_twice_retires_both_older_values():
-    h = msgs(("user", "The launch party budget is 3000 euros."), *filler(20),
-             ("user", "Correction: change the launch party budget to 3500 euros."), *filler(20, 30),
-             ("user", "Correction: change the launch party budget to 4200 euros."), *filler(30, 60))
+    h = msgs(
+        ("user", "The launch party budget is 3000 euros."),
+        *filler(20),
+        ("user", "Correction: change the launch party budget to 3500 euros."),
+        *filler(20, 30),
+        ("user", "Correction: change the launch party budget to 4200 euros."),
+        *filler(30, 60),
+    )
     for budget in (800, 1500, 3000):
         text = all_text(compile_(h, "How much can we spend on the launch party?", budget=budget).messages)
         assert "4200" in text, budget
@@ -44,26 +57,45 @@ def test_a_value_corrected_twice_retires_both_older_values():
 
 
 def test_chinese_correction_in_chat():
-    h = msgs(("user", "发布会定在3月28日。"), *filler(24), ("user", "刚才说错了，发布会改成4月2日。"), *filler(6, 30))
+    h = msgs(
+        ("user", "发布会定在3月28日。"),
+        *filler(24),
+        ("user", "刚才说错了，发布会改成4月2日。"),
+        *filler(6, 30),
+    )
     text = all_text(compile_(h, "发布会是哪天？").messages)
     assert "4月2日" in text and "3月28日" not in text
 
 
 def test_look_alike_value_of_another_subject_survives():
-    h = msgs(("user", "The SFTP server listens on port 2201."),
-             ("user", "The metrics exporter listens on port 2202."), *filler(26),
-             ("user", "Actually, change the SFTP server port to 2203."), *filler(4, 40))
-    text = all_text(compile_(h, "Which ports do the SFTP server and the metrics exporter use?", budget=3000).messages)
+    h = msgs(
+        ("user", "The SFTP server listens on port 2201."),
+        ("user", "The metrics exporter listens on port 2202."),
+        *filler(26),
+        ("user", "Actually, change the SFTP server port to 2203."),
+        *filler(4, 40),
+    )
+    text = all_text(
+        compile_(h, "Which ports do the SFTP server and the metrics exporter use?", budget=3000).messages
+    )
     assert "2203" in text and "2201" not in text
     assert "metrics exporter listens on port 2202" in text
 
 
 def test_long_sentence_keeps_its_other_facts_when_one_value_is_retired():
-    long = ("For the pilot, the onboarding call is 30 minutes, the dashboard refresh runs every 10 minutes, "
-            "the pilot cohort has 40 customers, and the support inbox is pilot-help@example.org.")
-    h = msgs(("user", long), *filler(10), ("user", "Correction: change the pilot cohort to 55 customers."),
-             *filler(4, 20))
-    text = all_text(compile_(h, "How big is the pilot cohort, and what is the support inbox?", budget=3000).messages)
+    long = (
+        "For the pilot, the onboarding call is 30 minutes, the dashboard refresh runs every 10 minutes, "
+        "the pilot cohort has 40 customers, and the support inbox is pilot-help@example.org."
+    )
+    h = msgs(
+        ("user", long),
+        *filler(10),
+        ("user", "Correction: change the pilot cohort to 55 customers."),
+        *filler(4, 20),
+    )
+    text = all_text(
+        compile_(h, "How big is the pilot cohort, and what is the support inbox?", budget=3000).messages
+    )
     assert "55 customers" in text and "40 customers" not in text
     assert "pilot-help@example.org" in text and "every 10 minutes" in text
 
@@ -80,7 +112,9 @@ def test_canvas_supersede_retires_the_value_in_history_and_summary():
 def test_stored_rolling_summary_is_reconciled_with_the_canvas():
     old = node("old", "The standup moves to 09:45", superseded_by="new")
     new = node("new", "The standup moves to 10:15")
-    rolling = build_summary(messages=msgs(("user", "We agreed the standup moves to 09:45.")), max_tokens=200).text
+    rolling = build_summary(
+        messages=msgs(("user", "We agreed the standup moves to 09:45.")), max_tokens=200
+    ).text
     assert "09:45" in rolling
     c = compile_(msgs(*filler(6)), "When is standup?", budget=1200, nodes=(old, new), rolling_summary=rolling)
     text = all_text(c.messages)
@@ -88,43 +122,65 @@ def test_stored_rolling_summary_is_reconciled_with_the_canvas():
 
 
 def test_summary_by_subject_keeps_only_the_newest_entry():
-    h = msgs(("user", "Team size for the hackathon is 12 people."), ("assistant", "Noted."),
-             ("user", "Update: change the hackathon team size to 15 people."), ("assistant", "Okay."),
-             ("user", "Correction: change the hackathon team size to 18 people."))
+    h = msgs(
+        ("user", "Team size for the hackathon is 12 people."),
+        ("assistant", "Noted."),
+        ("user", "Update: change the hackathon team size to 15 people."),
+        ("assistant", "Okay."),
+        ("user", "Correction: change the hackathon team size to 18 people."),
+    )
     s = build_summary(messages=h, max_tokens=400).text
     assert "18 people" in s and "12 people" not in s
     assert s.count("team size") == 1
 
 
 def test_subjectless_correction_retires_the_nearby_value_of_the_same_shape():
-    h = msgs(("user", "Our cloud vendor gave us database port 6012."),
-             ("assistant", "Got it, I will note the database port."),
-             ("user", "Actually the vendor moved us to 6013."), *filler(4))
+    h = msgs(
+        ("user", "Our cloud vendor gave us database port 6012."),
+        ("assistant", "Got it, I will note the database port."),
+        ("user", "Actually the vendor moved us to 6013."),
+        *filler(4),
+    )
     text = all_text(compile_(h, "What is the database port now?", budget=3000).messages)
     assert "6013" in text and "6012" not in text
 
 
 def test_subjectless_chinese_correction():
-    h = msgs(("user", "验收会议定在5月20日。"), ("assistant", "好的，我记下了。"),
-             ("user", "刚才说错了，是5月22日。"), *filler(4))
+    h = msgs(
+        ("user", "验收会议定在5月20日。"),
+        ("assistant", "好的，我记下了。"),
+        ("user", "刚才说错了，是5月22日。"),
+        *filler(4),
+    )
     text = all_text(compile_(h, "验收会议哪天开？", budget=3000).messages)
     assert "5月22日" in text and "5月20日" not in text
 
 
 def test_subjectless_correction_does_not_reach_far_back():
-    h = msgs(("user", "The office door code is 4471."), *filler(20),
-             ("user", "The vendor quoted a port of 6012."), ("user", "Actually they moved us to 6013."), *filler(4, 30))
+    h = msgs(
+        ("user", "The office door code is 4471."),
+        *filler(20),
+        ("user", "The vendor quoted a port of 6012."),
+        ("user", "Actually they moved us to 6013."),
+        *filler(4, 30),
+    )
     text = all_text(compile_(h, "What is the office door code?", budget=3000).messages)
     assert "4471" in text  # a look-alike four-digit value far back is another subject
     assert "6012" not in text
 
 
 def test_a_correction_does_not_repeat_the_value_it_replaces():
-    h = msgs(("user", "Ticketing runs on Trackwise."), *filler(12),
-             ("user", "Heads up: support moved from Trackwise to Deskly last month."),
-             ("user", "Actually the venue fee is 7,200 euros, not 6,800."),
-             ("user", "场地费刚才说错了，是 7.5 万，不是 6.8 万。"), *filler(4, 20))
-    text = all_text(compile_(h, "Which support tool do we use and what is the venue fee?", budget=3000).messages)
+    h = msgs(
+        ("user", "Ticketing runs on Trackwise."),
+        *filler(12),
+        ("user", "Heads up: support moved from Trackwise to Deskly last month."),
+        ("user", "Actually the venue fee is 7,200 euros, not 6,800."),
+        ("user", "场地费刚才说错了，是 7.5 万，不是 6.8 万。"),
+        *filler(4, 20),
+    )
+    text = all_text(
+        compile_(h, "Which support tool do we use and what is the venue fee?", budget=3000).messages
+    )
     assert "Deskly" in text and "7,200 euros" in text and "7.5 万" in text
     assert "Trackwise" not in text and "6,800" not in text and "6.8 万" not in text
     s = build_summary(messages=h, max_tokens=400).text
@@ -132,12 +188,22 @@ def test_a_correction_does_not_repeat_the_value_it_replaces():
 
 
 def test_short_mention_of_a_long_superseded_node_is_retired_but_other_subjects_survive():
-    old = node("old", "Pen test window opens 11 August (remote, two testers, report within 5 days)", superseded_by="new")
+    old = node(
+        "old",
+        "Pen test window opens 11 August (remote, two testers, report within 5 days)",
+        superseded_by="new",
+    )
     new = node("new", "Pen test window opens 25 August (remote, two testers, report within 5 days)")
-    h = msgs(("user", "fyi the pen test window opens 11 August"), ("user", "The team offsite opens 11 August too."),
-             *filler(30))
-    text = all_text(compile_(h, "When does the pen test window open, and when is the offsite?", budget=3000,
-                             nodes=(old, new)).messages)
+    h = msgs(
+        ("user", "fyi the pen test window opens 11 August"),
+        ("user", "The team offsite opens 11 August too."),
+        *filler(30),
+    )
+    text = all_text(
+        compile_(
+            h, "When does the pen test window open, and when is the offsite?", budget=3000, nodes=(old, new)
+        ).messages
+    )
     assert "25 August" in text and "pen test window opens 11 August" not in text
     assert "offsite opens 11 August" in text
 
@@ -145,8 +211,12 @@ def test_short_mention_of_a_long_superseded_node_is_retired_but_other_subjects_s
 def test_chat_correction_later_superseded_on_the_canvas_still_retires_the_first_value():
     old = node("old", "Kickoff venue: Room Orion", superseded_by="new")
     new = node("new", "Kickoff venue: Room Vega")
-    h = msgs(("user", "The kickoff venue is Room Lyra."), *filler(6),
-             ("user", "Correction: change the kickoff venue to Room Orion."), *filler(20, 10))
+    h = msgs(
+        ("user", "The kickoff venue is Room Lyra."),
+        *filler(6),
+        ("user", "Correction: change the kickoff venue to Room Orion."),
+        *filler(20, 10),
+    )
     text = all_text(compile_(h, "Where is the kickoff?", budget=3000, nodes=(old, new)).messages)
     assert "Vega" in text and "Orion" not in text and "Lyra" not in text
 
@@ -154,10 +224,16 @@ def test_chat_correction_later_superseded_on_the_canvas_still_retires_the_first_
 def test_value_said_in_chat_between_two_canvas_versions_is_retired():
     old = node("old", "Load test runs on 14 July with 2,000 virtual users", superseded_by="new")
     new = node("new", "Load test runs on 28 July with 2,000 virtual users")
-    h = msgs(("user", "the load test runs on 14 July"), *filler(8),
-             ("user", "heads up, the load test moves to 21 July"), *filler(8, 20),
-             ("user", "Our release retro is on 21 July."), *filler(8, 40))
-    text = all_text(compile_(h, "When is the load test, and the release retro?", budget=3000,
-                             nodes=(old, new)).messages)
+    h = msgs(
+        ("user", "the load test runs on 14 July"),
+        *filler(8),
+        ("user", "heads up, the load test moves to 21 July"),
+        *filler(8, 20),
+        ("user", "Our release retro is on 21 July."),
+        *filler(8, 40),
+    )
+    text = all_text(
+        compile_(h, "When is the load test, and the release retro?", budget=3000, nodes=(old, new)).messages
+    )
     assert "28 July" in text and "14 July" not in text and "load test moves to 21 July" not in text
     assert "release retro is on 21 July" in text

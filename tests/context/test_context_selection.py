@@ -19,8 +19,13 @@ VP = Viewport(x=0, y=0, zoom=1, width=1000, height=1000)  # radius 1.5 * 707 = 1
 
 def select(nodes, *, edges=(), viewport=VP, role="editor", question="", cell_size=None, **cfg):
     index = CanvasIndex.build(nodes=nodes, edges=edges, cell_size=cell_size)
-    return select_nodes(index=index, viewport=viewport, role=role, question=question,
-                        config=SelectionConfig(**cfg) if cfg else None)
+    return select_nodes(
+        index=index,
+        viewport=viewport,
+        role=role,
+        question=question,
+        config=SelectionConfig(**cfg) if cfg else None,
+    )
 
 
 def ids(sel, group=None):
@@ -32,8 +37,8 @@ def reasons(sel):
 
 
 def test_weight_beats_distance():
-    near_light = node("near", x=100, y=0, weight=1.0)   # effective 100
-    far_heavy = node("far", x=300, y=0, weight=4.0)     # effective 75
+    near_light = node("near", x=100, y=0, weight=1.0)  # effective 100
+    far_heavy = node("far", x=300, y=0, weight=4.0)  # effective 75
     sel = select([near_light, far_heavy])
     assert ids(sel) == ["far", "near"]
     assert sel.candidates[0].effective_distance == 75
@@ -61,16 +66,23 @@ def test_radius_follows_zoom():
 
 def test_neighbours_pulled_in_over_edges():
     nodes = [node("a", x=0, y=0), node("b", x=40_000, y=0), node("c", x=-40_000, y=0)]
-    edges = [EdgeData(id="e1", source="a", target="b", relation="depends_on"),
-             EdgeData(id="e2", source="c", target="a", relation="causes")]
+    edges = [
+        EdgeData(id="e1", source="a", target="b", relation="depends_on"),
+        EdgeData(id="e2", source="c", target="a", relation="causes"),
+    ]
     sel = select(nodes, edges=edges)
     assert ids(sel, "linked") == ["b", "c"]
     assert reasons(sel)["b"] == "linked:depends_on:a"
 
 
 def test_neighbours_never_bring_in_superseded_archived_or_invisible():
-    nodes = [node("a"), node("old", x=50_000, superseded_by="new"), node("arch", x=50_000, archived=True),
-             node("int", x=50_000, sensitivity="internal"), node("new", x=60_000)]
+    nodes = [
+        node("a"),
+        node("old", x=50_000, superseded_by="new"),
+        node("arch", x=50_000, archived=True),
+        node("int", x=50_000, sensitivity="internal"),
+        node("new", x=60_000),
+    ]
     edges = [EdgeData(id=f"e{i}", source="a", target=t) for i, t in enumerate(["old", "arch", "int"])]
     sel = select(nodes, edges=edges, role="viewer")
     assert ids(sel) == ["a"]
@@ -79,14 +91,20 @@ def test_neighbours_never_bring_in_superseded_archived_or_invisible():
 
 
 def test_question_match_off_viewport_english():
-    nodes = [node("near", "Frontend uses React Flow", x=5), node("far", "The metrics store listens on port 5433", x=80_000)]
+    nodes = [
+        node("near", "Frontend uses React Flow", x=5),
+        node("far", "The metrics store listens on port 5433", x=80_000),
+    ]
     sel = select(nodes, question="Which port does our metrics store listen on?")
     assert "far" in ids(sel, "question")
     assert reasons(sel)["far"] == "question_match"
 
 
 def test_question_match_off_viewport_chinese():
-    nodes = [node("near", "前端用 React Flow", x=5), node("far", "数据库端口是 5433，密码只放环境变量", x=-70_000, y=30_000)]
+    nodes = [
+        node("near", "前端用 React Flow", x=5),
+        node("far", "数据库端口是 5433，密码只放环境变量", x=-70_000, y=30_000),
+    ]
     sel = select(nodes, question="我们的数据库端口是多少？")
     assert ids(sel, "question") == ["far"]
     sel = select(nodes, question="缓存用什么？")
@@ -94,9 +112,11 @@ def test_question_match_off_viewport_chinese():
 
 
 def test_superseded_and_archived_never_in():
-    nodes = [node("old", "expire after 2 hours", pinned=True, superseded_by="new"),
-             node("new", "expire after 6 hours", x=1),
-             node("arch", "archived fact about expire", x=2, archived=True)]
+    nodes = [
+        node("old", "expire after 2 hours", pinned=True, superseded_by="new"),
+        node("new", "expire after 6 hours", x=1),
+        node("arch", "archived fact about expire", x=2, archived=True),
+    ]
     sel = select(nodes, question="when do sessions expire")
     assert ids(sel) == ["new"]
     got = {(e.node_id, e.reason) for e in sel.excluded}
@@ -104,8 +124,12 @@ def test_superseded_and_archived_never_in():
 
 
 def test_role_filter():
-    nodes = [node("pub", x=1), node("int", x=2, sensitivity="internal"), node("sec", x=3, sensitivity="secret"),
-             node("pin-int", x=9_000, pinned=True, sensitivity="internal")]
+    nodes = [
+        node("pub", x=1),
+        node("int", x=2, sensitivity="internal"),
+        node("sec", x=3, sensitivity="secret"),
+        node("pin-int", x=9_000, pinned=True, sensitivity="internal"),
+    ]
     assert set(ids(select(nodes, role="viewer"))) == {"pub"}
     assert set(ids(select(nodes, role="editor"))) == {"pub", "int", "pin-int"}
     owner = select(nodes, role="owner")
@@ -120,15 +144,25 @@ def test_secret_text_is_not_question_matchable():
 
 def test_order_independent_of_input_list():
     rng = random.Random(3)
-    nodes = [node(f"n{i}", f"fact {i} about cache", x=rng.uniform(-500, 500), y=rng.uniform(-500, 500),
-                  weight=rng.choice([1, 1, 2])) for i in range(60)]
+    nodes = [
+        node(
+            f"n{i}",
+            f"fact {i} about cache",
+            x=rng.uniform(-500, 500),
+            y=rng.uniform(-500, 500),
+            weight=rng.choice([1, 1, 2]),
+        )
+        for i in range(60)
+    ]
     nodes.append(node("tie-b", x=100, y=0))
     nodes.append(node("tie-a", x=0, y=100))
     a = select(nodes, question="cache")
     shuffled = nodes[:]
     rng.shuffle(shuffled)
     b = select(shuffled, question="cache")
-    assert [(c.node.id, c.rank, c.reason) for c in a.candidates] == [(c.node.id, c.rank, c.reason) for c in b.candidates]
+    assert [(c.node.id, c.rank, c.reason) for c in a.candidates] == [
+        (c.node.id, c.rank, c.reason) for c in b.candidates
+    ]
     assert ids(a).index("tie-a") < ids(a).index("tie-b")  # equal distance: id order
 
 
@@ -147,19 +181,42 @@ def brute_force(nodes, viewport, radius, k, role_level=1):
 @settings(max_examples=EXAMPLES // 2, deadline=None)
 @given(
     pts=st.lists(
-        st.tuples(st.floats(-5000, 5000), st.floats(-5000, 5000), st.sampled_from([0.3, 0.5, 1, 1, 1.5, 2, 3, 7]),
-                  st.sampled_from(["public", "public", "internal", "secret"]), st.booleans(), st.booleans()),
-        max_size=120),
-    vx=st.floats(-6000, 6000), vy=st.floats(-6000, 6000), zoom=st.sampled_from([0.25, 0.5, 1, 2, 8]),
-    k=st.integers(1, 40), cell=st.sampled_from([None, 10.0, 500.0, 5000.0]),
+        st.tuples(
+            st.floats(-5000, 5000),
+            st.floats(-5000, 5000),
+            st.sampled_from([0.3, 0.5, 1, 1, 1.5, 2, 3, 7]),
+            st.sampled_from(["public", "public", "internal", "secret"]),
+            st.booleans(),
+            st.booleans(),
+        ),
+        max_size=120,
+    ),
+    vx=st.floats(-6000, 6000),
+    vy=st.floats(-6000, 6000),
+    zoom=st.sampled_from([0.25, 0.5, 1, 2, 8]),
+    k=st.integers(1, 40),
+    cell=st.sampled_from([None, 10.0, 500.0, 5000.0]),
 )
 def test_grid_index_matches_brute_force(pts, vx, vy, zoom, k, cell):
-    nodes = [NodeData(id=f"n{i:03d}", content="x", x=x, y=y, weight=w, sensitivity=s, superseded_by="z" if sup else None,
-                      archived=arch and not sup) for i, (x, y, w, s, sup, arch) in enumerate(pts)]
+    nodes = [
+        NodeData(
+            id=f"n{i:03d}",
+            content="x",
+            x=x,
+            y=y,
+            weight=w,
+            sensitivity=s,
+            superseded_by="z" if sup else None,
+            archived=arch and not sup,
+        )
+        for i, (x, y, w, s, sup, arch) in enumerate(pts)
+    ]
     vp = Viewport(x=vx, y=vy, zoom=zoom, width=800, height=600)
     index = CanvasIndex.build(nodes=nodes, cell_size=cell)
     sel = select_nodes(index=index, viewport=vp, role="editor", config=SelectionConfig(max_candidates=k))
-    assert [c.node.id for c in sel.candidates if c.group == "viewport"] == brute_force(nodes, vp, sel.radius, k)
+    assert [c.node.id for c in sel.candidates if c.group == "viewport"] == brute_force(
+        nodes, vp, sel.radius, k
+    )
 
 
 def test_naive_linear_select_scores_every_node_without_filters():

@@ -16,8 +16,18 @@ def msgs(*texts, role="user"):
 
 
 def test_chinese_and_english_sentence_splitting():
-    assert split_sentences("数据库端口是 5433。不要写进代码！对吗？好；行") == ["数据库端口是 5433。", "不要写进代码！", "对吗？", "好；", "行"]
-    assert split_sentences("Port is 5433. Version 1.5 ships. Done!") == ["Port is 5433.", "Version 1.5 ships.", "Done!"]
+    assert split_sentences("数据库端口是 5433。不要写进代码！对吗？好；行") == [
+        "数据库端口是 5433。",
+        "不要写进代码！",
+        "对吗？",
+        "好；",
+        "行",
+    ]
+    assert split_sentences("Port is 5433. Version 1.5 ships. Done!") == [
+        "Port is 5433.",
+        "Version 1.5 ships.",
+        "Done!",
+    ]
 
 
 def test_classification():
@@ -61,7 +71,11 @@ def test_corrections_verbatim_and_superseded_statement_dropped():
 
 
 def test_chinese_correction_supersedes():
-    history = msgs("页面缓存统一用 Memcached，别的都不用。", "好的", "更正：页面缓存统一用 Redis，别的都不用。 之前的说法作废。")
+    history = msgs(
+        "页面缓存统一用 Memcached，别的都不用。",
+        "好的",
+        "更正：页面缓存统一用 Redis，别的都不用。 之前的说法作废。",
+    )
     s = build_summary(messages=history, max_tokens=500)
     assert "更正：页面缓存统一用 Redis，别的都不用。" in s.text and "Memcached" not in s.text
 
@@ -74,14 +88,18 @@ def test_correction_in_later_window_still_retires_old_sentence():
 
 
 def test_budget_and_priority():
-    history = msgs(*(f"Filler sentence number {i} about the pipeline and 4 minutes." for i in range(200)),
-                   "Correction: the API rate limit is 300 requests per minute.")
+    history = msgs(
+        *(f"Filler sentence number {i} about the pipeline and 4 minutes." for i in range(200)),
+        "Correction: the API rate limit is 300 requests per minute.",
+    )
     s = build_summary(messages=history, max_tokens=80)
     assert s.tokens <= 80 and "300 requests per minute" in s.text
 
 
 def test_dedup_and_mask_and_question_boost():
-    history = msgs("Port is 5433.", "Port is 5433.", "password=hunter2 for staging.", "Cache TTL is 30 seconds.")
+    history = msgs(
+        "Port is 5433.", "Port is 5433.", "password=hunter2 for staging.", "Cache TTL is 30 seconds."
+    )
     s = build_summary(messages=history, max_tokens=500, mask=lambda t: t.replace("hunter2", "[REDACTED]"))
     assert s.text.count("Port is 5433.") == 1 and "hunter2" not in s.text
     tight = build_summary(messages=history, max_tokens=60, question="what is the cache ttl?")
@@ -96,22 +114,34 @@ def test_should_fold_at_70_percent():
 
 def test_prompt_template():
     out = SUMMARY_PROMPT_TEMPLATE.format(previous_summary="(none)", messages="user: hi", max_words=200)
-    for section in ("Goals", "Decisions", "Constraints & numbers", "Corrections (verbatim)", "Open questions"):
+    for section in (
+        "Goals",
+        "Decisions",
+        "Constraints & numbers",
+        "Corrections (verbatim)",
+        "Open questions",
+    ):
         assert section in out
 
 
 def test_previous_summary_is_carried_and_not_nested():
-    first = build_summary(messages=msgs("The metrics store listens on port 5433.", "Sessions expire after 2 hours."),
-                          max_tokens=300)
-    later = [MessageData(id="n1", role="user", content="Correction: sessions expire after 6 hours."),
-             MessageData(id="n2", role="user", content="Deploys need two approvals, never on Fridays.")]
+    first = build_summary(
+        messages=msgs("The metrics store listens on port 5433.", "Sessions expire after 2 hours."),
+        max_tokens=300,
+    )
+    later = [
+        MessageData(id="n1", role="user", content="Correction: sessions expire after 6 hours."),
+        MessageData(id="n2", role="user", content="Deploys need two approvals, never on Fridays."),
+    ]
     second = build_summary(messages=later, previous_summary=first.text, max_tokens=300)
     assert second.text.count("<conversation_summary>") == 1
     assert second.text.count("Summary of earlier turns") == 1
     assert "port 5433" in second.text and "6 hours" in second.text and "never on Fridays" in second.text
     assert "2 hours" not in second.text  # the carried statement was corrected later
     # Re-summarizing a summary given as a plain message does not turn headers into facts either.
-    third = build_summary(messages=[MessageData(id="s", role="assistant", content=second.text)], max_tokens=300)
+    third = build_summary(
+        messages=[MessageData(id="s", role="assistant", content=second.text)], max_tokens=300
+    )
     assert third.text.count("Later corrections override") == 1
 
 
@@ -121,16 +151,24 @@ def test_model_written_previous_summary_kept_even_without_signal_words():
 
 
 def test_subject_correction_in_chinese_retires_old_statement():
-    history = msgs("查询引擎这一期先用 Trino，数据组已经比较熟悉了。", "好的",
-                   "评审决定查询引擎改成 StarRocks，下个迭代开始迁移。")
+    history = msgs(
+        "查询引擎这一期先用 Trino，数据组已经比较熟悉了。",
+        "好的",
+        "评审决定查询引擎改成 StarRocks，下个迭代开始迁移。",
+    )
     s = build_summary(messages=history, max_tokens=400)
     assert "Trino" not in s.text and "StarRocks" in s.text
 
 
 def test_assistant_advice_is_not_a_correction_or_open_question():
-    history = [MessageData(id="a", role="assistant",
-                           content="Alert only when data is actually late, rather than on each failed call. Thoughts on 3 retries?"),
-               MessageData(id="u", role="user", content="Thoughts?")]
+    history = [
+        MessageData(
+            id="a",
+            role="assistant",
+            content="Alert only when data is actually late, rather than on each failed call. Thoughts on 3 retries?",
+        ),
+        MessageData(id="u", role="user", content="Thoughts?"),
+    ]
     s = build_summary(messages=history, max_tokens=400)
     assert "Corrections" not in s.text and "Open questions" not in s.text
     assert "3 retries" in s.text
@@ -146,7 +184,9 @@ LONG_HISTORY = msgs(
 
 def test_a_tight_budget_keeps_the_fact_carrying_clauses_of_every_sentence():
     full = build_summary(messages=LONG_HISTORY, max_tokens=4000)
-    assert full.compacted == 0 and "分析师那边的培训也会安排" in full.text  # room for everything: whole sentences
+    assert (
+        full.compacted == 0 and "分析师那边的培训也会安排" in full.text
+    )  # room for everything: whole sentences
     tight = build_summary(messages=LONG_HISTORY, max_tokens=150)
     assert tight.tokens <= 150
     for fact in ("查询引擎改成 StarRocks", "每日 03:00", "保留 180 天"):
@@ -158,7 +198,11 @@ def test_a_tight_budget_keeps_the_fact_carrying_clauses_of_every_sentence():
 
 
 def test_compact_clauses_are_verbatim_and_keep_times_and_thousands_whole():
-    summary = build_summary(messages=msgs("We met in the big room, the budget is 1,000 dollars, deploys start at 10:30, "
-                                          "and everyone brought coffee, tea and some snacks for the afternoon session."),
-                            max_tokens=75)
+    summary = build_summary(
+        messages=msgs(
+            "We met in the big room, the budget is 1,000 dollars, deploys start at 10:30, "
+            "and everyone brought coffee, tea and some snacks for the afternoon session."
+        ),
+        max_tokens=75,
+    )
     assert "the budget is 1,000 dollars, deploys start at 10:30…" in summary.text, summary.text

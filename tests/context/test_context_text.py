@@ -38,7 +38,7 @@ def test_flatten_markdown_and_html():
         "| host | port |\n|---|---|\n| db | 5433 |\n\n"
         "```python\nx = **not bold**\n```\n"
         "<p>Hello<br>world &amp; <b>you</b></p>"
-        "<table><tr><td>c1</td><td>c2</td></tr></table><img src=x alt=\"alt text\"><script>evil()</script>"
+        '<table><tr><td>c1</td><td>c2</td></tr></table><img src=x alt="alt text"><script>evil()</script>'
     )
     out = flatten_markup(md)
     assert "Title" in out and "#" not in out.split("```")[0]

@@ -23,8 +23,15 @@ def test_budget_from_total_default_shares():
 
 
 def test_budget_configurable_shares():
-    b = Budget.from_total(total=1000, system=0, canvas_share=0.2, summary_share=0.1, recent_share=0.6,
-                          recall_share=0.0, recent_floor_messages=4)
+    b = Budget.from_total(
+        total=1000,
+        system=0,
+        canvas_share=0.2,
+        summary_share=0.1,
+        recent_share=0.6,
+        recall_share=0.0,
+        recent_floor_messages=4,
+    )
     assert (b.canvas, b.summary, b.recent, b.question, b.recent_floor_messages) == (200, 100, 600, 100, 4)
 
 
@@ -93,6 +100,7 @@ def test_token_cache_reuses_by_key_and_detects_changes():
         def f():
             calls.append(text)
             return text.upper()
+
         return f
 
     a = cache.prepared(key=("node", "n1", 1), source="abc", prepare=prep("abc"))

@@ -1,4 +1,5 @@
 """An index updated in place must compile exactly like one built from scratch on the same nodes."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,30 +12,65 @@ from canvasweb.context.index_update import IndexUpdate, apply_changes
 from canvasweb.context.selection import CanvasIndex, select_nodes
 from canvasweb.context.types import CompileRequest, EdgeData, MessageData, NodeData, Viewport
 
-WORDS = ("harbor", "lantern", "quartz", "meadow", "falcon", "copper", "river", "signal", "ember", "thistle",
-         "端口", "缓存", "延迟", "预算", "部署", "日志")
+WORDS = (
+    "harbor",
+    "lantern",
+    "quartz",
+    "meadow",
+    "falcon",
+    "copper",
+    "river",
+    "signal",
+    "ember",
+    "thistle",
+    "端口",
+    "缓存",
+    "延迟",
+    "预算",
+    "部署",
+    "日志",
+)
 
 
 def _node(rng: random.Random, i: int) -> NodeData:
     r = rng.random()
     return NodeData(
-        id=f"n{i:04d}", content=" ".join(rng.sample(WORDS, 4)) + f" figure {rng.randint(1, 500)}",
-        x=rng.uniform(-3000, 3000), y=rng.uniform(-3000, 3000), weight=rng.choice((0.5, 1.0, 2.0, 4.0)),
-        tags=(rng.choice(WORDS),), pinned=rng.random() < 0.03,
-        sensitivity="secret" if r < 0.05 else ("internal" if r < 0.2 else "public"))
+        id=f"n{i:04d}",
+        content=" ".join(rng.sample(WORDS, 4)) + f" figure {rng.randint(1, 500)}",
+        x=rng.uniform(-3000, 3000),
+        y=rng.uniform(-3000, 3000),
+        weight=rng.choice((0.5, 1.0, 2.0, 4.0)),
+        tags=(rng.choice(WORDS),),
+        pinned=rng.random() < 0.03,
+        sensitivity="secret" if r < 0.05 else ("internal" if r < 0.2 else "public"),
+    )
 
 
 def _outputs(index: CanvasIndex, nodes, edges, history) -> list:
     out = []
     for role in ("viewer", "editor", "owner"):
-        for vp in (Viewport(x=0, y=0, zoom=1.0), Viewport(x=1500, y=-900, zoom=0.5), Viewport(x=-2500, y=2500)):
+        for vp in (
+            Viewport(x=0, y=0, zoom=1.0),
+            Viewport(x=1500, y=-900, zoom=0.5),
+            Viewport(x=-2500, y=2500),
+        ):
             for question in ("which figure for the harbor lantern", "缓存 延迟 预算"):
                 sel = select_nodes(index=index, viewport=vp, role=role, question=question)
                 out.append([(c.node.id, c.group, c.reason) for c in sel.candidates])
                 out.append(sorted(sel.excluded_counts.items()))
-                compiled = compile_context(request=CompileRequest(
-                    system_prompt="rules", question=question, messages=history, nodes=nodes, edges=edges,
-                    index=index, viewport=vp, role=role, budget=3000))
+                compiled = compile_context(
+                    request=CompileRequest(
+                        system_prompt="rules",
+                        question=question,
+                        messages=history,
+                        nodes=nodes,
+                        edges=edges,
+                        index=index,
+                        viewport=vp,
+                        role=role,
+                        budget=3000,
+                    )
+                )
                 out.append(compiled.messages)
     return out
 
@@ -44,15 +80,21 @@ def _edit(rng: random.Random, nodes: dict, edges: dict, update: IndexUpdate, nex
     kind = rng.random()
     if kind < 0.45:  # move
         n = nodes[rng.choice(live)]
-        nodes[n.id] = dataclasses.replace(n, x=n.x + rng.uniform(-800, 800), y=n.y + rng.uniform(-800, 800),
-                                          version=n.version + 1)
+        nodes[n.id] = dataclasses.replace(
+            n, x=n.x + rng.uniform(-800, 800), y=n.y + rng.uniform(-800, 800), version=n.version + 1
+        )
         update.upsert_node(nodes[n.id])
     elif kind < 0.6:  # edit text, weight, sensitivity or status
         n = nodes[rng.choice(live)]
         nodes[n.id] = dataclasses.replace(
-            n, content=n.content + " " + rng.choice(WORDS), weight=rng.choice((0.5, 1.0, 3.0)),
-            sensitivity=rng.choice(("public", "internal", "secret")), archived=rng.random() < 0.2,
-            pinned=rng.random() < 0.1, version=n.version + 1)
+            n,
+            content=n.content + " " + rng.choice(WORDS),
+            weight=rng.choice((0.5, 1.0, 3.0)),
+            sensitivity=rng.choice(("public", "internal", "secret")),
+            archived=rng.random() < 0.2,
+            pinned=rng.random() < 0.1,
+            version=n.version + 1,
+        )
         update.upsert_node(nodes[n.id])
     elif kind < 0.7:  # supersede
         old = nodes[rng.choice(live)]
@@ -101,9 +143,14 @@ def test_incremental_index_compiles_like_a_fresh_build():
     for j in range(120):
         a, b = rng.sample(ids, 2)
         edges[f"e{j}"] = EdgeData(id=f"e{j}", source=a, target=b, relation="depends_on")
-    history = tuple(MessageData(id=f"m{i}", role="user" if i % 2 == 0 else "assistant",
-                                content=f"we talked about {rng.choice(WORDS)} and {rng.choice(WORDS)}")
-                    for i in range(8))
+    history = tuple(
+        MessageData(
+            id=f"m{i}",
+            role="user" if i % 2 == 0 else "assistant",
+            content=f"we talked about {rng.choice(WORDS)} and {rng.choice(WORDS)}",
+        )
+        for i in range(8)
+    )
     index = CanvasIndex.build(nodes=nodes.values(), edges=edges.values())
     next_id = [1000]
     for step in range(12):
@@ -117,7 +164,8 @@ def test_incremental_index_compiles_like_a_fresh_build():
         # and how many far nodes a scan reports as out of range depends on the cells it walks.
         fresh = CanvasIndex.build(nodes=nodes.values(), edges=edges.values(), cell_size=index.cell_size)
         assert _outputs(index, tuple(nodes.values()), tuple(edges.values()), history) == _outputs(
-            fresh, tuple(nodes.values()), tuple(edges.values()), history), f"step {step}"
+            fresh, tuple(nodes.values()), tuple(edges.values()), history
+        ), f"step {step}"
         assert sorted(index.pos) == sorted(fresh.pos)
         assert index.n_indexed == fresh.n_indexed
         assert _outputs(base, (), (), history) == before_outputs  # the fork left the old index alone
@@ -163,8 +211,11 @@ def test_text_index_hook_sees_adds_and_removes():
     b = NodeData(id="b", content="a secret value", sensitivity="secret")
     index = CanvasIndex.build(nodes=[a, b])
     index.text_index = _RecordingTextIndex(log)
-    new = apply_changes(index, upserts=[dataclasses.replace(a, content="the 端口 is 5434"),
-                                        NodeData(id="c", content="new fact")], removals=["b"])
+    new = apply_changes(
+        index,
+        upserts=[dataclasses.replace(a, content="the 端口 is 5434"), NodeData(id="c", content="new fact")],
+        removals=["b"],
+    )
     assert new.text_index is not index.text_index
     assert ("remove", "a") in log and ("add", "a", "the 端口 is 5434 ") in log
     assert ("add", "c", "new fact ") in log
@@ -172,8 +223,12 @@ def test_text_index_hook_sees_adds_and_removes():
 
 
 def test_bm25_node_index_is_forked_not_shared_and_ranks_like_a_fresh_build():
-    nodes = [NodeData(id=f"n{i}", content=text) for i, text in
-             enumerate(["部署窗口在周四晚上", "the staging port is 8443", "数据库端口 5433", "weekly sync on Monday"])]
+    nodes = [
+        NodeData(id=f"n{i}", content=text)
+        for i, text in enumerate(
+            ["部署窗口在周四晚上", "the staging port is 8443", "数据库端口 5433", "weekly sync on Monday"]
+        )
+    ]
     index = CanvasIndex.build(nodes=nodes)
     before = index.text_index.scores(["端口"])
     changed = dataclasses.replace(nodes[2], content="数据库迁到新集群", version=2)

@@ -1,4 +1,5 @@
 """The value ledger: values retired by subject across the whole history (own sentences, EN and ZH)."""
+
 from __future__ import annotations
 
 from helpers_context import all_text, node
@@ -19,11 +20,14 @@ def rewritten(history, nodes=()):
 
 
 def padding(n, start=0):
-    return [("user" if i % 2 == 0 else "assistant", f"Aside {i}: the plant on the windowsill needs water.")
-            for i in range(start, start + n)]
+    return [
+        ("user" if i % 2 == 0 else "assistant", f"Aside {i}: the plant on the windowsill needs water.")
+        for i in range(start, start + n)
+    ]
 
 
 # --- mentions -------------------------------------------------------------------------------------------
+
 
 def test_mentions_carry_subject_words_without_the_value_itself():
     (m,) = find_mentions("the boiler service is booked for 9 November")
@@ -45,11 +49,14 @@ def test_identifiers_are_values():
 
 # --- chat corrections ---------------------------------------------------------------------------------
 
+
 def test_a_chat_correction_retires_the_old_value_in_every_message_that_states_it():
-    h = msgs(("user", "The mirror service listens on port 7442."),
-             ("assistant", "Noted: mirror service on port 7442."),
-             *padding(6),
-             ("user", "Scratch that, the mirror service port is 7443."))
+    h = msgs(
+        ("user", "The mirror service listens on port 7442."),
+        ("assistant", "Noted: mirror service on port 7442."),
+        *padding(6),
+        ("user", "Scratch that, the mirror service port is 7443."),
+    )
     out = rewritten(h)
     assert "7442" not in out[0] and "7442" not in out[1]
     assert "[old value → now 7443]" in out[0]
@@ -57,72 +64,100 @@ def test_a_chat_correction_retires_the_old_value_in_every_message_that_states_it
 
 
 def test_chinese_correction_with_cue_retires_the_earlier_date():
-    h = msgs(("user", "年度体检安排在 6月3日，地点在二楼。"), *padding(4),
-             ("user", "体检刚才说错了，改到 6月10日。"))
+    h = msgs(
+        ("user", "年度体检安排在 6月3日，地点在二楼。"),
+        *padding(4),
+        ("user", "体检刚才说错了，改到 6月10日。"),
+    )
     out = rewritten(h)
     assert "6月3日" not in out[0] and "6月10日" in out[0]
     assert "二楼" in out[0]  # the rest of the sentence stays
 
 
 def test_a_correction_of_a_correction_retires_both_older_values():
-    h = msgs(("user", "The conference booth budget is $6,500."), *padding(4),
-             ("user", "Actually the conference booth budget is now $7,200."), *padding(4, 10),
-             ("user", "Final word from finance: the conference booth budget is $6,900."))
+    h = msgs(
+        ("user", "The conference booth budget is $6,500."),
+        *padding(4),
+        ("user", "Actually the conference booth budget is now $7,200."),
+        *padding(4, 10),
+        ("user", "Final word from finance: the conference booth budget is $6,900."),
+    )
     out = rewritten(h)
     assert "$6,500" not in out[0] and "$7,200" not in out[5]
     assert "now $6,900" in out[0] and "now $6,900" in out[5]
 
 
 def test_a_value_said_again_as_current_is_current_again():
-    h = msgs(("user", "The demo room is room 214."), ("user", "Actually the demo room changed to room 305."),
-             ("user", "Update: the demo room is back to 214, 305 is being painted."))
+    h = msgs(
+        ("user", "The demo room is room 214."),
+        ("user", "Actually the demo room changed to room 305."),
+        ("user", "Update: the demo room is back to 214, 305 is being painted."),
+    )
     out = rewritten(h)
     assert "214" in out[0] and "305" not in out[1]
 
 
 # --- what must survive ---------------------------------------------------------------------------------
 
+
 def test_a_look_alike_value_of_another_subject_survives():
-    h = msgs(("user", "The mirror service listens on port 7442."),
-             ("user", "The license server listens on port 7450."), *padding(4),
-             ("user", "Actually, change the mirror service port to 7443."))
+    h = msgs(
+        ("user", "The mirror service listens on port 7442."),
+        ("user", "The license server listens on port 7450."),
+        *padding(4),
+        ("user", "Actually, change the mirror service port to 7443."),
+    )
     out = rewritten(h)
     assert "7442" not in out[0]
     assert out[1] == h[1].content
 
 
 def test_an_unrelated_later_number_retires_nothing():
-    h = msgs(("user", "The tent rental covers 40 guests."), *padding(4),
-             ("user", "The parking garage has 35 spaces for us."))
+    h = msgs(
+        ("user", "The tent rental covers 40 guests."),
+        *padding(4),
+        ("user", "The parking garage has 35 spaces for us."),
+    )
     assert rewritten(h) == [m.content for m in h]
 
 
 def test_two_values_in_one_message_are_two_facts():
-    h = msgs(("user", "Ingest workers get 12 threads and the exporter gets 16 threads."),)
+    h = msgs(
+        ("user", "Ingest workers get 12 threads and the exporter gets 16 threads."),
+    )
     assert rewritten(h) == [h[0].content]
 
 
 def test_the_same_value_about_another_subject_is_kept_when_one_subject_changes():
     old = node("o", "Roof inspection on 4 September", superseded_by="n")
     new = node("n", "Roof inspection on 18 September")
-    h = msgs(("user", "the roof inspection is on 4 September"), ("user", "Our choir concert is on 4 September too."))
+    h = msgs(
+        ("user", "the roof inspection is on 4 September"),
+        ("user", "Our choir concert is on 4 September too."),
+    )
     out = rewritten(h, nodes=(old, new))
     assert "4 September" not in out[0] and out[1] == h[1].content
 
 
 def test_an_assistant_reply_never_retires_a_value():
-    h = msgs(("user", "The sprint demo is at 15:00."), ("assistant", "Actually, I would suggest 16:00 instead."))
+    h = msgs(
+        ("user", "The sprint demo is at 15:00."), ("assistant", "Actually, I would suggest 16:00 instead.")
+    )
     assert rewritten(h)[0] == h[0].content
 
 
 # --- canvas supersede and archive -----------------------------------------------------------------------
 
+
 def test_a_value_said_only_in_chat_gives_way_to_a_later_supersede():
     old = node("o", "Warehouse lease: 2,400 square metres", superseded_by="n")
     new = node("n", "Warehouse lease: 2,650 square metres (signed)")
-    h = msgs(("user", "the warehouse lease is 2,400 square metres"), *padding(4),
-             ("user", "landlord update: the warehouse lease grows to 2,550 square metres"),
-             ("assistant", "OK, the warehouse lease is now 2,550 square metres."))
+    h = msgs(
+        ("user", "the warehouse lease is 2,400 square metres"),
+        *padding(4),
+        ("user", "landlord update: the warehouse lease grows to 2,550 square metres"),
+        ("assistant", "OK, the warehouse lease is now 2,550 square metres."),
+    )
     out = rewritten(h, nodes=(old, new))
     text = "\n".join(out)
     assert "2,400" not in text and "2,550" not in text and "now 2,650" in text
@@ -137,30 +172,54 @@ def test_archived_value_is_retired_in_the_chat_that_stated_it():
 def test_archived_value_that_a_live_node_still_holds_is_kept():
     gone = node("g", "Pilot store opening: 12 May", archived=True)
     live = node("l", "Board meeting: 12 May")
-    h = msgs(("user", "board meeting is 12 May"),)
+    h = msgs(
+        ("user", "board meeting is 12 May"),
+    )
     assert rewritten(h, nodes=(gone, live)) == [h[0].content]
 
 
 # --- through the compiler ------------------------------------------------------------------------------
 
+
 def test_compiled_prompt_holds_no_retired_value_in_window_recall_or_summary():
-    h = msgs(("user", "Our staging cluster runs Kubernetes 1.29 in zone b. The SSO callback port is 8642."),
-             *padding(30),
-             ("user", "Heads up, the SSO callback port moved to 8650 after the proxy change."),
-             *padding(6, 40))
+    h = msgs(
+        ("user", "Our staging cluster runs Kubernetes 1.29 in zone b. The SSO callback port is 8642."),
+        *padding(30),
+        ("user", "Heads up, the SSO callback port moved to 8650 after the proxy change."),
+        *padding(6, 40),
+    )
     for budget in (600, 1200, 3000):
-        text = all_text(compile_context(request=CompileRequest(
-            system_prompt="You help the ops team.", question="which port does the SSO callback use?",
-            messages=h, budget=budget)).messages)
+        text = all_text(
+            compile_context(
+                request=CompileRequest(
+                    system_prompt="You help the ops team.",
+                    question="which port does the SSO callback use?",
+                    messages=h,
+                    budget=budget,
+                )
+            ).messages
+        )
         assert "8642" not in text, budget
-    text = all_text(compile_context(request=CompileRequest(
-        system_prompt="You help the ops team.", question="which Kubernetes version is staging on?",
-        messages=h, budget=3000)).messages)
+    text = all_text(
+        compile_context(
+            request=CompileRequest(
+                system_prompt="You help the ops team.",
+                question="which Kubernetes version is staging on?",
+                messages=h,
+                budget=3000,
+            )
+        ).messages
+    )
     assert "1.29" in text
 
 
 def test_baseline_strategies_keep_history_verbatim():
     h = msgs(("user", "The SSO callback port is 8642."), ("user", "Actually the SSO callback port is 8650."))
-    text = all_text(compile_context(request=CompileRequest(
-        system_prompt="s", question="port?", messages=h, budget=3000, strategy="window")).messages)
+    text = all_text(
+        compile_context(
+            request=CompileRequest(
+                system_prompt="s", question="port?", messages=h, budget=3000, strategy="window"
+            )
+        ).messages
+    )
     assert "8642" in text

@@ -1,4 +1,5 @@
 """Two Daphne processes on Redis + Postgres (the docker-compose topology, without Docker)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """An edit on one server process reaches a client on the other; reconnects catch up exactly."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,8 +15,11 @@ pytestmark = [pytest.mark.crossprocess, pytest.mark.redis, pytest.mark.postgres]
 
 
 async def connect(cluster, index, canvas_id, token, last_revision=None):
-    ws = await websockets.connect(cluster.ws_url(index, canvas_id), origin="http://127.0.0.1",
-                                  additional_headers={"Authorization": f"Token {token}"})
+    ws = await websockets.connect(
+        cluster.ws_url(index, canvas_id),
+        origin="http://127.0.0.1",
+        additional_headers={"Authorization": f"Token {token}"},
+    )
     await ws.send(json.dumps({"type": "hello", "last_revision": last_revision}))
     welcome = json.loads(await ws.recv())
     state = json.loads(await ws.recv())
@@ -25,11 +29,13 @@ async def connect(cluster, index, canvas_id, token, last_revision=None):
 
 async def next_of(ws, wanted, timeout=2.0, revision=None):
     """The next message of type `wanted` (and revision, if given); senders also get their own changes."""
+
     async def loop():
         while True:
             message = json.loads(await ws.recv())
             if message["type"] == wanted and (revision is None or message.get("revision") == revision):
                 return message
+
     return await asyncio.wait_for(loop(), timeout)
 
 
@@ -66,11 +72,15 @@ async def test_reconnect_with_old_revision_gets_exactly_the_missed_changes(clust
     last = state["revision"]
     await b.close()
     a, _ = await connect(cluster, 0, canvas_id, tokens["carol"])
-    acks = [await op(a, {"type": "node.create", "node": {"content": f"while away {i}", "x": i, "y": 0}})
-            for i in range(4)]
+    acks = [
+        await op(a, {"type": "node.create", "node": {"content": f"while away {i}", "x": i, "y": 0}})
+        for i in range(4)
+    ]
     b, state = await connect(cluster, 1, canvas_id, tokens["dave"], last_revision=last)
     assert state["type"] == "changes"
     assert [e["revision"] for e in state["events"]] == [ack["revision"] for ack in acks]
-    assert [e["changes"][0]["data"]["content"] for e in state["events"]] == [f"while away {i}" for i in range(4)]
+    assert [e["changes"][0]["data"]["content"] for e in state["events"]] == [
+        f"while away {i}" for i in range(4)
+    ]
     await a.close()
     await b.close()

@@ -3,6 +3,7 @@
 Every test here is marked e2e; scripts/test.sh runs them in their own pytest
 process (the sync Playwright fixtures leave an event loop running).
 """
+
 from __future__ import annotations
 
 import os
@@ -17,9 +18,18 @@ from canvasweb.testing.servers import Cluster, sqlite_url
 
 # Not under test-results/: pytest-playwright empties that folder at the start of every session.
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "e2e-screenshots"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--disable-default-apps", "--disable-extensions"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+]
 PASSWORD = "e2e-pass-123"
 
 
@@ -46,10 +56,19 @@ def scripted_model():
 def live_server_url(tmp_path_factory, scripted_model):
     """One Daphne process on a fresh SQLite file, talking to the scripted model."""
     workdir = tmp_path_factory.mktemp("e2e-server")
-    cluster = Cluster(database_url=sqlite_url(workdir), redis_url=None, extra_env={
-        "LLM_BASE_URL": scripted_model.base_url, "LLM_API_KEY": "e2e", "LLM_MODEL": "scripted",
-        "LLM_TIMEOUT_SECONDS": "10", "LLM_MAX_RETRIES": "0", "CANVASWEB_WS_OPS_PER_SECOND": "200",
-        "CANVASWEB_TEST_HOOKS": "true"})
+    cluster = Cluster(
+        database_url=sqlite_url(workdir),
+        redis_url=None,
+        extra_env={
+            "LLM_BASE_URL": scripted_model.base_url,
+            "LLM_API_KEY": "e2e",
+            "LLM_MODEL": "scripted",
+            "LLM_TIMEOUT_SECONDS": "10",
+            "LLM_MAX_RETRIES": "0",
+            "CANVASWEB_WS_OPS_PER_SECOND": "200",
+            "CANVASWEB_TEST_HOOKS": "true",
+        },
+    )
     cluster.migrate()
     cluster.start(1)
     cluster.e2e_setup = lambda **kw: setup_canvas_in(cluster, password=PASSWORD, **kw)

@@ -1,6 +1,7 @@
 """The agent in a real browser: a scripted tool call becomes a proposal with a ghost node, a teammate approves
 it, everyone sees the node live with the agent badge, and its history names the agent and the person.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,9 @@ def nodes(page) -> list[dict]:
 
 @pytest.fixture
 def agent_canvas(server):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="Agent 画布")
+    data = server.e2e_setup(
+        users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="Agent 画布"
+    )
     token = data["tokens"]["alice"]
     cid = data["canvas_id"]
     redis = add_node(server, token, cid, "缓存层用 Redis 6", 0, 0, kind="decision")
@@ -31,8 +34,9 @@ def agent_canvas(server):
     return {**data, "redis": redis}
 
 
-def test_proposal_approved_by_a_teammate_appears_live_with_agent_badge(browser, server, scripted_model, agent_canvas,
-                                                                       shot):
+def test_proposal_approved_by_a_teammate_appears_live_with_agent_badge(
+    browser, server, scripted_model, agent_canvas, shot
+):
     cid = agent_canvas["canvas_id"]
     ctx_a, a = open_canvas(browser, server, "alice", cid)
     ctx_b, b = open_canvas(browser, server, "bob", cid)
@@ -40,9 +44,21 @@ def test_proposal_approved_by_a_teammate_appears_live_with_agent_badge(browser, 
 
     # The model calls add_node; in propose mode (the default) it becomes a proposal.
     scripted_model.push(
-        {"tool_calls": [{"name": "add_node", "arguments": {
-            "content": "缓存层改用 Memcached（替代 Redis）", "kind": "decision", "x": 40, "y": 220}}]},
-        {"content": "我已提议在画布上记录：缓存层改用 Memcached，等待队友批准。"})
+        {
+            "tool_calls": [
+                {
+                    "name": "add_node",
+                    "arguments": {
+                        "content": "缓存层改用 Memcached（替代 Redis）",
+                        "kind": "decision",
+                        "x": 40,
+                        "y": 220,
+                    },
+                }
+            ]
+        },
+        {"content": "我已提议在画布上记录：缓存层改用 Memcached，等待队友批准。"},
+    )
     ask(a, "记住：我们的缓存层改用 Memcached 了")
     expect(a.get_by_test_id("agent-actions")).to_contain_text("Proposed", timeout=10_000)
     reply = a.locator("[data-role='assistant']").last
@@ -72,7 +88,9 @@ def test_proposal_approved_by_a_teammate_appears_live_with_agent_badge(browser, 
     # Alice (who asked, and did not approve) sees the node live with the agent badge; the ghost is gone.
     a.wait_for_function(
         "before => window.__canvasweb.getState().nodes.some(n => !before.includes(n.id) && n.author_kind === 'agent')",
-        arg=sorted(before), timeout=5_000)
+        arg=sorted(before),
+        timeout=5_000,
+    )
     new = next(n for n in nodes(a) if n["id"] not in before)
     assert new["content"] == "缓存层改用 Memcached（替代 Redis）"
     assert new["provenance"]["on_behalf_of"]["username"] == "alice"
@@ -112,13 +130,20 @@ def test_rejected_proposal_and_owner_policy_settings(browser, server, scripted_m
     # Propose a supersede of the Redis decision, then reject it: nothing changes.
     scripted_model.push(
         {"tool_calls": [{"name": "search_nodes", "arguments": {"query": "Redis"}}]},
-        {"tool_calls": [{"name": "supersede_node", "arguments": {"node": "n1", "content": "缓存层用 Memcached"}}]},
-        {"content": "已提议替换。"})
+        {
+            "tool_calls": [
+                {"name": "supersede_node", "arguments": {"node": "n1", "content": "缓存层用 Memcached"}}
+            ]
+        },
+        {"content": "已提议替换。"},
+    )
     ask(a, "把 Redis 换成 Memcached")
     ghost = a.locator("[data-testid^='ghost-node-']")
     expect(ghost).to_have_count(1, timeout=10_000)
     proposal_id = ghost.get_attribute("data-testid").removeprefix("ghost-node-")
-    listed = api(server, agent_canvas["tokens"]["alice"], "GET", f"/api/canvases/{cid}/proposals/?status=pending")
+    listed = api(
+        server, agent_canvas["tokens"]["alice"], "GET", f"/api/canvases/{cid}/proposals/?status=pending"
+    )
     target = next(p for p in listed if str(p["id"]) == proposal_id)["diff"]["target"]
     # The node it would replace is marked on the canvas, and a ghost edge links the replacement to it.
     expect(a.get_by_test_id(f"node-{target['id']}").get_by_test_id("badge-proposal")).to_be_visible()

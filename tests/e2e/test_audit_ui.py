@@ -4,6 +4,7 @@ The owner opens Audit, sees who changed what with node text, filters by person, 
 the chain; an editor has no Audit button and the API refuses them; export leaves secret notes out unless the
 owner ticks the box.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,14 +17,37 @@ from tests.e2e.helpers import add_node, api, open_canvas
 
 @pytest.fixture
 def audited_canvas(server):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="审计 Audit")
+    data = server.e2e_setup(
+        users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="审计 Audit"
+    )
     cid, tokens = data["canvas_id"], data["tokens"]
     first = add_node(server, tokens["bob"], cid, "供应商报价截止到周五", 0, 0)
     second = add_node(server, tokens["bob"], cid, "Quote review meeting", 320, 0)
-    api(server, tokens["bob"], "POST", f"/api/canvases/{cid}/ops/",
-        {"op": {"type": "edge.create", "edge": {"source": first, "target": second, "relation": "depends_on"}}})
-    api(server, tokens["alice"], "POST", f"/api/canvases/{cid}/ops/",
-        {"op": {"type": "node.update", "id": second, "fields": {"content": "Quote review meeting on Monday"}}})
+    api(
+        server,
+        tokens["bob"],
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "edge.create",
+                "edge": {"source": first, "target": second, "relation": "depends_on"},
+            }
+        },
+    )
+    api(
+        server,
+        tokens["alice"],
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "node.update",
+                "id": second,
+                "fields": {"content": "Quote review meeting on Monday"},
+            }
+        },
+    )
     add_node(server, tokens["alice"], cid, "vault passphrase kept offline", 0, 240, sensitivity="secret")
     return {**data, "first": first, "second": second}
 

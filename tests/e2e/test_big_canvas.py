@@ -2,6 +2,7 @@
 nodes outside the opening viewport are not mounted, appear with their text when you pan there, search finds
 and shows them, an edge to a far node is drawn, and fit-to-all spans the whole canvas.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -28,19 +29,55 @@ def big_canvas(server):
     ids = {(c, r): str(uuid.uuid4()) for r in range(ROWS) for c in range(COLS)}
     cells = list(ids.items())
     for start in range(0, len(cells), 500):
-        ops = [{"type": "node.create", "node": {"id": nid, "content": text_at(c, r), "x": c * DX, "y": r * DY,
-                                                "pinned": (c, r) == (0, 0)}} for (c, r), nid in cells[start:start + 500]]
+        ops = [
+            {
+                "type": "node.create",
+                "node": {
+                    "id": nid,
+                    "content": text_at(c, r),
+                    "x": c * DX,
+                    "y": r * DY,
+                    "pinned": (c, r) == (0, 0),
+                },
+            }
+            for (c, r), nid in cells[start : start + 500]
+        ]
         api(server, token, "POST", f"/api/canvases/{cid}/ops/", {"op": {"type": "batch", "ops": ops}})
     # a lone note below the grid (nothing else near it), findable by a phrase no other node has, and an edge
     # from the anchor to the far corner
     lonely = str(uuid.uuid4())
     far_edge = str(uuid.uuid4())
-    api(server, token, "POST", f"/api/canvases/{cid}/ops/", {"op": {"type": "batch", "ops": [
-        {"type": "node.create", "node": {"id": lonely, "content": "迷路的信鸽 The lost carrier pigeon", "x": 4000,
-                                         "y": 7500}},
-        {"type": "edge.create", "edge": {"id": far_edge, "source": ids[(0, 0)], "target": ids[(COLS - 1, ROWS - 1)],
-                                         "relation": "relates_to"}},
-    ]}})
+    api(
+        server,
+        token,
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "batch",
+                "ops": [
+                    {
+                        "type": "node.create",
+                        "node": {
+                            "id": lonely,
+                            "content": "迷路的信鸽 The lost carrier pigeon",
+                            "x": 4000,
+                            "y": 7500,
+                        },
+                    },
+                    {
+                        "type": "edge.create",
+                        "edge": {
+                            "id": far_edge,
+                            "source": ids[(0, 0)],
+                            "target": ids[(COLS - 1, ROWS - 1)],
+                            "relation": "relates_to",
+                        },
+                    },
+                ],
+            }
+        },
+    )
     return {**data, "ids": ids, "lonely": lonely, "far_edge": far_edge}
 
 

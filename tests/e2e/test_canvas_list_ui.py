@@ -1,4 +1,5 @@
 """The canvas list: a long, truncated title never pushes the role badge under the card's action buttons."""
+
 from __future__ import annotations
 
 from playwright.sync_api import expect
@@ -8,17 +9,35 @@ from tests.e2e.helpers import api
 
 
 def intersects(a: dict, b: dict) -> bool:
-    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
-        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
 def test_role_badge_clear_of_the_action_buttons_on_long_titles(browser, server):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"},
-                            name="第三季度华东区域渠道合作伙伴年度经营回顾与下一财年预算规划工作坊 Q3 partner review")
-    theirs = api(server, data["tokens"]["bob"], "POST", "/api/canvases/",
-                 {"name": "An equally long canvas title that is truncated with an ellipsis on the card"})
-    api(server, data["tokens"]["bob"], "POST", f"/api/canvases/{theirs['id']}/members/",
-        {"username": "alice", "role": "editor"})
+    data = server.e2e_setup(
+        users=["alice", "bob"],
+        owner="alice",
+        members={"bob": "editor"},
+        name="第三季度华东区域渠道合作伙伴年度经营回顾与下一财年预算规划工作坊 Q3 partner review",
+    )
+    theirs = api(
+        server,
+        data["tokens"]["bob"],
+        "POST",
+        "/api/canvases/",
+        {"name": "An equally long canvas title that is truncated with an ellipsis on the card"},
+    )
+    api(
+        server,
+        data["tokens"]["bob"],
+        "POST",
+        f"/api/canvases/{theirs['id']}/members/",
+        {"username": "alice", "role": "editor"},
+    )
     for width in (1440, 1024, 390):
         context = browser.new_context(viewport={"width": width, "height": 900}, locale="zh-CN")
         page = context.new_page()

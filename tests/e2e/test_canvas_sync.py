@@ -4,6 +4,7 @@ A creates a node and an edge, B sees both within 2 s; B moves the node, A sees i
 B goes offline, edits, comes back, and both end identical and equal to the
 database; a viewer gets a read-only canvas without the internal node.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -24,8 +25,10 @@ def state(page) -> dict:
 
 def doc(snapshot_nodes, snapshot_edges) -> tuple:
     """A comparable form of a canvas: node and edge fields that both sides must agree on."""
-    nodes = sorted((n["id"], n["content"], round(n["x"], 3), round(n["y"], 3), n["kind"], n["sensitivity"],
-                    n["version"]) for n in snapshot_nodes)
+    nodes = sorted(
+        (n["id"], n["content"], round(n["x"], 3), round(n["y"], 3), n["kind"], n["sensitivity"], n["version"])
+        for n in snapshot_nodes
+    )
     edges = sorted((e["id"], e["source"], e["target"], e["relation"], e["label"]) for e in snapshot_edges)
     return nodes, edges
 
@@ -39,14 +42,21 @@ def create_node_by_double_click(page, x: int, y: int, text: str) -> str:
     editor.press("Enter")
     page.wait_for_function(
         "([before, text]) => window.__canvasweb.getState().server.nodes.some("
-        "n => !before.includes(n.id) && n.content === text)", arg=[sorted(before), text], timeout=5_000)
+        "n => !before.includes(n.id) && n.content === text)",
+        arg=[sorted(before), text],
+        timeout=5_000,
+    )
     return next(n["id"] for n in state(page)["server"]["nodes"] if n["id"] not in before)
 
 
 @pytest.fixture
 def canvas_setup(server):
-    data = server.e2e_setup(users=["alice", "bob", "carol"], owner="alice",
-                            members={"bob": "editor", "carol": "viewer"}, name="E2E 同步画布")
+    data = server.e2e_setup(
+        users=["alice", "bob", "carol"],
+        owner="alice",
+        members={"bob": "editor", "carol": "viewer"},
+        name="E2E 同步画布",
+    )
     return data
 
 
@@ -86,16 +96,21 @@ def test_two_users_edit_live_go_offline_and_converge(browser, server, canvas_set
     moved_y = next(n["y"] for n in state(b)["server"]["nodes"] if n["id"] == first)
     a.wait_for_function(
         "([id, y]) => window.__canvasweb.getState().server.nodes.some(n => n.id === id && Math.abs(n.y - y) < 0.01)",
-        arg=[first, moved_y], timeout=2_000)
+        arg=[first, moved_y],
+        timeout=2_000,
+    )
 
     # B goes offline, edits (queued), A edits meanwhile, B comes back: both converge.
     b.evaluate("() => window.__canvasweb.goOffline()")
     expect(b.get_by_test_id("connection-status")).to_have_text("offline")
-    b.evaluate("""([id]) => {
+    b.evaluate(
+        """([id]) => {
         const w = window.__canvasweb;
         w.submit({type: 'node.update', id, fields: {content: '数据库端口是 5433（离线修改）'}});
         w.submit({type: 'node.create', node: {content: 'offline idea', x: 100, y: 600}});
-    }""", [first])
+    }""",
+        [first],
+    )
     expect(b.get_by_test_id("pending-count")).to_contain_text("2")
     create_node_by_double_click(a, 600, 650, "Alice while Bob was away")
     shot(b, "sync-03-bob-offline-with-queued-edits")
@@ -103,10 +118,12 @@ def test_two_users_edit_live_go_offline_and_converge(browser, server, canvas_set
     expect(b.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
     b.wait_for_function("() => window.__canvasweb.getState().pending.length === 0", timeout=10_000)
     database = api(server, tokens["alice"], "GET", f"/api/canvases/{canvas_id}/snapshot/")
-    a.wait_for_function("(rev) => window.__canvasweb.getState().revision === rev", arg=database["revision"],
-                        timeout=5_000)
-    b.wait_for_function("(rev) => window.__canvasweb.getState().revision === rev", arg=database["revision"],
-                        timeout=5_000)
+    a.wait_for_function(
+        "(rev) => window.__canvasweb.getState().revision === rev", arg=database["revision"], timeout=5_000
+    )
+    b.wait_for_function(
+        "(rev) => window.__canvasweb.getState().revision === rev", arg=database["revision"], timeout=5_000
+    )
     expected = doc(database["nodes"], database["edges"])
     for page in (a, b):
         current = state(page)
@@ -122,10 +139,14 @@ def test_two_users_edit_live_go_offline_and_converge(browser, server, canvas_set
 def test_viewer_gets_a_read_only_canvas_without_internal_nodes(browser, server, canvas_setup, shot):
     canvas_id = canvas_setup["canvas_id"]
     ctx_a, a = open_canvas(browser, server, "alice", canvas_id)
-    public = a.evaluate("() => window.__canvasweb.submit({type: 'node.create', node: "
-                        "{content: '公开：发布日期 12 月 1 日', x: 200, y: 200}})")
-    a.evaluate("() => window.__canvasweb.submit({type: 'node.create', node: "
-               "{content: 'internal: budget is 40k', x: 500, y: 200, sensitivity: 'internal'}})")
+    public = a.evaluate(
+        "() => window.__canvasweb.submit({type: 'node.create', node: "
+        "{content: '公开：发布日期 12 月 1 日', x: 200, y: 200}})"
+    )
+    a.evaluate(
+        "() => window.__canvasweb.submit({type: 'node.create', node: "
+        "{content: 'internal: budget is 40k', x: 500, y: 200, sensitivity: 'internal'}})"
+    )
     a.wait_for_function("() => window.__canvasweb.getState().server.nodes.length === 2", timeout=5_000)
     assert public
     ctx_c, c = open_canvas(browser, server, "carol", canvas_id)

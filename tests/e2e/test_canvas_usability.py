@@ -1,6 +1,7 @@
 """Canvas usability in a real browser (issue 12): readable on open (problem 2), find and level of detail
 (problem 5), placement of new nodes (problem 6) and undo under fast presses (problem 9).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,10 @@ from tests.e2e.helpers import add_node, api, open_canvas
 LAPTOP = {"width": 1440, "height": 900}
 
 ZOOM_JS = "() => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
-TRANSFORM_JS = ("() => { const m = new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport'))"
-                ".transform); return [m.e, m.f, m.a]; }")
+TRANSFORM_JS = (
+    "() => { const m = new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport'))"
+    ".transform); return [m.e, m.f, m.a]; }"
+)
 
 
 def settle(page) -> None:
@@ -23,17 +26,35 @@ def settle(page) -> None:
 @pytest.fixture
 def wide_canvas(server):
     """18 nodes spread over 4,000 × 2,400 px (fit-to-all would open near zoom 0.3), one pinned anchor."""
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="可读 Readable")
+    data = server.e2e_setup(
+        users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="可读 Readable"
+    )
     token = data["tokens"]["alice"]
-    ids = [add_node(server, token, data["canvas_id"], f"Fact {i}: 服务 {i} listens on {7100 + i}",
-                    (i % 6) * 800, (i // 6) * 1200) for i in range(18)]
-    api(server, token, "POST", f"/api/canvases/{data['canvas_id']}/ops/",
-        {"op": {"type": "node.update", "id": ids[7], "fields": {"pinned": True}}})
+    ids = [
+        add_node(
+            server,
+            token,
+            data["canvas_id"],
+            f"Fact {i}: 服务 {i} listens on {7100 + i}",
+            (i % 6) * 800,
+            (i // 6) * 1200,
+        )
+        for i in range(18)
+    ]
+    api(
+        server,
+        token,
+        "POST",
+        f"/api/canvases/{data['canvas_id']}/ops/",
+        {"op": {"type": "node.update", "id": ids[7], "fields": {"pinned": True}}},
+    )
     data["ids"] = ids
     return data
 
 
-def test_canvas_opens_readable_remembers_the_viewport_and_shows_a_resizable_chat(browser, server, wide_canvas, shot):
+def test_canvas_opens_readable_remembers_the_viewport_and_shows_a_resizable_chat(
+    browser, server, wide_canvas, shot
+):
     cid, ids = wide_canvas["canvas_id"], wide_canvas["ids"]
     ctx, page = open_canvas(browser, server, "alice", cid, viewport=LAPTOP)
     settle(page)
@@ -59,7 +80,9 @@ def test_canvas_opens_readable_remembers_the_viewport_and_shows_a_resizable_chat
     expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
     settle(page)
     after = page.evaluate(TRANSFORM_JS)
-    assert [round(v) for v in after[:2]] == [round(v) for v in before[:2]] and abs(after[2] - before[2]) < 0.01
+    assert [round(v) for v in after[:2]] == [round(v) for v in before[:2]] and abs(
+        after[2] - before[2]
+    ) < 0.01
 
     # Drag the chat wider; the width survives a reload.
     width = chat.bounding_box()["width"]
@@ -82,7 +105,9 @@ def test_canvas_opens_readable_remembers_the_viewport_and_shows_a_resizable_chat
     ctx_b.close()
 
 
-def test_find_jumps_to_a_node_in_english_or_chinese_and_low_zoom_draws_blocks(browser, server, wide_canvas, shot):
+def test_find_jumps_to_a_node_in_english_or_chinese_and_low_zoom_draws_blocks(
+    browser, server, wide_canvas, shot
+):
     cid, ids = wide_canvas["canvas_id"], wide_canvas["ids"]
     token = wide_canvas["tokens"]["alice"]
     far = add_node(server, token, cid, "数据库迁移在周五晚上 Migration window is Friday night", 5200, 3600)

@@ -1,5 +1,6 @@
 """The chat reads well (issue 12): Markdown replies, `[nK]` references that focus the node, chips and
 suggestions that survive a reload, and Ask again sending a new turn. The scripted model answers."""
+
 from __future__ import annotations
 
 import re
@@ -14,10 +15,12 @@ from tests.e2e.helpers import add_node, open_canvas
 LAPTOP = {"width": 1440, "height": 900}
 DOC_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
-REPLY = ("好的，端口将改为 **6544**，旧值见 [n1]；未知的 [n9] 不是链接。\n\n"
-         "- 先执行 `db migrate`\n- 再重启 API\n\n"
-         "| 服务 | 端口 |\n| --- | --- |\n| 数据库 | 6544 |\n\n"
-         "<img src=x onerror=\"document.title='pwned'\">")
+REPLY = (
+    "好的，端口将改为 **6544**，旧值见 [n1]；未知的 [n9] 不是链接。\n\n"
+    "- 先执行 `db migrate`\n- 再重启 API\n\n"
+    "| 服务 | 端口 |\n| --- | --- |\n| 数据库 | 6544 |\n\n"
+    "<img src=x onerror=\"document.title='pwned'\">"
+)
 
 
 @pytest.fixture
@@ -30,14 +33,20 @@ def port_canvas(server):
 
 
 def test_markdown_reply_with_node_links_survives_a_reload_and_ask_again_resends(
-        browser, server, scripted_model, port_canvas, shot):
+    browser, server, scripted_model, port_canvas, shot
+):
     cid, port = port_canvas["canvas_id"], port_canvas["port"]
     ctx, page = open_canvas(browser, server, "alice", cid, viewport=LAPTOP)
     expect(page.get_by_test_id("chat-panel")).to_be_visible()
 
     scripted_model.push(
-        {"tool_calls": [{"name": "add_node", "arguments": {"content": "预发布端口待确认：6544", "kind": "config"}}]},
-        {"content": REPLY})
+        {
+            "tool_calls": [
+                {"name": "add_node", "arguments": {"content": "预发布端口待确认：6544", "kind": "config"}}
+            ]
+        },
+        {"content": REPLY},
+    )
     question = "更正：预发布数据库端口改成 6544"
     box = page.get_by_test_id("chat-input")
     box.fill(question)
@@ -100,5 +109,6 @@ def test_markdown_reply_with_node_links_survives_a_reload_and_ask_again_resends(
     expect(last.get_by_test_id("assistant-text")).to_have_text("再次确认：端口是 6544。", timeout=10_000)
     assert len(scripted_model.requests) > asked
     assert scripted_model.requests[-1]["messages"][-1]["content"].endswith(question) or any(
-        question in str(m.get("content")) for m in scripted_model.requests[-1]["messages"])
+        question in str(m.get("content")) for m in scripted_model.requests[-1]["messages"]
+    )
     ctx.close()

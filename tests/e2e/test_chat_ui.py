@@ -2,6 +2,7 @@
 
 A scripted OpenAI-compatible model answers; the canvas is built over REST first.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,18 +42,25 @@ def pan(page, dx: int, dy: int) -> None:
 def included_ids(page) -> list[str]:
     return page.evaluate(
         "() => [...document.querySelectorAll('[data-context=\"included\"]')]"
-        ".map(el => el.dataset.testid.replace('node-', ''))")
+        ".map(el => el.dataset.testid.replace('node-', ''))"
+    )
 
 
 @pytest.fixture
 def chat_canvas(server):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="聊天画布 Chat")
+    data = server.e2e_setup(
+        users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="聊天画布 Chat"
+    )
     token = data["tokens"]["alice"]
     cid = data["canvas_id"]
     ids = {
         "port": add_node(server, token, cid, "数据库端口是 5432", 0, 0, kind="config", tags=["db"]),
-        "api": add_node(server, token, cid, "API 服务依赖数据库，启动前要先迁移", 280, 40, kind="requirement"),
-        "anchor": add_node(server, token, cid, "所有服务部署在上海区域", -300, 60, kind="decision", pinned=True),
+        "api": add_node(
+            server, token, cid, "API 服务依赖数据库，启动前要先迁移", 280, 40, kind="requirement"
+        ),
+        "anchor": add_node(
+            server, token, cid, "所有服务部署在上海区域", -300, 60, kind="decision", pinned=True
+        ),
         "far": add_node(server, token, cid, "远处的节点：前端用 React 19", 4200, 2600, kind="fact"),
         "far2": add_node(server, token, cid, "远处的另一条：CDN 缓存 10 分钟", 4460, 2660, kind="config"),
     }
@@ -65,13 +73,18 @@ def test_streamed_reply_and_inspect(browser, server, scripted_model, chat_canvas
     expect(page.get_by_test_id(f"node-{ids['port']}")).to_be_visible()
     expect(page.get_by_test_id("conversation-title")).to_have_text("New conversation")
 
-    scripted_model.push({"content": "数据库端口是 5432；API 服务启动前要先做迁移。",
-                         "usage": {"prompt_tokens": 321, "completion_tokens": 17, "total_tokens": 338}})
+    scripted_model.push(
+        {
+            "content": "数据库端口是 5432；API 服务启动前要先做迁移。",
+            "usage": {"prompt_tokens": 321, "completion_tokens": 17, "total_tokens": 338},
+        }
+    )
     ask(page, "数据库端口是多少？")
     expect(page.get_by_test_id("chat-input")).to_have_value("")
     reply = page.locator("[data-role='assistant']").last
-    expect(reply.get_by_test_id("assistant-text")).to_have_text("数据库端口是 5432；API 服务启动前要先做迁移。",
-                                                               timeout=10_000)
+    expect(reply.get_by_test_id("assistant-text")).to_have_text(
+        "数据库端口是 5432；API 服务启动前要先做迁移。", timeout=10_000
+    )
     expect(reply).to_have_attribute("data-status", "complete")
     expect(page.get_by_test_id("conversation-title")).to_have_text("数据库端口是多少？")
     expect(page.locator("[data-role='user']").last).to_contain_text("数据库端口是多少？")
@@ -144,7 +157,9 @@ def test_preview_highlights_follow_the_viewport(browser, server, chat_canvas, sh
     page.keyboard.press("Escape")
     page.wait_for_function(
         "id => document.querySelector(`[data-testid='node-${id}']`)?.dataset.context === 'included'",
-        arg=ids["far"], timeout=5_000)
+        arg=ids["far"],
+        timeout=5_000,
+    )
     after = set(included_ids(page))
     assert ids["far"] in after and ids["far2"] in after
     assert ids["anchor"] in after
@@ -155,7 +170,9 @@ def test_preview_highlights_follow_the_viewport(browser, server, chat_canvas, sh
         "before => { const now = [...document.querySelectorAll('[data-context=\"included\"]')]"
         ".map(el => el.dataset.testid.replace('node-', '')).sort();"
         " return JSON.stringify(now) !== JSON.stringify(before); }",
-        arg=sorted(after), timeout=5_000)
+        arg=sorted(after),
+        timeout=5_000,
+    )
     page.get_by_test_id("preview-tab-excluded").click()
     expect(page.get_by_test_id("preview-excluded")).to_be_visible()
     shot(page, "preview-after-pan")
@@ -193,15 +210,24 @@ def test_accepting_a_suggestion_reaches_another_user(browser, server, scripted_m
     # Bob sees the new node live.
     b.wait_for_function(
         "before => window.__canvasweb.getState().nodes.some(n => !before.includes(n.id) && n.content.includes('5433'))",
-        arg=sorted(before), timeout=5_000)
-    new = next(n for n in b.evaluate("() => window.__canvasweb.getState().nodes")
-               if n["id"] not in before and "5433" in n["content"])
+        arg=sorted(before),
+        timeout=5_000,
+    )
+    new = next(
+        n
+        for n in b.evaluate("() => window.__canvasweb.getState().nodes")
+        if n["id"] not in before and "5433" in n["content"]
+    )
     expect(b.get_by_test_id(f"node-{new['id']}")).to_be_visible()
     assert new["created_by"]["username"] == "alice"
     if supersedes:
-        old = next(n for n in b.evaluate("() => window.__canvasweb.getState().nodes") if n["id"] == ids["port"])
+        old = next(
+            n for n in b.evaluate("() => window.__canvasweb.getState().nodes") if n["id"] == ids["port"]
+        )
         assert old["superseded_by"] == new["id"]
-        expect(b.get_by_test_id(f"node-{ids['port']}").get_by_test_id("superseded-link")).to_contain_text("5433")
+        expect(b.get_by_test_id(f"node-{ids['port']}").get_by_test_id("superseded-link")).to_contain_text(
+            "5433"
+        )
     # Near alice's viewport centre, not on top of the node it supersedes.
     state = a.evaluate("() => window.__canvasweb.getState()")
     port = next(n for n in state["nodes"] if n["id"] == ids["port"])
@@ -214,9 +240,15 @@ def test_accepting_a_suggestion_reaches_another_user(browser, server, scripted_m
     ctx_b.close()
 
 
-def test_a_fact_said_to_be_internal_is_added_internal_and_viewers_never_get_it(browser, server, scripted_model, shot):
-    data = server.e2e_setup(users=["alice", "bob", "vic"], owner="alice",
-                            members={"bob": "editor", "vic": "viewer"}, name="内部画布")
+def test_a_fact_said_to_be_internal_is_added_internal_and_viewers_never_get_it(
+    browser, server, scripted_model, shot
+):
+    data = server.e2e_setup(
+        users=["alice", "bob", "vic"],
+        owner="alice",
+        members={"bob": "editor", "vic": "viewer"},
+        name="内部画布",
+    )
     cid = data["canvas_id"]
     ctx_b, b = open_canvas(browser, server, "bob", cid)
     ctx_v, v = open_canvas(browser, server, "vic", cid)
@@ -244,8 +276,9 @@ def test_a_fact_said_to_be_internal_is_added_internal_and_viewers_never_get_it(b
     internal = next(n for c, n in by_content.items() if "3.2 亿元" in c)
     assert internal["sensitivity"] == "internal"
     # The viewer gets the public fact live, and never the internal one.
-    v.wait_for_function("() => window.__canvasweb.getState().nodes.some(n => n.content.includes('30 秒'))",
-                        timeout=5_000)
+    v.wait_for_function(
+        "() => window.__canvasweb.getState().nodes.some(n => n.content.includes('30 秒'))", timeout=5_000
+    )
     assert all("3.2" not in n["content"] for n in v.evaluate("() => window.__canvasweb.getState().nodes"))
     expect(v.get_by_test_id(f"node-{internal['id']}")).to_have_count(0)
     ctx_b.close()

@@ -1,4 +1,5 @@
 """Copy and paste of nodes in a real browser: two nodes and their link, pasted on the same canvas and on another."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,8 +15,18 @@ def two_canvases(server):
     first = add_node(server, token, cid, "上线窗口：周二晚十点", 0, 0)
     second = add_node(server, token, cid, "Freeze merges two hours before", 320, 40)
     add_node(server, token, cid, "Unrelated note", 0, 400)
-    api(server, token, "POST", f"/api/canvases/{cid}/ops/",
-        {"op": {"type": "edge.create", "edge": {"source": second, "target": first, "relation": "depends_on"}}})
+    api(
+        server,
+        token,
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "edge.create",
+                "edge": {"source": second, "target": first, "relation": "depends_on"},
+            }
+        },
+    )
     other = api(server, token, "POST", "/api/canvases/", {"name": "目标 Target"})
     return {**data, "first": first, "second": second, "other": other["id"]}
 
@@ -40,12 +51,17 @@ def test_copy_two_nodes_with_their_link_and_paste_here_and_elsewhere(browser, se
     page.keyboard.press("Control+v")
     page.wait_for_function("() => window.__canvasweb.getState().server.nodes.length === 5", timeout=10_000)
     nodes = server_nodes(page)
-    copies = [n for n in nodes if n["id"] not in ids and n["content"] in ("上线窗口：周二晚十点",
-                                                                          "Freeze merges two hours before")]
+    copies = [
+        n
+        for n in nodes
+        if n["id"] not in ids and n["content"] in ("上线窗口：周二晚十点", "Freeze merges two hours before")
+    ]
     assert len(copies) == 2
     edges = page.evaluate("() => window.__canvasweb.getState().server.edges")
     copy_ids = {n["id"] for n in copies}
-    assert any(e["source"] in copy_ids and e["target"] in copy_ids and e["relation"] == "depends_on" for e in edges)
+    assert any(
+        e["source"] in copy_ids and e["target"] in copy_ids and e["relation"] == "depends_on" for e in edges
+    )
     # The copies sit clear of the originals.
     originals = [n for n in nodes if n["id"] in ids]
     for c in copies:

@@ -3,6 +3,7 @@
 English and Chinese, a pinned node that must be confirmed, a correction of a correction with no subject
 repeated, a conflict note, and suggestions that survive a reload. A scripted model answers.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,11 @@ def accept(page, chip, *, confirm: bool = False) -> str:
         chip.locator("[data-testid^='suggestion-confirm-']").check()
     chip.locator("button.suggestion-accept").click()
     expect(chip).to_be_hidden(timeout=5_000)
-    page.wait_for_function("before => window.__canvasweb.getState().nodes.some(n => !before.includes(n.id))",
-                           arg=sorted(before), timeout=5_000)
+    page.wait_for_function(
+        "before => window.__canvasweb.getState().nodes.some(n => !before.includes(n.id))",
+        arg=sorted(before),
+        timeout=5_000,
+    )
     return next(i for i in nodes(page) if i not in before)
 
 
@@ -55,18 +59,35 @@ def corrections_canvas(server):
     data = server.e2e_setup(users=["alice"], owner="alice", name="Corrections 更正")
     token, cid = data["tokens"]["alice"], data["canvas_id"]
     ids = {
-        "jwt": add_node(server, token, cid, "Login tokens (JWT) expire after 15 minutes.", 0, 0, kind="config",
-                        pinned=True),
-        "goal": add_node(server, token, cid, "Goal: ship the payroll app by June 30.", 260, -40, kind="decision",
-                         pinned=True),
+        "jwt": add_node(
+            server,
+            token,
+            cid,
+            "Login tokens (JWT) expire after 15 minutes.",
+            0,
+            0,
+            kind="config",
+            pinned=True,
+        ),
+        "goal": add_node(
+            server,
+            token,
+            cid,
+            "Goal: ship the payroll app by June 30.",
+            260,
+            -40,
+            kind="decision",
+            pinned=True,
+        ),
         "due": add_node(server, token, cid, "薪资模块的截止日期定在3月15日", 0, 160, kind="fact"),
         "rule": add_node(server, token, cid, "Never deploy on Fridays.", 260, 160, kind="requirement"),
     }
     return {**data, "ids": ids}
 
 
-def test_corrections_in_english_and_chinese_supersede_the_old_nodes(browser, server, scripted_model,
-                                                                   corrections_canvas, shot):
+def test_corrections_in_english_and_chinese_supersede_the_old_nodes(
+    browser, server, scripted_model, corrections_canvas, shot
+):
     cid, ids = corrections_canvas["canvas_id"], corrections_canvas["ids"]
     ctx, page = open_canvas_as(browser, server, "alice", cid)
     expect(page.get_by_test_id("chat-panel")).to_be_visible()
@@ -82,7 +103,10 @@ def test_corrections_in_english_and_chinese_supersede_the_old_nodes(browser, ser
     shot(page, "correction-chip-pinned")
     jwt_new = accept(page, chip, confirm=True)
     state = nodes(page)
-    assert state[ids["jwt"]]["superseded_by"] == jwt_new and state[jwt_new]["content"] == "JWT expiry: 30 minutes"
+    assert (
+        state[ids["jwt"]]["superseded_by"] == jwt_new
+        and state[jwt_new]["content"] == "JWT expiry: 30 minutes"
+    )
     assert state[ids["goal"]]["superseded_by"] is None  # sharing a word is no correction
 
     # Chinese, then a correction of that correction that does not repeat the subject.
@@ -103,14 +127,17 @@ def test_corrections_in_english_and_chinese_supersede_the_old_nodes(browser, ser
     scripted_model.push({"content": "30 minutes; 4月8日."})
     ask(page, "What is the token lifetime, and when is the payroll module due?")
     expect(page.locator("[data-role='assistant']").last.get_by_test_id("assistant-text")).to_have_text(
-        "30 minutes; 4月8日.", timeout=10_000)
+        "30 minutes; 4月8日.", timeout=10_000
+    )
     block = canvas_block(scripted_model)
     assert "30 minutes" in block and "4月8日" in block
     assert "15 minutes" not in block and "3月15日" not in block and "4月1日" not in block
     ctx.close()
 
 
-def test_conflict_note_and_suggestions_survive_a_reload(browser, server, scripted_model, corrections_canvas, shot):
+def test_conflict_note_and_suggestions_survive_a_reload(
+    browser, server, scripted_model, corrections_canvas, shot
+):
     cid, ids = corrections_canvas["canvas_id"], corrections_canvas["ids"]
     ctx, page = open_canvas_as(browser, server, "alice", cid)
     scripted_model.push({"content": "Friday is against the rules."})
@@ -118,13 +145,16 @@ def test_conflict_note_and_suggestions_survive_a_reload(browser, server, scripte
     chip = chip_for(page, "Friday")
     expect(chip.locator("[data-testid^='suggestion-conflict-']")).to_contain_text("Never deploy on Fridays.")
     expect(page.locator("[data-role='assistant']").last.get_by_test_id("assistant-text")).to_have_text(
-        "Friday is against the rules.", timeout=10_000)
+        "Friday is against the rules.", timeout=10_000
+    )
     page.reload()
     expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=10_000)
     chip = chip_for(page, "Friday")
     shot(page, "conflict-chip-after-reload")
     created = accept(page, chip)
     edges = page.evaluate("() => window.__canvasweb.getState().edges")
-    assert any(e["source"] == created and e["target"] == ids["rule"] and e["relation"] == "conflicts_with"
-               for e in edges), edges
+    assert any(
+        e["source"] == created and e["target"] == ids["rule"] and e["relation"] == "conflicts_with"
+        for e in edges
+    ), edges
     ctx.close()

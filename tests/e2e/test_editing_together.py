@@ -6,6 +6,7 @@ instead of a silent overwrite (also for an edit made offline). Text over the lim
 stays in the editor and can be split. Supersede and a double-click note are
 drafts that Escape cancels without a trace on the server.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -53,8 +54,9 @@ def test_concurrent_edit_becomes_a_choice_and_no_text_is_lost(browser, server, t
 
     bob_editor = open_inline_editor(b, node_id)
     # Alice sees that bob is editing this card.
-    expect(a.get_by_test_id(f"node-{node_id}").get_by_test_id("badge-peer-editing")).to_contain_text("bob",
-                                                                                                     timeout=3_000)
+    expect(a.get_by_test_id(f"node-{node_id}").get_by_test_id("badge-peer-editing")).to_contain_text(
+        "bob", timeout=3_000
+    )
     alice_editor = open_inline_editor(a, node_id)
     alice_editor.fill("周会改到周三下午三点")
     alice_editor.press("Enter")
@@ -95,8 +97,13 @@ def test_offline_edit_on_a_stale_base_gets_the_same_choice(browser, server, team
     expect(b.get_by_test_id("connection-status")).to_have_text("offline")
     editor.fill("离线写的：周会改为线上")
     editor.press("Enter")
-    api(server, token, "POST", f"/api/canvases/{canvas_id}/ops/",
-        {"op": {"type": "node.update", "id": node_id, "fields": {"content": "alice 在线改的：周会在 3 楼"}}})
+    api(
+        server,
+        token,
+        "POST",
+        f"/api/canvases/{canvas_id}/ops/",
+        {"op": {"type": "node.update", "id": node_id, "fields": {"content": "alice 在线改的：周会在 3 楼"}}},
+    )
     b.evaluate("() => window.__canvasweb.goOnline()")
     dialog = b.get_by_test_id("conflict-dialog")
     expect(dialog).to_be_visible(timeout=10_000)
@@ -136,7 +143,9 @@ def test_supersede_and_new_note_are_drafts_that_escape_cancels(browser, server, 
     ctx_b, b = open_canvas(browser, server, "bob", canvas_id)
 
     # A double-click note left empty and escaped is never sent.
-    a.get_by_test_id("canvas").locator(".react-flow__pane").dblclick(position={"x": 250, "y": 650})  # left of the inspector and the chat
+    a.get_by_test_id("canvas").locator(".react-flow__pane").dblclick(
+        position={"x": 250, "y": 650}
+    )  # left of the inspector and the chat
     expect(a.get_by_test_id("note-draft")).to_be_visible()
     a.get_by_test_id("node-editor").press("Escape")
     expect(a.get_by_test_id("note-draft")).to_have_count(0)
@@ -178,8 +187,12 @@ def test_others_see_a_card_move_while_it_is_dragged(browser, server, team):
     a.mouse.down()
     a.mouse.move(card["x"] + 230, card["y"] + 112, steps=15)
     # Still held: nothing committed yet, but bob already sees the card elsewhere.
-    b.wait_for_function("([id, before]) => document.querySelector(`.react-flow__node[data-id=\"${id}\"]`)"
-                        ".getAttribute('style') !== before", arg=[node_id, before], timeout=3_000)
+    b.wait_for_function(
+        '([id, before]) => document.querySelector(`.react-flow__node[data-id="${id}"]`)'
+        ".getAttribute('style') !== before",
+        arg=[node_id, before],
+        timeout=3_000,
+    )
     assert next(n for n in server_nodes(server, token, canvas_id))["x"] == 300
     a.mouse.up()
     settled(a)

@@ -1,6 +1,7 @@
 """History in a real browser: a node's timeline with edits by two people and an agent write, revert seen live
 by both, the activity feed, undo/redo with the keyboard (including a skipped part), and .canvas export/import.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,9 @@ def wait_node(page, node_id: str, js_condition: str, timeout: int = 5_000) -> No
     """Wait until the node (as `n`) satisfies a JS condition in the page's synced state."""
     page.wait_for_function(
         f"id => {{ const n = window.__canvasweb.getState().nodes.find(x => x.id === id); return !!n && ({js_condition}); }}",
-        arg=node_id, timeout=timeout)
+        arg=node_id,
+        timeout=timeout,
+    )
 
 
 def edit_content(page, node_id: str, text: str) -> None:
@@ -31,7 +34,9 @@ def edit_content(page, node_id: str, text: str) -> None:
     box.press("Control+Enter")
     page.wait_for_function(
         "([id, text]) => window.__canvasweb.getState().server.nodes.some(n => n.id === id && n.content === text)",
-        arg=[node_id, text], timeout=5_000)
+        arg=[node_id, text],
+        timeout=5_000,
+    )
 
 
 def click_empty_canvas(page) -> None:
@@ -42,29 +47,48 @@ def click_empty_canvas(page) -> None:
 
 @pytest.fixture
 def history_canvas(server):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="历史 History")
-    api(server, data["tokens"]["alice"], "PATCH", f"/api/canvases/{data['canvas_id']}/",
-        {"agent_policy": {"mode": "auto"}})
+    data = server.e2e_setup(
+        users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="历史 History"
+    )
+    api(
+        server,
+        data["tokens"]["alice"],
+        "PATCH",
+        f"/api/canvases/{data['canvas_id']}/",
+        {"agent_policy": {"mode": "auto"}},
+    )
     return data
 
 
-def test_timeline_with_two_people_and_the_agent_and_revert_seen_live(browser, server, scripted_model, history_canvas,
-                                                                     shot):
+def test_timeline_with_two_people_and_the_agent_and_revert_seen_live(
+    browser, server, scripted_model, history_canvas, shot
+):
     cid, tokens = history_canvas["canvas_id"], history_canvas["tokens"]
     ctx_a, a = open_canvas(browser, server, "alice", cid)
     ctx_b, b = open_canvas(browser, server, "bob", cid)
 
     # 1. The agent writes a node for alice (auto mode: applied at once).
     scripted_model.push(
-        {"tool_calls": [{"name": "add_node", "arguments": {"content": "JWT 过期时间为 15 分钟", "kind": "config",
-                                                             "x": 0, "y": 0}}]},
-        {"content": "已记录 JWT 过期时间。"})
+        {
+            "tool_calls": [
+                {
+                    "name": "add_node",
+                    "arguments": {"content": "JWT 过期时间为 15 分钟", "kind": "config", "x": 0, "y": 0},
+                }
+            ]
+        },
+        {"content": "已记录 JWT 过期时间。"},
+    )
     a.get_by_test_id("chat-input").fill("记一下：JWT 15 分钟过期")
     a.get_by_test_id("chat-input").press("Enter")
-    a.wait_for_function("() => window.__canvasweb.getState().nodes.some(n => n.author_kind === 'agent')",
-                        timeout=10_000)
-    node_id = next(n["id"] for n in a.evaluate("() => window.__canvasweb.getState().nodes")
-                   if n["author_kind"] == "agent")
+    a.wait_for_function(
+        "() => window.__canvasweb.getState().nodes.some(n => n.author_kind === 'agent')", timeout=10_000
+    )
+    node_id = next(
+        n["id"]
+        for n in a.evaluate("() => window.__canvasweb.getState().nodes")
+        if n["author_kind"] == "agent"
+    )
     expect(b.get_by_test_id(f"node-{node_id}").get_by_test_id("badge-agent")).to_be_visible(timeout=5_000)
 
     # 2. Alice edits its text, 3. bob changes its weight (each in their own browser).
@@ -83,12 +107,18 @@ def test_timeline_with_two_people_and_the_agent_and_revert_seen_live(browser, se
     entries = history.locator("[data-testid^='history-entry-']")
     expect(entries).to_have_count(3, timeout=5_000)
     actors = [t.strip() for t in history.get_by_test_id("history-actor").all_inner_texts()]
-    assert actors[0].startswith("bob") and actors[1].startswith("alice") and "agent for alice" in actors[2], actors
+    assert actors[0].startswith("bob") and actors[1].startswith("alice") and "agent for alice" in actors[2], (
+        actors
+    )
     newest = entries.nth(0)
     expect(newest.locator(".diff-row[data-field='weight']")).to_contain_text("1")
     expect(newest.locator(".diff-row[data-field='weight'] .diff-after")).to_have_text("3")
-    expect(entries.nth(1).locator(".diff-row[data-field='content'] .diff-before")).to_have_text("JWT 过期时间为 15 分钟")
-    expect(entries.nth(1).locator(".diff-row[data-field='content'] .diff-after")).to_have_text("JWT 过期时间为 30 分钟")
+    expect(entries.nth(1).locator(".diff-row[data-field='content'] .diff-before")).to_have_text(
+        "JWT 过期时间为 15 分钟"
+    )
+    expect(entries.nth(1).locator(".diff-row[data-field='content'] .diff-after")).to_have_text(
+        "JWT 过期时间为 30 分钟"
+    )
     expect(entries.nth(2).get_by_test_id("history-conversation-link")).to_be_visible()
     shot(a, "history-timeline-three-actors")
 
@@ -107,7 +137,9 @@ def test_timeline_with_two_people_and_the_agent_and_revert_seen_live(browser, se
     history.get_by_test_id(f"history-revert-{created['revision']}").click()
     for page in (a, b):
         wait_node(page, node_id, "n.content === 'JWT 过期时间为 15 分钟' && n.weight === 1")
-    expect(b.get_by_test_id(f"node-{node_id}").get_by_test_id("node-content")).to_have_text("JWT 过期时间为 15 分钟")
+    expect(b.get_by_test_id(f"node-{node_id}").get_by_test_id("node-content")).to_have_text(
+        "JWT 过期时间为 15 分钟"
+    )
     expect(entries).to_have_count(4, timeout=5_000)
     expect(entries.first.locator(".reason-chip")).to_have_text("revert")
     shot(a, "history-after-revert")
@@ -164,10 +196,22 @@ def test_undo_redo_with_keyboard_and_a_skipped_part(browser, server, history_can
 
 def test_export_then_import_and_a_bad_file(browser, server, history_canvas, tmp_path, shot):
     cid, tokens = history_canvas["canvas_id"], history_canvas["tokens"]
-    first = add_node(server, tokens["alice"], cid, "缓存用 Redis", 0, 0, kind="decision", tags=["cache"], pinned=True)
+    first = add_node(
+        server, tokens["alice"], cid, "缓存用 Redis", 0, 0, kind="decision", tags=["cache"], pinned=True
+    )
     second = add_node(server, tokens["alice"], cid, "会话 30 分钟过期", 300, 60, kind="config")
-    api(server, tokens["alice"], "POST", f"/api/canvases/{cid}/ops/", {"op": {"type": "edge.create", "edge": {
-        "source": second, "target": first, "relation": "depends_on", "label": "存储"}}})
+    api(
+        server,
+        tokens["alice"],
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "edge.create",
+                "edge": {"source": second, "target": first, "relation": "depends_on", "label": "存储"},
+            }
+        },
+    )
     ctx, page = open_canvas(browser, server, "alice", cid, accept_downloads=True)
 
     with page.expect_download() as info:
@@ -195,9 +239,18 @@ def test_export_then_import_and_a_bad_file(browser, server, history_canvas, tmp_
 
     # A broken file is rejected whole, with every problem listed.
     bad = tmp_path / "broken.canvas"
-    bad.write_text(json.dumps({"nodes": [{"id": "a", "type": "text", "x": "left", "y": 0, "width": 10, "height": 10},
-                                         {"type": "text", "text": "no id"}],
-                               "edges": [{"id": "e", "fromNode": "a", "toNode": "missing"}]}), encoding="utf-8")
+    bad.write_text(
+        json.dumps(
+            {
+                "nodes": [
+                    {"id": "a", "type": "text", "x": "left", "y": 0, "width": 10, "height": 10},
+                    {"type": "text", "text": "no id"},
+                ],
+                "edges": [{"id": "e", "fromNode": "a", "toNode": "missing"}],
+            }
+        ),
+        encoding="utf-8",
+    )
     page.goto(f"{server.url(0)}/")
     count_before = len(api(server, tokens["alice"], "GET", "/api/canvases/"))
     page.get_by_test_id("import-file-input").set_input_files(str(bad))
@@ -211,8 +264,10 @@ def test_export_then_import_and_a_bad_file(browser, server, history_canvas, tmp_
 
 def test_ten_quick_undos_are_ten_undos_in_order(browser, server, history_canvas):
     cid, tokens = history_canvas["canvas_id"], history_canvas["tokens"]
-    ids = [add_node(server, tokens["alice"], cid, f"第 {i} 条笔记 note {i}", 260 * (i % 5), 140 * (i // 5))
-           for i in range(10)]
+    ids = [
+        add_node(server, tokens["alice"], cid, f"第 {i} 条笔记 note {i}", 260 * (i % 5), 140 * (i // 5))
+        for i in range(10)
+    ]
     ctx, page = open_canvas(browser, server, "alice", cid)
     click_empty_canvas(page)
     expect(page.get_by_test_id("undo-button")).to_be_enabled(timeout=5_000)
@@ -223,8 +278,11 @@ def test_ten_quick_undos_are_ten_undos_in_order(browser, server, history_canvas)
     # The server inverted the ten creations newest first, one undo per press.
     activity = api(server, tokens["alice"], "GET", f"/api/canvases/{cid}/activity/?limit=200")
     undone = [i["undo_of"]["revision"] for i in reversed(activity["items"]) if i["reason"] == "undo"]
-    created = [i["revision"] for i in reversed(activity["items"])
-               if i["op_type"] == "node.create" and i["target_id"] in ids]
+    created = [
+        i["revision"]
+        for i in reversed(activity["items"])
+        if i["op_type"] == "node.create" and i["target_id"] in ids
+    ]
     assert undone == sorted(created, reverse=True)
     ctx.close()
 
@@ -233,16 +291,29 @@ def test_node_history_names_the_linked_node(browser, server, history_canvas):
     cid, tokens = history_canvas["canvas_id"], history_canvas["tokens"]
     rollout = add_node(server, tokens["alice"], cid, "灰度发布分三批", 0, 0)
     checklist = add_node(server, tokens["alice"], cid, "Rollback checklist signed off", 320, 0)
-    api(server, tokens["alice"], "POST", f"/api/canvases/{cid}/ops/", {"op": {"type": "edge.create", "edge": {
-        "source": rollout, "target": checklist, "relation": "depends_on"}}})
+    api(
+        server,
+        tokens["alice"],
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "edge.create",
+                "edge": {"source": rollout, "target": checklist, "relation": "depends_on"},
+            }
+        },
+    )
     ctx, page = open_canvas(browser, server, "alice", cid)
-    for node, expected in ((rollout, "depends on ‘Rollback checklist signed off’"),
-                           (checklist, "‘灰度发布分三批’ depends on this")):
+    for node, expected in (
+        (rollout, "depends on ‘Rollback checklist signed off’"),
+        (checklist, "‘灰度发布分三批’ depends on this"),
+    ):
         page.evaluate(f"() => window.__canvasweb.focusNode('{node}')")
         show = page.locator("button.history-toggle")
         expect(show.or_(page.get_by_test_id("node-history"))).to_be_visible()
         if show.is_visible():
             show.click()
         expect(page.get_by_test_id("node-history").get_by_test_id("history-edge-other")).to_have_text(
-            f" · {expected}")
+            f" · {expected}"
+        )
     ctx.close()

@@ -1,4 +1,5 @@
 """The Chinese interface in a real browser: a zh-CN browser gets zh-Hans, the switch turns it English, reload keeps it."""
+
 from __future__ import annotations
 
 from playwright.sync_api import expect
@@ -35,7 +36,9 @@ def test_zh_cn_browser_gets_chinese_ui_and_the_switch_is_remembered(browser, ser
     expect(page.get_by_test_id("connection-status")).to_have_text("在线", timeout=10_000)
     expect(page.get_by_test_id("agent-filter")).to_contain_text("智能体写入")
     expect(page.get_by_test_id("chat-panel")).to_be_visible()
-    expect(page.get_by_test_id("chat-input")).to_have_attribute("placeholder", "就画布提问…（Enter 发送，Shift+Enter 换行）")
+    expect(page.get_by_test_id("chat-input")).to_have_attribute(
+        "placeholder", "就画布提问…（Enter 发送，Shift+Enter 换行）"
+    )
     expect(page.locator(".chat-empty-title")).to_have_text("就这个画布提问")
     expect(page.get_by_test_id("chat-send")).to_have_text("发送")
     expect(page.get_by_test_id(f"node-{db}")).to_contain_text("配置")
@@ -74,11 +77,14 @@ def test_api_error_toast_is_chinese_for_a_viewer(browser, server):
     context = browser.new_context(viewport=VIEWPORT, locale="zh-CN")
     page = context.new_page()
     login(page, server.url(0), "vic")
-    response = page.evaluate("""async (cid) => {
+    response = page.evaluate(
+        """async (cid) => {
         const r = await fetch(`/api/canvases/${cid}/members/`, {method: 'POST', headers: {'Content-Type': 'application/json',
           'X-CSRFToken': document.cookie.match(/csrftoken=([^;]+)/)?.[1] ?? ''}, body: JSON.stringify({username: 'alice', role: 'viewer'})});
         return {status: r.status, body: await r.json()};
-    }""", data["canvas_id"])
+    }""",
+        data["canvas_id"],
+    )
     assert response["status"] == 403
     assert response["body"]["error"]["code"] == "FORBIDDEN"
     assert any("\u4e00" <= ch <= "\u9fff" for ch in response["body"]["error"]["message"])

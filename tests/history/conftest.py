@@ -1,4 +1,5 @@
 """History test helpers: an agent in auto mode, API clients and schema checks for the history endpoints."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """The change log is read-only in the admin (even for superusers) and through the ORM helpers."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,11 @@ def admin_client(db):
 @pytest.fixture
 def logged(canvas, apply, as_agent, alice, bob):
     node = apply(bob, node_op("Database port 5433", kind="config")).changes[0]["id"]
-    as_agent(alice, {"type": "node.update", "id": node, "fields": {"content": "Database port 6432"}},
-             conversation_id=42)
+    as_agent(
+        alice,
+        {"type": "node.update", "id": node, "fields": {"content": "Database port 6432"}},
+        conversation_id=42,
+    )
     return node
 
 
@@ -38,8 +42,13 @@ def test_changelist_filters_search_and_timeline_link(admin_client, canvas, logge
     html = response.content.decode()
     assert "agent for alice (conversation 42)" in html
     assert f"timeline/{canvas.pk}/{logged}/" in html
-    for query in ("actor_kind__exact=agent", f"canvas__id__exact={canvas.pk}", "op_type=node.update",
-                  f"created_at__year={timezone.now().year}", "entity__exact=node"):
+    for query in (
+        "actor_kind__exact=agent",
+        f"canvas__id__exact={canvas.pk}",
+        "op_type=node.update",
+        f"created_at__year={timezone.now().year}",
+        "entity__exact=node",
+    ):
         response = admin_client.get(f"{BASE}?{query}")
         assert response.status_code == 200, query
     agent_only = admin_client.get(f"{BASE}?actor_kind__exact=agent").context["cl"].result_list
@@ -61,7 +70,10 @@ def test_no_add_change_or_delete_for_superusers(admin_client, logged):
     assert admin_client.post(f"{BASE}add/", {"revision": 1}).status_code == 403
     view = admin_client.get(f"{BASE}{entry.pk}/change/")
     assert view.status_code == 200 and 'name="_save"' not in view.content.decode()  # read-only view
-    assert admin_client.post(f"{BASE}{entry.pk}/change/", {"reason": "edited", "revision": 999}).status_code == 403
+    assert (
+        admin_client.post(f"{BASE}{entry.pk}/change/", {"reason": "edited", "revision": 999}).status_code
+        == 403
+    )
     assert admin_client.get(f"{BASE}{entry.pk}/delete/").status_code == 403
     assert admin_client.post(f"{BASE}{entry.pk}/delete/", {"post": "yes"}).status_code == 403
     admin_client.post(BASE, {"action": "delete_selected", "_selected_action": [entry.pk], "post": "yes"})

@@ -1,4 +1,5 @@
 """Tamper evidence: verify_audit finds a rewritten row; replay_audit rebuilds the canvas from the log alone."""
+
 from __future__ import annotations
 
 import io
@@ -58,7 +59,9 @@ def test_raw_sql_tampering_fails_verify_audit_at_exactly_that_entry(canvas, appl
     assert later > 0
     forged = {**target.after, "content": "port 5432"}  # pretend the agent never changed the port
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE history_changelogentry SET after = %s WHERE id = %s", [json.dumps(forged), target.pk])
+        cursor.execute(
+            "UPDATE history_changelogentry SET after = %s WHERE id = %s", [json.dumps(forged), target.pk]
+        )
 
     code, output = run("verify_audit", "--canvas", str(canvas.pk))
     assert code == 1
@@ -66,8 +69,11 @@ def test_raw_sql_tampering_fails_verify_audit_at_exactly_that_entry(canvas, appl
     assert "hash does not match the entry's content" in output
     assert f"stored   {target.hash}" in output
     report = verify_chain(canvas_id=canvas.pk)
-    assert (report.problem.revision, report.problem.seq, report.problem.stored) == (target.revision, target.seq,
-                                                                                   target.hash)
+    assert (report.problem.revision, report.problem.seq, report.problem.stored) == (
+        target.revision,
+        target.seq,
+        target.hash,
+    )
     assert report.problem.expected != target.hash
     # Other canvases still verify; the full run fails because of this one.
     code, output = run("verify_audit")
@@ -97,26 +103,58 @@ def test_deleted_or_rehashed_rows_are_found(canvas, apply, as_agent, alice, bob)
 
     # Cutting off the newest entries: the canvas revision gives it away.
     with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM history_changelogentry WHERE canvas_id = %s AND revision = %s",
-                       [canvas.pk, last.revision])
+        cursor.execute(
+            "DELETE FROM history_changelogentry WHERE canvas_id = %s AND revision = %s",
+            [canvas.pk, last.revision],
+        )
     assert verify_chain(canvas_id=canvas.pk).problem is not None
     assert run("verify_audit", "--canvas", "999999")[0] == 1
 
 
 def _random_op(rng, nodes, edges):
-    kind = rng.choice(["create", "create", "update", "update", "move", "delete", "supersede", "archive",
-                       "edge", "edge", "edge_update", "edge_delete", "batch"])
+    kind = rng.choice(
+        [
+            "create",
+            "create",
+            "update",
+            "update",
+            "move",
+            "delete",
+            "supersede",
+            "archive",
+            "edge",
+            "edge",
+            "edge_update",
+            "edge_delete",
+            "batch",
+        ]
+    )
     nid = rng.choice(nodes) if nodes else None
     if kind == "create" or nid is None:
-        return {"type": "node.create", "node": {
-            "content": f"fact {rng.randint(0, 10**6)} 中文", "x": rng.uniform(-1000, 1000), "y": rng.uniform(-1000, 1000),
-            "kind": rng.choice(["fact", "config", "note", "requirement"]), "weight": round(rng.uniform(0.1, 10), 2),
-            "tags": rng.sample(["db", "auth", "ops", "agent-writable"], rng.randint(0, 2)),
-            "sensitivity": rng.choice(["public", "public", "internal", "secret"]), "pinned": rng.random() < 0.1}}
+        return {
+            "type": "node.create",
+            "node": {
+                "content": f"fact {rng.randint(0, 10**6)} 中文",
+                "x": rng.uniform(-1000, 1000),
+                "y": rng.uniform(-1000, 1000),
+                "kind": rng.choice(["fact", "config", "note", "requirement"]),
+                "weight": round(rng.uniform(0.1, 10), 2),
+                "tags": rng.sample(["db", "auth", "ops", "agent-writable"], rng.randint(0, 2)),
+                "sensitivity": rng.choice(["public", "public", "internal", "secret"]),
+                "pinned": rng.random() < 0.1,
+            },
+        }
     if kind == "update":
-        fields = rng.choice([{"content": f"edited {rng.random()}"}, {"tags": ["x", "y"]}, {"weight": 2.5},
-                             {"pinned": rng.random() < 0.5}, {"sensitivity": rng.choice(["public", "internal"])},
-                             {"kind": "decision", "content": "both"}])
+        fields = rng.choice(
+            [
+                {"content": f"edited {rng.random()}"},
+                {"tags": ["x", "y"]},
+                {"weight": 2.5},
+                {"pinned": rng.random() < 0.5},
+                {"sensitivity": rng.choice(["public", "internal"])},
+                {"kind": "decision", "content": "both"},
+            ]
+        )
         return {"type": "node.update", "id": nid, "fields": fields}
     if kind == "move":
         return {"type": "node.move", "id": nid, "x": rng.randint(-500, 500), "y": rng.uniform(-5, 5)}
@@ -128,25 +166,42 @@ def _random_op(rng, nodes, edges):
         return {"type": "node.archive", "id": nid, "archived": rng.random() < 0.7}
     if kind == "edge" and len(nodes) > 1:
         source, target = rng.sample(nodes, 2)
-        return {"type": "edge.create", "edge": {"source": source, "target": target,
-                                                "relation": rng.choice(["depends_on", "causes", "relates_to"])}}
+        return {
+            "type": "edge.create",
+            "edge": {
+                "source": source,
+                "target": target,
+                "relation": rng.choice(["depends_on", "causes", "relates_to"]),
+            },
+        }
     if kind == "edge_update" and edges:
         return {"type": "edge.update", "id": rng.choice(edges), "fields": {"label": f"l{rng.randint(0, 9)}"}}
     if kind == "edge_delete" and edges:
         return {"type": "edge.delete", "id": rng.choice(edges)}
     ids = [str(uuid.uuid4()) for _ in range(3)]
-    return {"type": "batch", "ops": [
-        {"type": "node.create", "node": {"id": ids[0], "content": "b0", "x": 0, "y": 0}},
-        {"type": "node.create", "node": {"id": ids[1], "content": "b1", "x": 5, "y": 5}},
-        {"type": "edge.create", "edge": {"id": ids[2], "source": ids[0], "target": ids[1], "label": "batch"}},
-    ]}
+    return {
+        "type": "batch",
+        "ops": [
+            {"type": "node.create", "node": {"id": ids[0], "content": "b0", "x": 0, "y": 0}},
+            {"type": "node.create", "node": {"id": ids[1], "content": "b1", "x": 5, "y": 5}},
+            {
+                "type": "edge.create",
+                "edge": {"id": ids[2], "source": ids[0], "target": ids[1], "label": "batch"},
+            },
+        ],
+    }
 
 
 @pytest.mark.allow_direct_writes  # tampers with rows on purpose, behind the write path
 def test_replay_of_a_random_history_equals_the_database(canvas, alice, bob, auto_agent):
     rng = random.Random(20261130)
-    actors = [user_actor(alice), user_actor(bob), user_actor(bob, channel="websocket"),
-              agent_actor(alice, conversation_id=3), agent_actor(bob, conversation_id=4)]
+    actors = [
+        user_actor(alice),
+        user_actor(bob),
+        user_actor(bob, channel="websocket"),
+        agent_actor(alice, conversation_id=3),
+        agent_actor(bob, conversation_id=4),
+    ]
     applied = refused = 0
     for step in range(300):
         nodes = [str(pk) for pk in Node.objects.filter(canvas=canvas).values_list("pk", flat=True)]

@@ -1,4 +1,5 @@
 """The owner's audit view over REST: who may read it, filters, node text for edges, the chain check, export secrets."""
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,9 @@ def history(canvas, apply, as_agent, alice, bob):
     first = apply(bob, node_op("会议室定在三楼东侧")).changes[0]["id"]
     second = apply(bob, node_op("Catering order goes out on Tuesday")).changes[0]["id"]
     apply(bob, {"type": "edge.create", "edge": {"source": first, "target": second, "relation": "depends_on"}})
-    as_agent(alice, {"type": "node.update", "id": second, "fields": {"content": "Catering order goes out Monday"}})
+    as_agent(
+        alice, {"type": "node.update", "id": second, "fields": {"content": "Catering order goes out Monday"}}
+    )
     apply(alice, node_op("door code 4417", sensitivity="secret"))
     return {"first": first, "second": second}
 
@@ -39,8 +42,9 @@ def test_only_the_owner_reads_the_audit_log(canvas, history, client_for, alice, 
     assert client_for(None).get(audit_url(canvas)).status_code in (401, 403)
 
 
-def test_entries_carry_diffs_hashes_and_the_text_of_both_edge_ends(canvas, history, client_for, alice,
-                                                                    schema_check):
+def test_entries_carry_diffs_hashes_and_the_text_of_both_edge_ends(
+    canvas, history, client_for, alice, schema_check
+):
     response = client_for(alice).get(audit_url(canvas))
     schema_check(response, "canvas_audit")
     body = response.json()
@@ -51,8 +55,11 @@ def test_entries_carry_diffs_hashes_and_the_text_of_both_edge_ends(canvas, histo
     assert edge["target_text"] == "Catering order goes out Monday"
     update = next(i for i in items if i["op_type"] == "node.update")
     assert update["actor"]["kind"] == "agent"
-    assert {"field": "content", "before": "Catering order goes out on Tuesday",
-            "after": "Catering order goes out Monday"} in update["diff"]
+    assert {
+        "field": "content",
+        "before": "Catering order goes out on Tuesday",
+        "after": "Catering order goes out Monday",
+    } in update["diff"]
     stored = {(e.revision, e.seq): e.hash for e in ChangeLogEntry.objects.filter(canvas=canvas)}
     assert all(i["hash"] == stored[(i["revision"], i["seq"])] for i in items)
     # The owner sees the secret note, as on the canvas itself.
@@ -74,14 +81,17 @@ def test_filters_by_actor_kind_node_and_time(canvas, history, client_for, alice,
     assert client.get(audit_url(canvas), {"until": "2000-01-01T00:00:00Z"}).json()["items"] == []
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"actor_kind": "robot"}, "actor_kind"),
-    ({"actor": "x"}, "actor"),
-    ({"node_id": "not-a-uuid"}, "node_id"),
-    ({"since": "yesterday"}, "since"),
-    ({"since": "2026-12-02T00:00:00Z", "until": "2026-12-01T00:00:00Z"}, "since"),
-    ({"limit": "0"}, "limit"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"actor_kind": "robot"}, "actor_kind"),
+        ({"actor": "x"}, "actor"),
+        ({"node_id": "not-a-uuid"}, "node_id"),
+        ({"since": "yesterday"}, "since"),
+        ({"since": "2026-12-02T00:00:00Z", "until": "2026-12-01T00:00:00Z"}, "since"),
+        ({"limit": "0"}, "limit"),
+    ],
+)
 def test_bad_filters_are_400_with_the_field(canvas, history, client_for, alice, params, field):
     response = client_for(alice).get(audit_url(canvas), params)
     assert response.status_code == 400
@@ -105,8 +115,9 @@ def test_pages_never_split_a_revision_and_cost_the_same_queries(canvas, apply, c
     assert count(2) == count(12)
 
 
-def test_verify_says_ok_then_names_a_tampered_entry(canvas, history, client_for, alice, schema_check,
-                                                    django_db_blocker):
+def test_verify_says_ok_then_names_a_tampered_entry(
+    canvas, history, client_for, alice, schema_check, django_db_blocker
+):
     client = client_for(alice)
     response = client.post(audit_url(canvas, "verify/"))
     schema_check(response, "canvas_audit_verify")
@@ -119,7 +130,9 @@ def test_verify_reports_the_first_broken_entry(canvas, history, client_for, alic
     target = ChangeLogEntry.objects.get(canvas=canvas, op_type="node.update")
     forged = {**target.after, "content": "Catering order goes out on Tuesday"}
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE history_changelogentry SET after = %s WHERE id = %s", [json.dumps(forged), target.pk])
+        cursor.execute(
+            "UPDATE history_changelogentry SET after = %s WHERE id = %s", [json.dumps(forged), target.pk]
+        )
     body = client_for(alice).post(audit_url(canvas, "verify/")).json()
     assert body["ok"] is False
     assert (body["problem"]["revision"], body["problem"]["seq"]) == (target.revision, target.seq)
@@ -137,6 +150,7 @@ def test_export_leaves_secret_nodes_out_unless_asked(canvas, history, client_for
     assert any(n["text"] == "door code 4417" for n in full["nodes"])
     assert any(e["toNode"] == str(secret.pk) for e in full["edges"])
     # An editor never gets it, asked or not.
-    assert "door code 4417" not in json.dumps(client_for(bob).get(url, {"include_secret": "true"}).json(),
-                                              ensure_ascii=False)
+    assert "door code 4417" not in json.dumps(
+        client_for(bob).get(url, {"include_secret": "true"}).json(), ensure_ascii=False
+    )
     assert client_for(alice).get(url, {"include_secret": "maybe"}).status_code == 400

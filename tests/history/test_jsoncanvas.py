@@ -1,4 +1,5 @@
 """JSON Canvas 1.0: export → import round trip, an Obsidian file, malformed files rejected whole."""
+
 from __future__ import annotations
 
 import json
@@ -28,16 +29,48 @@ def created_id(result) -> str:
 
 def rich_canvas(canvas, apply, alice, bob):
     services.canvas_update(actor=user_actor(alice), canvas_id=canvas.pk, description="Q4 launch / 第四季度")
-    a = created_id(apply(alice, node_op("数据库端口是 5433", x=10.25, y=-20.5, kind="config", weight=2.5,
-                                        tags=["db", "anchor"], pinned=True, sensitivity="internal")))
+    a = created_id(
+        apply(
+            alice,
+            node_op(
+                "数据库端口是 5433",
+                x=10.25,
+                y=-20.5,
+                kind="config",
+                weight=2.5,
+                tags=["db", "anchor"],
+                pinned=True,
+                sensitivity="internal",
+            ),
+        )
+    )
     b = created_id(apply(bob, node_op("deploy on Fridays", x=300, y=0, kind="requirement")))
-    apply(bob, {"type": "node.supersede", "id": b, "node": {"content": "never deploy on Fridays", "x": 300,
-                                                           "y": 200, "kind": "requirement", "weight": 3}})
-    s = created_id(apply(alice, node_op("password is hunter2", x=-300, y=0, sensitivity="secret", kind="config")))
+    apply(
+        bob,
+        {
+            "type": "node.supersede",
+            "id": b,
+            "node": {
+                "content": "never deploy on Fridays",
+                "x": 300,
+                "y": 200,
+                "kind": "requirement",
+                "weight": 3,
+            },
+        },
+    )
+    s = created_id(
+        apply(alice, node_op("password is hunter2", x=-300, y=0, sensitivity="secret", kind="config"))
+    )
     old = created_id(apply(bob, node_op("old idea", x=0, y=400, kind="question", tags=["color:#00ff00"])))
     apply(bob, {"type": "node.archive", "id": old})
-    apply(alice, {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "conflicts_with",
-                                                  "label": "端口冲突"}})
+    apply(
+        alice,
+        {
+            "type": "edge.create",
+            "edge": {"source": a, "target": b, "relation": "conflicts_with", "label": "端口冲突"},
+        },
+    )
     apply(alice, {"type": "edge.create", "edge": {"source": s, "target": a, "relation": "depends_on"}})
     return a, b, s, old
 
@@ -69,10 +102,15 @@ def test_export_import_round_trip_preserves_every_field(canvas, apply, alice, bo
     assert imported == original and len(imported) == 5
 
     def edges_of(c, mapping):
-        return sorted((mapping(e.source_id), mapping(e.target_id), e.relation, e.label)
-                      for e in Edge.objects.filter(canvas=c))
+        return sorted(
+            (mapping(e.source_id), mapping(e.target_id), e.relation, e.label)
+            for e in Edge.objects.filter(canvas=c)
+        )
 
-    assert edges_of(copy, id_in_copy) == edges_of(canvas, id_in_original) and len(edges_of(copy, id_in_copy)) == 3
+    assert (
+        edges_of(copy, id_in_copy) == edges_of(canvas, id_in_original)
+        and len(edges_of(copy, id_in_copy)) == 3
+    )
     # One revision after the canvas's creation, every entry logged with reason "import".
     entries = ChangeLogEntry.objects.filter(canvas=copy, revision=result["revision"])
     assert result["revision"] == 2 and {e.reason for e in entries} == {"import"}
@@ -105,8 +143,11 @@ def test_obsidian_sample_imports_with_groups_files_links_and_colours(alice):
     result = canvas_import(user=alice, document=document, name="From Obsidian")
     canvas = Canvas.objects.get(pk=result["canvas"]["id"])
     assert canvas.name == "From Obsidian" and result["nodes"] == 8 and result["edges"] == 3
-    by_file_id = {fid: Node.objects.get(pk=new) for fid, new in result["id_map"].items()
-                  if Node.objects.filter(pk=new).exists()}
+    by_file_id = {
+        fid: Node.objects.get(pk=new)
+        for fid, new in result["id_map"].items()
+        if Node.objects.filter(pk=new).exists()
+    }
     outer, inner = by_file_id["6f1c2a7d9e0b4c11"], by_file_id["b2d4e6f8a0c2e4f6"]
     assert (outer.content, outer.tags) == ("Backend plan", ["group", "color:4"])
     assert (inner.content, inner.tags) == ("Database", ["group", "group:Backend plan"])
@@ -122,15 +163,21 @@ def test_obsidian_sample_imports_with_groups_files_links_and_colours(alice):
     edge = Edge.objects.get(canvas=canvas, label="constrains")
     assert (edge.source_id, edge.target_id, edge.relation) == (goal.id, port.id, "relates_to")
     assert Edge.objects.filter(canvas=canvas, target=outer).exists()  # edges to groups are kept
-    assert {"where": "nodes[6] (id '5e6f708192031425')", "keys": ["styleAttributes"]} in result["unknown_keys"]
+    assert {"where": "nodes[6] (id '5e6f708192031425')", "keys": ["styleAttributes"]} in result[
+        "unknown_keys"
+    ]
     assert any("itself" in note for note in result["notes"])
     assert {e.reason for e in ChangeLogEntry.objects.filter(canvas=canvas, entity="node")} == {"import"}
 
 
 def _valid():
-    return {"nodes": [{"id": "a", "type": "text", "text": "A", "x": 0, "y": 0, "width": 100, "height": 50},
-                      {"id": "b", "type": "text", "text": "B", "x": 200, "y": 0, "width": 100, "height": 50}],
-            "edges": [{"id": "e", "fromNode": "a", "toNode": "b"}]}
+    return {
+        "nodes": [
+            {"id": "a", "type": "text", "text": "A", "x": 0, "y": 0, "width": 100, "height": 50},
+            {"id": "b", "type": "text", "text": "B", "x": 200, "y": 0, "width": 100, "height": 50},
+        ],
+        "edges": [{"id": "e", "fromNode": "a", "toNode": "b"}],
+    }
 
 
 def _with(path_value):
@@ -156,14 +203,25 @@ MALFORMED = {
     "unknown type": (_with([(("nodes", 0, "type"), "video")]), "type must be one of"),
     "duplicate node id": (_with([(("nodes", 1, "id"), "a")]), "duplicate id"),
     "edge id reuses a node id": (_with([(("edges", 0, "id"), "b")]), "edges[0] (id 'b'): duplicate id"),
-    "edge to missing node": (_with([(("edges", 0, "toNode"), "zz")]), "toNode 'zz' is not a node in this file"),
+    "edge to missing node": (
+        _with([(("edges", 0, "toNode"), "zz")]),
+        "toNode 'zz' is not a node in this file",
+    ),
     "bad side": (_with([(("edges", 0, "fromSide"), "middle")]), "fromSide must be one of"),
     "bad color": (_with([(("nodes", 0, "color"), 7)]), "color must be"),
     "bad namespaced kind": (_with([(("nodes", 0, "canvasweb"), {"kind": "poem"})]), "canvasweb.kind must be"),
-    "bad namespaced weight": (_with([(("nodes", 0, "canvasweb"), {"weight": 99})]), "canvasweb.weight must be"),
-    "superseded_by missing": (_with([(("nodes", 0, "canvasweb"), {"superseded_by": "nope"})]),
-                              "superseded_by 'nope' is not a node"),
-    "bad relation": (_with([(("edges", 0, "canvasweb"), {"relation": "loves"})]), "canvasweb.relation must be"),
+    "bad namespaced weight": (
+        _with([(("nodes", 0, "canvasweb"), {"weight": 99})]),
+        "canvasweb.weight must be",
+    ),
+    "superseded_by missing": (
+        _with([(("nodes", 0, "canvasweb"), {"superseded_by": "nope"})]),
+        "superseded_by 'nope' is not a node",
+    ),
+    "bad relation": (
+        _with([(("edges", 0, "canvasweb"), {"relation": "loves"})]),
+        "canvasweb.relation must be",
+    ),
     "text too long": (_with([(("nodes", 0, "text"), "x" * 10_001)]), "the limit is 10000"),
 }
 
@@ -179,7 +237,9 @@ def test_malformed_files_are_rejected_whole(alice, name):
 
 
 def test_every_problem_is_listed_at_once(alice):
-    document = _with([(("nodes", 0, "x"), "left"), (("nodes", 1, "y"), math.inf), (("edges", 0, "toNode"), "zz")])
+    document = _with(
+        [(("nodes", 0, "x"), "left"), (("nodes", 1, "y"), math.inf), (("edges", 0, "toNode"), "zz")]
+    )
     with pytest.raises(ImportRejected) as info:
         canvas_import(user=alice, document=document)
     assert len(info.value.problems) == 3 and "3 problems" in info.value.message
@@ -213,13 +273,16 @@ def test_export_and_import_endpoints(canvas, apply, alice, bob, vic, client_for,
     assert imported.json()["canvas"]["role"] == "owner"
     assert imported["Location"] == f"/api/canvases/{imported.json()['canvas']['id']}/"
 
-    bad = client_for(vic).post("/api/canvases/import/", _with([(("edges", 0, "toNode"), "zz")]), format="json")
+    bad = client_for(vic).post(
+        "/api/canvases/import/", _with([(("edges", 0, "toNode"), "zz")]), format="json"
+    )
     schema_check(bad, "canvas_import")
     error = bad.json()["error"]
     assert bad.status_code == 400 and error["code"] == "INVALID_CANVAS_FILE"
     assert error["problems"] == ["edges[0] (id 'e'): toNode 'zz' is not a node in this file"]
-    nan = client_for(vic).generic("POST", "/api/canvases/import/", '{"nodes": [{"x": NaN}]}',
-                                  content_type="application/json")
+    nan = client_for(vic).generic(
+        "POST", "/api/canvases/import/", '{"nodes": [{"x": NaN}]}', content_type="application/json"
+    )
     assert nan.status_code == 400
     assert client_for(vic).get(f"/api/canvases/{canvas.pk + 1000}/export.canvas").status_code == 404
 
@@ -236,5 +299,10 @@ def test_imported_groups_do_not_sit_under_their_members(alice):
     for g in groups:
         box = node_rect(x=g.x, y=g.y, weight=g.weight, content=g.content)
         for m in members:
-            assert not box.overlaps(node_rect(x=m.x, y=m.y, weight=m.weight, content=m.content), gap=0), (g.content, m.content)
-    assert not node_rect(x=groups[0].x, y=groups[0].y).overlaps(node_rect(x=groups[1].x, y=groups[1].y), gap=0)
+            assert not box.overlaps(node_rect(x=m.x, y=m.y, weight=m.weight, content=m.content), gap=0), (
+                g.content,
+                m.content,
+            )
+    assert not node_rect(x=groups[0].x, y=groups[0].y).overlaps(
+        node_rect(x=groups[1].x, y=groups[1].y), gap=0
+    )

@@ -1,4 +1,5 @@
 """Rows that used to grow forever: op receipts and security events have a retention, refusals coalesce."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -33,8 +34,11 @@ def test_a_flood_of_identical_refusals_shares_one_row(canvas, apply, vic, settin
 
 
 def test_prune_history_respects_each_window_and_dry_run_deletes_nothing(canvas, apply, alice, bob, settings):
-    settings.CANVASWEB = {**settings.CANVASWEB, "OP_RECEIPT_RETENTION_DAYS": 30,
-                          "SECURITY_EVENT_RETENTION_DAYS": 90}
+    settings.CANVASWEB = {
+        **settings.CANVASWEB,
+        "OP_RECEIPT_RETENTION_DAYS": 30,
+        "SECURITY_EVENT_RETENTION_DAYS": 90,
+    }
     apply(bob, node_op("旧的"), client_op_id="old-op")
     apply(bob, node_op("新的"), client_op_id="new-op")
     SecurityEvent.objects.create(user=bob, channel="rest", code="FORBIDDEN", reason="old")
@@ -53,7 +57,11 @@ def test_prune_history_respects_each_window_and_dry_run_deletes_nothing(canvas, 
 
 
 def test_retention_zero_keeps_everything(canvas, apply, bob, settings):
-    settings.CANVASWEB = {**settings.CANVASWEB, "OP_RECEIPT_RETENTION_DAYS": 0, "SECURITY_EVENT_RETENTION_DAYS": 0}
+    settings.CANVASWEB = {
+        **settings.CANVASWEB,
+        "OP_RECEIPT_RETENTION_DAYS": 0,
+        "SECURITY_EVENT_RETENTION_DAYS": 0,
+    }
     apply(bob, node_op("留着"), client_op_id="keep")
     assert prune_history(now=timezone.now() + timedelta(days=3650)).receipts == 0
     assert OpReceipt.objects.count() == 1

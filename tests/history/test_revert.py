@@ -1,4 +1,5 @@
 """Revert a node to a version: restores the fields through the write path and is itself logged."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,17 +20,29 @@ def created_id(result) -> str:
 
 def test_revert_restores_fields_and_is_logged(canvas, apply, as_agent, alice, bob):
     node = created_id(apply(bob, node_op("retry 3 times", kind="requirement", tags=["ops"], x=10, y=10)))
-    good = apply(bob, {"type": "node.update", "id": node, "fields": {"content": "retry 5 times", "weight": 2}})
-    as_agent(alice, {"type": "node.update", "id": node, "fields": {"content": "never retry", "tags": ["agent"]}})
+    good = apply(
+        bob, {"type": "node.update", "id": node, "fields": {"content": "retry 5 times", "weight": 2}}
+    )
+    as_agent(
+        alice, {"type": "node.update", "id": node, "fields": {"content": "never retry", "tags": ["agent"]}}
+    )
     apply(alice, {"type": "node.move", "id": node, "x": 99, "y": 99})
     apply(alice, {"type": "node.archive", "id": node})
 
     # Reverting to an edit restores what that edit changed (content, weight), nothing else: the
     # later move, tags and archive stay.
-    out = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=good.revision)
+    out = services.node_revert(
+        actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=good.revision
+    )
     row = Node.objects.get(pk=node)
-    assert (row.content, row.weight, row.tags, row.x, row.y, row.archived) == ("retry 5 times", 2, ["agent"], 99, 99,
-                                                                               True)
+    assert (row.content, row.weight, row.tags, row.x, row.y, row.archived) == (
+        "retry 5 times",
+        2,
+        ["agent"],
+        99,
+        99,
+        True,
+    )
     assert out["revision"] == Canvas.objects.get(pk=canvas.pk).revision and not out["recreated"]
     assert set(out["fields"]) == {"content"}
     entries = ChangeLogEntry.objects.filter(canvas=canvas, revision=out["revision"])
@@ -39,7 +52,9 @@ def test_revert_restores_fields_and_is_logged(canvas, apply, as_agent, alice, bo
     assert [e["reason"] for e in timeline][-2:] == [None, "revert"]
     assert any(e["actor"]["kind"] == "agent" for e in timeline)
 
-    again = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=good.revision)
+    again = services.node_revert(
+        actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=good.revision
+    )
     assert again["fields"] == [] and again["changes"] == [] and again["revision"] == out["revision"]
 
 
@@ -48,7 +63,9 @@ def test_revert_to_the_creation_restores_every_field(canvas, apply, alice, bob):
     node = created_id(created)
     apply(alice, {"type": "node.update", "id": node, "fields": {"content": "端口 5434", "tags": ["x"]}})
     apply(alice, {"type": "node.move", "id": node, "x": 80, "y": 80})
-    out = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=created.revision)
+    out = services.node_revert(
+        actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=created.revision
+    )
     row = Node.objects.get(pk=node)
     assert (row.content, row.tags, row.x, row.y) == ("端口 5433", ["db"], 10, 10)
     assert set(out["fields"]) == {"content", "tags", "x", "y"}
@@ -59,7 +76,11 @@ def test_revert_recreates_a_deleted_node_with_its_id(canvas, apply, bob):
     version = apply(bob, {"type": "node.update", "id": node, "fields": {"content": "keep me, v2"}}).revision
     apply(bob, {"type": "node.delete", "id": node})
     out = services.node_revert(actor=user_actor(bob), canvas_id=canvas.pk, node_id=node, revision=version)
-    assert out["recreated"] and Node.objects.get(pk=node).content == "keep me, v2" and Node.objects.get(pk=node).pinned
+    assert (
+        out["recreated"]
+        and Node.objects.get(pk=node).content == "keep me, v2"
+        and Node.objects.get(pk=node).pinned
+    )
 
 
 def test_revert_refusals(canvas, apply, alice, bob, vic):

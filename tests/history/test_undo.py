@@ -1,4 +1,5 @@
 """Undo/redo of your own recent edits, as inverse operations through the write path."""
+
 from __future__ import annotations
 
 import pytest
@@ -38,9 +39,13 @@ def test_undo_and_redo_field_edits_in_order(canvas, apply, alice):
 
     out = undo(canvas, alice)
     assert content(node) == "v2" and not Node.objects.get(pk=node).pinned
-    assert out["applied"] == [{"entity": "node", "id": node, "action": "updated", "fields": ["content", "pinned"]}]
+    assert out["applied"] == [
+        {"entity": "node", "id": node, "action": "updated", "fields": ["content", "pinned"]}
+    ]
     assert out["skipped"] == [] and out["can_redo"]
-    assert {e.reason for e in ChangeLogEntry.objects.filter(canvas=canvas, revision=out["revision"])} == {"undo"}
+    assert {e.reason for e in ChangeLogEntry.objects.filter(canvas=canvas, revision=out["revision"])} == {
+        "undo"
+    }
     undo(canvas, alice)
     assert content(node) == "v1"
     redo(canvas, alice)
@@ -82,7 +87,11 @@ def test_concurrent_edit_same_field_is_skipped_and_reported(canvas, apply, alice
     assert row.content == "port 6432" and row.weight == 1.0  # bob's content stays, alice's weight is undone
     assert out["applied"] == [{"entity": "node", "id": node, "action": "updated", "fields": ["weight"]}]
     (skipped,) = out["skipped"]
-    assert skipped["field"] == "content" and skipped["by"]["username"] == "bob" and skipped["revision"] == bob_rev
+    assert (
+        skipped["field"] == "content"
+        and skipped["by"]["username"] == "bob"
+        and skipped["revision"] == bob_rev
+    )
     assert "bob changed content since" in skipped["reason"]
 
 
@@ -103,7 +112,11 @@ def test_everything_skipped_writes_nothing_and_leaves_the_stack(canvas, apply, a
     before = Canvas.objects.get(pk=canvas.pk).revision
 
     out = undo(canvas, alice)
-    assert out["revision"] is None and out["applied"] == [] and Canvas.objects.get(pk=canvas.pk).revision == before
+    assert (
+        out["revision"] is None
+        and out["applied"] == []
+        and Canvas.objects.get(pk=canvas.pk).revision == before
+    )
     assert out["skipped"][0]["by"]["label"] == "the agent for bob"
     # The skipped edit left the stack: the next undo inverts the one before it.
     out = undo(canvas, alice)
@@ -113,8 +126,9 @@ def test_everything_skipped_writes_nothing_and_leaves_the_stack(canvas, apply, a
 def test_undo_a_delete_restores_the_node_its_edges_and_links(canvas, apply, alice, bob):
     a = created_id(apply(bob, node_op("a", sensitivity="internal", tags=["t"])))
     b = created_id(apply(bob, node_op("b")))
-    edge = apply(bob, {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes",
-                                                       "label": "why"}}).changes[0]["id"]
+    edge = apply(
+        bob, {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes", "label": "why"}}
+    ).changes[0]["id"]
     apply(bob, {"type": "node.archive", "id": a})
     apply(alice, {"type": "node.delete", "id": a})
     assert not Edge.objects.exists()
@@ -123,8 +137,12 @@ def test_undo_a_delete_restores_the_node_its_edges_and_links(canvas, apply, alic
     row = Node.objects.get(pk=a)
     assert (row.content, row.sensitivity, row.tags, row.archived) == ("a", "internal", ["t"], True)
     restored = Edge.objects.get(pk=edge)
-    assert (str(restored.source_id), str(restored.target_id), restored.relation, restored.label) == (a, b, "causes",
-                                                                                                    "why")
+    assert (str(restored.source_id), str(restored.target_id), restored.relation, restored.label) == (
+        a,
+        b,
+        "causes",
+        "why",
+    )
     assert {x["action"] for x in out["applied"]} == {"created"}
     redo(canvas, alice)
     assert not Node.objects.filter(pk=a).exists() and not Edge.objects.exists()
@@ -150,7 +168,10 @@ def test_undo_create_is_skipped_when_others_built_on_it(canvas, apply, alice, bo
     other = created_id(apply(bob, node_op("theirs")))
     apply(bob, {"type": "edge.create", "edge": {"source": other, "target": node}})
     out = undo(canvas, alice)
-    assert Node.objects.filter(pk=node).exists() and out["skipped"][0]["reason"] == "others linked to the node since"
+    assert (
+        Node.objects.filter(pk=node).exists()
+        and out["skipped"][0]["reason"] == "others linked to the node since"
+    )
 
 
 def test_only_own_user_edits_are_undone(canvas, apply, as_agent, alice, bob):

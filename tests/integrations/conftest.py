@@ -1,4 +1,5 @@
 """Canvases with planted facts for the MCP and OpenAI-compatible tests, API tokens, a live ASGI server."""
+
 from __future__ import annotations
 
 import threading
@@ -21,9 +22,14 @@ INTERNAL = "Internal: the vendor contract ends in 2027"
 
 
 def create_node(user, canvas_id, content, **fields) -> str:
-    result = services.apply_operation(actor=user_actor(user), canvas_id=canvas_id, op={
-        "type": "node.create", "node": {"content": content, "x": fields.pop("x", 0.0), "y": fields.pop("y", 0.0),
-                                        **fields}})
+    result = services.apply_operation(
+        actor=user_actor(user),
+        canvas_id=canvas_id,
+        op={
+            "type": "node.create",
+            "node": {"content": content, "x": fields.pop("x", 0.0), "y": fields.pop("y", 0.0), **fields},
+        },
+    )
     return result.changes[0]["id"]
 
 
@@ -43,8 +49,15 @@ def planted(canvas, alice):
         "fact": create_node(alice, cid, FACT, x=120, y=60, kind="config"),
         "zh": create_node(alice, cid, ZH_FACT, x=200, y=120, kind="fact"),
         "internal": create_node(alice, cid, INTERNAL, x=260, y=-40, sensitivity="internal"),
-        "secret": create_node(alice, cid, f"Vault passphrase for invoicing: {SECRET_VALUE}", x=80, y=-60,
-                              sensitivity="secret", kind="config"),
+        "secret": create_node(
+            alice,
+            cid,
+            f"Vault passphrase for invoicing: {SECRET_VALUE}",
+            x=80,
+            y=-60,
+            sensitivity="secret",
+            kind="config",
+        ),
     }
     canvas.refresh_from_db()
     return ids
@@ -63,8 +76,11 @@ def live_server_url(transactional_db):
     from canvasweb.config.asgi import application
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(application, host="127.0.0.1", port=port, lifespan="off",
-                                           log_level="warning", loop="asyncio"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            application, host="127.0.0.1", port=port, lifespan="off", log_level="warning", loop="asyncio"
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     wait_for_port(port)

@@ -1,4 +1,5 @@
 """The MCP server over streamable HTTP, mounted in the real ASGI app: the SDK's client with API tokens."""
+
 from __future__ import annotations
 
 import asyncio
@@ -34,8 +35,9 @@ def test_editor_over_http_compiles_and_proposes(planted, canvas, tokens, live_se
     async def script(client):
         names = {t.name for t in (await client.list_tools()).tools}
         compiled = await client.call_tool("compile_context", {"question": "invoicing database port"})
-        handle = next(h["node"] for h in json.loads(compiled.content[0].text)["handles"]
-                      if h["reason"] != "anchor")
+        handle = next(
+            h["node"] for h in json.loads(compiled.content[0].text)["handles"] if h["reason"] != "anchor"
+        )
         proposed = await client.call_tool("update_node", {"node": handle, "tags": ["ops"]})
         return names, compiled, proposed
 
@@ -73,15 +75,31 @@ def test_http_refusals_are_json_errors(planted, canvas, tokens, live_server_url,
     elif case == "not a canvas id":
         path, status = "/mcp/abc/", 400
     else:
-        services.canvas_update(actor=user_actor(alice), canvas_id=canvas.pk, agent_policy={"external_access": False})
+        services.canvas_update(
+            actor=user_actor(alice), canvas_id=canvas.pk, agent_policy={"external_access": False}
+        )
         status = 403
     nodes = Node.objects.count()
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    response = httpx2.post(live_server_url + path, headers=headers, timeout=10, content=json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+    response = httpx2.post(
+        live_server_url + path,
+        headers=headers,
+        timeout=10,
+        content=json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        ),
+    )
     assert response.status_code == status
     error = response.json()["error"]
     assert error["code"] and error["message"]
@@ -92,10 +110,23 @@ def test_http_refusals_are_json_errors(planted, canvas, tokens, live_server_url,
 
 def test_oversized_mcp_request_is_refused(planted, canvas, tokens, live_server_url):
     nodes = Node.objects.count()
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "add_node", "arguments": {"content": "长" * (700 * 1024)}}})
-    response = httpx2.post(f"{live_server_url}/mcp/{canvas.pk}/", content=body, timeout=20, headers={
-        "Authorization": f"Bearer {tokens['bob']}", "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream"})
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "add_node", "arguments": {"content": "长" * (700 * 1024)}},
+        }
+    )
+    response = httpx2.post(
+        f"{live_server_url}/mcp/{canvas.pk}/",
+        content=body,
+        timeout=20,
+        headers={
+            "Authorization": f"Bearer {tokens['bob']}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
     assert response.status_code == 413
     assert Node.objects.count() == nodes

@@ -1,4 +1,5 @@
 """`manage.py mcp_server --canvas ID` over stdio, driven by the SDK's own stdio client; `manage.py api_token`."""
+
 from __future__ import annotations
 
 import asyncio
@@ -21,13 +22,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def stdio_params(canvas_id, token: str | None) -> StdioServerParameters:
-    env = {**os.environ, "CANVASWEB_SQLITE_PATH": str(connection.settings_dict["NAME"]),
-           "DJANGO_SETTINGS_MODULE": "canvasweb.config.settings"}
+    env = {
+        **os.environ,
+        "CANVASWEB_SQLITE_PATH": str(connection.settings_dict["NAME"]),
+        "DJANGO_SETTINGS_MODULE": "canvasweb.config.settings",
+    }
     env.pop("CANVASWEB_TOKEN", None)
     if token:
         env["CANVASWEB_TOKEN"] = token
-    return StdioServerParameters(command=sys.executable, args=["manage.py", "mcp_server", "--canvas", str(canvas_id)],
-                                 env=env, cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["manage.py", "mcp_server", "--canvas", str(canvas_id)],
+        env=env,
+        cwd=str(ROOT),
+    )
 
 
 def test_stdio_server_lists_tools_and_compiles(planted, canvas, tokens):
@@ -48,8 +56,15 @@ def test_stdio_server_refuses_without_a_token(canvas):
     import subprocess
 
     params = stdio_params(canvas.pk, None)
-    done = subprocess.run([params.command, *params.args], env=params.env, cwd=params.cwd, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [params.command, *params.args],
+        env=params.env,
+        cwd=params.cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode != 0
     assert "UNAUTHENTICATED" in done.stderr and "CANVASWEB_TOKEN" in done.stderr
     assert done.stdout == ""  # stdout is the protocol channel

@@ -1,4 +1,5 @@
 """The MCP server through the SDK's own client, in process: tools, context, writes, refusals, secrets."""
+
 from __future__ import annotations
 
 import asyncio
@@ -58,8 +59,9 @@ def test_viewer_sees_read_tools_only(planted, canvas, vic):
 
 def test_compile_context_returns_blocks_and_handles(planted, canvas, bob):
     async def script(client):
-        return await client.call_tool("compile_context", {
-            "question": "Which port does the invoicing database use?", "budget": 1500})
+        return await client.call_tool(
+            "compile_context", {"question": "Which port does the invoicing database use?", "budget": 1500}
+        )
 
     result = run_mcp(bob, canvas, script)
     assert not result.is_error
@@ -78,8 +80,9 @@ def test_write_becomes_a_proposal_with_mcp_provenance(planted, canvas, bob, alic
     async def script(client):
         compiled = payload(await client.call_tool("compile_context", {"question": "invoicing database port"}))
         fact_handle = next(h["node"] for h in compiled["handles"] if h["reason"] != "anchor")
-        return compiled, await client.call_tool("supersede_node", {
-            "node": fact_handle, "content": "The invoicing database listens on 6118"})
+        return compiled, await client.call_tool(
+            "supersede_node", {"node": fact_handle, "content": "The invoicing database listens on 6118"}
+        )
 
     _compiled, result = run_mcp(bob, canvas, script)
     body = payload(result)
@@ -120,8 +123,10 @@ def test_viewer_write_is_refused_and_recorded(planted, canvas, vic):
     events_before = SecurityEvent.objects.count()
 
     async def script(client):
-        return (await client.call_tool("add_node", {"content": "a viewer tries to write"}),
-                await client.call_tool("delete_node", {"node": "n1"}))
+        return (
+            await client.call_tool("add_node", {"content": "a viewer tries to write"}),
+            await client.call_tool("delete_node", {"node": "n1"}),
+        )
 
     writing, deleting = run_mcp(vic, canvas, script)
     assert writing.is_error and payload(writing)["error"]["code"] == "FORBIDDEN"
@@ -135,10 +140,12 @@ def test_bad_arguments_are_refused_and_recorded(planted, canvas, bob):
     events_before = SecurityEvent.objects.count()
 
     async def script(client):
-        return [await client.call_tool("compile_context", {"question": "x", "tokens": 5}),
-                await client.call_tool("read_node", {"node": planted["fact"]}),  # an id, not a handle
-                await client.call_tool("compile_context", {"question": "长" * 9000}),
-                await client.call_tool("compile_context", {"question": "port", "budget": 10})]
+        return [
+            await client.call_tool("compile_context", {"question": "x", "tokens": 5}),
+            await client.call_tool("read_node", {"node": planted["fact"]}),  # an id, not a handle
+            await client.call_tool("compile_context", {"question": "长" * 9000}),
+            await client.call_tool("compile_context", {"question": "port", "budget": 10}),
+        ]
 
     for result in run_mcp(bob, canvas, script):
         assert result.is_error and payload(result)["error"]["code"] == "INVALID"
@@ -152,8 +159,9 @@ def test_no_secret_in_any_tool_or_resource_result(planted, canvas, alice):
         texts = []
         compiled = await client.call_tool("compile_context", {"question": "vault passphrase for invoicing"})
         texts.append(compiled.content[0].text)
-        texts.append((await client.call_tool("search_nodes", {"query": "vault passphrase invoicing"})
-                      ).content[0].text)
+        texts.append(
+            (await client.call_tool("search_nodes", {"query": "vault passphrase invoicing"})).content[0].text
+        )
         for handle in [h["node"] for h in payload(compiled)["handles"]]:
             texts.append((await client.call_tool("read_node", {"node": handle})).content[0].text)
         echoed = await client.call_tool("add_node", {"content": f"copy of {SECRET_VALUE}"})
@@ -172,8 +180,10 @@ def test_no_secret_in_any_tool_or_resource_result(planted, canvas, alice):
 def test_resources_list_anchors_and_recent_changes(planted, canvas, vic):
     async def script(client):
         uris = {r.name: r.uri for r in (await client.list_resources()).resources}
-        return ((await client.read_resource(uris["anchors"])).contents[0].text,
-                (await client.read_resource(uris["recent-changes"])).contents[0].text)
+        return (
+            (await client.read_resource(uris["anchors"])).contents[0].text,
+            (await client.read_resource(uris["recent-changes"])).contents[0].text,
+        )
 
     anchors, changes = run_mcp(vic, canvas, script)
     assert ANCHOR in anchors and FACT not in anchors
@@ -181,7 +191,9 @@ def test_resources_list_anchors_and_recent_changes(planted, canvas, vic):
 
 
 def test_external_access_off_refuses_everything(planted, canvas, bob, alice):
-    services.canvas_update(actor=user_actor(alice), canvas_id=canvas.pk, agent_policy={"external_access": False})
+    services.canvas_update(
+        actor=user_actor(alice), canvas_id=canvas.pk, agent_policy={"external_access": False}
+    )
     events_before = SecurityEvent.objects.count()
 
     async def script(client):

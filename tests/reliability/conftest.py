@@ -12,6 +12,7 @@ Scale (CI defaults; `manage.py soak` raises them):
     RELIABILITY_SCHEMA_EXAMPLES schemathesis examples per operation            (15)
 Figures: each test adds a dict to RELIABILITY_FIGURES (a JSON-lines file) when set.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,8 +62,9 @@ def pg_redis_cluster(tmp_path_factory):
     require_redis_server()
     redis = RedisServer.start()
     database_url = create_postgres_database(database_server)
-    cluster = Cluster(database_url=database_url, redis_url=redis.url,
-                      extra_env={"CANVASWEB_WS_SYNC_CHECK_SECONDS": "2"})
+    cluster = Cluster(
+        database_url=database_url, redis_url=redis.url, extra_env={"CANVASWEB_WS_SYNC_CHECK_SECONDS": "2"}
+    )
     cluster.redis = redis
     cluster.tmp = tmp_path_factory.mktemp("cluster")
     try:
@@ -83,9 +85,14 @@ def sqlite_daphne(tmp_path_factory):
     Small send-buffer limits so the slow-consumer test trips them within seconds.
     """
     directory = tmp_path_factory.mktemp("sqlite-daphne")
-    cluster = Cluster(database_url=sqlite_url(Path(directory)), redis_url=None,
-                      extra_env={"CANVASWEB_WS_SEND_BUFFER_SOFT_BYTES": str(256 * 1024),
-                                 "CANVASWEB_WS_SEND_STALL_SECONDS": "3"})
+    cluster = Cluster(
+        database_url=sqlite_url(Path(directory)),
+        redis_url=None,
+        extra_env={
+            "CANVASWEB_WS_SEND_BUFFER_SOFT_BYTES": str(256 * 1024),
+            "CANVASWEB_WS_SEND_STALL_SECONDS": "3",
+        },
+    )
     cluster.tmp = Path(directory)
     try:
         cluster.migrate()

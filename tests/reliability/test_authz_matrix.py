@@ -11,6 +11,7 @@ Then the monotonicity property (Liveblocks' "adding a none scope never increases
 removing a role level never enlarges the set of allowed (op, target) pairs, observed in the matrix
 and checked exhaustively on the permission functions.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -33,8 +34,18 @@ from canvasweb.canvases.models import Canvas, Edge, Membership, Node, OpReceipt
 from canvasweb.history.models import ChangeLogEntry, SecurityEvent
 
 ROLES = ("owner", "editor", "viewer", "outsider")
-KINDS = ("node.create", "node.update", "node.move", "node.delete", "node.supersede", "node.archive",
-         "edge.create", "edge.update", "edge.delete", "batch")
+KINDS = (
+    "node.create",
+    "node.update",
+    "node.move",
+    "node.delete",
+    "node.supersede",
+    "node.archive",
+    "edge.create",
+    "edge.update",
+    "edge.delete",
+    "batch",
+)
 TARGETS = ("own", "foreign_ids", "foreign_canvas", "invisible")
 REFUSAL_CODES = {"FORBIDDEN", "NOT_FOUND", "INVALID", "CONFLICT"}
 HIDDEN_FOR = {"editor": "secret", "viewer": "internal"}  # a sensitivity each role may not see
@@ -57,28 +68,40 @@ class Case:
 
 
 def _node(user, canvas_id, content, sensitivity="public"):
-    result = services.apply_operation(actor=user_actor(user), canvas_id=canvas_id, op={
-        "type": "node.create", "node": {"content": content, "x": 0, "y": 0, "sensitivity": sensitivity}})
+    result = services.apply_operation(
+        actor=user_actor(user),
+        canvas_id=canvas_id,
+        op={"type": "node.create", "node": {"content": content, "x": 0, "y": 0, "sensitivity": sensitivity}},
+    )
     return result.changes[0]["id"]
 
 
 def _edge(user, canvas_id, source, target):
-    result = services.apply_operation(actor=user_actor(user), canvas_id=canvas_id, op={
-        "type": "edge.create", "edge": {"source": source, "target": target, "relation": "relates_to"}})
+    result = services.apply_operation(
+        actor=user_actor(user),
+        canvas_id=canvas_id,
+        op={"type": "edge.create", "edge": {"source": source, "target": target, "relation": "relates_to"}},
+    )
     return result.changes[0]["id"]
 
 
 def build_world() -> dict:
     """Canvas A (owner/editor/viewer; the outsider is no member) and canvas B (a stranger's)."""
     User = get_user_model()
-    users = {role: User.objects.create_user(username=f"authz-{role}", password="pass-12345") for role in ROLES}
+    users = {
+        role: User.objects.create_user(username=f"authz-{role}", password="pass-12345") for role in ROLES
+    }
     users["stranger"] = User.objects.create_user(username="authz-stranger", password="pass-12345")
     owner = users["owner"]
     a = services.canvas_create(user=owner, name="A")
     for role in ("editor", "viewer"):
         services.member_set(actor=user_actor(owner), canvas_id=a.pk, user_id=users[role].pk, role=role)
     services.canvas_update(actor=user_actor(owner), canvas_id=a.pk, agent_policy={"mode": "auto"})
-    world = {"users": users, "a": a.pk, "tokens": {r: Token.objects.create(user=u).key for r, u in users.items()}}
+    world = {
+        "users": users,
+        "a": a.pk,
+        "tokens": {r: Token.objects.create(user=u).key for r, u in users.items()},
+    }
     world["pub1"], world["pub2"] = _node(owner, a.pk, "public one"), _node(owner, a.pk, "public two")
     world["internal"] = _node(owner, a.pk, "internal budget 40k", "internal")
     world["secret"] = _node(owner, a.pk, "secret hunter2", "secret")
@@ -87,7 +110,10 @@ def build_world() -> dict:
     world["e_secret"] = _edge(owner, a.pk, world["pub1"], world["secret"])
     b = services.canvas_create(user=users["stranger"], name="B")
     world["b"] = b.pk
-    world["b1"], world["b2"] = _node(users["stranger"], b.pk, "foreign one"), _node(users["stranger"], b.pk, "x")
+    world["b1"], world["b2"] = (
+        _node(users["stranger"], b.pk, "foreign one"),
+        _node(users["stranger"], b.pk, "x"),
+    )
     world["e_b"] = _edge(users["stranger"], b.pk, world["b1"], world["b2"])
     return world
 
@@ -102,7 +128,10 @@ def _single(kind: str, *, node: str, other: str, edge: str, sensitivity: str = "
         "node.delete": {"type": "node.delete", "id": node},
         "node.supersede": {"type": "node.supersede", "id": node, "node": {**body, "sensitivity": "public"}},
         "node.archive": {"type": "node.archive", "id": node, "archived": True},
-        "edge.create": {"type": "edge.create", "edge": {"source": other, "target": node, "relation": "causes"}},
+        "edge.create": {
+            "type": "edge.create",
+            "edge": {"source": other, "target": node, "relation": "causes"},
+        },
         "edge.update": {"type": "edge.update", "id": edge, "fields": {"label": "changed"}},
         "edge.delete": {"type": "edge.delete", "id": edge},
     }[kind]
@@ -120,8 +149,15 @@ def make_case(world: dict, role: str, kind: str, target: str) -> Case | None:
         canvas_id, spec = b, {"node": world["b1"], "other": world["b2"], "edge": world["e_b"]}
     else:
         hidden = HIDDEN_FOR[role]
-        canvas_id, spec = a, {"node": world[hidden], "other": world["pub1"], "edge": world[f"e_{hidden}"],
-                                  "sensitivity": hidden}
+        canvas_id, spec = (
+            a,
+            {
+                "node": world[hidden],
+                "other": world["pub1"],
+                "edge": world[f"e_{hidden}"],
+                "sensitivity": hidden,
+            },
+        )
     inner = "node.update" if kind == "batch" else kind
     op = _single(inner, **spec)
     if target == "foreign_ids" and kind == "node.create":
@@ -172,11 +208,15 @@ def test_rest_matrix(record_figures):
         user = world["users"][case.role]
         with transaction.atomic():
             before, events = fingerprint(), SecurityEvent.objects.count()
-            response = clients[case.role].post(f"/api/canvases/{case.canvas_id}/ops/",
-                                               {"client_op_id": f"authz-{uuid.uuid4().hex[:12]}", "op": case.op},
-                                               format="json")
-            after, new_events = fingerprint(), list(SecurityEvent.objects.order_by("-id")[
-                :SecurityEvent.objects.count() - events])
+            response = clients[case.role].post(
+                f"/api/canvases/{case.canvas_id}/ops/",
+                {"client_op_id": f"authz-{uuid.uuid4().hex[:12]}", "op": case.op},
+                format="json",
+            )
+            after, new_events = (
+                fingerprint(),
+                list(SecurityEvent.objects.order_by("-id")[: SecurityEvent.objects.count() - events]),
+            )
             transaction.set_rollback(True)  # every case starts from the same world
         if response.status_code == 200:
             allowed[case.role].add((case.kind, case.target))
@@ -189,13 +229,26 @@ def test_rest_matrix(record_figures):
         if not _refused_cleanly(case, f"{response.status_code} {code}", code, before, after, failures):
             continue
         refused += 1
-        if len(new_events) != 1 or new_events[0].user_id != user.pk or new_events[0].code != code \
-                or new_events[0].channel != "rest":
-            failures.append(f"{case.label()}: {len(new_events)} security events for one refusal "
-                            f"{[(e.user_id, e.code, e.channel) for e in new_events]}")
-    record_figures("authz_rest", {"cases": len(cases), "must_refuse": sum(not c.should_pass for c in cases),
-                                  "refused": refused, "allowed": sum(c.should_pass for c in cases),
-                                  "failures": len(failures)})
+        if (
+            len(new_events) != 1
+            or new_events[0].user_id != user.pk
+            or new_events[0].code != code
+            or new_events[0].channel != "rest"
+        ):
+            failures.append(
+                f"{case.label()}: {len(new_events)} security events for one refusal "
+                f"{[(e.user_id, e.code, e.channel) for e in new_events]}"
+            )
+    record_figures(
+        "authz_rest",
+        {
+            "cases": len(cases),
+            "must_refuse": sum(not c.should_pass for c in cases),
+            "refused": refused,
+            "allowed": sum(c.should_pass for c in cases),
+            "failures": len(failures),
+        },
+    )
     assert not failures, "\n".join(failures)
     _assert_monotone(allowed)
 
@@ -212,7 +265,9 @@ def test_invisible_is_indistinguishable_from_missing():
             answers = []
             for node in (world[hidden], missing):
                 op = _single(kind, node=node, other=world["pub1"], edge=world["e_pub"])
-                body = client.post(f"/api/canvases/{world['a']}/ops/", {"op": op}, format="json").json()["error"]
+                body = client.post(f"/api/canvases/{world['a']}/ops/", {"op": op}, format="json").json()[
+                    "error"
+                ]
                 answers.append((body["code"], body["field"], _not_found_shape(body["message"], [node])))
             if role == "viewer":
                 assert answers[0][0] == "FORBIDDEN" and answers[0] == answers[1], (role, kind, answers)
@@ -220,8 +275,9 @@ def test_invisible_is_indistinguishable_from_missing():
                 assert answers[0] == answers[1] and answers[0][0] == "NOT_FOUND", (role, kind, answers)
         # Edges touching an invisible node are invisible too.
         edge = world[f"e_{hidden}"]
-        body = client.post(f"/api/canvases/{world['a']}/ops/", {"op": {"type": "edge.delete", "id": edge}},
-                           format="json").json()["error"]
+        body = client.post(
+            f"/api/canvases/{world['a']}/ops/", {"op": {"type": "edge.delete", "id": edge}}, format="json"
+        ).json()["error"]
         assert body["code"] in ("NOT_FOUND", "FORBIDDEN") and "hunter2" not in json.dumps(body)
 
 
@@ -231,9 +287,11 @@ def test_invisible_is_indistinguishable_from_missing():
 def _communicator(canvas_id, token):
     from canvasweb.config.asgi import application
 
-    return WebsocketCommunicator(application, f"/ws/canvases/{canvas_id}/",
-                                 headers=[(b"origin", b"http://localhost"),
-                                          (b"authorization", f"Token {token}".encode())])
+    return WebsocketCommunicator(
+        application,
+        f"/ws/canvases/{canvas_id}/",
+        headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
+    )
 
 
 async def _ws_op(ws, op) -> dict:
@@ -287,14 +345,18 @@ async def test_websocket_matrix(record_figures, settings):
             new = await database_sync_to_async(lambda: list(SecurityEvent.objects.order_by("-id")[:1]))()
             if after != before:
                 failures.append(f"{case.label()}: handshake refusal changed rows")
-            if not connected_before and (await database_sync_to_async(SecurityEvent.objects.count)() != events + 1
-                                         or new[0].op_type != "connect" or new[0].user_id != user.pk):
+            if not connected_before and (
+                await database_sync_to_async(SecurityEvent.objects.count)() != events + 1
+                or new[0].op_type != "connect"
+                or new[0].user_id != user.pk
+            ):
                 failures.append(f"{case.label()}: refused handshake not recorded once")
             continue
         answer = await _ws_op(ws, case.op)
         after = await database_sync_to_async(fingerprint)()
         new_events = await database_sync_to_async(
-            lambda: list(SecurityEvent.objects.filter(id__gt=0).order_by("-id")[:5]))()
+            lambda: list(SecurityEvent.objects.filter(id__gt=0).order_by("-id")[:5])
+        )()
         count = await database_sync_to_async(SecurityEvent.objects.count)()
         if answer["type"] == "ack":
             if not case.should_pass:
@@ -311,14 +373,22 @@ async def test_websocket_matrix(record_figures, settings):
     for ws in sockets.values():
         if ws is not None:
             await ws.disconnect()
-    record_figures("authz_websocket", {"cases": len(cases), "must_refuse": sum(not c.should_pass for c in cases),
-                                       "refused": refused, "handshake_refusals": handshake_refusals,
-                                       "failures": len(failures)})
+    record_figures(
+        "authz_websocket",
+        {
+            "cases": len(cases),
+            "must_refuse": sum(not c.should_pass for c in cases),
+            "refused": refused,
+            "handshake_refusals": handshake_refusals,
+            "failures": len(failures),
+        },
+    )
     assert not failures, "\n".join(failures)
 
 
 async def _fresh_targets(world):
     """An allowed op changed canvas A (deleted, superseded or archived pub1...): new targets for what follows."""
+
     def rebuild():
         owner, a = world["users"]["owner"], world["a"]
         world["pub1"], world["pub2"] = _node(owner, a, "public one"), _node(owner, a, "public two")
@@ -351,17 +421,26 @@ def test_agent_tools_matrix(record_figures):
                     turn = prepare_turn(user, world["a"]) if role != "outsider" else None
                     handle = None
                     if turn is not None and target == "own":
-                        handle = next((h for h, nid in turn.handles.items() if str(nid) == world["pub1"]), None)
-                    node_ref = {"own": handle, "foreign_ids": world["b1"],
-                                "invisible": world.get(HIDDEN_FOR.get(role, ""), "")}[target]
-                    other = next((h for h, nid in (turn.handles.items() if turn else [])
-                                  if str(nid) == world["pub2"]), "n2")
-                    args = {"add_node": {"content": "agent note"},
-                            "update_node": {"node": node_ref, "content": "agent edit"},
-                            "move_node": {"node": node_ref, "x": 5, "y": 5},
-                            "link_nodes": {"source": node_ref, "target": other, "relation": "relates_to"},
-                            "supersede_node": {"node": node_ref, "content": "agent replacement"},
-                            "archive_node": {"node": node_ref}}[tool]
+                        handle = next(
+                            (h for h, nid in turn.handles.items() if str(nid) == world["pub1"]), None
+                        )
+                    node_ref = {
+                        "own": handle,
+                        "foreign_ids": world["b1"],
+                        "invisible": world.get(HIDDEN_FOR.get(role, ""), ""),
+                    }[target]
+                    other = next(
+                        (h for h, nid in (turn.handles.items() if turn else []) if str(nid) == world["pub2"]),
+                        "n2",
+                    )
+                    args = {
+                        "add_node": {"content": "agent note"},
+                        "update_node": {"node": node_ref, "content": "agent edit"},
+                        "move_node": {"node": node_ref, "x": 5, "y": 5},
+                        "link_nodes": {"source": node_ref, "target": other, "relation": "relates_to"},
+                        "supersede_node": {"node": node_ref, "content": "agent replacement"},
+                        "archive_node": {"node": node_ref},
+                    }[tool]
                     if tool == "add_node" and target != "own":
                         args["near"] = node_ref
                     before, events = fingerprint(), SecurityEvent.objects.count()
@@ -374,7 +453,9 @@ def test_agent_tools_matrix(record_figures):
                         new_events = 0
                         after = fingerprint()
                     else:
-                        _results, agent_events, _, _ = run_calls(user, world["a"], [call(tool, args)], turn=turn)
+                        _results, agent_events, _, _ = run_calls(
+                            user, world["a"], [call(tool, args)], turn=turn
+                        )
                         outcome = agent_events[0]["outcome"]
                         after = fingerprint()
                         new_events = SecurityEvent.objects.count() - events
@@ -395,8 +476,10 @@ def test_agent_tools_matrix(record_figures):
                     failures.append(f"{label}: refused but canvas rows changed")
                 if turn is not None and new_events != 1:
                     failures.append(f"{label}: {new_events} security events for one refusal")
-    record_figures("authz_agent", {"cases": cases, "refused": refused, "allowed": allowed_cases,
-                                   "failures": len(failures)})
+    record_figures(
+        "authz_agent",
+        {"cases": cases, "refused": refused, "allowed": allowed_cases, "failures": len(failures)},
+    )
     assert not failures, "\n".join(failures)
 
 
@@ -409,7 +492,8 @@ ORDER = ("owner", "editor", "viewer", "outsider")
 def _assert_monotone(allowed: dict[str, set]) -> None:
     for higher, lower in itertools.pairwise(ORDER):
         assert allowed[lower] <= allowed[higher], (
-            f"{lower} may do {sorted(allowed[lower] - allowed[higher])} that {higher} may not")
+            f"{lower} may do {sorted(allowed[lower] - allowed[higher])} that {higher} may not"
+        )
 
 
 def test_permission_functions_are_monotone_in_the_role():

@@ -5,6 +5,7 @@ The observer's consumer is kept busy (its `ping` handler blocks) while another m
 ops; the layer holds at most `capacity` = 2 messages for it and silently drops the rest (group_send
 never raises ChannelFull). Runs on the in-process layer and on Redis (TEST_REDIS_URL).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -34,11 +35,16 @@ LAYERS = ["memory", "redis"] if (os.environ.get("TEST_REDIS_URL") or os.environ.
 def tiny_layer(request, settings):
     if request.param == "redis":
         url = require_env("TEST_REDIS_URL")
-        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {
-            "hosts": [url], "capacity": 2, "prefix": f"bp{uuid.uuid4().hex[:6]}"}}}
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [url], "capacity": 2, "prefix": f"bp{uuid.uuid4().hex[:6]}"},
+            }
+        }
     else:
-        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
-                                               "CONFIG": {"capacity": 2}}}
+        settings.CHANNEL_LAYERS = {
+            "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 2}}
+        }
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()  # pick up the new settings
@@ -54,20 +60,28 @@ async def _setup():
         canvas = services.canvas_create(user=writer, name="backpressure")
         services.member_set(actor=user_actor(writer), canvas_id=canvas.pk, user_id=observer.pk, role="editor")
         return writer, observer, canvas.pk, Token.objects.create(user=observer).key
+
     return await database_sync_to_async(run)()
 
 
 async def _write(user, canvas_id, n: int) -> None:
     for i in range(n):
-        await database_sync_to_async(services.apply_operation)(actor=user_actor(user), canvas_id=canvas_id, op={
-            "type": "node.create", "node": {"content": f"burst {i}", "x": i, "y": 0}})
+        await database_sync_to_async(services.apply_operation)(
+            actor=user_actor(user),
+            canvas_id=canvas_id,
+            op={"type": "node.create", "node": {"content": f"burst {i}", "x": i, "y": 0}},
+        )
 
 
 async def _db_doc(canvas_id):
     def read():
         snap = selectors.canvas_snapshot(canvas=Canvas.objects.get(pk=canvas_id), role="editor")
-        return {"revision": snap["revision"], "nodes": {n["id"]: n for n in snap["nodes"]},
-                "edges": {e["id"]: e for e in snap["edges"]}}
+        return {
+            "revision": snap["revision"],
+            "nodes": {n["id"]: n for n in snap["nodes"]},
+            "edges": {e["id"]: e for e in snap["edges"]},
+        }
+
     return await database_sync_to_async(read)()
 
 
@@ -86,9 +100,11 @@ async def _observer_with_blocked_consumer(canvas_id, token, monkeypatch, observe
 
     monkeypatch.setattr(CanvasConsumer, "handle_ping", handle_ping)
     monkeypatch.setitem(CanvasConsumer.HANDLERS, "ping", handle_ping)
-    ws = WebsocketCommunicator(application, f"/ws/canvases/{canvas_id}/",
-                               headers=[(b"origin", b"http://localhost"),
-                                        (b"authorization", f"Token {token}".encode())])
+    ws = WebsocketCommunicator(
+        application,
+        f"/ws/canvases/{canvas_id}/",
+        headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
+    )
     runner = CommunicatorRunner(SyncClient("observer", lag_grace=60.0), ws)
     assert await runner.connect()
     await runner.pump()
@@ -98,8 +114,9 @@ async def _observer_with_blocked_consumer(canvas_id, token, monkeypatch, observe
     return runner, release
 
 
-async def test_dropped_broadcasts_are_detected_as_a_gap_and_healed_by_catch_up(tiny_layer, settings, monkeypatch,
-                                                                               record_figures):
+async def test_dropped_broadcasts_are_detected_as_a_gap_and_healed_by_catch_up(
+    tiny_layer, settings, monkeypatch, record_figures
+):
     settings.CANVASWEB = {**settings.CANVASWEB, "WS_SYNC_CHECK_SECONDS": 0}  # only the client heals here
     writer, observer, canvas_id, token = await _setup()
     runner, release = await _observer_with_blocked_consumer(canvas_id, token, monkeypatch, observer)
@@ -117,9 +134,18 @@ async def test_dropped_broadcasts_are_detected_as_a_gap_and_healed_by_catch_up(t
     assert not document_diff(doc, runner.client.document())
     stats = runner.client.stats
     assert stats["gap_events"] >= 1 and stats["catch_ups"] >= 1
-    record_figures(f"forced_drop_{tiny_layer}", {"capacity": 2, "committed": 9, "delivered_live": received + 1,
-                                                 "dropped": 9 - received - 1, "gaps_detected": stats["gap_events"],
-                                                 "catch_ups": stats["catch_ups"], "healed": True})
+    record_figures(
+        f"forced_drop_{tiny_layer}",
+        {
+            "capacity": 2,
+            "committed": 9,
+            "delivered_live": received + 1,
+            "dropped": 9 - received - 1,
+            "gaps_detected": stats["gap_events"],
+            "catch_ups": stats["catch_ups"],
+            "healed": True,
+        },
+    )
     await runner.close()
 
 

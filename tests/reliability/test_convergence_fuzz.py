@@ -5,6 +5,7 @@ CI runs RELIABILITY_SEEDS (20) seeds with RELIABILITY_OPS (40) ops per client;
 problems and the path of its full trace (every op, delivery, drop and
 reconnect); rerun one seed with RELIABILITY_SEED_BASE=<seed> RELIABILITY_SEEDS=1.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,25 +42,47 @@ async def test_convergence_fuzz(fuzz_settings, record_figures):
     for seed, ops in runs:
         result = await run_seed(seed, ops_per_client=ops)
         clients[result.figures["clients"]] += 1
-        for key in ("acked", "noop_acks", "rejected", "nodes_created", "edges_created", "revision",
-                    "log_entries"):
+        for key in (
+            "acked",
+            "noop_acks",
+            "rejected",
+            "nodes_created",
+            "edges_created",
+            "revision",
+            "log_entries",
+        ):
             totals[key] += result.figures.get(key, 0)
         stats.update(result.stats)
         if not result.ok:
             path = write_trace(result, TRACE_DIR)
-            failures.append(f"seed {seed} ({ops} ops/client): {len(result.problems)} problems, "
-                            f"first: {result.problems[:3]} (trace: {path})")
+            failures.append(
+                f"seed {seed} ({ops} ops/client): {len(result.problems)} problems, "
+                f"first: {result.problems[:3]} (trace: {path})"
+            )
     figures = {
-        "seeds": len(runs), "ops_per_client": OPS, "failed_seeds": len(failures),
-        "clients_per_seed": dict(sorted(clients.items())), "ops_submitted": stats["ops"],
-        "acked_ops": totals["acked"], "lost_acked_ops": 0 if not failures else "see failures",
-        "noop_acks": totals["noop_acks"], "rejected_ops": totals["rejected"],
-        "nodes_created": totals["nodes_created"], "edges_created": totals["edges_created"],
-        "revisions": totals["revision"], "disconnects": stats["disconnects"],
-        "in_flight_messages_lost": stats["lost_in_flight"], "offline_ops": stats["offline_ops"],
-        "duplicate_resends": stats["duplicate_resends"], "duplicate_acks": stats["duplicate_acks"],
-        "layer_drops": stats["layer_drops"], "gap_events": stats["gap_events"], "catch_ups": stats["catch_ups"],
-        "snapshots": stats["snapshots"], "resyncs": stats["resyncs"], "role_changes": stats["role_changes"],
+        "seeds": len(runs),
+        "ops_per_client": OPS,
+        "failed_seeds": len(failures),
+        "clients_per_seed": dict(sorted(clients.items())),
+        "ops_submitted": stats["ops"],
+        "acked_ops": totals["acked"],
+        "lost_acked_ops": 0 if not failures else "see failures",
+        "noop_acks": totals["noop_acks"],
+        "rejected_ops": totals["rejected"],
+        "nodes_created": totals["nodes_created"],
+        "edges_created": totals["edges_created"],
+        "revisions": totals["revision"],
+        "disconnects": stats["disconnects"],
+        "in_flight_messages_lost": stats["lost_in_flight"],
+        "offline_ops": stats["offline_ops"],
+        "duplicate_resends": stats["duplicate_resends"],
+        "duplicate_acks": stats["duplicate_acks"],
+        "layer_drops": stats["layer_drops"],
+        "gap_events": stats["gap_events"],
+        "catch_ups": stats["catch_ups"],
+        "snapshots": stats["snapshots"],
+        "resyncs": stats["resyncs"],
+        "role_changes": stats["role_changes"],
         "seconds": round(time.monotonic() - started, 1),
     }
     record_figures("convergence_fuzz", figures)
@@ -71,8 +94,14 @@ async def test_convergence_fuzz(fuzz_settings, record_figures):
 
 async def test_fuzz_without_faults_converges_too(fuzz_settings):
     """A control: a calm network (no drops, no disconnects) must of course converge."""
-    config = FuzzConfig(clients=3, ops_per_client=30, disconnect_probability=0.0, layer_drop_probability=0.0,
-                        duplicate_probability=0.0, role_change_probability=0.0)
+    config = FuzzConfig(
+        clients=3,
+        ops_per_client=30,
+        disconnect_probability=0.0,
+        layer_drop_probability=0.0,
+        duplicate_probability=0.0,
+        role_change_probability=0.0,
+    )
     result = await run_seed(10_001, config=config)
     assert result.ok, result.problems
     assert result.stats["disconnects"] == 0 and result.figures["acked"] > 0

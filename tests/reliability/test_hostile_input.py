@@ -6,6 +6,7 @@ Here they must be refused at parse time as `400 INVALID` / reject `INVALID` nami
 written and the socket kept. The fuzz (hypothesis) puts one such value at a random place of a valid body
 for every REST endpoint that takes a body and every WebSocket message type.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,37 @@ from canvasweb.chat.models import Conversation, FactSuggestion, Message, ModelRe
 from canvasweb.history.models import ChangeLogEntry
 from tests.reliability.conftest import env_int
 
-HUGE = 10 ** 400
+HUGE = 10**400
 SURROGATE = "a\ud800b"
-DOCUMENTED_CODES = {"INVALID", "NOT_FOUND", "FORBIDDEN", "UNAUTHENTICATED", "CSRF_FAILED", "CONFLICT",
-                    "RATE_LIMITED", "TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "METHOD_NOT_ALLOWED", "BAD_MESSAGE",
-                    "NOTHING_TO_UNDO", "NOTHING_TO_REDO", "INVALID_CANVAS_FILE"}
-WRITTEN = (Canvas, Membership, Node, Edge, OpReceipt, ChangeLogEntry, Conversation, Message, ModelRequest,
-           FactSuggestion, Token)
+DOCUMENTED_CODES = {
+    "INVALID",
+    "NOT_FOUND",
+    "FORBIDDEN",
+    "UNAUTHENTICATED",
+    "CSRF_FAILED",
+    "CONFLICT",
+    "RATE_LIMITED",
+    "TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "METHOD_NOT_ALLOWED",
+    "BAD_MESSAGE",
+    "NOTHING_TO_UNDO",
+    "NOTHING_TO_REDO",
+    "INVALID_CANVAS_FILE",
+}
+WRITTEN = (
+    Canvas,
+    Membership,
+    Node,
+    Edge,
+    OpReceipt,
+    ChangeLogEntry,
+    Conversation,
+    Message,
+    ModelRequest,
+    FactSuggestion,
+    Token,
+)
 
 
 def _counts() -> dict:
@@ -60,32 +85,59 @@ def world(db):
     User = get_user_model()
     owner = User.objects.create_user(username="hostile-owner", password="pass-12345")
     canvas = services.canvas_create(user=owner, name="边界 canvas")
-    created = services.apply_operation(actor=user_actor(owner), canvas_id=canvas.pk, op={
-        "type": "node.create", "node": {"content": "第一个节点", "x": 0, "y": 0}})
+    created = services.apply_operation(
+        actor=user_actor(owner),
+        canvas_id=canvas.pk,
+        op={"type": "node.create", "node": {"content": "第一个节点", "x": 0, "y": 0}},
+    )
     node_id = created.changes[0]["id"]
-    second = services.apply_operation(actor=user_actor(owner), canvas_id=canvas.pk, op={
-        "type": "node.create", "node": {"content": "第二个节点", "x": 10, "y": 10}}).changes[0]["id"]
+    second = services.apply_operation(
+        actor=user_actor(owner),
+        canvas_id=canvas.pk,
+        op={"type": "node.create", "node": {"content": "第二个节点", "x": 10, "y": 10}},
+    ).changes[0]["id"]
     conversation = Conversation.objects.create(canvas=canvas, user=owner, title="t")
     token = Token.objects.create(user=owner).key
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    return {"owner": owner, "canvas": canvas, "node": node_id, "second": second, "client": client,
-            "conversation": conversation, "token": token}
+    return {
+        "owner": owner,
+        "canvas": canvas,
+        "node": node_id,
+        "second": second,
+        "client": client,
+        "conversation": conversation,
+        "token": token,
+    }
 
 
 # --- the reported cases, one by one ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("op_builder, field", [
-    (lambda w: {"type": "node.create", "node": {"content": "x", "x": HUGE, "y": 0}}, "node.x"),
-    (lambda w: {"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": -HUGE}}, "node.weight"),
-    (lambda w: {"type": "node.move", "id": w["node"], "x": 1, "y": HUGE}, "y"),
-    (lambda w: {"type": "node.update", "id": w["node"], "fields": {"content": SURROGATE}}, "fields.content"),
-    (lambda w: {"type": "node.update", "id": w["node"], "fields": {"tags": ["ok", SURROGATE]}}, "fields.tags[1]"),
-])
+@pytest.mark.parametrize(
+    "op_builder, field",
+    [
+        (lambda w: {"type": "node.create", "node": {"content": "x", "x": HUGE, "y": 0}}, "node.x"),
+        (
+            lambda w: {"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": -HUGE}},
+            "node.weight",
+        ),
+        (lambda w: {"type": "node.move", "id": w["node"], "x": 1, "y": HUGE}, "y"),
+        (
+            lambda w: {"type": "node.update", "id": w["node"], "fields": {"content": SURROGATE}},
+            "fields.content",
+        ),
+        (
+            lambda w: {"type": "node.update", "id": w["node"], "fields": {"tags": ["ok", SURROGATE]}},
+            "fields.tags[1]",
+        ),
+    ],
+)
 def test_rest_op_with_huge_int_or_surrogate_is_400_invalid_with_field(world, op_builder, field):
     before = _counts()
-    response = _raw_post(world["client"], f"/api/canvases/{world['canvas'].pk}/ops/", {"op": op_builder(world)})
+    response = _raw_post(
+        world["client"], f"/api/canvases/{world['canvas'].pk}/ops/", {"op": op_builder(world)}
+    )
     _assert_json_error(response, field=f"op.{field}")
     assert _counts() == before
 
@@ -104,17 +156,25 @@ def test_canvas_name_conversation_title_and_import_with_surrogate(world):
     client, canvas = world["client"], world["canvas"]
     before = _counts()
     _assert_json_error(_raw_post(client, "/api/canvases/", {"name": SURROGATE}), field="name")
-    _assert_json_error(_raw_post(client, f"/api/canvases/{canvas.pk}/", {"name": SURROGATE}, "patch"),
-                       field="name")
-    _assert_json_error(_raw_post(client, f"/api/canvases/{canvas.pk}/conversations/", {"title": SURROGATE}),
-                       field="title")
-    document = {"nodes": [{"id": "a", "type": "text", "text": SURROGATE, "x": 0, "y": 0, "width": 10,
-                           "height": 10}], "edges": []}
+    _assert_json_error(
+        _raw_post(client, f"/api/canvases/{canvas.pk}/", {"name": SURROGATE}, "patch"), field="name"
+    )
+    _assert_json_error(
+        _raw_post(client, f"/api/canvases/{canvas.pk}/conversations/", {"title": SURROGATE}), field="title"
+    )
+    document = {
+        "nodes": [{"id": "a", "type": "text", "text": SURROGATE, "x": 0, "y": 0, "width": 10, "height": 10}],
+        "edges": [],
+    }
     _assert_json_error(_raw_post(client, "/api/canvases/import/", document), field="nodes[0].text")
     document["nodes"][0].update(text="fine", x=HUGE)
     _assert_json_error(_raw_post(client, "/api/canvases/import/", document), field="nodes[0].x")
-    _assert_json_error(_raw_post(client, f"/api/canvases/{canvas.pk}/context-preview/",
-                                 {"text": "q", "viewport": {"x": HUGE}}), field="viewport.x")
+    _assert_json_error(
+        _raw_post(
+            client, f"/api/canvases/{canvas.pk}/context-preview/", {"text": "q", "viewport": {"x": HUGE}}
+        ),
+        field="viewport.x",
+    )
     assert _counts() == before
 
 
@@ -122,7 +182,9 @@ def test_import_planner_refuses_a_surrogate_in_a_file():
     from canvasweb.history.jsoncanvas import ImportRejected, parse_text, plan_import
 
     with pytest.raises(ImportRejected) as caught:
-        plan_import(parse_text('{"nodes": [{"id": "a", "type": "text", "text": "a\\ud800b", "x": 0, "y": 0}]}'))
+        plan_import(
+            parse_text('{"nodes": [{"id": "a", "type": "text", "text": "a\\ud800b", "x": 0, "y": 0}]}')
+        )
     assert "surrogate" in str(caught.value.problems)
 
 
@@ -202,19 +264,47 @@ def _ws_templates(world) -> dict[str, dict]:
     return {
         "hello": {"type": "hello", "last_revision": 1},
         "catch_up": {"type": "catch_up", "since": 1},
-        "op": {"type": "op", "client_op_id": "c-1", "op": {"type": "batch", "ops": [
-            {"type": "node.create", "node": {"content": "内容", "x": 1, "y": 2, "weight": 1, "tags": ["t"],
-                                             "kind": "fact"}},
-            {"type": "node.update", "id": node, "fields": {"content": "c", "x": 3}},
-            {"type": "edge.create", "edge": {"source": node, "target": second, "label": "l"}}]}},
-        "presence": {"type": "presence", "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100},
-                     "cursor": {"x": 1, "y": 2}},
+        "op": {
+            "type": "op",
+            "client_op_id": "c-1",
+            "op": {
+                "type": "batch",
+                "ops": [
+                    {
+                        "type": "node.create",
+                        "node": {
+                            "content": "内容",
+                            "x": 1,
+                            "y": 2,
+                            "weight": 1,
+                            "tags": ["t"],
+                            "kind": "fact",
+                        },
+                    },
+                    {"type": "node.update", "id": node, "fields": {"content": "c", "x": 3}},
+                    {"type": "edge.create", "edge": {"source": node, "target": second, "label": "l"}},
+                ],
+            },
+        },
+        "presence": {
+            "type": "presence",
+            "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100},
+            "cursor": {"x": 1, "y": 2},
+        },
         "ping": {"type": "ping", "n": 1},
-        "chat.send": {"type": "chat.send", "text": "你好", "request_id": "r-1",
-                      "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100}},
+        "chat.send": {
+            "type": "chat.send",
+            "text": "你好",
+            "request_id": "r-1",
+            "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100},
+        },
         "chat.stop": {"type": "chat.stop", "request_id": "r-1"},
-        "context.preview": {"type": "context.preview", "text": "问题", "request_id": "p-1",
-                            "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100}},
+        "context.preview": {
+            "type": "context.preview",
+            "text": "问题",
+            "request_id": "p-1",
+            "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100},
+        },
     }
 
 
@@ -284,10 +374,16 @@ def _world_sync():
     User = get_user_model()
     owner = User.objects.create_user(username=f"ws-hostile-{User.objects.count()}", password="pass-12345")
     canvas = services.canvas_create(user=owner, name="ws 边界")
-    node = services.apply_operation(actor=user_actor(owner), canvas_id=canvas.pk, op={
-        "type": "node.create", "node": {"content": "一", "x": 0, "y": 0}}).changes[0]["id"]
-    second = services.apply_operation(actor=user_actor(owner), canvas_id=canvas.pk, op={
-        "type": "node.create", "node": {"content": "二", "x": 5, "y": 5}}).changes[0]["id"]
+    node = services.apply_operation(
+        actor=user_actor(owner),
+        canvas_id=canvas.pk,
+        op={"type": "node.create", "node": {"content": "一", "x": 0, "y": 0}},
+    ).changes[0]["id"]
+    second = services.apply_operation(
+        actor=user_actor(owner),
+        canvas_id=canvas.pk,
+        op={"type": "node.create", "node": {"content": "二", "x": 5, "y": 5}},
+    ).changes[0]["id"]
     token = Token.objects.create(user=owner).key
     return {"owner": owner, "canvas": canvas, "node": node, "second": second, "token": token}
 
@@ -301,31 +397,72 @@ def _rest_templates(world) -> list[tuple[str, str, dict]]:
     return [
         ("post", "/api/auth/token/", {"username": "hostile-owner", "password": "pass-12345"}),
         ("post", "/api/canvases/", {"name": "新画布", "description": "d"}),
-        ("patch", f"/api/canvases/{canvas}/", {"name": "n", "description": "d", "agent_policy": {
-            "mode": "auto", "scope": "all", "protect_pinned": True, "allow_archive": False}}),
+        (
+            "patch",
+            f"/api/canvases/{canvas}/",
+            {
+                "name": "n",
+                "description": "d",
+                "agent_policy": {
+                    "mode": "auto",
+                    "scope": "all",
+                    "protect_pinned": True,
+                    "allow_archive": False,
+                },
+            },
+        ),
         ("post", f"/api/canvases/{canvas}/members/", {"username": "hostile-owner", "role": "owner"}),
         ("patch", f"/api/canvases/{canvas}/members/{owner_id}/", {"role": "owner"}),
-        ("post", f"/api/canvases/{canvas}/ops/", {"client_op_id": "k-1", "op": {"type": "batch", "ops": [
-            {"type": "node.create", "node": {"content": "新", "x": 1, "y": 2, "weight": 2, "tags": ["t"]}},
-            {"type": "node.move", "id": node, "x": 4, "y": 5},
-            {"type": "edge.create", "edge": {"source": node, "target": second, "label": "标签"}}]}}),
+        (
+            "post",
+            f"/api/canvases/{canvas}/ops/",
+            {
+                "client_op_id": "k-1",
+                "op": {
+                    "type": "batch",
+                    "ops": [
+                        {
+                            "type": "node.create",
+                            "node": {"content": "新", "x": 1, "y": 2, "weight": 2, "tags": ["t"]},
+                        },
+                        {"type": "node.move", "id": node, "x": 4, "y": 5},
+                        {"type": "edge.create", "edge": {"source": node, "target": second, "label": "标签"}},
+                    ],
+                },
+            },
+        ),
         ("post", f"/api/canvases/{canvas}/conversations/", {"title": "标题"}),
-        ("post", f"/api/canvases/{canvas}/context-preview/", {"text": "问题", "conversation_id": None,
-                                                               "viewport": {"x": 0, "y": 0, "zoom": 1,
-                                                                            "width": 10, "height": 10}}),
+        (
+            "post",
+            f"/api/canvases/{canvas}/context-preview/",
+            {
+                "text": "问题",
+                "conversation_id": None,
+                "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 10, "height": 10},
+            },
+        ),
         ("post", "/api/suggestions/1/accept/", {"x": 1, "y": 2, "supersede": True, "sensitivity": "public"}),
         ("post", f"/api/canvases/{canvas}/nodes/{node}/revert/", {"revision": 2}),
         ("post", "/api/proposals/1/approve/", {"force": True}),
-        ("post", "/api/canvases/import/", {"nodes": [{"id": "a", "type": "text", "text": "文本", "x": 0, "y": 0,
-                                                      "width": 10, "height": 10}], "edges": []}),
+        (
+            "post",
+            "/api/canvases/import/",
+            {
+                "nodes": [
+                    {"id": "a", "type": "text", "text": "文本", "x": 0, "y": 0, "width": 10, "height": 10}
+                ],
+                "edges": [],
+            },
+        ),
     ]
 
 
 _POISONS = st.one_of(
-    st.integers(min_value=309, max_value=1000).map(lambda digits: 10 ** digits),
-    st.integers(min_value=309, max_value=1000).map(lambda digits: -(10 ** digits)),
+    st.integers(min_value=309, max_value=1000).map(lambda digits: 10**digits),
+    st.integers(min_value=309, max_value=1000).map(lambda digits: -(10**digits)),
     st.tuples(st.text(max_size=5), st.integers(min_value=0xD800, max_value=0xDFFF), st.text(max_size=5)).map(
-        lambda parts: parts[0] + chr(parts[1]) + parts[2]),
+        lambda parts: parts[0] + chr(parts[1]) + parts[2]
+    ),
 )
 
 FUZZ_FIGURES = {"rest_inputs": 0, "rest_5xx": 0, "ws_inputs": 0, "ws_internal": 0}
@@ -334,8 +471,12 @@ FUZZ_FIGURES = {"rest_inputs": 0, "rest_5xx": 0, "ws_inputs": 0, "ws_internal": 
 def test_fuzz_rest_every_endpoint_refuses_poison_without_writing(world, record_figures):
     templates = _rest_templates(world)
 
-    @hsettings(max_examples=env_int("RELIABILITY_HOSTILE_EXAMPLES", 300), deadline=None, derandomize=True,
-               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @hsettings(
+        max_examples=env_int("RELIABILITY_HOSTILE_EXAMPLES", 300),
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(data=st.data())
     def check(data):
         method, path, template = data.draw(st.sampled_from(templates))
@@ -352,7 +493,9 @@ def test_fuzz_rest_every_endpoint_refuses_poison_without_writing(world, record_f
 
     check()
     assert FUZZ_FIGURES["rest_5xx"] == 0
-    record_figures("hostile_input_rest", {"inputs": FUZZ_FIGURES["rest_inputs"], "5xx": FUZZ_FIGURES["rest_5xx"]})
+    record_figures(
+        "hostile_input_rest", {"inputs": FUZZ_FIGURES["rest_inputs"], "5xx": FUZZ_FIGURES["rest_5xx"]}
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -360,11 +503,20 @@ def test_fuzz_ws_every_message_type_refuses_poison_and_keeps_the_socket(settings
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     world = _world_sync()
     templates = _ws_templates(world)
-    cases = [(kind, leaf) for kind, template in templates.items() for leaf in _leaves(template) if leaf != ("type",)]
+    cases = [
+        (kind, leaf)
+        for kind, template in templates.items()
+        for leaf in _leaves(template)
+        if leaf != ("type",)
+    ]
     frames: list[tuple[str, tuple, dict]] = []
 
-    @hsettings(max_examples=env_int("RELIABILITY_HOSTILE_EXAMPLES", 300), deadline=None, derandomize=True,
-               suppress_health_check=list(HealthCheck))
+    @hsettings(
+        max_examples=env_int("RELIABILITY_HOSTILE_EXAMPLES", 300),
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=st.sampled_from(cases), poison=_POISONS)
     def collect(case, poison):
         kind, leaf = case
@@ -387,5 +539,11 @@ def test_fuzz_ws_every_message_type_refuses_poison_and_keeps_the_socket(settings
 
     async_to_sync(run)()
     assert {kind for kind, _, _ in frames} == set(templates)
-    record_figures("hostile_input_ws", {"inputs": FUZZ_FIGURES["ws_inputs"], "internal": FUZZ_FIGURES["ws_internal"],
-                                        "message_types": len(templates)})
+    record_figures(
+        "hostile_input_ws",
+        {
+            "inputs": FUZZ_FIGURES["ws_inputs"],
+            "internal": FUZZ_FIGURES["ws_internal"],
+            "message_types": len(templates),
+        },
+    )

@@ -7,6 +7,7 @@
 - A client that stops reading is cut off (canvasweb/canvases/realtime/backpressure.py) instead of
   Daphne buffering for it without bound (django/daphne#170); when it comes back it catches up.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -55,8 +56,13 @@ class RssSampler:
 
 
 async def _open(url, token, **kwargs):
-    ws = await websockets.connect(url, origin=ORIGIN, additional_headers={"Authorization": f"Token {token}"},
-                                  max_size=16 * 1024 * 1024, **kwargs)
+    ws = await websockets.connect(
+        url,
+        origin=ORIGIN,
+        additional_headers={"Authorization": f"Token {token}"},
+        max_size=16 * 1024 * 1024,
+        **kwargs,
+    )
     await ws.send(json.dumps({"type": "hello", "last_revision": None}))
     await ws.recv()  # welcome
     state = json.loads(await ws.recv())
@@ -82,6 +88,7 @@ async def test_oversized_frames_close_1009_without_memory_growth(sqlite_daphne, 
     canvas_id, token = data["canvas_id"], data["tokens"]["big-owner"]
     url = cluster.ws_url(0, canvas_id)
     pid = cluster.procs[0].pid
+
     async def normal():
         ws, _ = await _open(url, token)
         await ws.send(json.dumps({"type": "ping"}))
@@ -114,13 +121,22 @@ async def test_oversized_frames_close_1009_without_memory_growth(sqlite_daphne, 
             await oversize(huge)
         await asyncio.sleep(1.0)
     after = rss_mb(pid)
-    snapshot = await asyncio.to_thread(get_json, f"{cluster.url(0)}/api/canvases/{canvas_id}/snapshot/", token)
+    snapshot = await asyncio.to_thread(
+        get_json, f"{cluster.url(0)}/api/canvases/{canvas_id}/snapshot/", token
+    )
     ws, _ = await _open(url, token)
     ack = await _op(ws, _node("still fine"))
     await ws.close()
-    figures = {"frames_64k_plus": OVERSIZED, "frames_1m_plus": 5, "close_codes": codes,
-               "normal_connections_first": OVERSIZED, "rss_before_mb": round(before, 1), "rss_peak_mb": round(sampler.peak, 1),
-               "rss_after_mb": round(after, 1), "nodes_created_by_oversized": len(snapshot["nodes"])}
+    figures = {
+        "frames_64k_plus": OVERSIZED,
+        "frames_1m_plus": 5,
+        "close_codes": codes,
+        "normal_connections_first": OVERSIZED,
+        "rss_before_mb": round(before, 1),
+        "rss_peak_mb": round(sampler.peak, 1),
+        "rss_after_mb": round(after, 1),
+        "nodes_created_by_oversized": len(snapshot["nodes"]),
+    }
     record_figures("oversized_frames", figures)
     assert codes == {1009: OVERSIZED + 5}, codes
     assert snapshot["nodes"] == []
@@ -131,8 +147,13 @@ async def test_oversized_frames_close_1009_without_memory_growth(sqlite_daphne, 
 async def test_slow_consumer_is_cut_off_and_catches_up(sqlite_daphne, record_figures):
     """The slow client keeps sending (a ping every second), so Daphne's ping timeout never fires."""
     cluster = sqlite_daphne  # WS_SEND_BUFFER_SOFT_BYTES=256 KiB, WS_SEND_STALL_SECONDS=3 (conftest)
-    data = await asyncio.to_thread(setup_canvas_in, cluster, users=["slow-owner", "slow-viewer"],
-                                   owner="slow-owner", members={"slow-viewer": "viewer"})
+    data = await asyncio.to_thread(
+        setup_canvas_in,
+        cluster,
+        users=["slow-owner", "slow-viewer"],
+        owner="slow-owner",
+        members={"slow-viewer": "viewer"},
+    )
     canvas_id, tokens = data["canvas_id"], data["tokens"]
     url = cluster.ws_url(0, canvas_id)
     pid = cluster.procs[0].pid
@@ -175,22 +196,32 @@ async def test_slow_consumer_is_cut_off_and_catches_up(sqlite_daphne, record_fig
             await asyncio.wait_for(slow.recv(), 5)
     except (TimeoutError, websockets.ConnectionClosed) as exc:
         closed = isinstance(exc, websockets.ConnectionClosed)
-    back = await websockets.connect(url, origin=ORIGIN, additional_headers={
-        "Authorization": f"Token {tokens['slow-viewer']}"}, max_size=64 * 1024 * 1024)
+    back = await websockets.connect(
+        url,
+        origin=ORIGIN,
+        additional_headers={"Authorization": f"Token {tokens['slow-viewer']}"},
+        max_size=64 * 1024 * 1024,
+    )
     await back.send(json.dumps({"type": "hello", "last_revision": last_revision}))
     await back.recv()
     caught_up = json.loads(await asyncio.wait_for(back.recv(), 30))
-    snapshot = await asyncio.to_thread(get_json, f"{cluster.url(0)}/api/canvases/{canvas_id}/snapshot/",
-                                       tokens["slow-viewer"])
+    snapshot = await asyncio.to_thread(
+        get_json, f"{cluster.url(0)}/api/canvases/{canvas_id}/snapshot/", tokens["slow-viewer"]
+    )
     await back.close()
     await writer.close()
-    figures = {"event_bytes": len(json.dumps(batch)), "writer_acks": acked,
-               "cut_off_after_s": None if cut_at is None else round(cut_at, 1),
-               "rss_before_mb": round(before, 1), "rss_peak_mb": round(sampler.peak, 1),
-               "rss_after_mb": round(after, 1), "slow_client_saw_close": closed,
-               "caught_up_with": caught_up["type"],
-               "caught_up_revision": caught_up.get("revision", caught_up.get("to")),
-               "db_revision": snapshot["revision"]}
+    figures = {
+        "event_bytes": len(json.dumps(batch)),
+        "writer_acks": acked,
+        "cut_off_after_s": None if cut_at is None else round(cut_at, 1),
+        "rss_before_mb": round(before, 1),
+        "rss_peak_mb": round(sampler.peak, 1),
+        "rss_after_mb": round(after, 1),
+        "slow_client_saw_close": closed,
+        "caught_up_with": caught_up["type"],
+        "caught_up_revision": caught_up.get("revision", caught_up.get("to")),
+        "db_revision": snapshot["revision"],
+    }
     record_figures("slow_consumer", figures)
     assert cut_at is not None, figures
     assert closed, figures
@@ -200,8 +231,13 @@ async def test_slow_consumer_is_cut_off_and_catches_up(sqlite_daphne, record_fig
 
 async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster, record_figures):
     cluster = pg_redis_cluster
-    data = await asyncio.to_thread(setup_canvas_in, cluster, users=["fl-owner", "fl-a", "fl-b"], owner="fl-owner",
-                                   members={"fl-a": "editor", "fl-b": "editor"})
+    data = await asyncio.to_thread(
+        setup_canvas_in,
+        cluster,
+        users=["fl-owner", "fl-a", "fl-b"],
+        owner="fl-owner",
+        members={"fl-a": "editor", "fl-b": "editor"},
+    )
     canvas_id, tokens = data["canvas_id"], data["tokens"]
     url = cluster.ws_url(0, canvas_id)  # everyone on the same Daphne process
     flooder, _ = await _open(url, tokens["fl-owner"])
@@ -221,6 +257,7 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
                 assert answer["type"] == "ack", answer
                 samples.append((time.perf_counter() - t0) * 1000)
                 await asyncio.sleep(0.05)
+
         await asyncio.gather(*(one(ws, node) for ws, node in zip(others, targets, strict=True)))
         return samples
 
@@ -240,8 +277,15 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             for _ in range(per_second // 50):
-                await flooder.send(json.dumps({"type": "op", "client_op_id": uuid.uuid4().hex, "op": {
-                    "type": "node.move", "id": flood_node, "x": sent % 997, "y": 1}}))
+                await flooder.send(
+                    json.dumps(
+                        {
+                            "type": "op",
+                            "client_op_id": uuid.uuid4().hex,
+                            "op": {"type": "node.move", "id": flood_node, "x": sent % 997, "y": 1},
+                        }
+                    )
+                )
                 sent += 1
             await asyncio.sleep(0.02)
         return sent
@@ -261,18 +305,28 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
         flood_answers.clear()
         sent, during = await asyncio.gather(flood(3.5), latencies(3.0))
         drained_after = await flooder_done(sent)
-        limited = [a for a in flood_answers if a.get("type") == "reject" and a["error"]["code"] == "RATE_LIMITED"]
-        results = {"attempt": attempt + 1, "flood_frames": sent, "flood_acked": sum(
-            a.get("type") == "ack" for a in flood_answers), "rate_limited": len(limited),
+        limited = [
+            a for a in flood_answers if a.get("type") == "reject" and a["error"]["code"] == "RATE_LIMITED"
+        ]
+        results = {
+            "attempt": attempt + 1,
+            "flood_frames": sent,
+            "flood_acked": sum(a.get("type") == "ack" for a in flood_answers),
+            "rate_limited": len(limited),
             "flood_drained_after_s": round(drained_after, 1),
             "baseline_median_ms": round(statistics.median(baseline), 1),
             "baseline_p90_ms": round(sorted(baseline)[int(len(baseline) * 0.9)], 1),
             "during_median_ms": round(statistics.median(during), 1),
             "during_p90_ms": round(sorted(during)[int(len(during) * 0.9)], 1),
             "samples": [len(baseline), len(during)],
-            "message": limited[0]["error"]["message"] if limited else None}
-        attempts.append({k: results[k] for k in ("baseline_median_ms", "during_median_ms", "rate_limited",
-                                                 "flood_frames")})
+            "message": limited[0]["error"]["message"] if limited else None,
+        }
+        attempts.append(
+            {
+                k: results[k]
+                for k in ("baseline_median_ms", "during_median_ms", "rate_limited", "flood_frames")
+            }
+        )
         if results["during_median_ms"] <= 2 * results["baseline_median_ms"]:
             break
     results["attempts"] = attempts
@@ -282,5 +336,7 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
         await ws.close()
     record_figures("flood", results)
     assert results["rate_limited"] >= 0.8 * results["flood_frames"], results
-    assert "resend" in results["message"] and ("per second" in results["message"] or "waiting" in results["message"])
+    assert "resend" in results["message"] and (
+        "per second" in results["message"] or "waiting" in results["message"]
+    )
     assert results["during_median_ms"] <= 2 * results["baseline_median_ms"], results

@@ -8,6 +8,7 @@ Item 3: the same with, at 25 % / 50 % / 75 % of the ops, a Redis restart (stop, 
 start empty), a Redis FLUSHALL, and a SIGKILL + restart of one Daphne: no acked op lost, every
 client caught up with the database within 10 s of each recovery and at the end.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -29,8 +30,15 @@ def _explain(result: dict) -> str:
 
 
 async def test_real_stack_no_acked_op_lost_and_converges(pg_redis_cluster, record_figures):
-    result = await run_stack(pg_redis_cluster, clients=STACK_CLIENTS, ops=STACK_OPS, seed=2, kill_every=1.0,
-                             converge_timeout=5.0, name="stack")
+    result = await run_stack(
+        pg_redis_cluster,
+        clients=STACK_CLIENTS,
+        ops=STACK_OPS,
+        seed=2,
+        kill_every=1.0,
+        converge_timeout=5.0,
+        name="stack",
+    )
     record_figures("real_stack", result["figures"])
     assert not result["problems"], _explain(result)
     figures = result["figures"]
@@ -39,14 +47,28 @@ async def test_real_stack_no_acked_op_lost_and_converges(pg_redis_cluster, recor
 
 
 async def test_faults_redis_restart_flushall_daphne_kill(pg_redis_cluster, record_figures):
-    faults = [Fault("redis restart", 0.25, redis_restart(1.5)), Fault("redis FLUSHALL", 0.5, redis_flushall()),
-              Fault("daphne SIGKILL + restart", 0.75, daphne_kill_restart(1, 1.0))]
-    result = await run_stack(pg_redis_cluster, clients=FAULT_CLIENTS, ops=FAULT_OPS, seed=3, kill_every=2.0,
-                             pace=0.03, faults=faults, converge_timeout=10.0, name="faults")
+    faults = [
+        Fault("redis restart", 0.25, redis_restart(1.5)),
+        Fault("redis FLUSHALL", 0.5, redis_flushall()),
+        Fault("daphne SIGKILL + restart", 0.75, daphne_kill_restart(1, 1.0)),
+    ]
+    result = await run_stack(
+        pg_redis_cluster,
+        clients=FAULT_CLIENTS,
+        ops=FAULT_OPS,
+        seed=3,
+        kill_every=2.0,
+        pace=0.03,
+        faults=faults,
+        converge_timeout=10.0,
+        name="faults",
+    )
     record_figures("faults", result["figures"])
     assert not result["problems"], _explain(result)
     figures = result["figures"]
     assert figures["lost_acked_ops"] == 0 and figures["acked"] > 0
     for fault in figures["faults"]:
-        assert fault["caught_up_after_recovery_s"] is not None and fault["caught_up_after_recovery_s"] <= 10.0, fault
+        assert (
+            fault["caught_up_after_recovery_s"] is not None and fault["caught_up_after_recovery_s"] <= 10.0
+        ), fault
     assert figures["converged_after_end_s"] <= 10.0

@@ -3,6 +3,7 @@
 Each scenario drives the real consumer on the simulated network (canvasweb.testing.sim) step by step,
 so the exact interleaving that broke is replayed every time.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -57,8 +58,12 @@ async def db_doc(canvas_id: int, role: str) -> dict:
     def read():
         canvas = Canvas.objects.get(pk=canvas_id)
         snap = selectors.canvas_snapshot(canvas=canvas, role=role)
-        return {"revision": snap["revision"], "nodes": {n["id"]: n for n in snap["nodes"]},
-                "edges": {e["id"]: e for e in snap["edges"]}}
+        return {
+            "revision": snap["revision"],
+            "nodes": {n["id"]: n for n in snap["nodes"]},
+            "edges": {e["id"]: e for e in snap["edges"]},
+        }
+
     return await database_sync_to_async(read)()
 
 
@@ -69,7 +74,10 @@ async def assert_converged(net, sim, role: str) -> None:
 
 
 def node(content="n", **extra) -> dict:
-    return {"type": "node.create", "node": {"id": str(uuid.uuid4()), "content": content, "x": 0, "y": 0, **extra}}
+    return {
+        "type": "node.create",
+        "node": {"id": str(uuid.uuid4()), "content": content, "x": 0, "y": 0, **extra},
+    }
 
 
 async def test_op_sent_while_the_server_resyncs_is_still_answered():
@@ -81,14 +89,18 @@ async def test_op_sent_while_the_server_resyncs_is_still_answered():
             await net.connect(sim)
         await drain(net)
         cid = editor.client.submit(node("sent before the resync"))  # in flight, not yet delivered
-        await database_sync_to_async(services.member_set)(actor=user_actor(owner.user), canvas_id=net.canvas_id,
-                                                          user_id=editor.user.pk, role="viewer")
+        await database_sync_to_async(services.member_set)(
+            actor=user_actor(owner.user), canvas_id=net.canvas_id, user_id=editor.user.pk, role="viewer"
+        )
         # The consumer hears of the role change (and answers `resync`) before it reads the op.
         while editor.socket.inbox:
             await editor.socket.deliver_layer(net.rng, 0.0)
         assert editor.socket.to_client[-1]["type"] == "resync"
         await drain(net)
-        assert editor.client.rejected.get(cid, {}).get("code") == "FORBIDDEN", (editor.client.errors, net.trace)
+        assert editor.client.rejected.get(cid, {}).get("code") == "FORBIDDEN", (
+            editor.client.errors,
+            net.trace,
+        )
         assert not editor.client.pending and not editor.client.errors
         assert editor.client.stats["resyncs"] == 1 and editor.client.role == "viewer"
         await assert_converged(net, editor, "viewer")
@@ -105,8 +117,9 @@ async def test_catch_up_across_your_own_role_change_is_a_snapshot():
         await drain(net)
         assert len(editor.client.nodes) == 1
         await net.disconnect(editor)
-        await database_sync_to_async(services.member_set)(actor=user_actor(owner.user), canvas_id=net.canvas_id,
-                                                          user_id=editor.user.pk, role="viewer")
+        await database_sync_to_async(services.member_set)(
+            actor=user_actor(owner.user), canvas_id=net.canvas_id, user_id=editor.user.pk, role="viewer"
+        )
         owner.client.submit(node("public note"))
         await drain(net)
         await net.connect(editor)  # hello with its old revision
@@ -223,9 +236,11 @@ async def test_consumer_survives_a_channel_layer_outage(settings):
     canvas_id, token_a, token_b = await database_sync_to_async(setup)()
 
     async def join(token):
-        ws = WebsocketCommunicator(application, f"/ws/canvases/{canvas_id}/",
-                                   headers=[(b"origin", b"http://localhost"),
-                                            (b"authorization", f"Token {token}".encode())])
+        ws = WebsocketCommunicator(
+            application,
+            f"/ws/canvases/{canvas_id}/",
+            headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
+        )
         assert (await ws.connect())[0]
         await ws.send_json_to({"type": "hello", "last_revision": None})
         assert (await ws.receive_json_from(timeout=5))["type"] == "welcome"
@@ -238,6 +253,7 @@ async def test_consumer_survives_a_channel_layer_outage(settings):
                 message = await ws.receive_json_from(timeout=timeout)
                 if predicate(message):
                     return message
+
         return await asyncio.wait_for(loop(), timeout)
 
     alice, start = await join(token_a)
@@ -251,8 +267,11 @@ async def test_consumer_survives_a_channel_layer_outage(settings):
     FlakyLayer.down = False
     FlakyLayer.flush_groups()
     # Bob never got the broadcast; his consumer's sync check brings the revision anyway.
-    healed = await until(bob, lambda m: m.get("type") in ("changes", "change") and
-                         (m.get("to") or m.get("revision")) >= start + 1, timeout=15)
+    healed = await until(
+        bob,
+        lambda m: m.get("type") in ("changes", "change") and (m.get("to") or m.get("revision")) >= start + 1,
+        timeout=15,
+    )
     assert healed
     # The sync check rejoined the group that the "restart" emptied: live fan-out works again.
     group = f"canvas.{canvas_id}"
@@ -263,8 +282,14 @@ async def test_consumer_survives_a_channel_layer_outage(settings):
     assert all(len(layer.groups.get(group, {})) == 2 for layer in FlakyLayer.instances)
     await alice.send_json_to({"type": "op", "client_op_id": "after", "op": node("after")})
     # (Live as a `change`, or in a `changes` push if the sync check got there first: both are fine.)
-    await until(bob, lambda m: (m.get("type") == "change" and m["revision"] == start + 2)
-                or (m.get("type") == "changes" and m["to"] >= start + 2), timeout=15)
+    await until(
+        bob,
+        lambda m: (
+            (m.get("type") == "change" and m["revision"] == start + 2)
+            or (m.get("type") == "changes" and m["to"] >= start + 2)
+        ),
+        timeout=15,
+    )
     assert FlakyLayer.failures > 0
     for ws in (alice, bob):
         await ws.disconnect()

@@ -11,6 +11,7 @@ the client's queue says.
 
 Scale: RELIABILITY_TS_SEEDS (3), RELIABILITY_TS_OPS ops per writer (40), RELIABILITY_TS_ORDER_OPS (300).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,11 +38,18 @@ def test_shipped_engine_converges_and_keeps_order(pg_redis_cluster, record_figur
     if shutil.which("npx") is None or not (FRONTEND / "node_modules").is_dir():
         pytest.fail("node and frontend/node_modules are needed (scripts/setup.sh runs npm ci)")
     users = {"fz_owner": "owner", "fz_ed1": "editor", "fz_ed2": "editor", "fz_viewer": "viewer"}
-    info = setup_canvas_in(pg_redis_cluster, users=list(users), owner="fz_owner",
-                           members={u: r for u, r in users.items() if r != "owner"}, name="engine fuzz users")
+    info = setup_canvas_in(
+        pg_redis_cluster,
+        users=list(users),
+        owner="fz_owner",
+        members={u: r for u, r in users.items() if r != "owner"},
+        name="engine fuzz users",
+    )
     config = {
         "apiUrls": [pg_redis_cluster.url(i) for i in range(len(pg_redis_cluster.ports))],
-        "wsUrls": [pg_redis_cluster.url(i).replace("http://", "ws://") for i in range(len(pg_redis_cluster.ports))],
+        "wsUrls": [
+            pg_redis_cluster.url(i).replace("http://", "ws://") for i in range(len(pg_redis_cluster.ports))
+        ],
         "origin": "http://127.0.0.1",
         "users": [{"username": u, "token": info["tokens"][u], "role": r} for u, r in users.items()],
         "seeds": list(range(1, SEEDS + 1)),
@@ -54,26 +62,49 @@ def test_shipped_engine_converges_and_keeps_order(pg_redis_cluster, record_figur
     }
     config_path, out_path = tmp_path / "fuzz.json", tmp_path / "out.json"
     config_path.write_text(json.dumps(config))
-    env = {**os.environ, "ENGINE_FUZZ_CONFIG": str(config_path), "ENGINE_FUZZ_OUT": str(out_path), "CI": "true"}
-    proc = subprocess.run(["npx", "vitest", "run", "--config", "vitest.fuzz.config.ts"], cwd=FRONTEND, env=env,
-                          capture_output=True, text=True, timeout=900)
+    env = {
+        **os.environ,
+        "ENGINE_FUZZ_CONFIG": str(config_path),
+        "ENGINE_FUZZ_OUT": str(out_path),
+        "CI": "true",
+    }
+    proc = subprocess.run(
+        ["npx", "vitest", "run", "--config", "vitest.fuzz.config.ts"],
+        cwd=FRONTEND,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out_path.exists(), f"the fuzz wrote no results:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     result = json.loads(out_path.read_text())
     seeds, order = result["seeds"], result["order"]
     figures = {
-        "seeds": len(seeds), "clients": config["clients"], "ops": sum(s["ops"] for s in seeds),
-        "acked": sum(s["acked"] for s in seeds), "lost": sum(s["lost"] for s in seeds),
+        "seeds": len(seeds),
+        "clients": config["clients"],
+        "ops": sum(s["ops"] for s in seeds),
+        "acked": sum(s["acked"] for s in seeds),
+        "lost": sum(s["lost"] for s in seeds),
         "diverged_seeds": sum(1 for s in seeds if s["diverged"]),
         "rate_limited": sum(s["stats"]["rate_limited"] for s in seeds),
-        "kills": sum(s["stats"]["kills"] for s in seeds), "dropped_changes": sum(s["stats"]["dropped"] for s in seeds),
-        "rejected": {code: sum(s["rejected"].get(code, 0) for s in seeds) for code in
-                     sorted({c for s in seeds for c in s["rejected"]})},
+        "kills": sum(s["stats"]["kills"] for s in seeds),
+        "dropped_changes": sum(s["stats"]["dropped"] for s in seeds),
+        "rejected": {
+            code: sum(s["rejected"].get(code, 0) for s in seeds)
+            for code in sorted({c for s in seeds for c in s["rejected"]})
+        },
         "max_converged_ms": max((s["converged_ms"] or 0) for s in seeds),
-        "order_ops": order["ops"], "order_rate_limited": order["rate_limited"], "order_diverged": len(order["diverged"]),
+        "order_ops": order["ops"],
+        "order_rate_limited": order["rate_limited"],
+        "order_diverged": len(order["diverged"]),
         "order_drained_ms": order["drained_ms"],
     }
     record_figures("ts_engine_fuzz", figures)
-    problems = [f"seed {s['seed']}: lost {s['lost']}, {s['diverged'][:5]}" for s in seeds if s["lost"] or s["diverged"]]
+    problems = [
+        f"seed {s['seed']}: lost {s['lost']}, {s['diverged'][:5]}"
+        for s in seeds
+        if s["lost"] or s["diverged"]
+    ]
     assert not problems, "\n".join(problems) + f"\n{proc.stdout[-2000:]}"
     assert order["diverged"] == [], order["diverged"]
     assert proc.returncode == 0, proc.stdout[-3000:]

@@ -1,4 +1,5 @@
 """OpenAPI shapes of the agent endpoints (documentation only; validation lives in agent/services.py)."""
+
 from rest_framework import serializers
 
 from canvasweb.agent.models import ProposalStatus
@@ -12,7 +13,9 @@ class ProposalFieldChangeSerializer(serializers.Serializer):
 
 
 class ProposalDiffSerializer(serializers.Serializer):
-    target = any_json(required=False, help_text="The node it changes: {id, content, kind, version, sensitivity}.")
+    target = any_json(
+        required=False, help_text="The node it changes: {id, content, kind, version, sensitivity}."
+    )
     node = any_json(required=False, help_text="The node it would create (a ghost node for the canvas).")
     edge = any_json(required=False, help_text="The edge it would create (a ghost edge).")
     source = any_json(required=False)
@@ -23,12 +26,15 @@ class ProposalSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     canvas_id = serializers.IntegerField()
     status = enum(ProposalStatus.values, "ProposalStatus")
-    tool = serializers.CharField(help_text="add_node, update_node, move_node, link_nodes, supersede_node, "
-                                           "archive_node")
+    tool = serializers.CharField(
+        help_text="add_node, update_node, move_node, link_nodes, supersede_node, archive_node"
+    )
     summary = serializers.CharField()
     diff = ProposalDiffSerializer()
     op = any_json(help_text="The canvas operation that approval applies (docs/protocol.md, Operations).")
-    stale = serializers.BooleanField(help_text="A node it changes was edited or removed since it was proposed.")
+    stale = serializers.BooleanField(
+        help_text="A node it changes was edited or removed since it was proposed."
+    )
     stale_reason = serializers.CharField(allow_null=True)
     requested_by = UserRefSerializer(help_text="The person the agent acted for.")
     conversation_id = serializers.IntegerField(allow_null=True)
@@ -43,8 +49,9 @@ class ProposalSerializer(serializers.Serializer):
 
 
 class ProposalApproveSerializer(serializers.Serializer):
-    force = serializers.BooleanField(required=False, default=False,
-                                     help_text="Approve even though the proposal is stale.")
+    force = serializers.BooleanField(
+        required=False, default=False, help_text="Approve even though the proposal is stale."
+    )
 
 
 class ProposalDecisionSerializer(serializers.Serializer):

@@ -6,98 +6,292 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('canvases', '0001_initial'),
-        ('chat', '0001_initial'),
+        ("canvases", "0001_initial"),
+        ("chat", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AgentRun',
+            name="AgentRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('run_id', models.CharField(max_length=64, unique=True)),
-                ('role', models.CharField(help_text="the user's role when the turn started", max_length=10)),
-                ('mode', models.CharField(help_text='the canvas agent mode when the turn started', max_length=10)),
-                ('tools', models.JSONField(default=list, help_text='names of the tools offered')),
-                ('rounds', models.PositiveIntegerField(default=0)),
-                ('calls', models.PositiveIntegerField(default=0)),
-                ('writes', models.PositiveIntegerField(default=0)),
-                ('refused', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='canvases.canvas')),
-                ('conversation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='chat.conversation')),
-                ('message', models.ForeignKey(blank=True, help_text='the assistant message whose tool calls this run executed', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='chat.message')),
-                ('user', models.ForeignKey(help_text='the person the agent acts for', on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("run_id", models.CharField(max_length=64, unique=True)),
+                ("role", models.CharField(help_text="the user's role when the turn started", max_length=10)),
+                (
+                    "mode",
+                    models.CharField(help_text="the canvas agent mode when the turn started", max_length=10),
+                ),
+                ("tools", models.JSONField(default=list, help_text="names of the tools offered")),
+                ("rounds", models.PositiveIntegerField(default=0)),
+                ("calls", models.PositiveIntegerField(default=0)),
+                ("writes", models.PositiveIntegerField(default=0)),
+                ("refused", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="canvases.canvas"
+                    ),
+                ),
+                (
+                    "conversation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="chat.conversation",
+                    ),
+                ),
+                (
+                    "message",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="the assistant message whose tool calls this run executed",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        help_text="the person the agent acts for",
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Proposal',
+            name="Proposal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tool', models.CharField(max_length=40)),
-                ('op', models.JSONField(help_text='the canvas operation (node ids resolved, ids of new nodes fixed)')),
-                ('summary', models.CharField(max_length=300)),
-                ('diff', models.JSONField(default=dict, help_text='field-level diff and ghost node/edge for the UI')),
-                ('base_versions', models.JSONField(default=dict, help_text='{node id: version} of the nodes it changes')),
-                ('refs', models.JSONField(default=list, help_text='ids of nodes it only links to')),
-                ('visibility_level', models.PositiveSmallIntegerField(default=0, help_text='0 public, 1 internal: who may see the proposal (max over the nodes involved)')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('failed', 'Failed')], default='pending', max_length=10)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('forced', models.BooleanField(default=False, help_text='approved although stale')),
-                ('result_revision', models.BigIntegerField(blank=True, null=True)),
-                ('error', models.JSONField(blank=True, help_text='{code, message, field} when it failed', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='agent_proposals', to='canvases.canvas')),
-                ('conversation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='chat.conversation')),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('message', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='chat.message')),
-                ('requested_by', models.ForeignKey(help_text='the person the agent acted for', on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='proposals', to='agent.agentrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("tool", models.CharField(max_length=40)),
+                (
+                    "op",
+                    models.JSONField(
+                        help_text="the canvas operation (node ids resolved, ids of new nodes fixed)"
+                    ),
+                ),
+                ("summary", models.CharField(max_length=300)),
+                (
+                    "diff",
+                    models.JSONField(
+                        default=dict, help_text="field-level diff and ghost node/edge for the UI"
+                    ),
+                ),
+                (
+                    "base_versions",
+                    models.JSONField(default=dict, help_text="{node id: version} of the nodes it changes"),
+                ),
+                ("refs", models.JSONField(default=list, help_text="ids of nodes it only links to")),
+                (
+                    "visibility_level",
+                    models.PositiveSmallIntegerField(
+                        default=0,
+                        help_text="0 public, 1 internal: who may see the proposal (max over the nodes involved)",
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("forced", models.BooleanField(default=False, help_text="approved although stale")),
+                ("result_revision", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "error",
+                    models.JSONField(
+                        blank=True, help_text="{code, message, field} when it failed", null=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="agent_proposals",
+                        to="canvases.canvas",
+                    ),
+                ),
+                (
+                    "conversation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="chat.conversation",
+                    ),
+                ),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "message",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        help_text="the person the agent acted for",
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="proposals",
+                        to="agent.agentrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='AgentToolCall',
+            name="AgentToolCall",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('conversation_id', models.BigIntegerField(blank=True, null=True)),
-                ('message_id', models.BigIntegerField(blank=True, null=True)),
-                ('round', models.PositiveSmallIntegerField()),
-                ('call_id', models.CharField(blank=True, default='', max_length=64)),
-                ('tool', models.CharField(help_text='the tool name as the model gave it (cut to 64)', max_length=64)),
-                ('arguments', models.TextField(blank=True, default='', help_text='the arguments as sent, credentials masked, cut to 4,000 characters')),
-                ('op', models.JSONField(blank=True, help_text='the canvas operation it became, if any', null=True)),
-                ('outcome', models.CharField(choices=[('applied', 'Applied'), ('proposed', 'Proposed'), ('read', 'Read'), ('refused', 'Refused')], max_length=10)),
-                ('code', models.CharField(blank=True, default='', max_length=20)),
-                ('reason', models.TextField(blank=True, default='')),
-                ('revision', models.BigIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='canvases.canvas')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tool_calls', to='agent.agentrun')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('proposal', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='agent.proposal')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("conversation_id", models.BigIntegerField(blank=True, null=True)),
+                ("message_id", models.BigIntegerField(blank=True, null=True)),
+                ("round", models.PositiveSmallIntegerField()),
+                ("call_id", models.CharField(blank=True, default="", max_length=64)),
+                (
+                    "tool",
+                    models.CharField(
+                        help_text="the tool name as the model gave it (cut to 64)", max_length=64
+                    ),
+                ),
+                (
+                    "arguments",
+                    models.TextField(
+                        blank=True,
+                        default="",
+                        help_text="the arguments as sent, credentials masked, cut to 4,000 characters",
+                    ),
+                ),
+                (
+                    "op",
+                    models.JSONField(
+                        blank=True, help_text="the canvas operation it became, if any", null=True
+                    ),
+                ),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("applied", "Applied"),
+                            ("proposed", "Proposed"),
+                            ("read", "Read"),
+                            ("refused", "Refused"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("code", models.CharField(blank=True, default="", max_length=20)),
+                ("reason", models.TextField(blank=True, default="")),
+                ("revision", models.BigIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="canvases.canvas"
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tool_calls",
+                        to="agent.agentrun",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "proposal",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="agent.proposal",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddIndex(
-            model_name='agentrun',
-            index=models.Index(fields=['user', 'created_at'], name='agent_agent_user_id_c0e4e7_idx'),
+            model_name="agentrun",
+            index=models.Index(fields=["user", "created_at"], name="agent_agent_user_id_c0e4e7_idx"),
         ),
         migrations.AddIndex(
-            model_name='proposal',
-            index=models.Index(fields=['canvas', 'status'], name='agent_propo_canvas__78e87d_idx'),
+            model_name="proposal",
+            index=models.Index(fields=["canvas", "status"], name="agent_propo_canvas__78e87d_idx"),
         ),
         migrations.AddIndex(
-            model_name='agenttoolcall',
-            index=models.Index(fields=['user', 'outcome', 'created_at'], name='agent_agent_user_id_8fec5c_idx'),
+            model_name="agenttoolcall",
+            index=models.Index(
+                fields=["user", "outcome", "created_at"], name="agent_agent_user_id_8fec5c_idx"
+            ),
         ),
     ]

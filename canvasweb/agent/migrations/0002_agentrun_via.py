@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agent', '0001_initial'),
+        ("agent", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='agentrun',
-            name='via',
-            field=models.CharField(blank=True, default='', help_text='the tool outside the page this run came from, e.g. MCP (Claude Desktop)', max_length=100),
+            model_name="agentrun",
+            name="via",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="the tool outside the page this run came from, e.g. MCP (Claude Desktop)",
+                max_length=100,
+            ),
         ),
     ]

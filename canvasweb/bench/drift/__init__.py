@@ -10,41 +10,71 @@
 
 See docs/benchmarks.md for the method and the report schema.
 """
+
 from __future__ import annotations
 
 from .model import ask_model
 from .plot import write_pattern_plot, write_plots
 from .replay import CanvasReplay, ReplayClock, bench_users, node_kind_for, turn_times
 from .report import (
-                     REPORT_FORMAT,
-                     TOTAL,
-                     aggregate,
-                     build_report,
-                     pivot_rows,
-                     render_markdown,
-                     report_strategies,
-                     table_rows,
-                     targets,
+    REPORT_FORMAT,
+    TOTAL,
+    aggregate,
+    build_report,
+    pivot_rows,
+    render_markdown,
+    report_strategies,
+    table_rows,
+    targets,
 )
 from .run import FULL_BUDGET, DriftOptions, DriftRun, run_drift
 from .scoring import ProbeMeta, classify_probe, score, score_answer
 from .strategies import (
-                     COMPILER_STRATEGIES,
-                     PRODUCT_STRATEGIES,
-                     REFERENCE_STRATEGIES,
-                     STRATEGIES,
-                     HistoryIndex,
-                     bm25_history_compile,
-                     bm25_terms,
-                     naive_canvas_compile,
+    COMPILER_STRATEGIES,
+    PRODUCT_STRATEGIES,
+    REFERENCE_STRATEGIES,
+    STRATEGIES,
+    HistoryIndex,
+    bm25_history_compile,
+    bm25_terms,
+    naive_canvas_compile,
 )
 
 DEFAULT_BUDGETS = (1000, 2000, 4000)
 
 __all__ = [
-    "COMPILER_STRATEGIES", "DEFAULT_BUDGETS", "FULL_BUDGET", "PRODUCT_STRATEGIES", "REFERENCE_STRATEGIES",
-    "REPORT_FORMAT", "STRATEGIES", "TOTAL", "CanvasReplay", "DriftOptions", "DriftRun", "HistoryIndex", "ProbeMeta",
-    "ReplayClock", "aggregate", "ask_model", "bench_users", "bm25_history_compile", "bm25_terms", "build_report",
-    "classify_probe", "naive_canvas_compile", "node_kind_for", "pivot_rows", "render_markdown", "report_strategies",
-    "run_drift", "score", "score_answer", "table_rows", "targets", "turn_times", "write_pattern_plot", "write_plots",
+    "COMPILER_STRATEGIES",
+    "DEFAULT_BUDGETS",
+    "FULL_BUDGET",
+    "PRODUCT_STRATEGIES",
+    "REFERENCE_STRATEGIES",
+    "REPORT_FORMAT",
+    "STRATEGIES",
+    "TOTAL",
+    "CanvasReplay",
+    "DriftOptions",
+    "DriftRun",
+    "HistoryIndex",
+    "ProbeMeta",
+    "ReplayClock",
+    "aggregate",
+    "ask_model",
+    "bench_users",
+    "bm25_history_compile",
+    "bm25_terms",
+    "build_report",
+    "classify_probe",
+    "naive_canvas_compile",
+    "node_kind_for",
+    "pivot_rows",
+    "render_markdown",
+    "report_strategies",
+    "run_drift",
+    "score",
+    "score_answer",
+    "table_rows",
+    "targets",
+    "turn_times",
+    "write_pattern_plot",
+    "write_plots",
 ]

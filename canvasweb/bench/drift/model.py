@@ -6,6 +6,7 @@ Requests run on one event loop with at most `model_concurrency` in flight;
 each has the product's SDK timeout (`LLM_TIMEOUT_SECONDS`, or `--model-timeout`)
 and, on top, the same wall-clock limit for the whole streamed answer.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,14 @@ def ask_model(run: DriftRun, *, stderr: TextIO | None = None) -> None:
         return
     if run.options.model_timeout:
         config = dataclasses.replace(config, timeout=float(run.options.model_timeout))
-    run.model_info = {"requested": True, "configured": True, "model": config.model, "base_url": config.base_url,
-                      "concurrency": max(1, run.options.model_concurrency), "timeout_s": config.timeout}
+    run.model_info = {
+        "requested": True,
+        "configured": True,
+        "model": config.model,
+        "base_url": config.base_url,
+        "concurrency": max(1, run.options.model_concurrency),
+        "timeout_s": config.timeout,
+    }
     metas = {m.probe_id: m for m in run.metas}
     progress = Progress(len(run.model_jobs), label="model", enabled=run.options.progress, stream=stderr)
 
@@ -50,11 +57,15 @@ def ask_model(run: DriftRun, *, stderr: TextIO | None = None) -> None:
             except TimeoutError:
                 error = f"no complete answer within {config.timeout:g} s"
             s = score_answer(metas[result["probe_id"]], text)
-            result["model"] = {"answer": text[:2000], "error": error,
-                               "latency_ms": round((time.perf_counter() - t) * 1000),
-                               "correct": error is None and s["correct"],
-                               "recall_hit": error is None and s["recall_hit"],
-                               "missing": s["missing"], "forbid_found": s["forbid_found"]}
+            result["model"] = {
+                "answer": text[:2000],
+                "error": error,
+                "latency_ms": round((time.perf_counter() - t) * 1000),
+                "correct": error is None and s["correct"],
+                "recall_hit": error is None and s["recall_hit"],
+                "missing": s["missing"],
+                "forbid_found": s["forbid_found"],
+            }
             progress.advance(note=result["probe_id"])
 
     async def main() -> None:

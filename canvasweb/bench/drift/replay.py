@@ -25,6 +25,7 @@ caches keyed by canvas id + revision + creation time are cleared before each
 replay, since a rolled-back SQLite transaction reuses primary keys and the
 fixed clock reuses the creation time.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -53,9 +54,18 @@ from canvasweb.context.types import NodeData
 from ..scenarios import Scenario
 
 USERNAMES = {"owner": "drift-bench-owner", "editor": "drift-bench-editor", "viewer": "drift-bench-viewer"}
-_KIND_ALIASES = {"constraint": "requirement", "rule": "requirement", "规则": "requirement", "需求": "requirement",
-                 "goal": "requirement", "目标": "requirement", "credential": "config", "凭据": "config",
-                 "配置": "config", "proposal": "decision"}
+_KIND_ALIASES = {
+    "constraint": "requirement",
+    "rule": "requirement",
+    "规则": "requirement",
+    "需求": "requirement",
+    "goal": "requirement",
+    "目标": "requirement",
+    "credential": "config",
+    "凭据": "config",
+    "配置": "config",
+    "proposal": "decision",
+}
 # The replay's clock starts here (a Monday morning) unless a turn says otherwise.
 CLOCK_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 TURN_STEP = timedelta(minutes=1)
@@ -152,7 +162,9 @@ def bench_users() -> dict[str, Any]:
 class CanvasReplay:
     """One scenario replayed on a fresh canvas through the write path (call inside a transaction)."""
 
-    def __init__(self, scenario: Scenario, *, users: dict[str, Any], capture: bool, clock: ReplayClock) -> None:
+    def __init__(
+        self, scenario: Scenario, *, users: dict[str, Any], capture: bool, clock: ReplayClock
+    ) -> None:
         self.scenario = scenario
         self.capture = capture
         self.users = users
@@ -161,14 +173,19 @@ class CanvasReplay:
         clock.set(self.times[0] - TURN_STEP)  # the canvas is set up a minute before the first turn
         self.owner, self.editor, self.viewer = users["owner"], users["editor"], users["viewer"]
         mode = "capture" if capture else "plain"
-        self.canvas = canvas_services.canvas_create(user=self.owner, name=f"drift {mode}: {scenario.id}"[:200])
+        self.canvas = canvas_services.canvas_create(
+            user=self.owner, name=f"drift {mode}: {scenario.id}"[:200]
+        )
         owner = user_actor(self.owner)
-        canvas_services.member_set(actor=owner, canvas_id=self.canvas.pk, username=self.editor.username,
-                                   role="editor")
-        canvas_services.member_set(actor=owner, canvas_id=self.canvas.pk, username=self.viewer.username,
-                                   role="viewer")
-        self.conversation = chat_services.conversation_create(user=self.editor, canvas_id=self.canvas.pk,
-                                                              title=scenario.id[:200])
+        canvas_services.member_set(
+            actor=owner, canvas_id=self.canvas.pk, username=self.editor.username, role="editor"
+        )
+        canvas_services.member_set(
+            actor=owner, canvas_id=self.canvas.pk, username=self.viewer.username, role="viewer"
+        )
+        self.conversation = chat_services.conversation_create(
+            user=self.editor, canvas_id=self.canvas.pk, title=scenario.id[:200]
+        )
         self.ids: dict[str, uuid.UUID] = {}
         self.secret_keys: set[str] = set()
         # Nodes that an accepted suggestion superseded: old id -> new id.
@@ -196,9 +213,12 @@ class CanvasReplay:
         self.clock.set(self.times[index])
         user_turn = turn["role"] == "user"
         message = Message.objects.create(
-            conversation=self.conversation, role=MessageRole.USER if user_turn else MessageRole.ASSISTANT,
+            conversation=self.conversation,
+            role=MessageRole.USER if user_turn else MessageRole.ASSISTANT,
             source=MessageSource.USER_INPUT if user_turn else MessageSource.ASSISTANT_REPLY,
-            content=turn["content"], token_count=count_tokens(turn["content"], encoding=TOKEN_CACHE.encoding))
+            content=turn["content"],
+            token_count=count_tokens(turn["content"], encoding=TOKEN_CACHE.encoding),
+        )
         for op in turn.get("canvas_ops") or ():
             self._apply_scenario_op(index, op)
         if self.capture and user_turn:
@@ -221,9 +241,17 @@ class CanvasReplay:
         sensitivity = spec.get("sensitivity", "public")
         if sensitivity == "secret":
             self.secret_keys.add(spec["key"])
-        return {"id": str(node_id), "content": spec["content"], "kind": node_kind_for(tags), "x": float(spec["x"]),
-                "y": float(spec["y"]), "weight": float(spec.get("weight", 1.0)), "tags": tags,
-                "pinned": bool(spec.get("pinned", False)), "sensitivity": sensitivity}
+        return {
+            "id": str(node_id),
+            "content": spec["content"],
+            "kind": node_kind_for(tags),
+            "x": float(spec["x"]),
+            "y": float(spec["y"]),
+            "weight": float(spec.get("weight", 1.0)),
+            "tags": tags,
+            "pinned": bool(spec.get("pinned", False)),
+            "sensitivity": sensitivity,
+        }
 
     def _map_op(self, op: dict) -> tuple[dict, bool]:
         """(op dict for apply_operation, apply as owner?)"""
@@ -235,20 +263,37 @@ class CanvasReplay:
             fields = {k: op[k] for k in ("content", "weight", "tags", "pinned", "sensitivity") if k in op}
             secret = op["key"] in self.secret_keys or fields.get("sensitivity") == "secret"
             if "sensitivity" in fields:
-                (self.secret_keys.add if fields["sensitivity"] == "secret" else self.secret_keys.discard)(op["key"])
+                (self.secret_keys.add if fields["sensitivity"] == "secret" else self.secret_keys.discard)(
+                    op["key"]
+                )
             return {"type": "node.update", "id": str(self._head(op["key"])), "fields": fields}, secret
         if kind == "move_node":
-            return ({"type": "node.move", "id": str(self._head(op["key"])), "x": float(op["x"]), "y": float(op["y"])},
-                    op["key"] in self.secret_keys)
+            return (
+                {
+                    "type": "node.move",
+                    "id": str(self._head(op["key"])),
+                    "x": float(op["x"]),
+                    "y": float(op["y"]),
+                },
+                op["key"] in self.secret_keys,
+            )
         if kind == "supersede":
             old = self._head(op["old"])
             secret = op["old"] in self.secret_keys
             body = self._body(op["new"])
-            return {"type": "node.supersede", "id": str(old), "node": body}, secret or body["sensitivity"] == "secret"
+            return {"type": "node.supersede", "id": str(old), "node": body}, secret or body[
+                "sensitivity"
+            ] == "secret"
         if kind == "link":
-            edge = {"id": str(uuid.uuid4()), "source": str(self._head(op["source"])),
-                    "target": str(self._head(op["target"])), "relation": op.get("relation", "relates_to")}
-            return {"type": "edge.create", "edge": edge}, bool({op["source"], op["target"]} & self.secret_keys)
+            edge = {
+                "id": str(uuid.uuid4()),
+                "source": str(self._head(op["source"])),
+                "target": str(self._head(op["target"])),
+                "relation": op.get("relation", "relates_to"),
+            }
+            return {"type": "edge.create", "edge": edge}, bool(
+                {op["source"], op["target"]} & self.secret_keys
+            )
         if kind == "archive":
             return {"type": "node.archive", "id": str(self._head(op["key"]))}, op["key"] in self.secret_keys
         raise ValueError(f"unknown op {kind!r}")
@@ -270,19 +315,27 @@ class CanvasReplay:
 
     # --------------------------------------------------------------- capture
     def _capture(self, index: int, message: Message, *, viewport: dict) -> None:
-        suggestions = chat_services._capture_suggestions(conversation=self.conversation, message=message,
-                                                         role="editor")
+        suggestions = chat_services._capture_suggestions(
+            conversation=self.conversation, message=message, role="editor"
+        )
         if not suggestions:
             return
         nodes, _, _ = canvas_inputs(canvas_id=self.canvas_id)
         # What the editor sees on the canvas right now (secret nodes are hidden from editors).
-        on_canvas = [_norm(n.content) for n in nodes
-                     if not n.superseded_by and not n.archived and n.sensitivity != "secret"]
+        on_canvas = [
+            _norm(n.content)
+            for n in nodes
+            if not n.superseded_by and not n.archived and n.sensitivity != "secret"
+        ]
         for s in suggestions:
             self.capture_stats["suggested"] += 1
             text, value = _norm(s["content"]), _squash(s.get("value") or "")
-            entry = {"turn": index, "content": s["content"][:160], "value": s.get("value") or None,
-                     "supersedes": bool(s.get("supersede_node_id"))}
+            entry = {
+                "turn": index,
+                "content": s["content"][:160],
+                "value": s.get("value") or None,
+                "supersedes": bool(s.get("supersede_node_id")),
+            }
             self.capture_log.append(entry)
             # A person dismisses a suggestion that is already on the canvas (the same sentence, or the same
             # value of 3+ characters in a node they can see), unless it replaces a node that still holds an
@@ -298,16 +351,18 @@ class CanvasReplay:
                 result = chat_services.suggestion_accept(user=self.editor, suggestion_id=s["id"], x=x, y=y)
             except CanvasError as exc:
                 self.capture_stats["accept_errors"] += 1
-                self.op_errors.append({"turn": index, "op": "suggestion_accept",
-                                       "error": f"{exc.code}: {exc.message}"})
+                self.op_errors.append(
+                    {"turn": index, "op": "suggestion_accept", "error": f"{exc.code}: {exc.message}"}
+                )
                 entry["decision"] = f"error: {exc.code}"
                 if "already superseded" not in exc.message:
                     continue
                 # Two suggestions of one message may target the same node; after the first one superseded
                 # it, the person adds the second as a new node instead.
                 try:
-                    result = chat_services.suggestion_accept(user=self.editor, suggestion_id=s["id"], x=x, y=y,
-                                                             supersede=False)
+                    result = chat_services.suggestion_accept(
+                        user=self.editor, suggestion_id=s["id"], x=x, y=y, supersede=False
+                    )
                 except CanvasError:
                     continue
                 self.capture_stats["accepted_as_new_after_conflict"] += 1

@@ -5,6 +5,7 @@ strings all reach the model's prompt; it says nothing about the answer. With
 `--model`, "answer accuracy" is the share of probes whose answer holds every
 expected string and no forbidden one.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -34,8 +35,9 @@ def _grouped(run: DriftRun) -> dict[tuple[str, int | None], list[dict]]:
     return groups
 
 
-def aggregate(run: DriftRun, *, metas: Sequence[ProbeMeta] | None = None,
-              groups: dict | None = None) -> list[dict]:
+def aggregate(
+    run: DriftRun, *, metas: Sequence[ProbeMeta] | None = None, groups: dict | None = None
+) -> list[dict]:
     """One row per strategy x budget (full: the same numbers on every budget row)."""
     metas = list(metas if metas is not None else run.metas)
     by_id = {m.probe_id: m for m in metas}
@@ -58,7 +60,10 @@ def aggregate(run: DriftRun, *, metas: Sequence[ProbeMeta] | None = None,
             tokens = [r["tokens"] for r in rs]
             ref = sum(full_tokens.get(r["probe_id"], 0) for r in rs)
             row = {
-                "strategy": strategy, "budget": budget, "budget_applies": strategy != "full", "probes": len(rs),
+                "strategy": strategy,
+                "budget": budget,
+                "budget_applies": strategy != "full",
+                "probes": len(rs),
                 "recall": rnd(_rate([r["recall_hit"] for r in rs]), 4),
                 "placed_probes": len(placed_rs),
                 "recall_placed": rnd(_rate([r["recall_hit"] for r in placed_rs]), 4),
@@ -66,15 +71,19 @@ def aggregate(run: DriftRun, *, metas: Sequence[ProbeMeta] | None = None,
                 "stale_rate": rnd(_rate([bool(r["stale_found"]) for r in rs]), 4),
                 "leak_rate": rnd(_rate([bool(r["leak_found"]) for r in rs]), 4),
                 "probes_with_forbid": len(forbid_rs),
-                "stale_leak_rate_of_forbid_probes": rnd(_rate([bool(r["forbid_found"]) for r in forbid_rs]), 4),
+                "stale_leak_rate_of_forbid_probes": rnd(
+                    _rate([bool(r["forbid_found"]) for r in forbid_rs]), 4
+                ),
                 "unplaced_probes": len(unplaced_rs),
                 "unplaced_recall": rnd(_rate([not r["unplaced_missing"] for r in unplaced_rs]), 4),
                 "unplaced_facts": unplaced_facts,
                 "unplaced_fact_recall": rnd((unplaced_facts - unplaced_missing) / unplaced_facts, 4)
-                if unplaced_facts else None,
+                if unplaced_facts
+                else None,
                 "unplaced_forbid_probes": len(unplaced_forbid_rs),
-                "unplaced_stale_leak_rate": rnd(_rate([bool(r["unplaced_forbid_found"]) for r in unplaced_forbid_rs]),
-                                                4),
+                "unplaced_stale_leak_rate": rnd(
+                    _rate([bool(r["unplaced_forbid_found"]) for r in unplaced_forbid_rs]), 4
+                ),
                 "tokens_mean": rnd(mean(tokens), 1),
                 "tokens_p95": percentile(tokens, 0.95),
                 "tokens_share_of_full": rnd(sum(tokens) / ref, 4) if ref else None,
@@ -102,24 +111,51 @@ def targets(rows: Sequence[dict]) -> list[dict]:
     for budget in TARGET_BUDGETS:
         r = row("canvas", budget)
         if r:
-            out.append({"name": f"canvas in-prompt recall @ {budget}", "value": r["recall"], "target": ">= 0.99",
-                        "met": r["recall"] is not None and r["recall"] >= 0.99})
-            out.append({"name": f"canvas stale+leak @ {budget}", "value": r["stale_leak_rate"], "target": "== 0",
-                        "met": r["stale_leak_rate"] == 0})
+            out.append(
+                {
+                    "name": f"canvas in-prompt recall @ {budget}",
+                    "value": r["recall"],
+                    "target": ">= 0.99",
+                    "met": r["recall"] is not None and r["recall"] >= 0.99,
+                }
+            )
+            out.append(
+                {
+                    "name": f"canvas stale+leak @ {budget}",
+                    "value": r["stale_leak_rate"],
+                    "target": "== 0",
+                    "met": r["stale_leak_rate"] == 0,
+                }
+            )
             if r["recall_placed"] is not None and r["placed_probes"] < r["probes"]:
-                out.append({"name": f"canvas in-prompt recall @ {budget}, probes whose facts are all on the canvas",
-                            "value": r["recall_placed"], "target": ">= 0.99 (informational)",
-                            "met": r["recall_placed"] >= 0.99})
+                out.append(
+                    {
+                        "name": f"canvas in-prompt recall @ {budget}, probes whose facts are all on the canvas",
+                        "value": r["recall_placed"],
+                        "target": ">= 0.99 (informational)",
+                        "met": r["recall_placed"] >= 0.99,
+                    }
+                )
             ref = row("bm25-history", budget)
             if ref and ref["recall"] is not None:
-                out.append({"name": f"canvas in-prompt recall @ {budget} vs bm25-history ({ref['recall']})",
-                            "value": r["recall"], "target": ">= bm25-history",
-                            "met": r["recall"] is not None and r["recall"] >= ref["recall"]})
+                out.append(
+                    {
+                        "name": f"canvas in-prompt recall @ {budget} vs bm25-history ({ref['recall']})",
+                        "value": r["recall"],
+                        "target": ">= bm25-history",
+                        "met": r["recall"] is not None and r["recall"] >= ref["recall"],
+                    }
+                )
         r = row("canvas+capture", budget)
         if r and r["unplaced_fact_recall"] is not None:
-            out.append({"name": f"canvas+capture never-placed facts recovered @ {budget}",
-                        "value": r["unplaced_fact_recall"], "target": ">= 0.90",
-                        "met": r["unplaced_fact_recall"] >= 0.90})
+            out.append(
+                {
+                    "name": f"canvas+capture never-placed facts recovered @ {budget}",
+                    "value": r["unplaced_fact_recall"],
+                    "target": ">= 0.90",
+                    "met": r["unplaced_fact_recall"] >= 0.90,
+                }
+            )
     return out
 
 
@@ -131,12 +167,18 @@ def tag_counts(metas: Sequence[ProbeMeta]) -> dict[str, int]:
 def build_report(run: DriftRun, *, argv: Sequence[str], database: str, started: str) -> dict:
     groups = _grouped(run)
     rows = aggregate(run, groups=groups)
-    by_lang = {lang: aggregate(run, metas=[m for m in run.metas if m.lang == lang], groups=groups)
-               for lang in sorted({m.lang for m in run.metas})}
-    by_set = {s["label"]: aggregate(run, metas=[m for m in run.metas if m.set == s["label"]], groups=groups)
-              for s in run.sets}
-    by_tag = {tag: aggregate(run, metas=[m for m in run.metas if tag in (m.tags or [UNTAGGED])], groups=groups)
-              for tag in tag_counts(run.metas)}
+    by_lang = {
+        lang: aggregate(run, metas=[m for m in run.metas if m.lang == lang], groups=groups)
+        for lang in sorted({m.lang for m in run.metas})
+    }
+    by_set = {
+        s["label"]: aggregate(run, metas=[m for m in run.metas if m.set == s["label"]], groups=groups)
+        for s in run.sets
+    }
+    by_tag = {
+        tag: aggregate(run, metas=[m for m in run.metas if tag in (m.tags or [UNTAGGED])], groups=groups)
+        for tag in tag_counts(run.metas)
+    }
     return {
         "format": REPORT_FORMAT,
         "benchmark": "drift",
@@ -167,15 +209,31 @@ def build_report(run: DriftRun, *, argv: Sequence[str], database: str, started: 
 
 # --------------------------------------------------------------------------- tables
 ROW_COLUMNS = (
-    ("strategy", "strategy"), ("budget", "budget"), ("probes", "probes"), ("recall", "in-prompt recall"),
+    ("strategy", "strategy"),
+    ("budget", "budget"),
+    ("probes", "probes"),
+    ("recall", "in-prompt recall"),
     ("recall_placed", "in-prompt recall (placed)"),
-    ("stale_leak_rate", "stale+leak"), ("stale_rate", "stale"), ("leak_rate", "leak"),
-    ("unplaced_fact_recall", "never-placed recall"), ("unplaced_stale_leak_rate", "never-placed stale"),
-    ("tokens_mean", "mean tok"), ("tokens_p95", "p95 tok"), ("tokens_share_of_full", "share of full"),
+    ("stale_leak_rate", "stale+leak"),
+    ("stale_rate", "stale"),
+    ("leak_rate", "leak"),
+    ("unplaced_fact_recall", "never-placed recall"),
+    ("unplaced_stale_leak_rate", "never-placed stale"),
+    ("tokens_mean", "mean tok"),
+    ("tokens_p95", "p95 tok"),
+    ("tokens_share_of_full", "share of full"),
     ("compile_ms_mean", "compile ms"),
 )
-PCT_KEYS = {"recall", "recall_placed", "stale_leak_rate", "stale_rate", "leak_rate", "unplaced_fact_recall",
-            "unplaced_stale_leak_rate", "tokens_share_of_full"}
+PCT_KEYS = {
+    "recall",
+    "recall_placed",
+    "stale_leak_rate",
+    "stale_rate",
+    "leak_rate",
+    "unplaced_fact_recall",
+    "unplaced_stale_leak_rate",
+    "tokens_share_of_full",
+}
 MODEL_COLUMNS = (("answer_accuracy", "answer accuracy"), ("answer_stale_leak_rate", "answer stale+leak"))
 
 
@@ -202,8 +260,13 @@ def table_rows(rows: Sequence[dict], *, percent: bool = True) -> tuple[list[str]
     return headers, out
 
 
-def pivot_rows(groups: dict[str, list[dict]], *, counts: dict[str, int] | None = None,
-               strategies: Sequence[str], budgets: Sequence[int]) -> tuple[list[str], list[list]]:
+def pivot_rows(
+    groups: dict[str, list[dict]],
+    *,
+    counts: dict[str, int] | None = None,
+    strategies: Sequence[str],
+    budgets: Sequence[int],
+) -> tuple[list[str], list[list]]:
     """One line per group x budget; per strategy "in-prompt recall / stale+leak" (and answer accuracy)."""
     model = any("answer_accuracy" in r for rows in groups.values() for r in rows)
     headers = ["group", "probes", "budget", *list(strategies)]
@@ -252,9 +315,24 @@ def render_markdown(report: dict) -> str:
     align = ["l", "r"] + ["r"] * (len(headers) - 2)
     lines += [md_table(headers, rows, align=align), ""]
     if report["targets"]:
-        lines += ["## Targets", "", md_table(["target", "value", "goal", "met"], [
-            [t["name"], _pct(t["value"]) if isinstance(t["value"], float) else t["value"], t["target"],
-             "yes" if t["met"] else "**no**"] for t in report["targets"]], align=["l", "r", "l", "l"]), ""]
+        lines += [
+            "## Targets",
+            "",
+            md_table(
+                ["target", "value", "goal", "met"],
+                [
+                    [
+                        t["name"],
+                        _pct(t["value"]) if isinstance(t["value"], float) else t["value"],
+                        t["target"],
+                        "yes" if t["met"] else "**no**",
+                    ]
+                    for t in report["targets"]
+                ],
+                align=["l", "r", "l", "l"],
+            ),
+            "",
+        ]
     strategies = report_strategies(report)
     sets = report.get("sets") or []
     if sets:
@@ -262,30 +340,55 @@ def render_markdown(report: dict) -> str:
         groups[TOTAL] = report["rows"]
         counts = {s["label"]: s["probes"] for s in sets} | {TOTAL: report["probe_count"]}
         h, rr = pivot_rows(groups, counts=counts, strategies=strategies, budgets=report["budgets"])
-        lines += ["## Per scenario set", "", "In-prompt recall / stale+leak"
-                  + (" / answer accuracy" if report["model"].get("configured") else "")
-                  + " per `--scenarios` path, and in total.",
-                  "", md_table(h, rr, align=["l", "r", "r"] + ["r"] * len(strategies)), ""]
+        lines += [
+            "## Per scenario set",
+            "",
+            "In-prompt recall / stale+leak"
+            + (" / answer accuracy" if report["model"].get("configured") else "")
+            + " per `--scenarios` path, and in total.",
+            "",
+            md_table(h, rr, align=["l", "r", "r"] + ["r"] * len(strategies)),
+            "",
+        ]
     if report.get("rows_by_tag"):
-        h, rr = pivot_rows(report["rows_by_tag"], counts=report["tags"], strategies=strategies,
-                           budgets=report["budgets"])
-        lines += ["## Per pattern (probe tags)", "",
-                  "In-prompt recall / stale+leak" + (" / answer accuracy" if report["model"].get("configured") else "")
-                  + " per probe tag. A probe counts under every tag it carries; untagged probes under `(untagged)`.",
-                  "",
-                  md_table(h, rr, align=["l", "r", "r"] + ["r"] * len(strategies)), "",
-                  "![In-prompt recall per pattern](recall_per_pattern.png)", ""]
+        h, rr = pivot_rows(
+            report["rows_by_tag"], counts=report["tags"], strategies=strategies, budgets=report["budgets"]
+        )
+        lines += [
+            "## Per pattern (probe tags)",
+            "",
+            "In-prompt recall / stale+leak"
+            + (" / answer accuracy" if report["model"].get("configured") else "")
+            + " per probe tag. A probe counts under every tag it carries; untagged probes under `(untagged)`.",
+            "",
+            md_table(h, rr, align=["l", "r", "r"] + ["r"] * len(strategies)),
+            "",
+            "![In-prompt recall per pattern](recall_per_pattern.png)",
+            "",
+        ]
     for lang, rows_l in report.get("rows_by_lang", {}).items():
-        pick = [r for r in rows_l if r["strategy"] in ("canvas", "canvas+capture", "window", "summary",
-                                                       "bm25-history")]
+        pick = [
+            r
+            for r in rows_l
+            if r["strategy"] in ("canvas", "canvas+capture", "window", "summary", "bm25-history")
+        ]
         if pick and len(report.get("rows_by_lang", {})) > 1:
             h, rr = table_rows(pick)
-            lines += [f"### {lang or '(no lang)'}", "", md_table(h, rr, align=["l", "r"] + ["r"] * (len(h) - 2)), ""]
-    misses = [r for r in report["results"] if r["strategy"] in ("canvas", "canvas+capture") and r.get("diagnosis")]
+            lines += [
+                f"### {lang or '(no lang)'}",
+                "",
+                md_table(h, rr, align=["l", "r"] + ["r"] * (len(h) - 2)),
+                "",
+            ]
+    misses = [
+        r for r in report["results"] if r["strategy"] in ("canvas", "canvas+capture") and r.get("diagnosis")
+    ]
     if misses:
         lines += ["## Canvas-strategy misses", ""]
         for r in misses:
-            lines.append(f"- `{r['probe_id']}` {r['strategy']} @ {r['budget']}: " + " / ".join(r["diagnosis"]))
+            lines.append(
+                f"- `{r['probe_id']}` {r['strategy']} @ {r['budget']}: " + " / ".join(r["diagnosis"])
+            )
         lines.append("")
     errs = [(s["id"], e) for s in report["scenarios"] for e in s.get("op_errors", [])]
     if errs:
@@ -296,13 +399,24 @@ def render_markdown(report: dict) -> str:
     for s in report["scenarios"]:
         cap.update(s.get("capture") or {})
     if cap:
-        lines += ["## Fact capture (canvas+capture)", "",
-                  ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in sorted(cap.items())), ""]
+        lines += [
+            "## Fact capture (canvas+capture)",
+            "",
+            ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in sorted(cap.items())),
+            "",
+        ]
     model = report["model"]
     if model.get("requested"):
-        lines += ["## Model answers", "",
-                  (f"Model `{model.get('model')}` at {model.get('base_url') or 'api.openai.com'} answered every "
-                   f"compiled prompt (concurrency {model.get('concurrency')}, timeout {model.get('timeout_s')} s); "
-                   "see the answer columns above."
-                   if model.get("configured") else f"Skipped: {model.get('skipped')}"), ""]
+        lines += [
+            "## Model answers",
+            "",
+            (
+                f"Model `{model.get('model')}` at {model.get('base_url') or 'api.openai.com'} answered every "
+                f"compiled prompt (concurrency {model.get('concurrency')}, timeout {model.get('timeout_s')} s); "
+                "see the answer columns above."
+                if model.get("configured")
+                else f"Skipped: {model.get('skipped')}"
+            ),
+            "",
+        ]
     return "\n".join(lines)

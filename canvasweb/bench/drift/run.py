@@ -5,6 +5,7 @@ strategy and budget is compiled from it before the replay moves on, so a
 scenario's turns are written once per replay whatever the number of
 strategies, budgets and probes.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -77,27 +78,70 @@ def _probe_viewport(scenario: Scenario, turn: int) -> dict:
 
 def _meta(scenario: Scenario, index: int, probe: dict) -> ProbeMeta:
     return ProbeMeta(
-        probe_id=f"{scenario.id}#{index}", scenario=scenario.id, lang=scenario.lang, index=index,
-        after_turn=probe["after_turn"], role=probe.get("as_role", "editor"), question=probe["question"],
+        probe_id=f"{scenario.id}#{index}",
+        scenario=scenario.id,
+        lang=scenario.lang,
+        index=index,
+        after_turn=probe["after_turn"],
+        role=probe.get("as_role", "editor"),
+        question=probe["question"],
         viewport=dict(probe.get("viewport") or {"x": 0, "y": 0, "zoom": 1}),
-        expect_all=list(probe.get("expect_all", [])), forbid=list(probe.get("forbid", [])),
-        tags=sorted({str(t) for t in probe.get("tags") or ()}), set=scenario.source)
+        expect_all=list(probe.get("expect_all", [])),
+        forbid=list(probe.get("forbid", [])),
+        tags=sorted({str(t) for t in probe.get("tags") or ()}),
+        set=scenario.source,
+    )
 
 
-def _record(run: DriftRun, *, meta: ProbeMeta, strategy: str, budget: int | None, messages: list[dict],
-            tokens: int, compile_ms: float, wall_ms: float, compiled=None, nodes=(), layer_tokens=None,
-            error: str | None = None) -> dict:
+def _record(
+    run: DriftRun,
+    *,
+    meta: ProbeMeta,
+    strategy: str,
+    budget: int | None,
+    messages: list[dict],
+    tokens: int,
+    compile_ms: float,
+    wall_ms: float,
+    compiled=None,
+    nodes=(),
+    layer_tokens=None,
+    error: str | None = None,
+) -> dict:
     text = message_text(messages)
-    result = {"probe_id": meta.probe_id, "scenario": meta.scenario, "strategy": strategy, "budget": budget,
-              "tokens": tokens, "compile_ms": round(compile_ms, 3), "wall_ms": round(wall_ms, 3),
-              "layer_tokens": layer_tokens or {}, "error": error,
-              # Two runs on the same files and code must send byte-identical prompts.
-              "prompt_sha256": hashlib.sha256(
-                  "\x1e".join(f"{m['role']}\x1f{m.get('content') or ''}" for m in messages).encode()).hexdigest()[:16]}
-    result.update(score(meta, text) if not error else {
-        "recall_hit": False, "missing": list(meta.expect_all), "forbid_found": [], "stale_found": [],
-        "leak_found": [], "unplaced_missing": list(meta.unplaced_expected), "unplaced_forbid_found": []})
-    if compiled is not None and strategy in CANVAS_STRATEGIES and (result["missing"] or result["forbid_found"]):
+    result = {
+        "probe_id": meta.probe_id,
+        "scenario": meta.scenario,
+        "strategy": strategy,
+        "budget": budget,
+        "tokens": tokens,
+        "compile_ms": round(compile_ms, 3),
+        "wall_ms": round(wall_ms, 3),
+        "layer_tokens": layer_tokens or {},
+        "error": error,
+        # Two runs on the same files and code must send byte-identical prompts.
+        "prompt_sha256": hashlib.sha256(
+            "\x1e".join(f"{m['role']}\x1f{m.get('content') or ''}" for m in messages).encode()
+        ).hexdigest()[:16],
+    }
+    result.update(
+        score(meta, text)
+        if not error
+        else {
+            "recall_hit": False,
+            "missing": list(meta.expect_all),
+            "forbid_found": [],
+            "stale_found": [],
+            "leak_found": [],
+            "unplaced_missing": list(meta.unplaced_expected),
+            "unplaced_forbid_found": [],
+        }
+    )
+    if (
+        compiled is not None
+        and strategy in CANVAS_STRATEGIES
+        and (result["missing"] or result["forbid_found"])
+    ):
         result["diagnosis"] = diagnose(meta=meta, compiled=compiled, nodes=nodes, result=result)
     run.results.append(result)
     if run.options.model and not error:
@@ -125,8 +169,11 @@ def history_read_once() -> Iterator[None]:
 
     @functools.wraps(loader)
     def once(*, conversation, **kwargs):
-        key = (conversation.pk, conversation.summarized_through_id,
-               tuple(sorted((k, v) for k, v in kwargs.items() if v is not None)))
+        key = (
+            conversation.pk,
+            conversation.summarized_through_id,
+            tuple(sorted((k, v) for k, v in kwargs.items() if v is not None)),
+        )
         if key not in memo:
             memo[key] = loader(conversation=conversation, **kwargs)
         return memo[key]
@@ -135,53 +182,118 @@ def history_read_once() -> Iterator[None]:
         yield
 
 
-def _compile_probe(run: DriftRun, replay: CanvasReplay, meta: ProbeMeta, *, strategies: Sequence[str],
-                   history_index: HistoryIndex | None, capture: bool) -> None:
+def _compile_probe(
+    run: DriftRun,
+    replay: CanvasReplay,
+    meta: ProbeMeta,
+    *,
+    strategies: Sequence[str],
+    history_index: HistoryIndex | None,
+    capture: bool,
+) -> None:
     with history_read_once():
-        _compile_strategies(run, replay, meta, strategies=strategies, history_index=history_index, capture=capture)
+        _compile_strategies(
+            run, replay, meta, strategies=strategies, history_index=history_index, capture=capture
+        )
 
 
-def _compile_strategies(run: DriftRun, replay: CanvasReplay, meta: ProbeMeta, *, strategies: Sequence[str],
-                        history_index: HistoryIndex | None, capture: bool) -> None:
+def _compile_strategies(
+    run: DriftRun,
+    replay: CanvasReplay,
+    meta: ProbeMeta,
+    *,
+    strategies: Sequence[str],
+    history_index: HistoryIndex | None,
+    capture: bool,
+) -> None:
     user = replay.user_for(meta.role)
     _, role = canvas_selectors.canvas_for_member(user=user, canvas_id=replay.canvas_id)
     nodes, _, _ = canvas_inputs(canvas_id=replay.canvas_id)
     for strategy in strategies:
         if strategy in ("naive-canvas", "bm25-history"):
-            history = (chat_services.history_for(conversation=replay.conversation) if strategy == "naive-canvas"
-                       else ())
+            history = (
+                chat_services.history_for(conversation=replay.conversation)
+                if strategy == "naive-canvas"
+                else ()
+            )
             for budget in run.options.budgets:
                 t = time.perf_counter()
                 if strategy == "naive-canvas":
-                    c = naive_canvas_compile(nodes=nodes, history=history, question=meta.question,
-                                             viewport=meta.viewport, budget=budget)
+                    c = naive_canvas_compile(
+                        nodes=nodes,
+                        history=history,
+                        question=meta.question,
+                        viewport=meta.viewport,
+                        budget=budget,
+                    )
                 else:
                     c = bm25_history_compile(index=history_index, question=meta.question, budget=budget)
                 wall = (time.perf_counter() - t) * 1000
-                _record(run, meta=meta, strategy=strategy, budget=budget, messages=c.messages,
-                        tokens=c.total_tokens, compile_ms=c.compile_ms, wall_ms=wall, layer_tokens=c.layer_tokens)
+                _record(
+                    run,
+                    meta=meta,
+                    strategy=strategy,
+                    budget=budget,
+                    messages=c.messages,
+                    tokens=c.total_tokens,
+                    compile_ms=c.compile_ms,
+                    wall_ms=wall,
+                    layer_tokens=c.layer_tokens,
+                )
             continue
         label = "canvas+capture" if capture else strategy
-        for budget in ([None] if strategy == "full" else run.options.budgets):
+        for budget in [None] if strategy == "full" else run.options.budgets:
             t = time.perf_counter()
             try:
                 # The chat's own entry point with the product's defaults: only strategy and budget vary.
                 compiled = chat_services.compile_for(
-                    canvas_id=replay.canvas_id, role=role, question=meta.question, viewport=meta.viewport,
-                    conversation=replay.conversation, strategy=strategy, budget=budget or FULL_BUDGET)
+                    canvas_id=replay.canvas_id,
+                    role=role,
+                    question=meta.question,
+                    viewport=meta.viewport,
+                    conversation=replay.conversation,
+                    strategy=strategy,
+                    budget=budget or FULL_BUDGET,
+                )
             except BudgetConfigError as exc:
-                _record(run, meta=meta, strategy=label, budget=budget, messages=[], tokens=0,
-                        compile_ms=0.0, wall_ms=0.0, error=f"budget: {exc}")
+                _record(
+                    run,
+                    meta=meta,
+                    strategy=label,
+                    budget=budget,
+                    messages=[],
+                    tokens=0,
+                    compile_ms=0.0,
+                    wall_ms=0.0,
+                    error=f"budget: {exc}",
+                )
                 continue
             wall = (time.perf_counter() - t) * 1000
             report = compiled.report
-            _record(run, meta=meta, strategy=label, budget=budget, messages=compiled.messages,
-                    tokens=report.total_tokens, compile_ms=report.timings_ms.get("total", wall), wall_ms=wall,
-                    compiled=compiled, nodes=nodes, layer_tokens=report.layer_tokens)
+            _record(
+                run,
+                meta=meta,
+                strategy=label,
+                budget=budget,
+                messages=compiled.messages,
+                tokens=report.total_tokens,
+                compile_ms=report.timings_ms.get("total", wall),
+                wall_ms=wall,
+                compiled=compiled,
+                nodes=nodes,
+                layer_tokens=report.layer_tokens,
+            )
 
 
-def _replay(run: DriftRun, scenario: Scenario, *, capture: bool, strategies: Sequence[str],
-            metas: dict[int, ProbeMeta], progress: Progress) -> dict:
+def _replay(
+    run: DriftRun,
+    scenario: Scenario,
+    *,
+    capture: bool,
+    strategies: Sequence[str],
+    metas: dict[int, ProbeMeta],
+    progress: Progress,
+) -> dict:
     """One replay inside a transaction that is rolled back, on the fixed clock with seeded ids."""
     reset_product_caches()
     clock = ReplayClock(CLOCK_START)
@@ -203,15 +315,23 @@ def _replay(run: DriftRun, scenario: Scenario, *, capture: bool, strategies: Seq
                 if not capture:
                     nodes, _, _ = canvas_inputs(canvas_id=replay.canvas_id)
                     classify_probe(meta, nodes)
-                _compile_probe(run, replay, meta, strategies=strategies, history_index=history_index,
-                               capture=capture)
+                _compile_probe(
+                    run, replay, meta, strategies=strategies, history_index=history_index, capture=capture
+                )
                 progress.advance(note=meta.probe_id)
         nodes, edges, _ = canvas_inputs(canvas_id=replay.canvas_id)
         transaction.set_rollback(True)
     history_tokens = sum(count_tokens(t["content"], encoding=TOKEN_CACHE.encoding) for t in scenario.turns)
-    return {"ops_applied": replay.ops_applied, "ops_as_owner": replay.ops_as_owner, "op_errors": replay.op_errors,
-            "capture": dict(replay.capture_stats), "capture_log": replay.capture_log,
-            "history_tokens": history_tokens, "nodes": len(nodes), "edges": len(edges)}
+    return {
+        "ops_applied": replay.ops_applied,
+        "ops_as_owner": replay.ops_as_owner,
+        "op_errors": replay.op_errors,
+        "capture": dict(replay.capture_stats),
+        "capture_log": replay.capture_log,
+        "history_tokens": history_tokens,
+        "nodes": len(nodes),
+        "edges": len(edges),
+    }
 
 
 def run_drift(scenarios: Sequence[Scenario], options: DriftOptions) -> DriftRun:
@@ -220,8 +340,11 @@ def run_drift(scenarios: Sequence[Scenario], options: DriftOptions) -> DriftRun:
     options.strategies = list(dict.fromkeys([*options.strategies, "bm25-history"]))
     run = DriftRun(options=options)
     want = set(options.strategies)
-    plain = [s for s in ("full", "window", "summary", "canvas", "naive-canvas", "bm25-history")
-             if s in want or s == "full"]
+    plain = [
+        s
+        for s in ("full", "window", "summary", "canvas", "naive-canvas", "bm25-history")
+        if s in want or s == "full"
+    ]
     passes = sum(len(s.probes) for s in scenarios) * (1 + int("canvas+capture" in want))
     progress = Progress(passes, label="drift", enabled=options.progress)
     if options.dump_prompts is not None:
@@ -229,8 +352,14 @@ def run_drift(scenarios: Sequence[Scenario], options: DriftOptions) -> DriftRun:
     t0 = time.perf_counter()
     for scenario in scenarios:
         metas = {i: _meta(scenario, i, p) for i, p in enumerate(scenario.probes)}
-        info: dict[str, Any] = {"id": scenario.id, "path": scenario.path, "set": scenario.source,
-                                "lang": scenario.lang, "turns": len(scenario.turns), "probes": len(scenario.probes)}
+        info: dict[str, Any] = {
+            "id": scenario.id,
+            "path": scenario.path,
+            "set": scenario.source,
+            "lang": scenario.lang,
+            "turns": len(scenario.turns),
+            "probes": len(scenario.probes),
+        }
         t = time.perf_counter()
         info.update(_replay(run, scenario, capture=False, strategies=plain, metas=metas, progress=progress))
         info["replay_seconds"] = round(time.perf_counter() - t, 2)

@@ -3,6 +3,7 @@
 Matching is case-insensitive substring matching on the exact text sent (all
 messages, system included), as the drift FORMAT.md says.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,9 @@ class ProbeMeta:
     forbid: list[str]
     unplaced_expected: list[str] = field(default_factory=list)
     unplaced_forbid: list[str] = field(default_factory=list)
-    leak_strings: list[str] = field(default_factory=list)  # forbid strings held by nodes above the role's level
+    leak_strings: list[str] = field(
+        default_factory=list
+    )  # forbid strings held by nodes above the role's level
     tags: list[str] = field(default_factory=list)
     set: str = ""  # the --scenarios path the scenario came from
 
@@ -67,8 +70,12 @@ def score_answer(meta: ProbeMeta, answer: str) -> dict[str, Any]:
     low = answer.lower()
     missing = [s for s in meta.expect_all if s.lower() not in low]
     found = [s for s in meta.forbid if s.lower() in low]
-    return {"correct": not missing and not found, "recall_hit": not missing, "missing": missing,
-            "forbid_found": found}
+    return {
+        "correct": not missing and not found,
+        "recall_hit": not missing,
+        "missing": missing,
+        "forbid_found": found,
+    }
 
 
 def score(meta: ProbeMeta, text: str) -> dict[str, Any]:
@@ -92,8 +99,11 @@ def classify_probe(meta: ProbeMeta, nodes: Sequence[NodeData]) -> None:
     level = ROLE_LEVEL[meta.role]
     meta.unplaced_expected = [s for s in meta.expect_all if not any(s.lower() in c for c, _ in contents)]
     meta.unplaced_forbid = [s for s in meta.forbid if not any(s.lower() in c for c, _ in contents)]
-    meta.leak_strings = [s for s in meta.forbid
-                         if any(s.lower() in c and SENSITIVITY_LEVEL[sens] > level for c, sens in contents)]
+    meta.leak_strings = [
+        s
+        for s in meta.forbid
+        if any(s.lower() in c and SENSITIVITY_LEVEL[sens] > level for c, sens in contents)
+    ]
 
 
 def diagnose(*, meta: ProbeMeta, compiled, nodes: Sequence[NodeData], result: dict) -> list[str]:
@@ -114,8 +124,10 @@ def diagnose(*, meta: ProbeMeta, compiled, nodes: Sequence[NodeData], result: di
             continue
         for n in holders:
             dist = math.hypot(n.x - vp.x, n.y - vp.y)
-            where = (f"node {n.id[:8]} ({'pinned, ' if n.pinned else ''}{n.sensitivity}, weight {n.weight:g}, "
-                     f"distance {dist:.0f}, effective {dist / max(n.weight, 0.05):.0f} vs radius {radius:.0f})")
+            where = (
+                f"node {n.id[:8]} ({'pinned, ' if n.pinned else ''}{n.sensitivity}, weight {n.weight:g}, "
+                f"distance {dist:.0f}, effective {dist / max(n.weight, 0.05):.0f} vs radius {radius:.0f})"
+            )
             if n.superseded_by:
                 why = "superseded (expected string only on a retired node)"
             elif n.archived:
@@ -135,7 +147,12 @@ def diagnose(*, meta: ProbeMeta, compiled, nodes: Sequence[NodeData], result: di
             reasons.append(f"missing {s!r}: {where}: {why}")
     messages = compiled.messages
     for s in result["forbid_found"]:
-        layers = sorted({layer_of(i, m, len(messages)) for i, m in enumerate(messages)
-                         if s.lower() in str(m.get("content") or "").lower()})
+        layers = sorted(
+            {
+                layer_of(i, m, len(messages))
+                for i, m in enumerate(messages)
+                if s.lower() in str(m.get("content") or "").lower()
+            }
+        )
         reasons.append(f"forbidden {s!r} sent in: {', '.join(layers)}")
     return reasons

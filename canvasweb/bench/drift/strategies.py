@@ -4,6 +4,7 @@ Product strategies (`full`, `window`, `summary`, `canvas`) are compiled by
 `chat.services.compile_for`, the function a chat turn uses, with the product's
 defaults; see `run.py`. The references here use no product ranking code.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,9 @@ def _fixed_cost(question: str) -> int:
 
 
 # --------------------------------------------------------------------------- naive canvas
-def naive_canvas_compile(*, nodes: Sequence[NodeData], history: Sequence, question: str, viewport: dict,
-                         budget: int) -> Compiled:
+def naive_canvas_compile(
+    *, nodes: Sequence[NodeData], history: Sequence, question: str, viewport: dict, budget: int
+) -> Compiled:
     """The articles' naive canvas: nearest 15 by distance / weight, no filtering, no masking, then recent turns."""
     t0 = time.perf_counter()
     picked = naive_linear_select(nodes=list(nodes), viewport=viewport_from(viewport), k=NAIVE_K)
@@ -60,8 +62,9 @@ def naive_canvas_compile(*, nodes: Sequence[NodeData], history: Sequence, questi
     block = NAIVE_BLOCK_OPEN + ": the nearest nodes):\n" + "\n".join(f"- {n.content}" for n in picked)
     cap = int(avail * NAIVE_CANVAS_SHARE)
     if _cost(block) > cap:
-        block = truncate_to_tokens(block, max_tokens=max(0, cap - MESSAGE_OVERHEAD_TOKENS),
-                                   encoding=TOKEN_CACHE.encoding)
+        block = truncate_to_tokens(
+            block, max_tokens=max(0, cap - MESSAGE_OVERHEAD_TOKENS), encoding=TOKEN_CACHE.encoding
+        )
     block_cost = _cost(block) if block else 0
     left = avail - block_cost
     window: list = []
@@ -78,10 +81,18 @@ def naive_canvas_compile(*, nodes: Sequence[NodeData], history: Sequence, questi
     messages += [{"role": "user" if m.role == "tool" else m.role, "content": m.content} for m in window]
     messages.append({"role": "user", "content": question})
     total = sum(_cost(m["content"]) for m in messages) + REPLY_PRIMING_TOKENS
-    layers = {"system": _cost(SYSTEM_PROMPT), "canvas": block_cost,
-              "history": sum(_cost(m.content) for m in window), "question": _cost(question)}
-    return Compiled(messages=messages, total_tokens=total, compile_ms=(time.perf_counter() - t0) * 1000,
-                    layer_tokens=layers)
+    layers = {
+        "system": _cost(SYSTEM_PROMPT),
+        "canvas": block_cost,
+        "history": sum(_cost(m.content) for m in window),
+        "question": _cost(question),
+    }
+    return Compiled(
+        messages=messages,
+        total_tokens=total,
+        compile_ms=(time.perf_counter() - t0) * 1000,
+        layer_tokens=layers,
+    )
 
 
 # --------------------------------------------------------------------------- BM25 over history
@@ -95,7 +106,7 @@ def bm25_terms(text: str) -> list[str]:
     terms = _WORD.findall(_CJK_RUN.sub(" ", low))
     for run in _CJK_RUN.findall(low):
         terms.extend(run)
-        terms.extend(run[i:i + 2] for i in range(len(run) - 1))
+        terms.extend(run[i : i + 2] for i in range(len(run) - 1))
     return terms
 
 
@@ -153,5 +164,9 @@ def bm25_history_compile(*, index: HistoryIndex, question: str, budget: int) -> 
     history = sum(_cost(index.turns[d][1]) for d in picked)
     total = _fixed_cost(question) + history
     layers = {"system": _cost(SYSTEM_PROMPT), "history": history, "question": _cost(question)}
-    return Compiled(messages=messages, total_tokens=total, compile_ms=(time.perf_counter() - t0) * 1000,
-                    layer_tokens=layers)
+    return Compiled(
+        messages=messages,
+        total_tokens=total,
+        compile_ms=(time.perf_counter() - t0) * 1000,
+        layer_tokens=layers,
+    )

@@ -6,6 +6,7 @@ validates real responses against the generated schema). Request bodies are
 checked for unknown/missing keys by `common.drf.json_object`; value checks are
 the services' job, the one place that validates writes.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -61,11 +62,16 @@ def any_json(**kwargs: Any) -> serializers.JSONField:
 
 
 class ErrorDetailSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Stable machine-readable code, e.g. INVALID, NOT_FOUND, FORBIDDEN.")
+    code = serializers.CharField(
+        help_text="Stable machine-readable code, e.g. INVALID, NOT_FOUND, FORBIDDEN."
+    )
     message = serializers.CharField(help_text="Human-readable explanation.")
     field = serializers.CharField(allow_null=True, help_text="The offending field (dotted path) or null.")
-    current = any_json(required=False, allow_null=True,
-                       help_text="Only for CONFLICT on a stale node.update base_version: the node as it is now.")
+    current = any_json(
+        required=False,
+        allow_null=True,
+        help_text="Only for CONFLICT on a stale node.update base_version: the node as it is now.",
+    )
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -78,7 +84,7 @@ _ERROR_TEXT = {
     403: "FORBIDDEN: your role may not do this; CSRF_FAILED: session request without a valid CSRF token.",
     404: "NOT_FOUND: no such canvas (or you are not a member), node, edge or member.",
     409: "CONFLICT: a client-chosen id already exists, or a content edit's base_version is stale "
-         "(then `current` holds the node as it is now).",
+    "(then `current` holds the node as it is now).",
     413: "TOO_LARGE: request body over the size limit.",
     415: "UNSUPPORTED_MEDIA_TYPE: send Content-Type: application/json.",
     429: "RATE_LIMITED: too many attempts from this address; retry after the Retry-After header's seconds.",
@@ -86,7 +92,9 @@ _ERROR_TEXT = {
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
-    return {code: OpenApiResponse(response=ErrorSerializer, description=_ERROR_TEXT[code]) for code in statuses}
+    return {
+        code: OpenApiResponse(response=ErrorSerializer, description=_ERROR_TEXT[code]) for code in statuses
+    }
 
 
 # --- users, actors --------------------------------------------------------------------------------
@@ -105,10 +113,14 @@ class ActorUserSerializer(serializers.Serializer):
 class ActorSerializer(serializers.Serializer):
     kind = enum(["user", "agent", "system"], "ActorKind")
     user = ActorUserSerializer(allow_null=True)
-    on_behalf_of = ActorUserSerializer(allow_null=True, help_text="For agent writes: the person it acted for.")
+    on_behalf_of = ActorUserSerializer(
+        allow_null=True, help_text="For agent writes: the person it acted for."
+    )
     approved_by = UserRefSerializer(allow_null=True, help_text="Who approved an agent proposal, if anyone.")
     conversation_id = serializers.IntegerField(allow_null=True)
-    reason = serializers.CharField(allow_null=True, help_text="e.g. revert, undo, import; null for plain edits.")
+    reason = serializers.CharField(
+        allow_null=True, help_text="e.g. revert, undo, import; null for plain edits."
+    )
 
 
 class LoginInputSerializer(serializers.Serializer):
@@ -133,12 +145,21 @@ class TokenOutputSerializer(serializers.Serializer):
 
 
 class AgentPolicySerializer(serializers.Serializer):
-    mode = enum(AgentMode, "AgentMode", help_text="off: no agent writes; propose: a person approves each; auto: direct.")
-    scope = enum(AgentScope, "AgentScope", help_text="all, or tagged: only nodes tagged agent-writable or agent-written.")
+    mode = enum(
+        AgentMode,
+        "AgentMode",
+        help_text="off: no agent writes; propose: a person approves each; auto: direct.",
+    )
+    scope = enum(
+        AgentScope,
+        "AgentScope",
+        help_text="all, or tagged: only nodes tagged agent-writable or agent-written.",
+    )
     protect_pinned = serializers.BooleanField(help_text="The agent may not change or create pinned anchors.")
     allow_archive = serializers.BooleanField(help_text="The agent may archive nodes.")
     external_access = serializers.BooleanField(
-        help_text="Tools outside the page may use this canvas: the MCP server and the OpenAI-compatible endpoint.")
+        help_text="Tools outside the page may use this canvas: the MCP server and the OpenAI-compatible endpoint."
+    )
 
 
 class AgentPolicyPatchSerializer(serializers.Serializer):
@@ -207,7 +228,9 @@ class NodeSerializer(serializers.Serializer):
     archived = serializers.BooleanField()
     created_by = UserRefSerializer(allow_null=True)
     author_kind = enum(["user", "agent"], "AuthorKind")
-    provenance = any_json(allow_null=True, help_text="For agent-written nodes: on_behalf_of, conversation_id, …")
+    provenance = any_json(
+        allow_null=True, help_text="For agent-written nodes: on_behalf_of, conversation_id, …"
+    )
     version = serializers.IntegerField(help_text="Bumped on every change to this node.")
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -243,7 +266,7 @@ class ChangeSerializer(serializers.Serializer):
     data = any_json(
         allow_null=True,
         help_text="The entity after the change (node, edge, canvas without role/member_count, or "
-                  "{user, role} for members); null for deleted and removed.",
+        "{user, role} for members); null for deleted and removed.",
     )
 
 
@@ -257,7 +280,9 @@ class ChangeEventSerializer(serializers.Serializer):
 
 
 class OpResultSerializer(serializers.Serializer):
-    revision = serializers.IntegerField(help_text="The revision the op committed at (unchanged if it was a no-op).")
+    revision = serializers.IntegerField(
+        help_text="The revision the op committed at (unchanged if it was a no-op)."
+    )
     duplicate = serializers.BooleanField(help_text="True if this client_op_id was applied before.")
     changes = ChangeSerializer(many=True)
 
@@ -298,8 +323,9 @@ class NodeBodySerializer(serializers.Serializer):
     x = serializers.FloatField(min_value=-COORDINATE_LIMIT, max_value=COORDINATE_LIMIT)
     y = serializers.FloatField(min_value=-COORDINATE_LIMIT, max_value=COORDINATE_LIMIT)
     weight = serializers.FloatField(required=False, min_value=MIN_WEIGHT, max_value=MAX_WEIGHT)
-    tags = serializers.ListField(child=serializers.CharField(max_length=MAX_TAG_CHARS), max_length=MAX_TAGS,
-                                 required=False)
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_TAG_CHARS), max_length=MAX_TAGS, required=False
+    )
     pinned = serializers.BooleanField(required=False)
     sensitivity = enum(Sensitivity, "Sensitivity", required=False)
 
@@ -310,8 +336,9 @@ class NodeFieldsSerializer(serializers.Serializer):
     x = serializers.FloatField(required=False, min_value=-COORDINATE_LIMIT, max_value=COORDINATE_LIMIT)
     y = serializers.FloatField(required=False, min_value=-COORDINATE_LIMIT, max_value=COORDINATE_LIMIT)
     weight = serializers.FloatField(required=False, min_value=MIN_WEIGHT, max_value=MAX_WEIGHT)
-    tags = serializers.ListField(child=serializers.CharField(max_length=MAX_TAG_CHARS), max_length=MAX_TAGS,
-                                 required=False)
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_TAG_CHARS), max_length=MAX_TAGS, required=False
+    )
     pinned = serializers.BooleanField(required=False)
     sensitivity = enum(Sensitivity, "Sensitivity", required=False)
 
@@ -339,9 +366,12 @@ class NodeUpdateOpSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     fields = NodeFieldsSerializer(help_text="A non-empty subset.")
     base_version = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True,
+        min_value=1,
+        required=False,
+        allow_null=True,
         help_text="The node version the edit started from. A `content` change on a base that someone else's "
-                  "content edit has overtaken is refused with 409 CONFLICT (error.current = the node now).")
+        "content edit has overtaken is refused with 409 CONFLICT (error.current = the node now).",
+    )
 
 
 class NodeMoveOpSerializer(serializers.Serializer):
@@ -400,17 +430,24 @@ SINGLE_OPS: dict[str, serializers.Serializer | type[serializers.Serializer]] = {
 class BatchOpSerializer(serializers.Serializer):
     type = enum(["batch"], "OpTypeBatch")
     ops = PolymorphicProxySerializer(
-        component_name="SingleOperation", serializers=SINGLE_OPS, resource_type_field_name="type", many=True,
+        component_name="SingleOperation",
+        serializers=SINGLE_OPS,
+        resource_type_field_name="type",
+        many=True,
         help_text=f"1-{MAX_BATCH_OPS} operations (no nested batch), applied atomically at one revision.",
     )
 
 
 class OpSubmitSerializer(serializers.Serializer):
     client_op_id = serializers.CharField(
-        required=False, allow_null=True, min_length=1, max_length=64,
+        required=False,
+        allow_null=True,
+        min_length=1,
+        max_length=64,
         help_text="Optional idempotency key, unique per user per canvas: a resend returns the first result.",
     )
     op = PolymorphicProxySerializer(
-        component_name="Operation", serializers={**SINGLE_OPS, "batch": BatchOpSerializer},
+        component_name="Operation",
+        serializers={**SINGLE_OPS, "batch": BatchOpSerializer},
         resource_type_field_name="type",
     )

@@ -4,6 +4,7 @@ Writes go through `canvasweb.canvases.services` only (the one write path);
 reads through `canvasweb.canvases.selectors`. Errors are `CanvasError`s,
 rendered as {"error": {code, message, field}} by common.api_errors.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -40,7 +41,9 @@ SYNC = "sync"
 
 
 CANVAS_ID = OpenApiParameter("canvas_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="Canvas id.")
-USER_ID = OpenApiParameter("user_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The member's user id.")
+USER_ID = OpenApiParameter(
+    "user_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The member's user id."
+)
 
 
 def _user(request: Request) -> User:
@@ -80,10 +83,14 @@ def _canvas_detail(user: User, canvas_id: int) -> dict[str, Any]:
     return _canvas_out(canvas, role, len(selectors.canvas_members(canvas=canvas)))
 
 
-def _member(canvas_id: int, user: User, *, user_id: int | None = None, username: str | None = None) -> dict[str, Any]:
+def _member(
+    canvas_id: int, user: User, *, user_id: int | None = None, username: str | None = None
+) -> dict[str, Any]:
     canvas, _ = selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     for member in selectors.canvas_members(canvas=canvas):
-        if member["user"]["id"] == user_id or (username is not None and member["user"]["username"] == username):
+        if member["user"]["id"] == user_id or (
+            username is not None and member["user"]["username"] == username
+        ):
             return member
     raise NotFound("no such member", field="user_id")
 
@@ -112,7 +119,9 @@ class CsrfView(JSONAPIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        operation_id="auth_csrf", tags=[AUTH], auth=[],
+        operation_id="auth_csrf",
+        tags=[AUTH],
+        auth=[],
         summary="Get a CSRF token (also set as the csrftoken cookie)",
         responses={200: s.CsrfOutputSerializer},
     )
@@ -129,7 +138,9 @@ class LoginView(JSONAPIView):
     throttle_classes = [AuthRateThrottle]  # password guessing: 429 RATE_LIMITED past the rate
 
     @extend_schema(
-        operation_id="auth_login", tags=[AUTH], auth=[],
+        operation_id="auth_login",
+        tags=[AUTH],
+        auth=[],
         summary="Log in with a session cookie (browsers; needs the CSRF token even though anonymous)",
         request=s.LoginInputSerializer,
         responses={200: s.LoginOutputSerializer, **s.errors(400, 403, 413, 415, 429)},
@@ -150,9 +161,11 @@ class LogoutView(JSONAPIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        operation_id="auth_logout", tags=[AUTH],
+        operation_id="auth_logout",
+        tags=[AUTH],
         summary="End the session (no-op when not logged in; does not revoke API tokens)",
-        request=None, responses={204: None, **s.errors(403)},
+        request=None,
+        responses={204: None, **s.errors(403)},
     )
     def post(self, request: Request) -> Response:
         """Ends the session. With a session cookie the CSRF header is required. API tokens stay valid (revoke them with
@@ -164,7 +177,9 @@ class LogoutView(JSONAPIView):
 
 class MeView(JSONAPIView):
     @extend_schema(
-        operation_id="auth_me", tags=[AUTH], summary="The logged-in user",
+        operation_id="auth_me",
+        tags=[AUTH],
+        summary="The logged-in user",
         responses={200: s.UserRefSerializer, **s.errors(401)},
     )
     def get(self, request: Request) -> Response:
@@ -187,7 +202,9 @@ class TokenView(JSONAPIView):
         return [AuthRateThrottle()] if self._is_post() else []
 
     @extend_schema(
-        operation_id="auth_token_create", tags=[AUTH], auth=[],
+        operation_id="auth_token_create",
+        tags=[AUTH],
+        auth=[],
         summary="Get (or create) your API token for scripts",
         request=s.LoginInputSerializer,
         responses={200: s.TokenOutputSerializer, **s.errors(400, 413, 415, 429)},
@@ -199,8 +216,11 @@ class TokenView(JSONAPIView):
         return Response({"token": auth_services.token_get_or_create(user=user)})
 
     @extend_schema(
-        operation_id="auth_token_revoke", tags=[AUTH], summary="Revoke your API token",
-        request=None, responses={204: None, **s.errors(401, 403)},
+        operation_id="auth_token_revoke",
+        tags=[AUTH],
+        summary="Revoke your API token",
+        request=None,
+        responses={204: None, **s.errors(401, 403)},
     )
     def delete(self, request: Request) -> Response:
         """Deletes your API token; the next POST /api/auth/token/ issues a new key."""
@@ -213,7 +233,9 @@ class TokenView(JSONAPIView):
 
 class CanvasListView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_list", tags=[CANVASES], summary="Canvases you are a member of (recently updated first)",
+        operation_id="canvas_list",
+        tags=[CANVASES],
+        summary="Canvases you are a member of (recently updated first)",
         responses={200: s.CanvasSerializer(many=True), **s.errors(401)},
     )
     def get(self, request: Request) -> Response:
@@ -222,23 +244,31 @@ class CanvasListView(JSONAPIView):
         return Response([_canvas_out(canvas, role, count) for canvas, role, count in rows])
 
     @extend_schema(
-        operation_id="canvas_create", tags=[CANVASES], summary="Create a canvas (you become its owner)",
+        operation_id="canvas_create",
+        tags=[CANVASES],
+        summary="Create a canvas (you become its owner)",
         request=s.CanvasCreateSerializer,
         responses={201: s.CanvasSerializer, **s.errors(400, 401, 403, 413, 415)},
     )
     def post(self, request: Request) -> Response:
         """Creates a canvas with you as its owner (revision 1)."""
         body = json_object(request.data, allowed={"name", "description"}, required={"name"})
-        canvas = services.canvas_create(user=_user(request), name=body["name"],
-                                        description=body.get("description", ""))
-        return Response(_canvas_detail(_user(request), canvas.pk), status=status.HTTP_201_CREATED,
-                        headers={"Location": reverse("api:canvas-detail", args=[canvas.pk])})
+        canvas = services.canvas_create(
+            user=_user(request), name=body["name"], description=body.get("description", "")
+        )
+        return Response(
+            _canvas_detail(_user(request), canvas.pk),
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("api:canvas-detail", args=[canvas.pk])},
+        )
 
 
 class CanvasDetailView(JSONAPIView):
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="canvas_retrieve", tags=[CANVASES], summary="One canvas",
+        operation_id="canvas_retrieve",
+        tags=[CANVASES],
+        summary="One canvas",
         responses={200: s.CanvasSerializer, **s.errors(401, 404)},
     )
     def get(self, request: Request, canvas_id: int) -> Response:
@@ -247,7 +277,9 @@ class CanvasDetailView(JSONAPIView):
 
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="canvas_update", tags=[CANVASES], summary="Rename, describe or set the agent policy (owners)",
+        operation_id="canvas_update",
+        tags=[CANVASES],
+        summary="Rename, describe or set the agent policy (owners)",
         request=s.CanvasUpdateSerializer,
         responses={200: s.CanvasSerializer, **s.errors(400, 401, 403, 404, 413, 415)},
     )
@@ -255,13 +287,20 @@ class CanvasDetailView(JSONAPIView):
         """Owners only. Any subset of name, description and agent_policy; an unchanged value is not a change (no new
         revision)."""
         body = json_object(request.data, allowed={"name", "description", "agent_policy"})
-        services.canvas_update(actor=_actor(request), canvas_id=canvas_id, name=body.get("name"),
-                               description=body.get("description"), agent_policy=body.get("agent_policy"))
+        services.canvas_update(
+            actor=_actor(request),
+            canvas_id=canvas_id,
+            name=body.get("name"),
+            description=body.get("description"),
+            agent_policy=body.get("agent_policy"),
+        )
         return Response(_canvas_detail(_user(request), canvas_id))
 
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="canvas_destroy", tags=[CANVASES], summary="Delete a canvas (owners; the history is kept)",
+        operation_id="canvas_destroy",
+        tags=[CANVASES],
+        summary="Delete a canvas (owners; the history is kept)",
         responses={204: None, **s.errors(401, 403, 404)},
     )
     def delete(self, request: Request, canvas_id: int) -> Response:
@@ -276,7 +315,9 @@ class CanvasDetailView(JSONAPIView):
 class MemberListView(JSONAPIView):
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="member_list", tags=[MEMBERS], summary="Members of a canvas (any member may list them)",
+        operation_id="member_list",
+        tags=[MEMBERS],
+        summary="Members of a canvas (any member may list them)",
         responses={200: s.MemberSerializer(many=True), **s.errors(401, 404)},
     )
     def get(self, request: Request, canvas_id: int) -> Response:
@@ -286,12 +327,15 @@ class MemberListView(JSONAPIView):
 
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="member_add", tags=[MEMBERS],
+        operation_id="member_add",
+        tags=[MEMBERS],
         summary="Add a member, or set the role of an existing one (owners)",
         request=s.MemberCreateSerializer,
         responses={
             201: OpenApiResponse(s.MemberSerializer, description="Added."),
-            200: OpenApiResponse(s.MemberSerializer, description="Already a member: role set (or unchanged)."),
+            200: OpenApiResponse(
+                s.MemberSerializer, description="Already a member: role set (or unchanged)."
+            ),
             **s.errors(400, 401, 403, 404, 413, 415),
         },
     )
@@ -304,8 +348,13 @@ class MemberListView(JSONAPIView):
         user_id = body.get("user_id")
         if "user_id" in body and (isinstance(user_id, bool) or not isinstance(user_id, int)):
             raise InvalidOperation("user_id must be an integer", field="user_id")
-        result = services.member_set(actor=_actor(request), canvas_id=canvas_id, role=body["role"],
-                                     username=body.get("username"), user_id=user_id)
+        result = services.member_set(
+            actor=_actor(request),
+            canvas_id=canvas_id,
+            role=body["role"],
+            username=body.get("username"),
+            user_id=user_id,
+        )
         created = any(c["entity"] == "member" and c["action"] == "created" for c in result.changes)
         member = _member(canvas_id, _user(request), user_id=user_id, username=body.get("username"))
         return Response(member, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
@@ -314,7 +363,9 @@ class MemberListView(JSONAPIView):
 class MemberDetailView(JSONAPIView):
     @extend_schema(
         parameters=[CANVAS_ID, USER_ID],
-        operation_id="member_update", tags=[MEMBERS], summary="Change a member's role (owners)",
+        operation_id="member_update",
+        tags=[MEMBERS],
+        summary="Change a member's role (owners)",
         request=s.MemberUpdateSerializer,
         responses={200: s.MemberSerializer, **s.errors(400, 401, 403, 404, 413, 415)},
     )
@@ -327,7 +378,9 @@ class MemberDetailView(JSONAPIView):
 
     @extend_schema(
         parameters=[CANVAS_ID, USER_ID],
-        operation_id="member_remove", tags=[MEMBERS], summary="Remove a member (owners; the last owner stays)",
+        operation_id="member_remove",
+        tags=[MEMBERS],
+        summary="Remove a member (owners; the last owner stays)",
         responses={204: None, **s.errors(400, 401, 403, 404)},
     )
     def delete(self, request: Request, canvas_id: int, user_id: int) -> Response:
@@ -342,7 +395,8 @@ class MemberDetailView(JSONAPIView):
 class SnapshotView(JSONAPIView):
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="canvas_snapshot", tags=[SYNC],
+        operation_id="canvas_snapshot",
+        tags=[SYNC],
         summary="Every node and edge you may see, with the revision they are current at",
         responses={200: s.SnapshotSerializer, **s.errors(401, 404)},
     )
@@ -356,18 +410,32 @@ class SnapshotView(JSONAPIView):
 class OpsView(JSONAPIView):
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="canvas_apply_op", tags=[SYNC],
+        operation_id="canvas_apply_op",
+        tags=[SYNC],
         summary="Apply one operation or an atomic batch (the same ops as the WebSocket)",
         request=s.OpSubmitSerializer,
         responses={
-            200: OpenApiResponse(s.OpResultSerializer, description="Committed (or already applied: duplicate)."),
+            200: OpenApiResponse(
+                s.OpResultSerializer, description="Committed (or already applied: duplicate)."
+            ),
             **s.errors(400, 401, 403, 404, 409, 413, 415),
         },
         examples=[
             OpenApiExample(
-                "Create a node", request_only=True,
-                value={"client_op_id": "cli-0001", "op": {"type": "node.create", "node": {
-                    "content": "Database listens on port 5433", "kind": "config", "x": 0, "y": 0}}},
+                "Create a node",
+                request_only=True,
+                value={
+                    "client_op_id": "cli-0001",
+                    "op": {
+                        "type": "node.create",
+                        "node": {
+                            "content": "Database listens on port 5433",
+                            "kind": "config",
+                            "x": 0,
+                            "y": 0,
+                        },
+                    },
+                },
             ),
         ],
     )
@@ -375,10 +443,12 @@ class OpsView(JSONAPIView):
         """The same operations as the WebSocket `op` frame (docs/protocol.md). One op or a batch commits atomically at
         one new revision. `changes` is filtered for your role. With `client_op_id`, a resend returns the
         first result with `duplicate: true` and applies nothing."""
-        body = json_object(request.data, allowed={"client_op_id", "op"}, required={"op"},
-                           nullable={"client_op_id"})
-        result = services.apply_operation(actor=_actor(request), canvas_id=canvas_id, op=body["op"],
-                                          client_op_id=body.get("client_op_id"))
+        body = json_object(
+            request.data, allowed={"client_op_id", "op"}, required={"op"}, nullable={"client_op_id"}
+        )
+        result = services.apply_operation(
+            actor=_actor(request), canvas_id=canvas_id, op=body["op"], client_op_id=body.get("client_op_id")
+        )
         # The service returns unfiltered records; show the caller only what their role may see.
         role = selectors.user_role(user=_user(request), canvas_id=canvas_id)
         changes, _ = filter_changes(result.changes, level=permissions.role_level(role) if role else -1)
@@ -387,17 +457,26 @@ class OpsView(JSONAPIView):
 
 class ChangesView(JSONAPIView):
     @extend_schema(
-        operation_id="canvas_changes", tags=[SYNC],
+        operation_id="canvas_changes",
+        tags=[SYNC],
         summary="Committed change events after a revision (catch-up), filtered for your role",
         parameters=[
             CANVAS_ID,
-            OpenApiParameter("since", {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
-                             OpenApiParameter.QUERY, required=True,
-                             description="Return revisions > since (the last revision you applied)."),
-            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
-                             OpenApiParameter.QUERY, required=False,
-                             description=f"At most this many revisions (1-{selectors.MAX_CHANGES_PAGE}, "
-                                         f"default and cap {selectors.MAX_CHANGES_PAGE})."),
+            OpenApiParameter(
+                "since",
+                {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+                OpenApiParameter.QUERY,
+                required=True,
+                description="Return revisions > since (the last revision you applied).",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 10**18 - 1},
+                OpenApiParameter.QUERY,
+                required=False,
+                description=f"At most this many revisions (1-{selectors.MAX_CHANGES_PAGE}, "
+                f"default and cap {selectors.MAX_CHANGES_PAGE}).",
+            ),
         ],
         responses={200: s.ChangesPageSerializer, **s.errors(400, 401, 404)},
     )
@@ -406,20 +485,28 @@ class ChangesView(JSONAPIView):
         (changes you may not see are dropped, so an event's `changes` may be empty). If `needs_resync` is
         true, discard local state and GET the snapshot. If `has_more`, call again with `since=to`."""
         since = _query_int(request, "since")
-        limit = min(_query_int(request, "limit", default=selectors.MAX_CHANGES_PAGE, minimum=1),
-                    selectors.MAX_CHANGES_PAGE)
+        limit = min(
+            _query_int(request, "limit", default=selectors.MAX_CHANGES_PAGE, minimum=1),
+            selectors.MAX_CHANGES_PAGE,
+        )
         canvas, role = selectors.canvas_for_member(user=_user(request), canvas_id=canvas_id)
         if since > canvas.revision:
             # The client holds revisions this canvas never had (e.g. the database was reset).
-            return Response({"from": since, "to": since, "events": [], "needs_resync": True, "has_more": False})
-        return Response(selectors.changes_since(canvas=canvas, role=role, since=since, limit=limit,
-                                                user_id=_user(request).pk))
+            return Response(
+                {"from": since, "to": since, "events": [], "needs_resync": True, "has_more": False}
+            )
+        return Response(
+            selectors.changes_since(
+                canvas=canvas, role=role, since=since, limit=limit, user_id=_user(request).pk
+            )
+        )
 
 
 class NodeHistoryView(JSONAPIView):
     @extend_schema(
         parameters=[CANVAS_ID],
-        operation_id="node_history", tags=[SYNC],
+        operation_id="node_history",
+        tags=[SYNC],
         summary="Every logged change to one node, oldest first (what your role may see)",
         responses={200: s.HistoryEntrySerializer(many=True), **s.errors(401, 404)},
     )

@@ -8,7 +8,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,95 +16,267 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Canvas',
+            name="Canvas",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True, default='')),
-                ('revision', models.BigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('deleted_at', models.DateTimeField(blank=True, null=True)),
-                ('agent_mode', models.CharField(choices=[('off', 'Off'), ('propose', 'Propose'), ('auto', 'Auto')], default='propose', max_length=10)),
-                ('agent_scope', models.CharField(choices=[('all', 'All'), ('tagged', 'Tagged')], default='all', max_length=10)),
-                ('agent_protect_pinned', models.BooleanField(default=True)),
-                ('agent_may_archive', models.BooleanField(default=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True, default="")),
+                ("revision", models.BigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("deleted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "agent_mode",
+                    models.CharField(
+                        choices=[("off", "Off"), ("propose", "Propose"), ("auto", "Auto")],
+                        default="propose",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "agent_scope",
+                    models.CharField(
+                        choices=[("all", "All"), ("tagged", "Tagged")], default="all", max_length=10
+                    ),
+                ),
+                ("agent_protect_pinned", models.BooleanField(default=True)),
+                ("agent_may_archive", models.BooleanField(default=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'canvases',
+                "verbose_name_plural": "canvases",
             },
         ),
         migrations.CreateModel(
-            name='Node',
+            name="Node",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('content', models.TextField(blank=True, default='')),
-                ('kind', models.CharField(choices=[('fact', 'Fact'), ('requirement', 'Requirement'), ('decision', 'Decision'), ('config', 'Config'), ('question', 'Question'), ('note', 'Note')], default='note', max_length=20)),
-                ('x', models.FloatField(default=0.0)),
-                ('y', models.FloatField(default=0.0)),
-                ('weight', models.FloatField(default=1.0)),
-                ('tags', models.JSONField(blank=True, default=list)),
-                ('pinned', models.BooleanField(default=False)),
-                ('sensitivity', models.CharField(choices=[('public', 'Public'), ('internal', 'Internal'), ('secret', 'Secret')], default='public', max_length=10)),
-                ('archived', models.BooleanField(default=False)),
-                ('author_kind', models.CharField(choices=[('user', 'User'), ('agent', 'Agent')], default='user', max_length=10)),
-                ('provenance', models.JSONField(blank=True, null=True)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='nodes', to='canvases.canvas')),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('superseded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='canvases.node')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("content", models.TextField(blank=True, default="")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("fact", "Fact"),
+                            ("requirement", "Requirement"),
+                            ("decision", "Decision"),
+                            ("config", "Config"),
+                            ("question", "Question"),
+                            ("note", "Note"),
+                        ],
+                        default="note",
+                        max_length=20,
+                    ),
+                ),
+                ("x", models.FloatField(default=0.0)),
+                ("y", models.FloatField(default=0.0)),
+                ("weight", models.FloatField(default=1.0)),
+                ("tags", models.JSONField(blank=True, default=list)),
+                ("pinned", models.BooleanField(default=False)),
+                (
+                    "sensitivity",
+                    models.CharField(
+                        choices=[("public", "Public"), ("internal", "Internal"), ("secret", "Secret")],
+                        default="public",
+                        max_length=10,
+                    ),
+                ),
+                ("archived", models.BooleanField(default=False)),
+                (
+                    "author_kind",
+                    models.CharField(
+                        choices=[("user", "User"), ("agent", "Agent")], default="user", max_length=10
+                    ),
+                ),
+                ("provenance", models.JSONField(blank=True, null=True)),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="nodes",
+                        to="canvases.canvas",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "superseded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="canvases.node",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Edge',
+            name="Edge",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('relation', models.CharField(choices=[('depends_on', 'Depends On'), ('causes', 'Causes'), ('conflicts_with', 'Conflicts With'), ('supersedes', 'Supersedes'), ('relates_to', 'Relates To')], default='relates_to', max_length=20)),
-                ('label', models.CharField(blank=True, default='', max_length=200)),
-                ('author_kind', models.CharField(choices=[('user', 'User'), ('agent', 'Agent')], default='user', max_length=10)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='edges', to='canvases.canvas')),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='outgoing_edges', to='canvases.node')),
-                ('target', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='incoming_edges', to='canvases.node')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                (
+                    "relation",
+                    models.CharField(
+                        choices=[
+                            ("depends_on", "Depends On"),
+                            ("causes", "Causes"),
+                            ("conflicts_with", "Conflicts With"),
+                            ("supersedes", "Supersedes"),
+                            ("relates_to", "Relates To"),
+                        ],
+                        default="relates_to",
+                        max_length=20,
+                    ),
+                ),
+                ("label", models.CharField(blank=True, default="", max_length=200)),
+                (
+                    "author_kind",
+                    models.CharField(
+                        choices=[("user", "User"), ("agent", "Agent")], default="user", max_length=10
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="edges",
+                        to="canvases.canvas",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="outgoing_edges",
+                        to="canvases.node",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="incoming_edges",
+                        to="canvases.node",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='OpReceipt',
+            name="OpReceipt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('client_op_id', models.CharField(max_length=64)),
-                ('revision', models.BigIntegerField()),
-                ('changes', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='canvases.canvas')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("client_op_id", models.CharField(max_length=64)),
+                ("revision", models.BigIntegerField()),
+                ("changes", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="canvases.canvas"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('owner', 'Owner'), ('editor', 'Editor'), ('viewer', 'Viewer')], max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='canvases.canvas')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='canvas_memberships', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("owner", "Owner"), ("editor", "Editor"), ("viewer", "Viewer")],
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to="canvases.canvas",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="canvas_memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('canvas', 'user'), name='unique_membership')],
+                "constraints": [models.UniqueConstraint(fields=("canvas", "user"), name="unique_membership")],
             },
         ),
         migrations.AddIndex(
-            model_name='node',
-            index=models.Index(fields=['canvas', 'x', 'y'], name='canvases_no_canvas__b2001d_idx'),
+            model_name="node",
+            index=models.Index(fields=["canvas", "x", "y"], name="canvases_no_canvas__b2001d_idx"),
         ),
         migrations.AddConstraint(
-            model_name='opreceipt',
-            constraint=models.UniqueConstraint(fields=('canvas', 'user', 'client_op_id'), name='unique_client_op'),
+            model_name="opreceipt",
+            constraint=models.UniqueConstraint(
+                fields=("canvas", "user", "client_op_id"), name="unique_client_op"
+            ),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('canvases', '0001_initial'),
+        ("canvases", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='canvas',
-            name='agent_external_access',
+            model_name="canvas",
+            name="agent_external_access",
             field=models.BooleanField(default=True),
         ),
     ]

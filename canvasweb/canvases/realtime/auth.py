@@ -1,4 +1,5 @@
 """WebSocket authentication: the session cookie (browsers) or `Authorization: Token <key>` (scripts)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,7 +29,9 @@ class TokenHeaderAuthMiddleware(BaseMiddleware):
         if header:
             scheme, _, key = header.partition(" ")
             scope = dict(scope)
-            scope["user"] = await _user_for_token(key.strip()) if scheme.lower() == "token" else AnonymousUser()
+            scope["user"] = (
+                await _user_for_token(key.strip()) if scheme.lower() == "token" else AnonymousUser()
+            )
         return await super().__call__(scope, receive, send)
 
 

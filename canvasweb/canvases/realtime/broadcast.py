@@ -5,6 +5,7 @@ commit. Delivery is at most once: if the layer is down the change is still in
 the database and clients catch up by revision, so a failure here is logged,
 never raised into the write.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -35,5 +36,9 @@ def broadcast_change(*, canvas_id: int, event: dict[str, Any]) -> None:
     try:
         async_to_sync(_group_send)(layer, canvas_group(canvas_id), {"type": "canvas.change", "event": event})
     except Exception:
-        logger.warning("broadcast of canvas %s revision %s failed; clients will catch up", canvas_id,
-                       event.get("revision"), exc_info=True)
+        logger.warning(
+            "broadcast of canvas %s revision %s failed; clients will catch up",
+            canvas_id,
+            event.get("revision"),
+            exc_info=True,
+        )

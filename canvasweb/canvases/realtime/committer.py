@@ -13,6 +13,7 @@ The broadcaster sends each batch to the channel layer as one message
 revision, as before) from an async task: no Redis round trip on the database
 thread, and batches leave in commit order.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -93,13 +94,18 @@ class CanvasCommitter:
         requests = [p.request for p in batch]
         try:
             outcome = await database_sync_to_async(services.apply_operations)(
-                canvas_id=self.canvas_id, requests=requests)
+                canvas_id=self.canvas_id, requests=requests
+            )
         except Exception:
             if len(batch) > 1:
                 # The batch failed as a whole (nothing committed): find the op that breaks it by
                 # applying each alone, so the others still commit.
-                logger.warning("group commit of %s ops on canvas %s failed; retrying one by one", len(batch),
-                               self.canvas_id, exc_info=True)
+                logger.warning(
+                    "group commit of %s ops on canvas %s failed; retrying one by one",
+                    len(batch),
+                    self.canvas_id,
+                    exc_info=True,
+                )
                 for pending in batch:
                     await self._commit([pending])
                 return
@@ -128,11 +134,18 @@ class CanvasCommitter:
                 continue
             try:
                 # Delivery is at most once; a lost batch is caught up by revision (docs/reliability.md).
-                await asyncio.wait_for(layer.group_send(group, {"type": "canvas.changes", "events": events}),
-                                       BROADCAST_TIMEOUT_SECONDS)
+                await asyncio.wait_for(
+                    layer.group_send(group, {"type": "canvas.changes", "events": events}),
+                    BROADCAST_TIMEOUT_SECONDS,
+                )
             except Exception:
-                logger.warning("broadcast of canvas %s revisions %s-%s failed; clients will catch up",
-                               self.canvas_id, events[0]["revision"], events[-1]["revision"], exc_info=True)
+                logger.warning(
+                    "broadcast of canvas %s revisions %s-%s failed; clients will catch up",
+                    self.canvas_id,
+                    events[0]["revision"],
+                    events[-1]["revision"],
+                    exc_info=True,
+                )
 
 
 _COMMITTERS: dict[tuple[int, int], CanvasCommitter] = {}
@@ -145,8 +158,9 @@ def committer_for(canvas_id: int) -> CanvasCommitter:
     committer = _COMMITTERS.get(key)
     if committer is None or committer.loop is not loop:
         if len(_COMMITTERS) > 10_000:
-            for stale_key in [k for k, c in _COMMITTERS.items()
-                              if not c.queue and (c.task is None or c.task.done())]:
+            for stale_key in [
+                k for k, c in _COMMITTERS.items() if not c.queue and (c.task is None or c.task.done())
+            ]:
                 del _COMMITTERS[stale_key]
         committer = _COMMITTERS[key] = CanvasCommitter(canvas_id)
     return committer

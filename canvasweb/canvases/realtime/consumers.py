@@ -4,6 +4,7 @@ Thin on purpose: it parses frames, rate-limits, calls the services and
 selectors through `database_sync_to_async`, and filters every outgoing change
 for this connection's role. It never writes rows itself.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -45,8 +46,18 @@ CLOSE_MEMBERSHIP_REVOKED = 4403
 CLOSE_CANVAS_DELETED = 4404
 # When the op queue is full: about the time a few queued ops take to apply.
 QUEUE_FULL_RETRY_MS = 200
-PRESENCE_COLORS = ("#e76f51", "#2a9d8f", "#e9c46a", "#264653", "#f4a261", "#6d597a", "#3a86ff", "#8338ec",
-                   "#ff006e", "#06d6a0")
+PRESENCE_COLORS = (
+    "#e76f51",
+    "#2a9d8f",
+    "#e9c46a",
+    "#264653",
+    "#f4a261",
+    "#6d597a",
+    "#3a86ff",
+    "#8338ec",
+    "#ff006e",
+    "#06d6a0",
+)
 
 
 def _config(name: str) -> int:
@@ -158,14 +169,20 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             except Exception:
                 if self._layer_down_since is None:
                     self._layer_down_since = time.monotonic()
-                    logger.warning("channel layer receive failed on canvas %s; retrying",
-                                   getattr(self, "canvas_id", None), exc_info=True)
+                    logger.warning(
+                        "channel layer receive failed on canvas %s; retrying",
+                        getattr(self, "canvas_id", None),
+                        exc_info=True,
+                    )
                 await asyncio.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 1.0)
                 continue
             if self._layer_down_since is not None:
-                logger.warning("channel layer receive works again on canvas %s after %.1f s",
-                               getattr(self, "canvas_id", None), time.monotonic() - self._layer_down_since)
+                logger.warning(
+                    "channel layer receive works again on canvas %s after %.1f s",
+                    getattr(self, "canvas_id", None),
+                    time.monotonic() - self._layer_down_since,
+                )
                 self._layer_down_since = None
             return message
 
@@ -202,7 +219,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             await self.close()  # before accept: the handshake gets HTTP 403
             return
         self.user: User = user
-        self.role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
+        self.role = await database_sync_to_async(selectors.user_role)(
+            user=self.user, canvas_id=self.canvas_id
+        )
         if self.role is None:
             # A signed-in user knocking on a canvas they are not a member of (or that does not exist) is
             # recorded like any other refusal; anonymous handshakes are not (no user, and no DB write for them).
@@ -230,7 +249,8 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         if self.joined:
             try:
                 await self.channel_layer.group_send(
-                    self.group, {"type": "presence.leave", "connection_id": self.connection_id})
+                    self.group, {"type": "presence.leave", "connection_id": self.connection_id}
+                )
                 await self.channel_layer.group_discard(self.group, self.channel_name)
             except Exception:  # the layer may be down; membership expires on its own
                 logger.warning("could not leave group %s", self.group, exc_info=True)
@@ -272,28 +292,48 @@ class CanvasConsumer(AsyncWebsocketConsumer):
             await self.send_json({"type": "error", "error": exc.as_dict()})
         except Exception:
             logger.exception("unhandled error on canvas %s socket", self.canvas_id)
-            await self.send_json({"type": "error", "error": {
-                "code": "INTERNAL", "message": "the server could not handle this message", "field": None}})
+            await self.send_json(
+                {
+                    "type": "error",
+                    "error": {
+                        "code": "INTERNAL",
+                        "message": "the server could not handle this message",
+                        "field": None,
+                    },
+                }
+            )
 
     async def handle_hello(self, message: dict[str, Any]) -> None:
         last = message.get("last_revision")
-        if last is not None and (isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < 2**53):
+        if last is not None and (
+            isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < 2**53
+        ):
             raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
         self.hello_seen = True
         state = await database_sync_to_async(self._load_state)(since=last)
         if state is None:
             await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
             return
-        await self.send_json({
-            "type": "welcome", "protocol": PROTOCOL_VERSION, "canvas": state["canvas"],
-            "user": {"id": self.user.pk, "username": self.user.get_username()}, "role": self.role,
-            "connection_id": self.connection_id,
-        })
+        await self.send_json(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "canvas": state["canvas"],
+                "user": {"id": self.user.pk, "username": self.user.get_username()},
+                "role": self.role,
+                "connection_id": self.connection_id,
+            }
+        )
         await self._send_state(state)
         try:
             await self.channel_layer.group_send(
-                self.group, {"type": "presence.query", "reply_to": self.channel_name,
-                             "connection_id": self.connection_id})
+                self.group,
+                {
+                    "type": "presence.query",
+                    "reply_to": self.channel_name,
+                    "connection_id": self.connection_id,
+                },
+            )
         except Exception:  # presence is a nicety; the layer may be down
             logger.warning("presence query failed on canvas %s", self.canvas_id, exc_info=True)
 
@@ -321,18 +361,25 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         if not self.bucket.take():
             error = RateLimited(
                 f"more than {_config('WS_OPS_PER_SECOND')} ops per second; this op was not applied, resend it",
-                retry_after_ms=self.bucket.retry_after_ms())
+                retry_after_ms=self.bucket.retry_after_ms(),
+            )
         elif self.op_queue.qsize() >= self.max_queued_ops:
-            error = RateLimited(f"{self.max_queued_ops} ops are already waiting to be applied; "
-                                "this op was not applied, resend it", retry_after_ms=QUEUE_FULL_RETRY_MS)
+            error = RateLimited(
+                f"{self.max_queued_ops} ops are already waiting to be applied; "
+                "this op was not applied, resend it",
+                retry_after_ms=QUEUE_FULL_RETRY_MS,
+            )
         if error is not None:
             await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()})
             return
         # Group commit: the canvas's committer applies this op together with whatever every other
         # socket on the canvas queued meanwhile; this socket acks its own ops in order.
-        future = committer_for(self.canvas_id).submit(services.OpRequest(
-            actor=user_actor(self.user, channel="websocket"), op=message["op"], client_op_id=client_op_id),
-            source=self.connection_id)
+        future = committer_for(self.canvas_id).submit(
+            services.OpRequest(
+                actor=user_actor(self.user, channel="websocket"), op=message["op"], client_op_id=client_op_id
+            ),
+            source=self.connection_id,
+        )
         self.op_queue.put_nowait((client_op_id, future))
         if self.op_worker is None or self.op_worker.done():
             self.op_worker = asyncio.ensure_future(self._op_worker())
@@ -361,17 +408,32 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         if not isinstance(result, services.ApplyResult):
             if result is not None:
                 logger.error("op failed on canvas %s", self.canvas_id, exc_info=result)
-            await self.send_json({"type": "reject", "client_op_id": client_op_id, "error": {
-                "code": "INTERNAL", "message": "the server failed to apply this op; nothing was changed",
-                "field": None}})
+            await self.send_json(
+                {
+                    "type": "reject",
+                    "client_op_id": client_op_id,
+                    "error": {
+                        "code": "INTERNAL",
+                        "message": "the server failed to apply this op; nothing was changed",
+                        "field": None,
+                    },
+                }
+            )
             return
         visible, _ = filter_event({"changes": result.changes}, level=self._level())
         # An op that changed nothing (a field set to its current value) made no revision: `revision` is
         # the current one, whose change event is someone else's. Flag it like a duplicate so clients do
         # not take this ack for that revision's event (docs/reliability.md, "no-op acks").
         noop = result.event is None and not result.duplicate
-        await self.send_json({"type": "ack", "client_op_id": client_op_id, "revision": result.revision,
-                              "duplicate": result.duplicate or noop, "changes": visible["changes"]})
+        await self.send_json(
+            {
+                "type": "ack",
+                "client_op_id": client_op_id,
+                "revision": result.revision,
+                "duplicate": result.duplicate or noop,
+                "changes": visible["changes"],
+            }
+        )
 
     async def handle_presence(self, message: dict[str, Any]) -> None:
         viewport = _clean_point(message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport")
@@ -380,14 +442,21 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         editing = _clean_node_id(message.get("editing"), "editing")
         dragging = message.get("dragging")
         if dragging is not None:
-            dragging = {"id": _clean_node_id(dragging.get("id") if isinstance(dragging, dict) else None,
-                                             "dragging.id", required=True),
-                        **_clean_point(dragging, ("x", "y"), "dragging")}
+            dragging = {
+                "id": _clean_node_id(
+                    dragging.get("id") if isinstance(dragging, dict) else None, "dragging.id", required=True
+                ),
+                **_clean_point(dragging, ("x", "y"), "dragging"),
+            }
         self.presence = {
-            "type": "presence", "connection_id": self.connection_id,
+            "type": "presence",
+            "connection_id": self.connection_id,
             "user": {"id": self.user.pk, "username": self.user.get_username()},
             "color": PRESENCE_COLORS[self.user.pk % len(PRESENCE_COLORS)],
-            "viewport": viewport, "cursor": cursor, "editing": editing, "dragging": dragging,
+            "viewport": viewport,
+            "cursor": cursor,
+            "editing": editing,
+            "dragging": dragging,
         }
         interval = _config("PRESENCE_MIN_INTERVAL_MS") / 1000
         wait = self.last_presence_sent + interval - time.monotonic()
@@ -396,7 +465,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         elif self.presence_flush is None:
             # Throttled, not dropped: the latest position goes out when the interval ends.
             loop = asyncio.get_running_loop()
-            self.presence_flush = loop.call_later(wait, lambda: asyncio.ensure_future(self._publish_presence()))
+            self.presence_flush = loop.call_later(
+                wait, lambda: asyncio.ensure_future(self._publish_presence())
+            )
 
     def _chat(self) -> ChatSession:
         if self.chat is None:  # frames are handled only on an accepted socket, which has its session
@@ -434,8 +505,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         if self._membership_changed(event):
             role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
             if role is None:
-                await self.close(code=CLOSE_CANVAS_DELETED if self._canvas_deleted(event)
-                                 else CLOSE_MEMBERSHIP_REVOKED)
+                await self.close(
+                    code=CLOSE_CANVAS_DELETED if self._canvas_deleted(event) else CLOSE_MEMBERSHIP_REVOKED
+                )
                 return
             if role != self.role:
                 self.role = role
@@ -476,8 +548,9 @@ class CanvasConsumer(AsyncWebsocketConsumer):
     async def presence_query(self, message: dict[str, Any]) -> None:
         if message["connection_id"] != self.connection_id and self.presence is not None:
             try:
-                await self.channel_layer.send(message["reply_to"], {"type": "presence.state",
-                                                                    "payload": self.presence})
+                await self.channel_layer.send(
+                    message["reply_to"], {"type": "presence.state", "payload": self.presence}
+                )
             except Exception:  # ChannelFull or the layer down: presence is a nicety
                 logger.warning("presence reply failed on canvas %s", self.canvas_id, exc_info=True)
 
@@ -503,8 +576,11 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         if only_if_behind and (since is None or canvas.revision <= since or role != self.role):
             return {"canvas": canvas_info, "role": role}
         self.role = role
-        too_far = since is None or since > canvas.revision or canvas.revision - since > _config(
-            "CATCH_UP_MAX_REVISIONS")
+        too_far = (
+            since is None
+            or since > canvas.revision
+            or canvas.revision - since > _config("CATCH_UP_MAX_REVISIONS")
+        )
         if not too_far and since is not None:
             # needs_resync covers a change of this user's own role in the range: start from a snapshot.
             changes = selectors.changes_since(canvas=canvas, role=role, since=since, user_id=self.user.pk)
@@ -567,22 +643,25 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         else:
             changes = state["changes"]
             self.synced_revision = max(self.synced_revision or 0, changes["to"])
-            await self.send_json({"type": "changes", "from": changes["from"], "to": changes["to"],
-                                  "events": changes["events"]})
+            await self.send_json(
+                {"type": "changes", "from": changes["from"], "to": changes["to"], "events": changes["events"]}
+            )
 
     async def _publish_presence(self) -> None:
         self.presence_flush = None
         self.last_presence_sent = time.monotonic()
         if self.presence is not None:
             try:
-                await self.channel_layer.group_send(self.group, {"type": "presence.update",
-                                                                 "payload": self.presence})
+                await self.channel_layer.group_send(
+                    self.group, {"type": "presence.update", "payload": self.presence}
+                )
             except Exception:
                 logger.warning("presence broadcast failed", exc_info=True)
 
     def _membership_changed(self, event: dict[str, Any]) -> bool:
-        return any(c["entity"] == "member" and c["id"] == str(self.user.pk) for c in event["changes"]) or \
-            self._canvas_deleted(event)
+        return any(
+            c["entity"] == "member" and c["id"] == str(self.user.pk) for c in event["changes"]
+        ) or self._canvas_deleted(event)
 
     @staticmethod
     def _canvas_deleted(event: dict[str, Any]) -> bool:
@@ -596,9 +675,15 @@ def _record_refused_connect(*, user: User, canvas_id: int) -> None:
     from canvasweb.history.models import SecurityEvent
 
     try:
-        SecurityEvent.objects.create(canvas_id_ref=canvas_id, user=user, actor_kind="user", channel="websocket",
-                                     op_type="connect", code="NOT_FOUND",
-                                     reason="WebSocket refused: not a member of this canvas (or no such canvas)")
+        SecurityEvent.objects.create(
+            canvas_id_ref=canvas_id,
+            user=user,
+            actor_kind="user",
+            channel="websocket",
+            op_type="connect",
+            code="NOT_FOUND",
+            reason="WebSocket refused: not a member of this canvas (or no such canvas)",
+        )
     except Exception:  # the refusal itself must still happen
         logger.exception("could not record a refused WebSocket connect")
 
@@ -618,8 +703,9 @@ def _clean_node_id(value: Any, name: str, *, required: bool = False) -> str | No
 
 
 def _bad_node_id(name: str) -> NoReturn:
-    raise BadMessage(f"{name} must be a node id (a UUID string){'' if name == 'dragging.id' else ' or null'}",
-                     field=name)
+    raise BadMessage(
+        f"{name} must be a node id (a UUID string){'' if name == 'dragging.id' else ' or null'}", field=name
+    )
 
 
 def _clean_point(value: Any, keys: tuple[str, ...], name: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ WebsocketCommunicator) nothing changes. See docs/reliability.md.
 
 Values come from settings.CANVASWEB, else from the environment variables CANVASWEB_<NAME>.
 """
+
 from __future__ import annotations
 
 import logging
@@ -102,8 +103,12 @@ def check(protocol: Any, *, frame_bytes: int = 0, now: float | None = None) -> b
     stalled_for = now - since
     if waiting_before > limit("WS_SEND_BUFFER_HARD_BYTES") or stalled_for > limit("WS_SEND_STALL_SECONDS"):
         STATS["cut_off"] += 1
-        logger.warning("cutting off %s: %d bytes unread, none read for %.1f s (the client stopped reading)",
-                       getattr(protocol, "client_addr", "?"), waiting, stalled_for)
+        logger.warning(
+            "cutting off %s: %d bytes unread, none read for %.1f s (the client stopped reading)",
+            getattr(protocol, "client_addr", "?"),
+            waiting,
+            stalled_for,
+        )
         protocol._canvasweb_cut = True
         protocol.dropConnection(abort=True)
         return True

@@ -4,6 +4,7 @@ Such a frame is well-formed JSON but would fail deep inside a handler (the audit
 it is answered like any other bad value: an op gets `reject` INVALID naming the field inside the op,
 anything else an `error` INVALID naming the field in the frame. The socket stays open.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,11 @@ def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
         return None
     path, text = found
     client_op_id = message.get("client_op_id")
-    op_id_ok = isinstance(client_op_id, str) and 1 <= len(client_op_id) <= 64 and not has_lone_surrogate(
-        client_op_id)
+    op_id_ok = (
+        isinstance(client_op_id, str)
+        and 1 <= len(client_op_id) <= 64
+        and not has_lone_surrogate(client_op_id)
+    )
     if message.get("type") == "op" and op_id_ok and (path == "op" or path.startswith("op.")):
         error = InvalidOperation(text, field=path[3:] or None)
         return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}

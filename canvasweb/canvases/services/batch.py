@@ -1,4 +1,5 @@
 """Node and edge operations, one or many: `apply_operation` and the group commit `apply_operations`."""
+
 from __future__ import annotations
 
 import logging
@@ -29,12 +30,15 @@ from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_
 logger = logging.getLogger(__name__)
 
 
-def apply_operation(*, actor: Actor, canvas_id: int, op: dict[str, Any] | Operation, client_op_id: str | None = None
-                    ) -> ApplyResult:
+def apply_operation(
+    *, actor: Actor, canvas_id: int, op: dict[str, Any] | Operation, client_op_id: str | None = None
+) -> ApplyResult:
     """Apply one node/edge operation or a batch atomically, as `actor` (a group commit of one)."""
-    outcome = apply_operations(canvas_id=canvas_id, requests=[OpRequest(actor=actor, op=op,
-                                                                        client_op_id=client_op_id)],
-                               broadcast=True).results[0]
+    outcome = apply_operations(
+        canvas_id=canvas_id,
+        requests=[OpRequest(actor=actor, op=op, client_op_id=client_op_id)],
+        broadcast=True,
+    ).results[0]
     if isinstance(outcome, BaseException):
         raise outcome
     return cast(ApplyResult, outcome)
@@ -98,8 +102,13 @@ def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bo
             events = []
     for i, request in enumerate(requests):
         if isinstance(results[i], CanvasError):
-            _record_refusal(actor=request.actor, canvas_id=canvas_id, op_type=_raw_type(request.op),
-                            error=results[i], client_op_id=request.client_op_id)
+            _record_refusal(
+                actor=request.actor,
+                canvas_id=canvas_id,
+                op_type=_raw_type(request.op),
+                error=results[i],
+                client_op_id=request.client_op_id,
+            )
     return BatchOutcome(results=results, events=events)
 
 
@@ -120,18 +129,22 @@ def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
     return handler
 
 
-def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]) -> list[dict[str, Any]]:
+def _apply_batch(
+    *, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]
+) -> list[dict[str, Any]]:
     canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
     if canvas is None:
         raise NotFound("no such canvas", field="canvas_id")
     user_ids = {requests[i].actor.user.pk for i in todo}
-    roles = dict(Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role"))
+    roles = dict(
+        Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role")
+    )
     receipts: dict[tuple[Any, ...], ApplyResult] = {}
     op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
     if op_ids:
         for user_id, op_id, revision, changes in OpReceipt.objects.filter(
-                canvas=canvas, user_id__in=user_ids, client_op_id__in=op_ids).values_list(
-                "user_id", "client_op_id", "revision", "changes"):
+            canvas=canvas, user_id__in=user_ids, client_op_id__in=op_ids
+        ).values_list("user_id", "client_op_id", "revision", "changes"):
             receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
     parsed: dict[int, Operation] = {}
     for i in todo:
@@ -141,8 +154,11 @@ def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], 
         except CanvasError as exc:
             results[i] = exc
     fast_ids = {parsed[i].target for i in parsed if parsed[i].type in _FAST_OPS}
-    node_cache = {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related(
-        "created_by")} if fast_ids else {}
+    node_cache = (
+        {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related("created_by")}
+        if fast_ids
+        else {}
+    )
     batch = _Batch(canvas=canvas)
     for i in todo:
         if i not in parsed:
@@ -158,8 +174,14 @@ def _apply_batch(*, canvas_id: int, requests: list[OpRequest], todo: list[int], 
             results[i] = receipts[key]
             continue
         fast = op.type in _FAST_OPS
-        write = _Write(canvas=canvas, actor=request.actor, role=role, op_type=op.type,
-                       node_cache=node_cache if fast else None, deferred=batch.deferred if fast else None)
+        write = _Write(
+            canvas=canvas,
+            actor=request.actor,
+            role=role,
+            op_type=op.type,
+            node_cache=node_cache if fast else None,
+            deferred=batch.deferred if fast else None,
+        )
         handler = _op_handler(request.actor, op)
         try:
             if fast:

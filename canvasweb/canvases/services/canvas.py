@@ -1,4 +1,5 @@
 """Canvas services: create, update (name, description, agent policy), delete."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +16,13 @@ from ..models import Canvas, Membership, Role
 from ..serialization import canvas_to_dict, user_ref
 from .commit import ApplyResult, _commit, _Write
 
-POLICY_FIELDS = {"mode": "agent_mode", "scope": "agent_scope", "protect_pinned": "agent_protect_pinned",
-                 "allow_archive": "agent_may_archive", "external_access": "agent_external_access"}
+POLICY_FIELDS = {
+    "mode": "agent_mode",
+    "scope": "agent_scope",
+    "protect_pinned": "agent_protect_pinned",
+    "allow_archive": "agent_may_archive",
+    "external_access": "agent_external_access",
+}
 
 
 def canvas_create(*, user: User, name: str, description: str = "") -> Canvas:
@@ -30,18 +36,40 @@ def canvas_create(*, user: User, name: str, description: str = "") -> Canvas:
         Membership.objects.create(canvas=canvas, user=user, role=Role.OWNER)
 
         def handler(write: _Write) -> None:
-            write.record(entity="canvas", action="created", target_id=str(canvas.pk), fields=[], before=None,
-                         after=canvas_to_dict(canvas), vb=0, va=0)
-            write.record(entity="member", action="created", target_id=str(user.pk), fields=[], before=None,
-                         after={"user": user_ref(user), "role": Role.OWNER}, vb=0, va=0)
+            write.record(
+                entity="canvas",
+                action="created",
+                target_id=str(canvas.pk),
+                fields=[],
+                before=None,
+                after=canvas_to_dict(canvas),
+                vb=0,
+                va=0,
+            )
+            write.record(
+                entity="member",
+                action="created",
+                target_id=str(user.pk),
+                fields=[],
+                before=None,
+                after={"user": user_ref(user), "role": Role.OWNER},
+                vb=0,
+                va=0,
+            )
 
         _commit(actor=actor, canvas_id=canvas.pk, op_type="canvas.create", handler=handler)
     canvas.refresh_from_db()
     return canvas
 
 
-def canvas_update(*, actor: Actor, canvas_id: int, name: str | None = None, description: str | None = None,
-                  agent_policy: dict[str, Any] | None = None) -> ApplyResult:
+def canvas_update(
+    *,
+    actor: Actor,
+    canvas_id: int,
+    name: str | None = None,
+    description: str | None = None,
+    agent_policy: dict[str, Any] | None = None,
+) -> ApplyResult:
     def handler(write: _Write) -> None:
         permissions.require_role(actor=actor, role=write.role, operation="canvas.update")
         canvas = write.canvas
@@ -60,21 +88,38 @@ def canvas_update(*, actor: Actor, canvas_id: int, name: str | None = None, desc
                     changed.append(f"agent_policy.{key}")
         if changed:
             canvas.save()
-            write.record(entity="canvas", action="updated", target_id=str(canvas.pk), fields=changed,
-                         before=before, after=canvas_to_dict(canvas), vb=0, va=0)
+            write.record(
+                entity="canvas",
+                action="updated",
+                target_id=str(canvas.pk),
+                fields=changed,
+                before=before,
+                after=canvas_to_dict(canvas),
+                vb=0,
+                va=0,
+            )
 
     return _commit(actor=actor, canvas_id=canvas_id, op_type="canvas.update", handler=handler)
 
 
 def canvas_delete(*, actor: Actor, canvas_id: int) -> ApplyResult:
     """Hide the canvas; its change log stays (append-only)."""
+
     def handler(write: _Write) -> None:
         permissions.require_role(actor=actor, role=write.role, operation="canvas.delete")
         before = canvas_to_dict(write.canvas)
         write.canvas.deleted_at = timezone.now()
         write.canvas.save()
-        write.record(entity="canvas", action="deleted", target_id=str(write.canvas.pk), fields=[],
-                     before=before, after=None, vb=0, va=None)
+        write.record(
+            entity="canvas",
+            action="deleted",
+            target_id=str(write.canvas.pk),
+            fields=[],
+            before=before,
+            after=None,
+            vb=0,
+            va=None,
+        )
 
     return _commit(actor=actor, canvas_id=canvas_id, op_type="canvas.delete", handler=handler)
 
@@ -104,12 +149,15 @@ def _clean_policy(policy: Any) -> dict[str, Any]:
     clean = {}
     if "mode" in policy:
         if policy["mode"] not in AgentMode.values:
-            raise InvalidOperation(f"mode must be one of {', '.join(AgentMode.values)}", field="agent_policy.mode")
+            raise InvalidOperation(
+                f"mode must be one of {', '.join(AgentMode.values)}", field="agent_policy.mode"
+            )
         clean["mode"] = policy["mode"]
     if "scope" in policy:
         if policy["scope"] not in AgentScope.values:
-            raise InvalidOperation(f"scope must be one of {', '.join(AgentScope.values)}",
-                                   field="agent_policy.scope")
+            raise InvalidOperation(
+                f"scope must be one of {', '.join(AgentScope.values)}", field="agent_policy.scope"
+            )
         clean["scope"] = policy["scope"]
     for flag in ("protect_pinned", "allow_archive", "external_access"):
         if flag in policy:

@@ -3,6 +3,7 @@
 Every write of the package ends here: `_commit` for one service call, `_Batch` for a group commit
 (canvases/services/batch.py). Refusals are written to the security log.
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,26 +51,55 @@ class _Write:
     node_cache: dict[uuid.UUID, Node] | None = None
     deferred: dict[uuid.UUID, tuple[Node, set[str]]] | None = None
 
-    def record(self, *, entity: str, action: str, target_id: str, fields: list[str], before: dict[str, Any] | None,
-               after: dict[str, Any] | None, vb: int | None, va: int | None) -> None:
-        self.records.append({
-            "entity": entity, "action": action, "id": target_id, "fields": fields, "data": after,
-            "_before": before, "_vb": vb, "_va": va, "_op": self.op_type,
-        })
+    def record(
+        self,
+        *,
+        entity: str,
+        action: str,
+        target_id: str,
+        fields: list[str],
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+        vb: int | None,
+        va: int | None,
+    ) -> None:
+        self.records.append(
+            {
+                "entity": entity,
+                "action": action,
+                "id": target_id,
+                "fields": fields,
+                "data": after,
+                "_before": before,
+                "_vb": vb,
+                "_va": va,
+                "_op": self.op_type,
+            }
+        )
 
 
-def _commit(*, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_Write], None],
-            client_op_id: str | None = None) -> ApplyResult:
+def _commit(
+    *,
+    actor: Actor,
+    canvas_id: int,
+    op_type: str,
+    handler: Callable[[_Write], None],
+    client_op_id: str | None = None,
+) -> ApplyResult:
     try:
-        return _commit_or_raise(actor=actor, canvas_id=canvas_id, op_type=op_type, handler=handler,
-                                client_op_id=client_op_id)
+        return _commit_or_raise(
+            actor=actor, canvas_id=canvas_id, op_type=op_type, handler=handler, client_op_id=client_op_id
+        )
     except CanvasError as exc:
-        _record_refusal(actor=actor, canvas_id=canvas_id, op_type=op_type, error=exc, client_op_id=client_op_id)
+        _record_refusal(
+            actor=actor, canvas_id=canvas_id, op_type=op_type, error=exc, client_op_id=client_op_id
+        )
         raise
 
 
-def _commit_or_raise(*, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_Write], None],
-                     client_op_id: str | None) -> ApplyResult:
+def _commit_or_raise(
+    *, actor: Actor, canvas_id: int, op_type: str, handler: Callable[[_Write], None], client_op_id: str | None
+) -> ApplyResult:
     _check_client_op_id(client_op_id)
     with transaction.atomic():
         canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
@@ -81,7 +111,9 @@ def _commit_or_raise(*, actor: Actor, canvas_id: int, op_type: str, handler: Cal
             # Same answer as for a missing canvas: non-members learn nothing.
             raise NotFound("no such canvas", field="canvas_id")
         if client_op_id:
-            receipt = OpReceipt.objects.filter(canvas=canvas, user=actor.user, client_op_id=client_op_id).first()
+            receipt = OpReceipt.objects.filter(
+                canvas=canvas, user=actor.user, client_op_id=client_op_id
+            ).first()
             if receipt is not None:
                 return ApplyResult(revision=receipt.revision, duplicate=True, changes=receipt.changes)
 
@@ -129,8 +161,15 @@ class _Batch:
             if result.event is not None:
                 self.events.append(result.event)
         if client_op_id:
-            self.receipts.append(OpReceipt(canvas=self.canvas, user=write.actor.user, client_op_id=client_op_id,
-                                           revision=result.revision, changes=result.changes))
+            self.receipts.append(
+                OpReceipt(
+                    canvas=self.canvas,
+                    user=write.actor.user,
+                    client_op_id=client_op_id,
+                    revision=result.revision,
+                    changes=result.changes,
+                )
+            )
         return result
 
     def flush_nodes(self) -> None:
@@ -146,9 +185,9 @@ class _Batch:
         if self.entries:
             ChangeLogEntry.objects.bulk_create(self.entries)
         if self.canvas.revision != self.first_revision:
-            Canvas.objects.filter(pk=self.canvas.pk).update(revision=self.canvas.revision,
-                                                            last_hash=self.canvas.last_hash,
-                                                            updated_at=timezone.now())
+            Canvas.objects.filter(pk=self.canvas.pk).update(
+                revision=self.canvas.revision, last_hash=self.canvas.last_hash, updated_at=timezone.now()
+            )
         if self.receipts:
             # The canvas lock already serializes receipts; ON CONFLICT DO NOTHING is the backstop.
             OpReceipt.objects.bulk_create(self.receipts, ignore_conflicts=True)
@@ -172,8 +211,11 @@ def _update_node_rows(nodes: list[Node], fields: tuple[str, ...]) -> None:
     # Identifiers come from the model's own metadata (quoted); every value is a parameter.
     assignments = ", ".join(f"{qn(column.column)} = %s" for column in columns)
     sql = f"UPDATE {qn(Node._meta.db_table)} SET {assignments} WHERE {qn(pk.column)} = %s"  # nosec B608
-    rows = [[column.get_db_prep_save(getattr(node, column.attname), connection) for column in columns]
-            + [pk.get_db_prep_value(node.pk, connection)] for node in nodes]
+    rows = [
+        [column.get_db_prep_save(getattr(node, column.attname), connection) for column in columns]
+        + [pk.get_db_prep_value(node.pk, connection)]
+        for node in nodes
+    ]
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
 
@@ -188,12 +230,28 @@ def _log_and_bump(write: _Write, *, client_op_id: str | None, entries: list[Any]
     actor = write.actor
     for seq, record in enumerate(write.records):
         entry = ChangeLogEntry(
-            canvas=canvas, revision=canvas.revision, seq=seq, op_type=record["_op"], entity=record["entity"],
-            action=record["action"], target_id=record["id"], fields=record["fields"], before=record["_before"],
-            after=record["data"], visibility_before=record["_vb"], visibility_after=record["_va"],
-            actor_kind=actor.kind, actor_user=actor.user, actor_username=actor.user.get_username(),
-            approved_by=actor.approved_by, conversation_id=actor.conversation_id, message_id=actor.message_id,
-            agent_run_id=actor.agent_run_id, reason=actor.reason, client_op_id=client_op_id or "", created_at=now,
+            canvas=canvas,
+            revision=canvas.revision,
+            seq=seq,
+            op_type=record["_op"],
+            entity=record["entity"],
+            action=record["action"],
+            target_id=record["id"],
+            fields=record["fields"],
+            before=record["_before"],
+            after=record["data"],
+            visibility_before=record["_vb"],
+            visibility_after=record["_va"],
+            actor_kind=actor.kind,
+            actor_user=actor.user,
+            actor_username=actor.user.get_username(),
+            approved_by=actor.approved_by,
+            conversation_id=actor.conversation_id,
+            message_id=actor.message_id,
+            agent_run_id=actor.agent_run_id,
+            reason=actor.reason,
+            client_op_id=client_op_id or "",
+            created_at=now,
             prev_hash=prev_hash,
         )
         entry.hash = entry_digest(entry, prev_hash)
@@ -235,13 +293,19 @@ def _broadcast(canvas_id: int, event: dict[str, Any]) -> None:
     broadcast_change(canvas_id=canvas_id, event=event)
 
 
-def _record_refusal(*, actor: Actor, canvas_id: int, op_type: str, error: CanvasError,
-                    client_op_id: str | None) -> None:
+def _record_refusal(
+    *, actor: Actor, canvas_id: int, op_type: str, error: CanvasError, client_op_id: str | None
+) -> None:
     try:
         record_security_event(  # identical refusals in a short window share one row
             canvas_id_ref=canvas_id if isinstance(canvas_id, int) else None,
-            user=actor.user, actor_kind=actor.kind, channel=actor.channel, op_type=op_type[:40], code=error.code,
-            reason=error.message, detail={"field": error.field, "client_op_id": client_op_id},
+            user=actor.user,
+            actor_kind=actor.kind,
+            channel=actor.channel,
+            op_type=op_type[:40],
+            code=error.code,
+            reason=error.message,
+            detail={"field": error.field, "client_op_id": client_op_id},
             conversation_id=actor.conversation_id,
         )
     except Exception:  # the refusal itself must still reach the caller

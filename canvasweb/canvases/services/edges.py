@@ -1,4 +1,5 @@
 """Edge operations: create, update, delete."""
+
 from __future__ import annotations
 
 import uuid
@@ -14,8 +15,11 @@ from .nodes import _edge_level, _get_node, require_usable_id
 
 
 def _get_edge(write: _Write, edge_id: uuid.UUID) -> Edge:
-    edge = Edge.objects.filter(pk=edge_id, canvas=write.canvas).select_related("source", "target", "created_by"
-                                                                                ).first()
+    edge = (
+        Edge.objects.filter(pk=edge_id, canvas=write.canvas)
+        .select_related("source", "target", "created_by")
+        .first()
+    )
     if edge is None or _edge_level(edge.source, edge.target) > permissions.role_level(write.role):
         raise NotFound(f"no edge {edge_id} on this canvas", field="id")
     return edge
@@ -27,22 +31,38 @@ def _op_edge_create(write: _Write, op: Operation) -> None:
     target = _get_node(write, body["target"], field_name="edge.target")
     if write.actor.is_agent:
         # In a restricted scope the agent may link only from nodes it may change.
-        permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=source, operation=op.type)
+        permissions.require_agent_may_touch(
+            actor=write.actor, canvas=write.canvas, node=source, operation=op.type
+        )
     require_usable_id(write, body["id"], field="edge.id")
     edge = Edge.objects.create(
-        id=body["id"], canvas=write.canvas, source=source, target=target, relation=body["relation"],
-        label=body["label"], created_by=write.actor.user,
+        id=body["id"],
+        canvas=write.canvas,
+        source=source,
+        target=target,
+        relation=body["relation"],
+        label=body["label"],
+        created_by=write.actor.user,
         author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER,
     )
-    write.record(entity="edge", action="created", target_id=str(edge.id), fields=[], before=None,
-                 after=edge_to_dict(edge), vb=None, va=_edge_level(source, target))
+    write.record(
+        entity="edge",
+        action="created",
+        target_id=str(edge.id),
+        fields=[],
+        before=None,
+        after=edge_to_dict(edge),
+        vb=None,
+        va=_edge_level(source, target),
+    )
 
 
 def _op_edge_update(write: _Write, op: Operation) -> None:
     edge = _get_edge(write, op.target)
     if write.actor.is_agent:
-        permissions.require_agent_may_touch(actor=write.actor, canvas=write.canvas, node=edge.source,
-                                            operation=op.type)
+        permissions.require_agent_may_touch(
+            actor=write.actor, canvas=write.canvas, node=edge.source, operation=op.type
+        )
     changed = [name for name in EDGE_FIELDS if name in op.fields and getattr(edge, name) != op.fields[name]]
     if not changed:
         return
@@ -52,8 +72,16 @@ def _op_edge_update(write: _Write, op: Operation) -> None:
     edge.version += 1
     edge.save()
     level = _edge_level(edge.source, edge.target)
-    write.record(entity="edge", action="updated", target_id=str(edge.id), fields=changed, before=before,
-                 after=edge_to_dict(edge), vb=level, va=level)
+    write.record(
+        entity="edge",
+        action="updated",
+        target_id=str(edge.id),
+        fields=changed,
+        before=before,
+        after=edge_to_dict(edge),
+        vb=level,
+        va=level,
+    )
 
 
 def _op_edge_delete(write: _Write, op: Operation) -> None:
@@ -61,5 +89,13 @@ def _op_edge_delete(write: _Write, op: Operation) -> None:
     before = edge_to_dict(edge)
     level = _edge_level(edge.source, edge.target)
     edge.delete()
-    write.record(entity="edge", action="deleted", target_id=before["id"], fields=[], before=before, after=None,
-                 vb=level, va=None)
+    write.record(
+        entity="edge",
+        action="deleted",
+        target_id=before["id"],
+        fields=[],
+        before=before,
+        after=None,
+        vb=level,
+        va=None,
+    )

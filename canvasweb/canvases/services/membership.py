@@ -1,4 +1,5 @@
 """Members: add, change role, remove, and deleting a user account through the write path."""
+
 from __future__ import annotations
 
 import functools
@@ -19,8 +20,9 @@ from .canvas import canvas_delete
 from .commit import ApplyResult, _commit, _Write
 
 
-def member_set(*, actor: Actor, canvas_id: int, role: str, username: str | None = None,
-               user_id: int | None = None) -> ApplyResult:
+def member_set(
+    *, actor: Actor, canvas_id: int, role: str, username: str | None = None, user_id: int | None = None
+) -> ApplyResult:
     """Add a member or change a member's role (owners only)."""
     if role not in Role.values:
         raise InvalidOperation(f"role must be one of {', '.join(Role.values)}", field="role")
@@ -31,16 +33,32 @@ def member_set(*, actor: Actor, canvas_id: int, role: str, username: str | None 
         membership = Membership.objects.filter(canvas=write.canvas, user=user).first()
         if membership is None:
             Membership.objects.create(canvas=write.canvas, user=user, role=role)
-            write.record(entity="member", action="created", target_id=str(user.pk), fields=[], before=None,
-                         after={"user": user_ref(user), "role": role}, vb=0, va=0)
+            write.record(
+                entity="member",
+                action="created",
+                target_id=str(user.pk),
+                fields=[],
+                before=None,
+                after={"user": user_ref(user), "role": role},
+                vb=0,
+                va=0,
+            )
         elif membership.role != role:
             if membership.role == Role.OWNER:
                 _require_another_owner(write.canvas, user)
             before = {"user": user_ref(user), "role": membership.role}
             membership.role = role
             membership.save(update_fields=["role"])
-            write.record(entity="member", action="updated", target_id=str(user.pk), fields=["role"],
-                         before=before, after={"user": user_ref(user), "role": role}, vb=0, va=0)
+            write.record(
+                entity="member",
+                action="updated",
+                target_id=str(user.pk),
+                fields=["role"],
+                before=before,
+                after={"user": user_ref(user), "role": role},
+                vb=0,
+                va=0,
+            )
 
     return _commit(actor=actor, canvas_id=canvas_id, op_type="member.set", handler=handler)
 
@@ -48,15 +66,25 @@ def member_set(*, actor: Actor, canvas_id: int, role: str, username: str | None 
 def member_remove(*, actor: Actor, canvas_id: int, user_id: int) -> ApplyResult:
     def handler(write: _Write) -> None:
         permissions.require_role(actor=actor, role=write.role, operation="member.manage")
-        membership = Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
+        membership = (
+            Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
+        )
         if membership is None:
             raise NotFound("no such member", field="user_id")
         if membership.role == Role.OWNER:
             _require_another_owner(write.canvas, membership.user)
         before = {"user": user_ref(membership.user), "role": membership.role}
         membership.delete()
-        write.record(entity="member", action="deleted", target_id=str(user_id), fields=[], before=before,
-                     after=None, vb=0, va=None)
+        write.record(
+            entity="member",
+            action="deleted",
+            target_id=str(user_id),
+            fields=[],
+            before=before,
+            after=None,
+            vb=0,
+            va=None,
+        )
 
     return _commit(actor=actor, canvas_id=canvas_id, op_type="member.remove", handler=handler)
 
@@ -94,13 +122,24 @@ def user_delete(*, user: User, transfer: bool = True) -> dict[str, Any]:
     for membership in memberships:
         canvas = membership.canvas
         heir = None
-        if canvas.deleted_at is None and membership.role == Role.OWNER and not Membership.objects.filter(
-                canvas=canvas, role=Role.OWNER).exclude(user=user).exists():
-            heir = (Membership.objects.filter(canvas=canvas).exclude(user=user).select_related("user")
-                    .order_by(models_role_rank(), "id").first())
+        if (
+            canvas.deleted_at is None
+            and membership.role == Role.OWNER
+            and not Membership.objects.filter(canvas=canvas, role=Role.OWNER).exclude(user=user).exists()
+        ):
+            heir = (
+                Membership.objects.filter(canvas=canvas)
+                .exclude(user=user)
+                .select_related("user")
+                .order_by(models_role_rank(), "id")
+                .first()
+            )
             if heir is not None and not transfer:
-                raise Conflict(f"{user.get_username()} is the last owner of canvas {canvas.pk}; transfer "
-                               "ownership first", field="user")
+                raise Conflict(
+                    f"{user.get_username()} is the last owner of canvas {canvas.pk}; transfer "
+                    "ownership first",
+                    field="user",
+                )
         plan.append((membership, heir))
     actor = Actor(user=user, kind="user", channel="admin", reason="account deleted")
     report: dict[str, Any] = {"left": [], "transferred": [], "deleted_canvases": []}
@@ -113,14 +152,20 @@ def user_delete(*, user: User, transfer: bool = True) -> dict[str, Any]:
             if heir is not None:
                 member_set(actor=actor, canvas_id=canvas_id, user_id=heir.user_id, role=Role.OWNER)
                 report["transferred"].append({"canvas_id": canvas_id, "to": heir.user_id})
-            elif membership.role == Role.OWNER and not Membership.objects.filter(
-                    canvas_id=canvas_id).exclude(user=user).exists():
+            elif (
+                membership.role == Role.OWNER
+                and not Membership.objects.filter(canvas_id=canvas_id).exclude(user=user).exists()
+            ):
                 canvas_delete(actor=actor, canvas_id=canvas_id)
                 Membership.objects.filter(canvas_id=canvas_id, user=user).delete()
                 report["deleted_canvases"].append(canvas_id)
                 continue
-            _commit(actor=actor, canvas_id=canvas_id, op_type="member.remove",
-                    handler=functools.partial(_leave, user_id=user.pk))
+            _commit(
+                actor=actor,
+                canvas_id=canvas_id,
+                op_type="member.remove",
+                handler=functools.partial(_leave, user_id=user.pk),
+            )
             report["left"].append(canvas_id)
         if ChangeLogEntry.objects.filter(Q(actor_user=user) | Q(approved_by=user)).exists():
             from rest_framework.authtoken.models import Token
@@ -137,18 +182,32 @@ def user_delete(*, user: User, transfer: bool = True) -> dict[str, Any]:
 
 
 def models_role_rank() -> Case:
-    return Case(When(role=Role.OWNER, then=Value(0)), When(role=Role.EDITOR, then=Value(1)), default=Value(2),
-                output_field=IntegerField())
+    return Case(
+        When(role=Role.OWNER, then=Value(0)),
+        When(role=Role.EDITOR, then=Value(1)),
+        default=Value(2),
+        output_field=IntegerField(),
+    )
 
 
 def _leave(write: _Write, *, user_id: int) -> None:
     """A member leaving (their account is deleted): allowed for every role, unlike member_remove."""
-    membership = Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
+    membership = (
+        Membership.objects.filter(canvas=write.canvas, user_id=user_id).select_related("user").first()
+    )
     if membership is None:
         return
     if membership.role == Role.OWNER:
         _require_another_owner(write.canvas, membership.user)
     before = {"user": user_ref(membership.user), "role": membership.role}
     membership.delete()
-    write.record(entity="member", action="deleted", target_id=str(user_id), fields=[], before=before, after=None,
-                 vb=0, va=None)
+    write.record(
+        entity="member",
+        action="deleted",
+        target_id=str(user_id),
+        fields=[],
+        before=before,
+        after=None,
+        vb=0,
+        va=None,
+    )

@@ -1,5 +1,6 @@
 """Node operations: create, update/move, delete, supersede, archive (and the edge records a
 sensitivity change implies)."""
+
 from __future__ import annotations
 
 import uuid
@@ -41,19 +42,37 @@ def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> N
 
 
 def _create_node(write: _Write, body: dict[str, Any], *, field_prefix: str = "node.") -> Node:
-    permissions.require_sensitivity_allowed(role=write.role, sensitivity=body["sensitivity"],
-                                            field=f"{field_prefix}sensitivity")
+    permissions.require_sensitivity_allowed(
+        role=write.role, sensitivity=body["sensitivity"], field=f"{field_prefix}sensitivity"
+    )
     permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=body)
     require_usable_id(write, body["id"], field=f"{field_prefix}id")
     actor = write.actor
     node = Node.objects.create(
-        id=body["id"], canvas=write.canvas, content=body["content"], kind=body["kind"], x=body["x"], y=body["y"],
-        weight=body["weight"], tags=body["tags"], pinned=body["pinned"], sensitivity=body["sensitivity"],
-        created_by=actor.user, author_kind=AuthorKind.AGENT if actor.is_agent else AuthorKind.USER,
+        id=body["id"],
+        canvas=write.canvas,
+        content=body["content"],
+        kind=body["kind"],
+        x=body["x"],
+        y=body["y"],
+        weight=body["weight"],
+        tags=body["tags"],
+        pinned=body["pinned"],
+        sensitivity=body["sensitivity"],
+        created_by=actor.user,
+        author_kind=AuthorKind.AGENT if actor.is_agent else AuthorKind.USER,
         provenance=_agent_provenance(actor),
     )
-    write.record(entity="node", action="created", target_id=str(node.id), fields=[], before=None,
-                 after=node_to_dict(node), vb=None, va=_node_level(node))
+    write.record(
+        entity="node",
+        action="created",
+        target_id=str(node.id),
+        fields=[],
+        before=None,
+        after=node_to_dict(node),
+        vb=None,
+        va=_node_level(node),
+    )
     return node
 
 
@@ -69,13 +88,20 @@ def require_usable_id(write: _Write, new_id: uuid.UUID, *, field: str) -> None:
     answer as for the reserved ids, so the refusal says nothing about whether or where the id exists.
     """
     node = Node.objects.filter(pk=new_id).only("canvas_id", "sensitivity").first()
-    if node is not None and node.canvas_id == write.canvas.pk and permissions.can_see(write.role, node.sensitivity):
+    if (
+        node is not None
+        and node.canvas_id == write.canvas.pk
+        and permissions.can_see(write.role, node.sensitivity)
+    ):
         raise Conflict(f"id {new_id} already exists", field=field)
     edge = None
     if node is None:
         edge = Edge.objects.filter(pk=new_id).select_related("source", "target").first()
-        if edge is not None and edge.canvas_id == write.canvas.pk \
-                and _edge_level(edge.source, edge.target) <= permissions.role_level(write.role):
+        if (
+            edge is not None
+            and edge.canvas_id == write.canvas.pk
+            and _edge_level(edge.source, edge.target) <= permissions.role_level(write.role)
+        ):
             raise Conflict(f"id {new_id} already exists", field=field)
     if node is not None or edge is not None or new_id in RESERVED_IDS:
         raise InvalidOperation(f"id {new_id} cannot be used: choose a new random UUID", field=field)
@@ -96,14 +122,19 @@ def _agent_provenance(actor: Actor) -> dict[str, Any] | None:
 
 def _update_node_fields(write: _Write, node: Node, fields: dict[str, Any]) -> None:
     if "sensitivity" in fields:
-        permissions.require_sensitivity_allowed(role=write.role, sensitivity=fields["sensitivity"],
-                                                field="fields.sensitivity")
+        permissions.require_sensitivity_allowed(
+            role=write.role, sensitivity=fields["sensitivity"], field="fields.sensitivity"
+        )
     permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=fields)
     before = node_to_dict(node)
     before_level = _node_level(node)
     changed = [name for name in NODE_FIELDS if name in fields and getattr(node, name) != fields[name]]
-    changed += [name for name in ("archived", "superseded_by") if name in fields
-                and getattr(node, name if name != "superseded_by" else "superseded_by_id") != fields[name]]
+    changed += [
+        name
+        for name in ("archived", "superseded_by")
+        if name in fields
+        and getattr(node, name if name != "superseded_by" else "superseded_by_id") != fields[name]
+    ]
     if not changed:
         return
     for name in changed:
@@ -116,8 +147,16 @@ def _update_node_fields(write: _Write, node: Node, fields: dict[str, Any]) -> No
         pending.update(changed, ("version", "updated_at"))
     else:
         node.save(update_fields=[*changed, "version", "updated_at"])
-    write.record(entity="node", action="updated", target_id=str(node.id), fields=changed, before=before,
-                 after=node_to_dict(node), vb=before_level, va=_node_level(node))
+    write.record(
+        entity="node",
+        action="updated",
+        target_id=str(node.id),
+        fields=changed,
+        before=before,
+        after=node_to_dict(node),
+        vb=before_level,
+        va=_node_level(node),
+    )
     if _node_level(node) != before_level:
         _record_edge_visibility(write, node, before_level)
 
@@ -127,14 +166,23 @@ def _record_edge_visibility(write: _Write, node: Node, before_level: int) -> Non
     with empty `fields`, so a role that loses (or regains) the node loses (or regains) its edges in the
     same event (canvases/visibility.py turns it into `removed` / `created`; others skip it)."""
     after_level = _node_level(node)
-    for edge in Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
-                                                                                     "created_by"):
+    for edge in Edge.objects.filter(Q(source=node) | Q(target=node)).select_related(
+        "source", "target", "created_by"
+    ):
         other_level = _node_level(edge.target if edge.source_id == node.pk else edge.source)
         vb, va = max(before_level, other_level), max(after_level, other_level)
         if vb != va:
             data = edge_to_dict(edge)
-            write.record(entity="edge", action="updated", target_id=str(edge.id), fields=[], before=data,
-                         after=data, vb=vb, va=va)
+            write.record(
+                entity="edge",
+                action="updated",
+                target_id=str(edge.id),
+                fields=[],
+                before=data,
+                after=data,
+                vb=vb,
+                va=va,
+            )
 
 
 def _op_node_create(write: _Write, op: Operation) -> None:
@@ -159,12 +207,17 @@ def _require_fresh_content_base(write: _Write, node: Node, op: Operation) -> Non
     if base is None:
         return
     if base > node.version:
-        raise InvalidOperation(f"base_version {op.base_version} is newer than the node (version {node.version})",
-                               field="base_version")
+        raise InvalidOperation(
+            f"base_version {op.base_version} is newer than the node (version {node.version})",
+            field="base_version",
+        )
     if "content" not in op.fields or op.fields["content"] == node.content or base == node.version:
         return
-    newer = ChangeLogEntry.objects.filter(canvas=write.canvas, entity="node", target_id=str(node.id)).order_by(
-        "-revision", "-seq").values_list("fields", "after", "actor_kind", "actor_user_id")
+    newer = (
+        ChangeLogEntry.objects.filter(canvas=write.canvas, entity="node", target_id=str(node.id))
+        .order_by("-revision", "-seq")
+        .values_list("fields", "after", "actor_kind", "actor_user_id")
+    )
     for fields, after, actor_kind, actor_user_id in newer.iterator():
         version = (after or {}).get("version")
         if not isinstance(version, int) or version <= base:
@@ -174,27 +227,46 @@ def _require_fresh_content_base(write: _Write, node: Node, op: Operation) -> Non
             raise EditConflict(
                 f"node {node.id} was edited by someone else since version {op.base_version} "
                 f"(now version {node.version}); your text was not saved",
-                field="fields.content", current=node_to_dict(node))
+                field="fields.content",
+                current=node_to_dict(node),
+            )
 
 
 def _op_node_delete(write: _Write, op: Operation) -> None:
     node = _get_node(write, op.target)
     node_level = _node_level(node)
     # Edges first (each logged, deleted in one statement), then successors' back-references, then the node.
-    edges = list(Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target",
-                                                                                      "created_by"))
+    edges = list(
+        Edge.objects.filter(Q(source=node) | Q(target=node)).select_related("source", "target", "created_by")
+    )
     for edge in edges:
         before = edge_to_dict(edge)
-        write.record(entity="edge", action="deleted", target_id=before["id"], fields=[], before=before,
-                     after=None, vb=_edge_level(edge.source, edge.target), va=None)
+        write.record(
+            entity="edge",
+            action="deleted",
+            target_id=before["id"],
+            fields=[],
+            before=before,
+            after=None,
+            vb=_edge_level(edge.source, edge.target),
+            va=None,
+        )
     if edges:
         Edge.objects.filter(pk__in=[edge.pk for edge in edges]).delete()
     for predecessor in Node.objects.filter(superseded_by=node).select_related("created_by"):
         _update_node_fields(write, predecessor, {"superseded_by": None})
     before = node_to_dict(node)
     node.delete()
-    write.record(entity="node", action="deleted", target_id=before["id"], fields=[], before=before, after=None,
-                 vb=node_level, va=None)
+    write.record(
+        entity="node",
+        action="deleted",
+        target_id=before["id"],
+        fields=[],
+        before=before,
+        after=None,
+        vb=node_level,
+        va=None,
+    )
 
 
 def _op_node_supersede(write: _Write, op: Operation) -> None:
@@ -204,11 +276,24 @@ def _op_node_supersede(write: _Write, op: Operation) -> None:
         raise InvalidOperation(f"node {old.id} is already superseded by {old.superseded_by_id}", field="id")
     new = _create_node(write, op.body)
     _update_node_fields(write, old, {"superseded_by": new.id})
-    edge = Edge.objects.create(canvas=write.canvas, source=new, target=old, relation=Relation.SUPERSEDES,
-                               created_by=write.actor.user,
-                               author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER)
-    write.record(entity="edge", action="created", target_id=str(edge.id), fields=[], before=None,
-                 after=edge_to_dict(edge), vb=None, va=_edge_level(new, old))
+    edge = Edge.objects.create(
+        canvas=write.canvas,
+        source=new,
+        target=old,
+        relation=Relation.SUPERSEDES,
+        created_by=write.actor.user,
+        author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER,
+    )
+    write.record(
+        entity="edge",
+        action="created",
+        target_id=str(edge.id),
+        fields=[],
+        before=None,
+        after=edge_to_dict(edge),
+        vb=None,
+        va=_edge_level(new, old),
+    )
 
 
 def _op_node_archive(write: _Write, op: Operation) -> None:

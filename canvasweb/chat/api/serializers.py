@@ -1,4 +1,5 @@
 """OpenAPI shapes of the chat endpoints (documentation only; validation lives in chat/services.py)."""
+
 from rest_framework import serializers
 
 
@@ -12,8 +13,12 @@ class ConversationSerializer(serializers.Serializer):
 
 
 class ConversationCreateSerializer(serializers.Serializer):
-    title = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                  help_text="Empty or absent: the conversation is named after its first question.")
+    title = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Empty or absent: the conversation is named after its first question.",
+    )
 
 
 class MessageSerializer(serializers.Serializer):
@@ -27,8 +32,9 @@ class MessageSerializer(serializers.Serializer):
     error_code = serializers.CharField(allow_null=True, help_text="e.g. MODEL_TIMEOUT, for failed replies")
     token_count = serializers.IntegerField(allow_null=True)
     model_request_id = serializers.IntegerField(allow_null=True, help_text="the turn's first request")
-    model_request_ids = serializers.ListField(child=serializers.IntegerField(),
-                                              help_text="every request of the turn (agent rounds too)")
+    model_request_ids = serializers.ListField(
+        child=serializers.IntegerField(), help_text="every request of the turn (agent rounds too)"
+    )
     created_at = serializers.DateTimeField()
 
 
@@ -58,38 +64,54 @@ class SuggestionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     conversation_id = serializers.IntegerField()
     message_id = serializers.IntegerField()
-    content = serializers.CharField(help_text="The clean statement that becomes the node ('JWT expiry: 30 minutes').")
+    content = serializers.CharField(
+        help_text="The clean statement that becomes the node ('JWT expiry: 30 minutes')."
+    )
     kind = serializers.CharField(help_text="The node kind it is created with.")
     subject = serializers.CharField(help_text="Normalized keywords of the subject.")
     label = serializers.CharField(help_text="The subject as said ('JWT expiry', '截止日期'); may be empty.")
     value = serializers.CharField()
     previous_value = serializers.CharField(allow_null=True, help_text="The value it replaces (old → new).")
     reason = serializers.CharField()
-    sensitivity = serializers.ChoiceField(choices=["public", "internal", "secret"],
-                                          help_text="Suggested: from what the message said about who may see it.")
+    sensitivity = serializers.ChoiceField(
+        choices=["public", "internal", "secret"],
+        help_text="Suggested: from what the message said about who may see it.",
+    )
     status = serializers.ChoiceField(choices=["pending", "accepted", "dismissed"])
     action = serializers.ChoiceField(choices=["create", "supersede", "conflicts_with"])
-    source = serializers.ChoiceField(choices=["rules", "model"], help_text="Deterministic capture or the model.")
+    source = serializers.ChoiceField(
+        choices=["rules", "model"], help_text="Deterministic capture or the model."
+    )
     supersede_node_id = serializers.UUIDField(allow_null=True, help_text="The node accepting retires.")
     supersede_content = serializers.CharField(allow_null=True, help_text="That node's text when suggested.")
     conflict_node_id = serializers.UUIDField(allow_null=True, help_text="A constraint node the fact breaks.")
     conflict_content = serializers.CharField(allow_null=True)
     note = serializers.CharField(allow_null=True, help_text="The short conflict note the chat shows.")
-    warnings = serializers.ListField(child=serializers.ChoiceField(choices=["pinned", "more_sensitive"]),
-                                     help_text="Retiring this node needs confirm: true.")
+    warnings = serializers.ListField(
+        child=serializers.ChoiceField(choices=["pinned", "more_sensitive"]),
+        help_text="Retiring this node needs confirm: true.",
+    )
     created_node_id = serializers.UUIDField(allow_null=True)
 
 
 class SuggestionAcceptSerializer(serializers.Serializer):
     x = serializers.FloatField(required=False, default=0.0)
     y = serializers.FloatField(required=False, default=0.0)
-    supersede = serializers.BooleanField(required=False, default=True,
-                                         help_text="Supersede the conflicting node when one was found.")
-    sensitivity = serializers.ChoiceField(choices=["public", "internal", "secret"], required=False, allow_null=True,
-                                          help_text="Overrides the suggested sensitivity.")
-    confirm = serializers.BooleanField(required=False, default=False,
-                                       help_text="Required to retire a pinned node or one more restricted than the "
-                                                 "new fact (the suggestion's warnings).")
+    supersede = serializers.BooleanField(
+        required=False, default=True, help_text="Supersede the conflicting node when one was found."
+    )
+    sensitivity = serializers.ChoiceField(
+        choices=["public", "internal", "secret"],
+        required=False,
+        allow_null=True,
+        help_text="Overrides the suggested sensitivity.",
+    )
+    confirm = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Required to retire a pinned node or one more restricted than the "
+        "new fact (the suggestion's warnings).",
+    )
 
 
 class SuggestionResultSerializer(serializers.Serializer):
@@ -137,9 +159,14 @@ class AgentActionSerializer(serializers.Serializer):
 
 
 class MessageListItemSerializer(MessageSerializer):
-    handles = serializers.DictField(child=serializers.CharField(), required=False,
-                                    help_text="assistant: handle (n3) -> node id, nodes you may see now")
-    agent_actions = AgentActionSerializer(many=True, required=False,
-                                          help_text="assistant: the agent's tool calls of the turn")
-    suggestions = SuggestionSerializer(many=True, required=False,
-                                       help_text="user: the facts captured from it, in every state")
+    handles = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="assistant: handle (n3) -> node id, nodes you may see now",
+    )
+    agent_actions = AgentActionSerializer(
+        many=True, required=False, help_text="assistant: the agent's tool calls of the turn"
+    )
+    suggestions = SuggestionSerializer(
+        many=True, required=False, help_text="user: the facts captured from it, in every state"
+    )

@@ -6,96 +6,220 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('canvases', '0001_initial'),
+        ("canvases", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Conversation',
+            name="Conversation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(blank=True, default='', max_length=200)),
-                ('summary', models.TextField(blank=True, default='')),
-                ('summary_token_count', models.PositiveIntegerField(default=0)),
-                ('summarized_through_id', models.BigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='conversations', to='canvases.canvas')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='conversations', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(blank=True, default="", max_length=200)),
+                ("summary", models.TextField(blank=True, default="")),
+                ("summary_token_count", models.PositiveIntegerField(default=0)),
+                ("summarized_through_id", models.BigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="conversations",
+                        to="canvases.canvas",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="conversations",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
+                "ordering": ["-updated_at"],
             },
         ),
         migrations.CreateModel(
-            name='Message',
+            name="Message",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('user', 'User'), ('assistant', 'Assistant'), ('tool', 'Tool')], max_length=10)),
-                ('source', models.CharField(choices=[('user_input', 'User Input'), ('assistant_reply', 'Assistant Reply'), ('tool_result', 'Tool Result')], max_length=20)),
-                ('content', models.TextField(blank=True, default='')),
-                ('token_count', models.PositiveIntegerField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('complete', 'Complete'), ('streaming', 'Streaming'), ('stopped', 'Stopped'), ('error', 'Error')], default='complete', max_length=10)),
-                ('error', models.TextField(blank=True, default='')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('conversation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='chat.conversation')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("user", "User"), ("assistant", "Assistant"), ("tool", "Tool")],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("user_input", "User Input"),
+                            ("assistant_reply", "Assistant Reply"),
+                            ("tool_result", "Tool Result"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("content", models.TextField(blank=True, default="")),
+                ("token_count", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("complete", "Complete"),
+                            ("streaming", "Streaming"),
+                            ("stopped", "Stopped"),
+                            ("error", "Error"),
+                        ],
+                        default="complete",
+                        max_length=10,
+                    ),
+                ),
+                ("error", models.TextField(blank=True, default="")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "conversation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="chat.conversation",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='FactSuggestion',
+            name="FactSuggestion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('content', models.TextField()),
-                ('kind', models.CharField(default='fact', max_length=20)),
-                ('subject', models.CharField(blank=True, default='', max_length=200)),
-                ('value', models.CharField(blank=True, default='', max_length=200)),
-                ('reason', models.CharField(blank=True, default='', max_length=200)),
-                ('supersede_node_id', models.UUIDField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('accepted', 'Accepted'), ('dismissed', 'Dismissed')], default='pending', max_length=10)),
-                ('created_node_id', models.UUIDField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('conversation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='suggestions', to='chat.conversation')),
-                ('message', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='suggestions', to='chat.message')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("content", models.TextField()),
+                ("kind", models.CharField(default="fact", max_length=20)),
+                ("subject", models.CharField(blank=True, default="", max_length=200)),
+                ("value", models.CharField(blank=True, default="", max_length=200)),
+                ("reason", models.CharField(blank=True, default="", max_length=200)),
+                ("supersede_node_id", models.UUIDField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("accepted", "Accepted"),
+                            ("dismissed", "Dismissed"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("created_node_id", models.UUIDField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "conversation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="suggestions",
+                        to="chat.conversation",
+                    ),
+                ),
+                (
+                    "message",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="suggestions",
+                        to="chat.message",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='ModelRequest',
+            name="ModelRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('purpose', models.CharField(default='chat', help_text='chat, agent round, summary', max_length=20)),
-                ('model', models.CharField(max_length=200)),
-                ('base_url', models.CharField(blank=True, default='', max_length=500)),
-                ('strategy', models.CharField(default='canvas', max_length=20)),
-                ('messages', models.JSONField(default=list)),
-                ('tools', models.JSONField(blank=True, null=True)),
-                ('layer_tokens', models.JSONField(default=dict)),
-                ('budget', models.PositiveIntegerField(default=0)),
-                ('included_node_ids', models.JSONField(default=list)),
-                ('report', models.JSONField(default=dict)),
-                ('response_text', models.TextField(blank=True, default='')),
-                ('tool_calls', models.JSONField(blank=True, null=True)),
-                ('usage', models.JSONField(blank=True, null=True)),
-                ('latency_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('error', models.TextField(blank=True, default='')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='canvases.canvas')),
-                ('conversation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_requests', to='chat.conversation')),
-                ('message', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='model_requests', to='chat.message')),
-                ('user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "purpose",
+                    models.CharField(default="chat", help_text="chat, agent round, summary", max_length=20),
+                ),
+                ("model", models.CharField(max_length=200)),
+                ("base_url", models.CharField(blank=True, default="", max_length=500)),
+                ("strategy", models.CharField(default="canvas", max_length=20)),
+                ("messages", models.JSONField(default=list)),
+                ("tools", models.JSONField(blank=True, null=True)),
+                ("layer_tokens", models.JSONField(default=dict)),
+                ("budget", models.PositiveIntegerField(default=0)),
+                ("included_node_ids", models.JSONField(default=list)),
+                ("report", models.JSONField(default=dict)),
+                ("response_text", models.TextField(blank=True, default="")),
+                ("tool_calls", models.JSONField(blank=True, null=True)),
+                ("usage", models.JSONField(blank=True, null=True)),
+                ("latency_ms", models.PositiveIntegerField(blank=True, null=True)),
+                ("error", models.TextField(blank=True, default="")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="canvases.canvas"
+                    ),
+                ),
+                (
+                    "conversation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="model_requests",
+                        to="chat.conversation",
+                    ),
+                ),
+                (
+                    "message",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="model_requests",
+                        to="chat.message",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chat', '0001_initial'),
+        ("chat", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='message',
-            name='error_code',
-            field=models.CharField(blank=True, default='', max_length=40),
+            model_name="message",
+            name="error_code",
+            field=models.CharField(blank=True, default="", max_length=40),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chat', '0002_message_error_code'),
+        ("chat", "0002_message_error_code"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='factsuggestion',
-            name='sensitivity',
-            field=models.CharField(default='public', max_length=10),
+            model_name="factsuggestion",
+            name="sensitivity",
+            field=models.CharField(default="public", max_length=10),
         ),
     ]

@@ -4,50 +4,51 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chat', '0003_factsuggestion_sensitivity'),
+        ("chat", "0003_factsuggestion_sensitivity"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='factsuggestion',
-            name='conflict_content',
-            field=models.TextField(blank=True, default=''),
+            model_name="factsuggestion",
+            name="conflict_content",
+            field=models.TextField(blank=True, default=""),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='conflict_node_id',
+            model_name="factsuggestion",
+            name="conflict_node_id",
             field=models.UUIDField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='label',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="factsuggestion",
+            name="label",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='note',
-            field=models.CharField(blank=True, default='', max_length=300),
+            model_name="factsuggestion",
+            name="note",
+            field=models.CharField(blank=True, default="", max_length=300),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='previous_value',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="factsuggestion",
+            name="previous_value",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='source',
-            field=models.CharField(default='rules', help_text='rules (deterministic) or model', max_length=10),
+            model_name="factsuggestion",
+            name="source",
+            field=models.CharField(
+                default="rules", help_text="rules (deterministic) or model", max_length=10
+            ),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='supersede_content',
-            field=models.TextField(blank=True, default=''),
+            model_name="factsuggestion",
+            name="supersede_content",
+            field=models.TextField(blank=True, default=""),
         ),
         migrations.AddField(
-            model_name='factsuggestion',
-            name='warnings',
+            model_name="factsuggestion",
+            name="warnings",
             field=models.JSONField(blank=True, default=list),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('chat', '0004_factsuggestion_corrections_and_conflicts'),
+        ("chat", "0004_factsuggestion_corrections_and_conflicts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='message',
-            name='handles',
+            model_name="message",
+            name="handles",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

@@ -7,12 +7,30 @@
 * `conflicts`: a statement that breaks a canvas constraint (date range, cap, forbidden weekday);
 * `sensitivity`: who may see a fact, from what the user said about it.
 """
+
 from .conflicts import Conflict, conflict_note, find_conflicts
 from .extract import SuggestedFact, capture_facts, statement, with_label
 from .matching import Match, find_superseded_candidates, match_supersede, subject_terms
 from .sensitivity import more_sensitive, sensitivity_marked, stricter
 from .values import find_values, same_value, value_key, value_type
 
-__all__ = ["Conflict", "Match", "SuggestedFact", "capture_facts", "conflict_note", "find_conflicts",
-           "find_superseded_candidates", "find_values", "match_supersede", "more_sensitive", "same_value",
-           "sensitivity_marked", "statement", "stricter", "subject_terms", "value_key", "value_type", "with_label"]
+__all__ = [
+    "Conflict",
+    "Match",
+    "SuggestedFact",
+    "capture_facts",
+    "conflict_note",
+    "find_conflicts",
+    "find_superseded_candidates",
+    "find_values",
+    "match_supersede",
+    "more_sensitive",
+    "same_value",
+    "sensitivity_marked",
+    "statement",
+    "stricter",
+    "subject_terms",
+    "value_key",
+    "value_type",
+    "with_label",
+]

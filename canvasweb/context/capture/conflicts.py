@@ -1,6 +1,7 @@
 """A new message against the canvas's constraints: a date outside an agreed range, an amount over a cap,
 an action on a forbidden weekday. The product says so instead of letting the model pick one silently.
 """
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,8 @@ from dataclasses import dataclass
 
 from ..text import split_sentences
 from ..types import NodeData
-from .patterns import _HYPOTHETICAL_RE
 from .matching import subject_terms
+from .patterns import _HYPOTHETICAL_RE
 from .values import TypedValue, arabic_numerals, find_values
 
 
@@ -22,15 +23,32 @@ class Conflict:
     reason: str  # weekday | date_range | cap
 
 
-_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6}
-_WEEKDAY_RE = re.compile(r"\b(?P<en>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b|(?:周|星期|礼拜)(?P<zh>[一二三四五六日天])",
-                         re.IGNORECASE)
-_RULE_RE = re.compile(r"\b(?:never|no|don't|do not|must not|mustn't|not on|avoid)\b|不要|不能|禁止|不得|严禁|不准|不许|别|不",
-                      re.IGNORECASE)
+_WEEKDAYS = {
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+}
+_WEEKDAY_RE = re.compile(
+    r"\b(?P<en>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b|(?:周|星期|礼拜)(?P<zh>[一二三四五六日天])",
+    re.IGNORECASE,
+)
+_RULE_RE = re.compile(
+    r"\b(?:never|no|don't|do not|must not|mustn't|not on|avoid)\b|不要|不能|禁止|不得|严禁|不准|不许|别|不",
+    re.IGNORECASE,
+)
 _NEGATED_RE = re.compile(r"\b(?:never|not|no|don't|do not|won't|avoid)\b|不要|不能|禁止|不|别", re.IGNORECASE)
-_CAP_RE = re.compile(r"\b(?:cap|capped|at most|no more than|max(?:imum)?|limit|ceiling|must not exceed|up to|under)\b|"
-                     r"不超过|不得超过|上限|封顶|最多|以内", re.IGNORECASE)
-_UPPER_RE = re.compile(r"\b(?:by|no later than|before|latest|deadline|due)\b|不晚于|之前|以前|最晚|截止", re.IGNORECASE)
+_CAP_RE = re.compile(
+    r"\b(?:cap|capped|at most|no more than|max(?:imum)?|limit|ceiling|must not exceed|up to|under)\b|"
+    r"不超过|不得超过|上限|封顶|最多|以内",
+    re.IGNORECASE,
+)
+_UPPER_RE = re.compile(
+    r"\b(?:by|no later than|before|latest|deadline|due)\b|不晚于|之前|以前|最晚|截止", re.IGNORECASE
+)
 _LOWER_RE = re.compile(r"\b(?:no earlier than|not before|after|from)\b|不早于|之后|以后", re.IGNORECASE)
 _RANGE_SEP_RE = re.compile(r"\s*(?:-|–|—|~|～|to|through|until|and|至|到)\s*", re.IGNORECASE)
 _MONEY_CONTEXT = frozenset({"@budget", "@cost"})
@@ -77,8 +95,9 @@ def find_conflicts(*, text: str, nodes: Sequence[NodeData]) -> list[Conflict]:
     return out
 
 
-def _conflict(sentence: str, terms: frozenset[str], values: list[TypedValue], node: NodeData
-              ) -> tuple[str, str] | None:
+def _conflict(
+    sentence: str, terms: frozenset[str], values: list[TypedValue], node: NodeData
+) -> tuple[str, str] | None:
     content = arabic_numerals(node.content)
     node_terms = subject_terms(content)
     shared = (terms & node_terms) - {t for t in terms if len(t) == 1 and not t.isascii()}
@@ -86,11 +105,19 @@ def _conflict(sentence: str, terms: frozenset[str], values: list[TypedValue], no
     rule_days = {_weekday(m) for m in _WEEKDAY_RE.finditer(content)} if _RULE_RE.search(content) else set()
     if rule_days:
         for m in _WEEKDAY_RE.finditer(sentence):
-            if _weekday(m) in rule_days and "@launch" in terms & node_terms and not _NEGATED_RE.search(sentence):
+            if (
+                _weekday(m) in rule_days
+                and "@launch" in terms & node_terms
+                and not _NEGATED_RE.search(sentence)
+            ):
                 return m.group(0), "weekday"
     node_values = find_values(content)
     # A budget cap: an amount over it, in the same currency, about money.
-    caps = [_money(v) for v in node_values if v.type == "money"] if _CAP_RE.search(content) or "@budget" in node_terms else []
+    caps = (
+        [_money(v) for v in node_values if v.type == "money"]
+        if _CAP_RE.search(content) or "@budget" in node_terms
+        else []
+    )
     caps = [c for c in caps if c]
     if caps and (terms & _MONEY_CONTEXT or shared):
         for v in values:
@@ -101,11 +128,11 @@ def _conflict(sentence: str, terms: frozenset[str], values: list[TypedValue], no
     dates = [(v, _date_ord(v)) for v in node_values if _date_ord(v) is not None]
     if dates and shared:
         low = high = None
-        if len(dates) >= 2 and _RANGE_SEP_RE.fullmatch(content[dates[0][0].end:dates[1][0].start]):
+        if len(dates) >= 2 and _RANGE_SEP_RE.fullmatch(content[dates[0][0].end : dates[1][0].start]):
             low, high = dates[0][1], dates[1][1]
-        elif len(dates) == 1 and _UPPER_RE.search(content[:dates[0][0].start + 1]):
+        elif len(dates) == 1 and _UPPER_RE.search(content[: dates[0][0].start + 1]):
             high = dates[0][1]
-        elif len(dates) == 1 and _LOWER_RE.search(content[:dates[0][0].start + 1]):
+        elif len(dates) == 1 and _LOWER_RE.search(content[: dates[0][0].start + 1]):
             low = dates[0][1]
         for v in values:
             when = _date_ord(v)
@@ -120,4 +147,8 @@ def conflict_note(conflict: Conflict, *, handle: str | None = None) -> str:
     text = " ".join(conflict.node.content.split())
     text = text if len(text) <= 80 else text[:79] + "…"
     zh = bool(re.search(r"[\u4e00-\u9fff]", conflict.sentence))
-    return (f"“{conflict.value}”与 {ref}“{text}”冲突" if zh else f"“{conflict.value}” conflicts with {ref}“{text}”")
+    return (
+        f"“{conflict.value}”与 {ref}“{text}”冲突"
+        if zh
+        else f"“{conflict.value}” conflicts with {ref}“{text}”"
+    )

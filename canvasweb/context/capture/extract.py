@@ -11,6 +11,7 @@ Each fact is a clean statement ("JWT expiry: 30 minutes", "截止日期：4月1�
 with `label` (the subject as said), `subject` (sorted keywords of it, for
 matching), `value`, its `value_type` and, for corrections, `previous_value`.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,11 +19,39 @@ from dataclasses import dataclass, replace
 
 from ..redaction import mask_credentials
 from ..text import extract_terms, split_sentences
-from .patterns import (_ASSIGN_RE, _BECOMES_RE, _CHANGE_RE, _COMMA_NOT_RE, _CORR_MARK_RE, _CORR_PREFIX_RE,
-                       _DATE_ACTION_RE, _DECIDED_RE, _EN_DATE_ACTION_RE, _GOING_WITH_RE, _HEDGE_RE, _HYPOTHETICAL_RE,
-                       _INSTEAD_RE, _IS_VALUE_RE, _KV_LINE_RE, _KW_VALUE_RE, _MAKE_RE, _NOT_A_KEY_RE, _NOT_BUT_RE,
-                       _NUM_UNIT_RE, _RULE_RE, _SWITCH_RE, _USE_FOR_RE, _ZH_CHANGE_RE, _ZH_COUNT_RE, _ZH_DECIDED_RE,
-                       _ZH_FROM_TO_RE, _ZH_IS_VALUE_RE, _ZH_KV_RE, _ZH_NOT_BUT_RE, _ZH_USE_RE)
+from .patterns import (
+    _ASSIGN_RE,
+    _BECOMES_RE,
+    _CHANGE_RE,
+    _COMMA_NOT_RE,
+    _CORR_MARK_RE,
+    _CORR_PREFIX_RE,
+    _DATE_ACTION_RE,
+    _DECIDED_RE,
+    _EN_DATE_ACTION_RE,
+    _GOING_WITH_RE,
+    _HEDGE_RE,
+    _HYPOTHETICAL_RE,
+    _INSTEAD_RE,
+    _IS_VALUE_RE,
+    _KV_LINE_RE,
+    _KW_VALUE_RE,
+    _MAKE_RE,
+    _NOT_A_KEY_RE,
+    _NOT_BUT_RE,
+    _NUM_UNIT_RE,
+    _RULE_RE,
+    _SWITCH_RE,
+    _USE_FOR_RE,
+    _ZH_CHANGE_RE,
+    _ZH_COUNT_RE,
+    _ZH_DECIDED_RE,
+    _ZH_FROM_TO_RE,
+    _ZH_IS_VALUE_RE,
+    _ZH_KV_RE,
+    _ZH_NOT_BUT_RE,
+    _ZH_USE_RE,
+)
 from .sensitivity import sensitivity_marked
 from .values import arabic_numerals, find_values, value_key, value_type
 
@@ -55,24 +84,32 @@ def with_label(fact: SuggestedFact, label: str) -> SuggestedFact:
     """The fact about a subject it did not name (a correction that refers to the last subject)."""
     if fact.kind == "rule" or fact.value is None:
         return fact
-    return replace(fact, label=label, subject=subject_key(label) or fact.subject, content=statement(label, fact.value))
+    return replace(
+        fact, label=label, subject=subject_key(label) or fact.subject, content=statement(label, fact.value)
+    )
 
 
 # --- labels and subjects -------------------------------------------------------------------------------
 
-_SUBJECT_NOISE = frozenset("chang switch migrat mov instead correction actual pleas set updat now going from to "
-                           "decid decision go goe went lets let we our vendor us".split())
+_SUBJECT_NOISE = frozenset(
+    "chang switch migrat mov instead correction actual pleas set updat now going from to "
+    "decid decision go goe went lets let we our vendor us".split()
+)
 _LEADING_RE = re.compile(
     r"^(?:(?:so|ok|okay|and|but|also|then|well|please|hey|note|fyi|actually|correction|update|oh|sorry|the|our|"
     r"we'll|we will|we're|we are|we've|i'll|we|i|they|he|she|you|"
     r"(?:approved|confirmed|agreed|decided|said|set|want(?:s|ed)?|need(?:s|ed)?|got|have|has)(?:\s+on)?|"
     r"let's|lets|let us|that|this|its|it's)\b[\s,:]*)+|^(?:把|将|我们的?|咱们的?|他们|她们|大家|那|就|请|另外|还有|然后|所以|其实|这个|那个|批准了|确认了|通过了|定了)+",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _TRAILING_RE = re.compile(
     r"(?:\s+(?:is|are|was|will be|be|to|at|on|in|of|for|after|from|by|set|should|must|=|listens?(?: on)?|runs?(?: on)?|"
     r"stays?(?: at)?|sits?(?: at)?|goes|the|now|currently|will|has|have|had|with))+$|(?:是|为|為|定在|定为|设为|设置为|在|要|将|就|共|有|一共|总共|目前|统计)+$",
-    re.IGNORECASE)
-_VERB_PHRASE_RE = re.compile(r"\b(?:listens on|runs on|lives on|sits on|is on|is set to|is at)\b", re.IGNORECASE)
+    re.IGNORECASE,
+)
+_VERB_PHRASE_RE = re.compile(
+    r"\b(?:listens on|runs on|lives on|sits on|is on|is set to|is at)\b", re.IGNORECASE
+)
 
 
 def clean_label(text: str) -> str:
@@ -99,22 +136,31 @@ def subject_key(text: str, value: str = "") -> str:
 
 # --- patterns ----------------------------------------------------------------------------------------
 
-_VALUE_STOP_RE = re.compile(r"\s+(?:instead|because|since|as|so that|for now|and|but|which|from now on|starting|"
-                            r"effective|going forward|then|please|thanks)\b|[,;，；。!！(（]|$", re.IGNORECASE)
+_VALUE_STOP_RE = re.compile(
+    r"\s+(?:instead|because|since|as|so that|for now|and|but|which|from now on|starting|"
+    r"effective|going forward|then|please|thanks)\b|[,;，；。!！(（]|$",
+    re.IGNORECASE,
+)
 
 
 _COUNT_NOUN_RE = re.compile(r"\s*([A-Za-z]{2,20})\b")
-_NOT_UNITS = frozenset("and or to from for by in on at of as if is are was the a an instead because since so but then "
-                       "now please per each this that with without until before after when".split())
+_NOT_UNITS = frozenset(
+    "and or to from for by in on at of as if is are was the a an instead because since so but then "
+    "now please per each this that with without until before after when".split()
+)
 
 
 def value_at(rest: str) -> tuple[str, str] | None:
     """(value, type) at the start of `rest`: a typed value if one starts there, else words up to a stop."""
     rest = rest.strip().lstrip("：:")
     rest = rest.strip()
-    rest = re.sub(r"^(?:(?:the|a|an|us|be|on|at|by|in|around|about|set to|now|probably|maybe|likely|roughly|approximately)\s+)+"
-                  r"|^(?:是|为|到|成|在)", "", rest,
-                  flags=re.IGNORECASE).strip()
+    rest = re.sub(
+        r"^(?:(?:the|a|an|us|be|on|at|by|in|around|about|set to|now|probably|maybe|likely|roughly|approximately)\s+)+"
+        r"|^(?:是|为|到|成|在)",
+        "",
+        rest,
+        flags=re.IGNORECASE,
+    ).strip()
     for v in find_values(rest):
         if v.start <= 1:
             end = v.end
@@ -136,12 +182,29 @@ class _Collector:
     facts: list[SuggestedFact]
     seen: set[tuple[str, str]]
 
-    def add(self, *, kind: str, label: str, value: str | None, reason: str, sentence: str, previous: str | None = None,
-            vtype: str = "", tentative: bool = False, content: str | None = None) -> bool:
+    def add(
+        self,
+        *,
+        kind: str,
+        label: str,
+        value: str | None,
+        reason: str,
+        sentence: str,
+        previous: str | None = None,
+        vtype: str = "",
+        tentative: bool = False,
+        content: str | None = None,
+    ) -> bool:
         label = clean_label(label)
         if kind != "rule" and (re.search(r"\d", label) or re.fullmatch(r"[\u4e00-\u9fff]", label)):
             return False  # "… 8 attempts over: 24 hours", "补：2 个": the subject holds another value, or is no subject
-        if kind != "rule" and value and re.search(r"[\u4e00-\u9fff]", value) and len(value) > 24 and not vtype:
+        if (
+            kind != "rule"
+            and value
+            and re.search(r"[\u4e00-\u9fff]", value)
+            and len(value) > 24
+            and not vtype
+        ):
             return False  # a long Chinese clause is no value
         if value is not None:
             value = value.strip().strip("\"'“”").rstrip(".,;:!?。，；：！？")
@@ -151,9 +214,17 @@ class _Collector:
         if not subject and kind != "rule":
             label = ""  # "moved us to 5434": "us" is no subject; the caller resolves it from the canvas
         same_sentence = [f for f in self.facts if f.sentence == sentence]
-        if kind != "correction" and value and any(
-                f.value and (value in f.value or (f.previous_value and value_key(f.previous_value) == value_key(value)))
-                for f in same_sentence):
+        if (
+            kind != "correction"
+            and value
+            and any(
+                f.value
+                and (
+                    value in f.value or (f.previous_value and value_key(f.previous_value) == value_key(value))
+                )
+                for f in same_sentence
+            )
+        ):
             return False  # "30" inside "30 minutes"; the old value of "不是A而是B" is no fact of its own
         if kind != "rule" and not subject and not (kind == "correction" and value):
             return False  # about nothing we could match later
@@ -166,10 +237,21 @@ class _Collector:
         previous = previous.strip().rstrip(".,;:!?。，；：！？") if previous else None
         if previous and value and value_key(previous) == value_key(value):
             previous = None
-        self.facts.append(SuggestedFact(
-            content=content or (statement(label, value) if value else sentence), kind=kind, subject=subject,
-            value=value, reason=reason, previous_value=previous or None, sensitivity=self.sensitivity, label=label,
-            value_type=vtype or (value_type(value) if value else ""), tentative=tentative, sentence=sentence))
+        self.facts.append(
+            SuggestedFact(
+                content=content or (statement(label, value) if value else sentence),
+                kind=kind,
+                subject=subject,
+                value=value,
+                reason=reason,
+                previous_value=previous or None,
+                sensitivity=self.sensitivity,
+                label=label,
+                value_type=vtype or (value_type(value) if value else ""),
+                tentative=tentative,
+                sentence=sentence,
+            )
+        )
         return True
 
 
@@ -182,71 +264,169 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
         if got:
             old = m.group("old")
             old_v = value_at(old)[0] if old and value_at(old) else old
-            c.add(kind="correction", label=m.group("subj"), value=got[0], vtype=got[1], previous=old_v,
-                  reason="change X to Y", sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=m.group("subj"),
+                value=got[0],
+                vtype=got[1],
+                previous=old_v,
+                reason="change X to Y",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _MAKE_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got and got[1] not in ("name", "text"):
-            c.add(kind="correction", label=m.group("subj"), value=got[0], vtype=got[1], reason="make X Y",
-                  sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=m.group("subj"),
+                value=got[0],
+                vtype=got[1],
+                reason="make X Y",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _ZH_FROM_TO_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=_zh_subject_tail(m.group("subj")), value=got[0],
-                  vtype=got[1], previous=m.group("old"), reason="从A改成B", sentence=sentence,
-                  tentative=tentative)
+            c.add(
+                kind="correction",
+                label=_zh_subject_tail(m.group("subj")),
+                value=got[0],
+                vtype=got[1],
+                previous=m.group("old"),
+                reason="从A改成B",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _ZH_CHANGE_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=_zh_subject_tail(m.group("subj")), value=got[0],
-                  vtype=got[1], reason="改成/改为", sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=_zh_subject_tail(m.group("subj")),
+                value=got[0],
+                vtype=got[1],
+                reason="改成/改为",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _ZH_NOT_BUT_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=_zh_subject_tail(m.group("lead")) if m.group("lead") else "",
-                  value=got[0], vtype=got[1], previous=m.group("old"), reason="不是…而是",
-                  sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=_zh_subject_tail(m.group("lead")) if m.group("lead") else "",
+                value=got[0],
+                vtype=got[1],
+                previous=m.group("old"),
+                reason="不是…而是",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _NOT_BUT_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=core[: m.start()], value=got[0], vtype=got[1], previous=m.group("old"),
-                  reason="not A but B", sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=core[: m.start()],
+                value=got[0],
+                vtype=got[1],
+                previous=m.group("old"),
+                reason="not A but B",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _COMMA_NOT_RE.finditer(core):
         got = value_at(m.group("rest"))
         if got and got[1] not in ("name", "text"):  # "the risk is the migration, not the UI" is an opinion
-            c.add(kind="correction", label=m.group("lead"), value=got[0], vtype=got[1], previous=m.group("old"),
-                  reason="B, not A", sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=m.group("lead"),
+                value=got[0],
+                vtype=got[1],
+                previous=m.group("old"),
+                reason="B, not A",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _INSTEAD_RE.finditer(core):
-        c.add(kind="correction", label=_clause(core, m.start(), m.end()).replace(m.group(0), " "), value=m.group("val"),
-              previous=m.group("old"), reason="instead", sentence=sentence, tentative=tentative)
+        c.add(
+            kind="correction",
+            label=_clause(core, m.start(), m.end()).replace(m.group(0), " "),
+            value=m.group("val"),
+            previous=m.group("old"),
+            reason="instead",
+            sentence=sentence,
+            tentative=tentative,
+        )
     for m in _BECOMES_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
-            c.add(kind="correction", label=m.group("subj"), value=got[0], vtype=got[1], reason="X becomes Y",
-                  sentence=sentence, tentative=tentative)
+            c.add(
+                kind="correction",
+                label=m.group("subj"),
+                value=got[0],
+                vtype=got[1],
+                reason="X becomes Y",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _SWITCH_RE.finditer(core):
         got = rest_value(m.group("rest"))
         if got:
             label = m.group("subj") if subject_key(m.group("subj")) else ""
-            c.add(kind="correction", label=label, value=got[0], vtype=got[1], reason="switched to", sentence=sentence,
-                  tentative=tentative)
+            c.add(
+                kind="correction",
+                label=label,
+                value=got[0],
+                vtype=got[1],
+                reason="switched to",
+                sentence=sentence,
+                tentative=tentative,
+            )
 
 
 def _decisions(c: _Collector, core: str, sentence: str, kind: str, tentative: bool) -> None:
-    for pattern, reason in ((_GOING_WITH_RE, "going with X"), (_DECIDED_RE, "decided on X"), (_USE_FOR_RE, "use X for Y")):
+    for pattern, reason in (
+        (_GOING_WITH_RE, "going with X"),
+        (_DECIDED_RE, "decided on X"),
+        (_USE_FOR_RE, "use X for Y"),
+    ):
         for m in pattern.finditer(core):
             value = m.group("val")
             if value.lower() in ("it", "that", "this", "the", "a", "an", "them", "one"):
                 continue
-            c.add(kind=kind, label=m.group("subj") or "Decision", value=value, vtype="name", reason=reason,
-                  sentence=sentence, tentative=tentative)
+            c.add(
+                kind=kind,
+                label=m.group("subj") or "Decision",
+                value=value,
+                vtype="name",
+                reason=reason,
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _ZH_DECIDED_RE.finditer(core):
         label = m.group("subj2") or m.group("subj1") or "决定"
-        c.add(kind=kind, label=label, value=m.group("val"), vtype="name", reason="决定用 X", sentence=sentence,
-              tentative=tentative)
+        c.add(
+            kind=kind,
+            label=label,
+            value=m.group("val"),
+            vtype="name",
+            reason="决定用 X",
+            sentence=sentence,
+            tentative=tentative,
+        )
     for m in _ZH_USE_RE.finditer(core):
-        c.add(kind=kind, label=m.group("subj").removesuffix("统一"), value=m.group("val"), vtype="name",
-              reason="用 X", sentence=sentence, tentative=tentative)
+        c.add(
+            kind=kind,
+            label=m.group("subj").removesuffix("统一"),
+            value=m.group("val"),
+            vtype="name",
+            reason="用 X",
+            sentence=sentence,
+            tentative=tentative,
+        )
 
 
 def _values(c: _Collector, core: str, sentence: str, kind_override: str | None, tentative: bool) -> None:
@@ -255,39 +435,98 @@ def _values(c: _Collector, core: str, sentence: str, kind_override: str | None, 
         value = m.group("val").strip().rstrip(".。")
         typed = find_values(value)
         if typed and typed[0].start == 0:
-            c.add(kind=kind_override or "config", label=m.group("key"), value=value[: typed[0].end],
-                  vtype=typed[0].type, reason="key: value", sentence=sentence, tentative=tentative)
+            c.add(
+                kind=kind_override or "config",
+                label=m.group("key"),
+                value=value[: typed[0].end],
+                vtype=typed[0].type,
+                reason="key: value",
+                sentence=sentence,
+                tentative=tentative,
+            )
         elif not typed and len(value.split()) <= 6 and len(value) <= 48 and not re.search(r"[，,；;]", value):
-            c.add(kind=kind_override or "config", label=m.group("key"), value=value, reason="key: value",
-                  sentence=sentence, tentative=tentative)
+            c.add(
+                kind=kind_override or "config",
+                label=m.group("key"),
+                value=value,
+                reason="key: value",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _DATE_ACTION_RE.finditer(core):
-        c.add(kind=kind_override or "config", label=m.group("act"), value=m.group("when"), vtype="date",
-              reason="日期 + 动作", sentence=sentence, tentative=tentative)
+        c.add(
+            kind=kind_override or "config",
+            label=m.group("act"),
+            value=m.group("when"),
+            vtype="date",
+            reason="日期 + 动作",
+            sentence=sentence,
+            tentative=tentative,
+        )
     for m in _EN_DATE_ACTION_RE.finditer(core):
         got = value_at(m.group("rest"))
         if got and got[1] in ("date", "time"):
-            c.add(kind=kind_override or "config", label=m.group("act"), value=got[0], vtype=got[1],
-                  reason="action on date", sentence=sentence, tentative=tentative)
+            c.add(
+                kind=kind_override or "config",
+                label=m.group("act"),
+                value=got[0],
+                vtype=got[1],
+                reason="action on date",
+                sentence=sentence,
+                tentative=tentative,
+            )
     for m in _ZH_COUNT_RE.finditer(core):
-        c.add(kind=kind_override or "number", label=m.group("key"), value=m.group("val"), vtype="count",
-              reason="团队 N 人", sentence=sentence, tentative=tentative)
+        c.add(
+            kind=kind_override or "number",
+            label=m.group("key"),
+            value=m.group("val"),
+            vtype="count",
+            reason="团队 N 人",
+            sentence=sentence,
+            tentative=tentative,
+        )
     for pattern in (_ZH_IS_VALUE_RE, _IS_VALUE_RE):
         for m in pattern.finditer(core):
             got = value_at(m.group("rest"))
             if got and got[1] not in ("name", "text", "number"):
                 key = m.group("key")
                 key = _zh_subject_tail(key, limit=8) if pattern is _ZH_IS_VALUE_RE else key
-                c.add(kind=kind_override or "config", label=key, value=got[0], vtype=got[1], reason="X is value",
-                      sentence=sentence, tentative=tentative)
+                c.add(
+                    kind=kind_override or "config",
+                    label=key,
+                    value=got[0],
+                    vtype=got[1],
+                    reason="X is value",
+                    sentence=sentence,
+                    tentative=tentative,
+                )
     for m in _ASSIGN_RE.finditer(core):
-        c.add(kind=kind_override or "config", label=m.group("key"), value=m.group("val"), reason="key = value",
-              sentence=sentence, tentative=tentative)
+        c.add(
+            kind=kind_override or "config",
+            label=m.group("key"),
+            value=m.group("val"),
+            reason="key = value",
+            sentence=sentence,
+            tentative=tentative,
+        )
     for m in _KW_VALUE_RE.finditer(core):
-        c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val"), start=m.start("val")),
-              value=m.group("val"), reason="config value", sentence=sentence, tentative=tentative)
+        c.add(
+            kind=kind_override or "config",
+            label=_label_around(core, m, m.group("val"), start=m.start("val")),
+            value=m.group("val"),
+            reason="config value",
+            sentence=sentence,
+            tentative=tentative,
+        )
     for m in _ZH_KV_RE.finditer(core):
-        c.add(kind=kind_override or "config", label=_label_around(core, m, m.group("val"), start=m.start("val")),
-              value=m.group("val"), reason="配置值", sentence=sentence, tentative=tentative)
+        c.add(
+            kind=kind_override or "config",
+            label=_label_around(core, m, m.group("val"), start=m.start("val")),
+            value=m.group("val"),
+            reason="配置值",
+            sentence=sentence,
+            tentative=tentative,
+        )
 
 
 _CONJ_RE = re.compile(r"\b(?:and|but|while|whereas|so)\b|[和且而但]", re.IGNORECASE)
@@ -302,8 +541,8 @@ def _label_around(core: str, m, value: str, *, start: int | None = None) -> str:
         left = c.end()
     before = core[left:start]
     cut = list(_CONJ_RE.finditer(before))
-    if cut and len(extract_terms(before[cut[-1].end():])) >= 2:
-        before = before[cut[-1].end():]  # "… and the backoff starts at", not "… and expire after"
+    if cut and len(extract_terms(before[cut[-1].end() :])) >= 2:
+        before = before[cut[-1].end() :]  # "… and the backoff starts at", not "… and expire after"
     if subject_key(before):
         return before.strip()
     return _clause(core, start, end).replace(value, " ").strip()
@@ -319,8 +558,13 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
         core = _CORR_PREFIX_RE.sub("", sentence)
         is_correction = core != sentence or bool(_CORR_MARK_RE.search(sentence))
         lead = _KV_LINE_RE.match(core)
-        if lead and (sensitivity_marked(lead.group("key")) != "public" or _NOT_A_KEY_RE.match(lead.group("key").strip())):
-            core = lead.group("val").strip()  # "这个是内部信息：GMV 目标 3.2 亿元", "Note: …": the marker is no subject
+        if lead and (
+            sensitivity_marked(lead.group("key")) != "public"
+            or _NOT_A_KEY_RE.match(lead.group("key").strip())
+        ):
+            core = lead.group(
+                "val"
+            ).strip()  # "这个是内部信息：GMV 目标 3.2 亿元", "Note: …": the marker is no subject
         tentative = bool(_HEDGE_RE.search(sentence))
         kind_override = "correction" if is_correction else None
         before = len(c.facts)
@@ -334,19 +578,39 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
             typed = [v for v in typed if v.type != "number"] or typed
             if typed:
                 v = typed[-1]
-                c.add(kind="correction", label=_label_around(core, v, v.raw) if v.start > 0 else "", value=v.raw,
-                      vtype=v.type, reason="correction marker", sentence=sentence, tentative=tentative)
+                c.add(
+                    kind="correction",
+                    label=_label_around(core, v, v.raw) if v.start > 0 else "",
+                    value=v.raw,
+                    vtype=v.type,
+                    reason="correction marker",
+                    sentence=sentence,
+                    tentative=tentative,
+                )
         if True:  # numbers with units the patterns above did not take ("… and the backoff starts at 200 ms")
             dates = [(v.start, v.end) for v in find_values(core) if v.type in ("date", "time")]
             for m in _NUM_UNIT_RE.finditer(core):
-                if any(s <= m.start() < e for s, e in dates) or re.match(r"\s*\d", core[m.end():]):
+                if any(s <= m.start() < e for s, e in dates) or re.match(r"\s*\d", core[m.end() :]):
                     continue  # inside a date, or a qualifier of the next value ("一年 300 万")
                 value = f"{m.group('num')} {m.group('unit')}"
-                c.add(kind=kind_override or "number", label=_label_around(core, m, m.group(0)), value=value,
-                      reason="number with unit", sentence=sentence, tentative=tentative)
+                c.add(
+                    kind=kind_override or "number",
+                    label=_label_around(core, m, m.group(0)),
+                    value=value,
+                    reason="number with unit",
+                    sentence=sentence,
+                    tentative=tentative,
+                )
         if len(c.facts) == before and _RULE_RE.search(core):
-            c.add(kind="rule", label=core, value=None, reason="negation rule", sentence=sentence, content=core,
-                  tentative=tentative)
+            c.add(
+                kind="rule",
+                label=core,
+                value=None,
+                reason="negation rule",
+                sentence=sentence,
+                content=core,
+                tentative=tentative,
+            )
     return c.facts
 
 
@@ -365,7 +629,9 @@ def _clause(sentence: str, start: int, end: int) -> str:
 
 _CJK_TAIL_RE = re.compile(r"([\u4e00-\u9fff]{1,10})\s*$")
 _WORD_TAIL_RE = re.compile(r"([A-Za-z0-9_\-.]+\s*[\u4e00-\u9fff]{0,4})\s*$")
-_ZH_LEAD_NOISE_RE = re.compile(r"^.*(?:决定|评审|会上|大家|我们|咱们|那就|所以|然后|另外|现在|已经|刚才|还是|要|把|将)")
+_ZH_LEAD_NOISE_RE = re.compile(
+    r"^.*(?:决定|评审|会上|大家|我们|咱们|那就|所以|然后|另外|现在|已经|刚才|还是|要|把|将)"
+)
 
 
 def _zh_subject_tail(text: str, limit: int = 10) -> str:

@@ -10,6 +10,7 @@ characters, with a small table of words that name the same thing ("expiry" /
 "expire" / "有效期", "deadline" / "due" / "截止" / "交付"), so "截止日期" meets
 "交付日期" and "JWT expiry" meets "JWT tokens expire".
 """
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,18 @@ from .sensitivity import more_sensitive
 from .values import arabic_numerals, compatible, find_values, same_value, value_key
 
 _SYNONYMS: dict[str, tuple[str, ...]] = {
-    "expir": ("expiry", "expiration", "expires", "expire", "expired", "ttl", "lifetime", "过期", "有效期", "失效"),
+    "expir": (
+        "expiry",
+        "expiration",
+        "expires",
+        "expire",
+        "expired",
+        "ttl",
+        "lifetime",
+        "过期",
+        "有效期",
+        "失效",
+    ),
     "deadline": ("deadline", "due date", "due", "cutoff", "截止", "交付", "交期", "最晚", "期限", "ddl"),
     "budget": ("budget", "预算", "经费", "spend cap"),
     "headcount": ("headcount", "head count", "team size", "人数", "编制", "人手"),
@@ -38,9 +50,19 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "bus": ("event bus", "message bus", "message queue", "mq", "broker", "消息队列", "消息总线", "事件总线"),
     "cache": ("cache", "caching", "缓存"),
 }
-_SYN_RE = [(canon, re.compile("|".join(re.escape(w) if not w.isascii() else rf"\b{re.escape(w)}(?:s|es|d|ed|ing)?\b"
-                                       for w in sorted(words, key=len, reverse=True)), re.IGNORECASE))
-           for canon, words in _SYNONYMS.items()]
+_SYN_RE = [
+    (
+        canon,
+        re.compile(
+            "|".join(
+                re.escape(w) if not w.isascii() else rf"\b{re.escape(w)}(?:s|es|d|ed|ing)?\b"
+                for w in sorted(words, key=len, reverse=True)
+            ),
+            re.IGNORECASE,
+        ),
+    )
+    for canon, words in _SYNONYMS.items()
+]
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _GENERIC = frozenset("value number new old current set config setting 值 数".split())
 
@@ -77,8 +99,15 @@ def node_values(node: NodeData) -> list[NodeValue]:
     out: list[NodeValue] = []
     for fact in capture_facts(text=node.content):
         if fact.value:
-            out.append(NodeValue(raw=fact.value, key=value_key(fact.value), type=fact.value_type,
-                                 terms=subject_terms(fact.label or fact.sentence), label=fact.label))
+            out.append(
+                NodeValue(
+                    raw=fact.value,
+                    key=value_key(fact.value),
+                    type=fact.value_type,
+                    terms=subject_terms(fact.label or fact.sentence),
+                    label=fact.label,
+                )
+            )
     known = {v.key for v in out}
     whole = subject_terms(text)
     for v in find_values(text):
@@ -97,8 +126,9 @@ class Match:
     warnings: tuple[str, ...]  # "pinned", "more_sensitive"
 
 
-def match_supersede(*, fact: SuggestedFact, nodes: Sequence[NodeData], context: str = "",
-                    include_pinned: bool = True) -> list[Match]:
+def match_supersede(
+    *, fact: SuggestedFact, nodes: Sequence[NodeData], context: str = "", include_pinned: bool = True
+) -> list[Match]:
     """Live nodes `fact` corrects, best first.
 
     `context` is the recent conversation, used only for a correction that names
@@ -117,7 +147,11 @@ def match_supersede(*, fact: SuggestedFact, nodes: Sequence[NodeData], context: 
             continue  # a plain statement never retires a pinned node; a correction may, with a warning
         best: tuple[float, NodeValue] | None = None
         for v in node_values(n):
-            if v.key == new_key or same_value(v.raw, fact.value) or not compatible(new_type, v.type or "text"):
+            if (
+                v.key == new_key
+                or same_value(v.raw, fact.value)
+                or not compatible(new_type, v.type or "text")
+            ):
                 continue
             if new_type == "money" and v.key.split(":")[0] != new_key.split(":")[0]:
                 continue  # yuan do not replace dollars
@@ -139,11 +173,23 @@ def match_supersede(*, fact: SuggestedFact, nodes: Sequence[NodeData], context: 
             if best is None or score > best[0]:
                 best = (score, v)
         if best is not None:
-            warnings = tuple(w for w, on in (("pinned", n.pinned),
-                                             ("more_sensitive", more_sensitive(n.sensitivity, fact.sensitivity)))
-                             if on)
-            out.append(Match(node=n, old_value=best[1].raw, label=best[1].label or clean_label(""),
-                             score=best[0], warnings=warnings))
+            warnings = tuple(
+                w
+                for w, on in (
+                    ("pinned", n.pinned),
+                    ("more_sensitive", more_sensitive(n.sensitivity, fact.sensitivity)),
+                )
+                if on
+            )
+            out.append(
+                Match(
+                    node=n,
+                    old_value=best[1].raw,
+                    label=best[1].label or clean_label(""),
+                    score=best[0],
+                    warnings=warnings,
+                )
+            )
     out.sort(key=lambda m: (-m.score, m.node.id))
     if len(out) > 1 and not fact_terms and out[0].score == out[1].score:
         return []  # no subject and two equally likely nodes: do not guess

@@ -5,6 +5,7 @@ since people put the warning before or after the fact, or in the next
 sentence. Negated markers ("not confidential", "可以公开") do not count. Being
 too strict costs a click; too lax shows the fact to viewers.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,13 +4,27 @@ A correction may only replace a value of the same kind (a port replaces a
 port, a date a date), and "四十万元" must equal "40万元" and "400,000 yuan",
 so every value found gets a type and a canonical `key`.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "俩": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
 CN_NUM = "零〇一二两俩三四五六七八九十百千万亿"
@@ -40,14 +54,16 @@ def cn_to_int(text: str) -> int | None:
 def arabic_numerals(text: str) -> str:
     """Chinese numerals become digits ("四十万元" -> "40万元", "十五分钟" -> "15分钟") so one set of
     patterns reads both. A lone 一/两/三 not followed by a unit stays (一起, 统一, 周三)."""
+
     def repl(m: re.Match[str]) -> str:
         run = m.group(0)
-        after = text[m.end():m.end() + 1]
+        after = text[m.end() : m.end() + 1]
         head = run.rstrip("万亿")
         if not head or (len(run) == 1 and (not after or after not in _UNIT_STARTS)):
             return run
         value = cn_to_int(head)
-        return run if value is None else f"{value}{run[len(head):]}"
+        return run if value is None else f"{value}{run[len(head) :]}"
+
     return _CN_NUM_RE.sub(repl, text)
 
 
@@ -63,8 +79,12 @@ class TypedValue:
     end: int
 
 
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split()
+    )
+}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -73,49 +93,176 @@ _WEEKDAYS_ZH = "一二三四五六日"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")),
-    ("date", re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}}))?",
-                        re.IGNORECASE)),
-    ("date", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b(?:,?\s+(?P<y>\d{{4}}))?",
-                        re.IGNORECASE)),
+    (
+        "date",
+        re.compile(
+            rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}}))?",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b(?:,?\s+(?P<y>\d{{4}}))?",
+            re.IGNORECASE,
+        ),
+    ),
     ("date", re.compile(r"(?:(?P<y>\d{4})\s*年\s*)?(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]?")),
-    ("date", re.compile(r"(?P<rel>(?:下|这|本|上)?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|下个?月初?|月底|年底)")),
-    ("date", re.compile(r"\b(?P<rel>(?:next|this)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month)|"
-                        r"tomorrow|end of (?:the )?(?:month|quarter|year))\b", re.IGNORECASE)),
-    ("time", re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?:\s*(?P<ap>am|pm))?(?![\d:])", re.IGNORECASE)),
+    (
+        "date",
+        re.compile(
+            r"(?P<rel>(?:下|这|本|上)?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|下个?月初?|月底|年底)"
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            r"\b(?P<rel>(?:next|this)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month)|"
+            r"tomorrow|end of (?:the )?(?:month|quarter|year))\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?:\s*(?P<ap>am|pm))?(?![\d:])", re.IGNORECASE),
+    ),
     ("time", re.compile(r"(?<![\d.])(?P<h>\d{1,2})\s*(?P<ap>am|pm)\b", re.IGNORECASE)),
     ("time", re.compile(r"(?P<ap>上午|下午|晚上|早上)?\s*(?P<h>\d{1,2})\s*点(?:(?P<mi>\d{1,2})分?|半)?")),
-    ("money", re.compile(r"(?P<cur>[$€£¥])\s?(?P<n>\d+(?:[.,]\d+)*)\s*(?P<mul>k|m|million|thousand|万|亿)?\b", re.IGNORECASE)),
-    ("money", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:[.,]\d+)*)\s*(?P<mul>k|m|million|thousand)?\s*(?P<cur>usd|dollars?|eur|euros?|rmb|cny|yuan)\b",
-                         re.IGNORECASE)),
-    ("money", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿|千)?\s*(?P<cur>元|块|美元|欧元|人民币)")),
+    (
+        "money",
+        re.compile(
+            r"(?P<cur>[$€£¥])\s?(?P<n>\d+(?:[.,]\d+)*)\s*(?P<mul>k|m|million|thousand|万|亿)?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "money",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:[.,]\d+)*)\s*(?P<mul>k|m|million|thousand)?\s*(?P<cur>usd|dollars?|eur|euros?|rmb|cny|yuan)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "money",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿|千)?\s*(?P<cur>元|块|美元|欧元|人民币)"
+        ),
+    ),
     ("money", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿)(?![\u4e00-\u9fff])")),
     ("percent", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)),
     ("percent", re.compile(r"百分之\s*(?P<n>\d+(?:\.\d+)?)")),
-    ("duration", re.compile(
-        r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|"
-        r"months?|years?|s|m|h|d|毫秒|秒钟?|分钟|小时|个?钟头|天|周|个?星期|个月|年)(?![A-Za-z])", re.IGNORECASE)),
-    ("port", re.compile(r"(?:\bports?\b|端口(?:号)?)\s*(?:is|=|:|：|是|为|of|to|改成|改为)?\s*(?P<n>\d{2,5})\b", re.IGNORECASE)),
+    (
+        "duration",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|"
+            r"months?|years?|s|m|h|d|毫秒|秒钟?|分钟|小时|个?钟头|天|周|个?星期|个月|年)(?![A-Za-z])",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "port",
+        re.compile(
+            r"(?:\bports?\b|端口(?:号)?)\s*(?:is|=|:|：|是|为|of|to|改成|改为)?\s*(?P<n>\d{2,5})\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("port", re.compile(r"(?<=[A-Za-z0-9\]]):(?P<n>\d{2,5})\b")),
-    ("region", re.compile(r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn|il)-(?:north|south|east|west|central|northeast|northwest|southeast|southwest)-\d)\b",
-                          re.IGNORECASE)),
-    ("version", re.compile(r"(?<![A-Za-z0-9_.])(?P<v>v?\d+\.\d+(?:\.\d+)+|v\d+(?:\.\d+)?)(?![\w.])", re.IGNORECASE)),
-    ("count", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+)\s*(?P<u>people|persons?|members?|engineers?|developers?|seats?|employees?|staff|"
-                         r"users?|customers?|人|名|位|个人)(?![A-Za-z])", re.IGNORECASE)),
-    ("size", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>kb|mb|gb|tb|kib|mib|gib|bytes?|字节|兆)\b", re.IGNORECASE)),
+    (
+        "region",
+        re.compile(
+            r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn|il)-(?:north|south|east|west|central|northeast|northwest|southeast|southwest)-\d)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "version",
+        re.compile(r"(?<![A-Za-z0-9_.])(?P<v>v?\d+\.\d+(?:\.\d+)+|v\d+(?:\.\d+)?)(?![\w.])", re.IGNORECASE),
+    ),
+    (
+        "count",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<n>\d+)\s*(?P<u>people|persons?|members?|engineers?|developers?|seats?|employees?|staff|"
+            r"users?|customers?|人|名|位|个人)(?![A-Za-z])",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "size",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>kb|mb|gb|tb|kib|mib|gib|bytes?|字节|兆)\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("number", re.compile(r"(?<![A-Za-z0-9_.\-:])(?P<n>\d+(?:[.,]\d+)*)(?![\w.]*[A-Za-z])")),
 ]
 
-_DURATION_SECONDS = {"ms": 0.001, "millisecond": 0.001, "毫秒": 0.001, "s": 1, "sec": 1, "second": 1, "秒": 1, "秒钟": 1,
-                     "m": 60, "min": 60, "minute": 60, "分钟": 60, "h": 3600, "hr": 3600, "hour": 3600, "小时": 3600,
-                     "钟头": 3600, "个钟头": 3600, "d": 86400, "day": 86400, "天": 86400, "week": 604800, "周": 604800,
-                     "星期": 604800, "个星期": 604800, "month": 2592000, "个月": 2592000, "year": 31536000, "年": 31536000}
-_MULTIPLIER = {"k": 1_000, "thousand": 1_000, "千": 1_000, "m": 1_000_000, "million": 1_000_000, "万": 10_000,
-               "亿": 100_000_000}
-_CURRENCY = {"$": "usd", "usd": "usd", "dollar": "usd", "dollars": "usd", "美元": "usd", "€": "eur", "eur": "eur",
-             "euro": "eur", "euros": "eur", "欧元": "eur", "£": "gbp", "¥": "cny", "rmb": "cny", "cny": "cny",
-             "yuan": "cny", "元": "cny", "块": "cny", "人民币": "cny", "": "cny"}
-COMPATIBLE = {"count": {"count", "number"}, "number": {"number", "count", "port", "percent"},
-              "port": {"port", "number"}, "percent": {"percent", "number"}}
+_DURATION_SECONDS = {
+    "ms": 0.001,
+    "millisecond": 0.001,
+    "毫秒": 0.001,
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "秒": 1,
+    "秒钟": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "分钟": 60,
+    "h": 3600,
+    "hr": 3600,
+    "hour": 3600,
+    "小时": 3600,
+    "钟头": 3600,
+    "个钟头": 3600,
+    "d": 86400,
+    "day": 86400,
+    "天": 86400,
+    "week": 604800,
+    "周": 604800,
+    "星期": 604800,
+    "个星期": 604800,
+    "month": 2592000,
+    "个月": 2592000,
+    "year": 31536000,
+    "年": 31536000,
+}
+_MULTIPLIER = {
+    "k": 1_000,
+    "thousand": 1_000,
+    "千": 1_000,
+    "m": 1_000_000,
+    "million": 1_000_000,
+    "万": 10_000,
+    "亿": 100_000_000,
+}
+_CURRENCY = {
+    "$": "usd",
+    "usd": "usd",
+    "dollar": "usd",
+    "dollars": "usd",
+    "美元": "usd",
+    "€": "eur",
+    "eur": "eur",
+    "euro": "eur",
+    "euros": "eur",
+    "欧元": "eur",
+    "£": "gbp",
+    "¥": "cny",
+    "rmb": "cny",
+    "cny": "cny",
+    "yuan": "cny",
+    "元": "cny",
+    "块": "cny",
+    "人民币": "cny",
+    "": "cny",
+}
+COMPATIBLE = {
+    "count": {"count", "number"},
+    "number": {"number", "count", "port", "percent"},
+    "port": {"port", "number"},
+    "percent": {"percent", "number"},
+}
 
 
 def compatible(a: str, b: str) -> bool:
@@ -135,8 +282,13 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
     if kind == "date":
         if g.get("rel"):
             return "rel:" + " ".join(g["rel"].lower().split())
-        month = int(g["m"]) if g.get("m") else _MONTHS.get((g.get("mon") or "").lower()[:4].rstrip("."),
-                                                             _MONTHS.get((g.get("mon") or "").lower()[:3], 0))
+        month = (
+            int(g["m"])
+            if g.get("m")
+            else _MONTHS.get(
+                (g.get("mon") or "").lower()[:4].rstrip("."), _MONTHS.get((g.get("mon") or "").lower()[:3], 0)
+            )
+        )
         year = f"{g['y']}-" if g.get("y") else ""
         return f"{year}{month:02d}-{int(g['d']):02d}"
     if kind == "time":
@@ -151,7 +303,13 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         return f"{_CURRENCY.get((g.get('cur') or '').lower(), 'cny')}:{_fmt(_num(g['n']) * mul)}"
     if kind == "duration":
         unit = (g.get("u") or "").lower()
-        unit = unit if unit in _DURATION_SECONDS else unit.rstrip("s") if unit.rstrip("s") in _DURATION_SECONDS else unit[:3]
+        unit = (
+            unit
+            if unit in _DURATION_SECONDS
+            else unit.rstrip("s")
+            if unit.rstrip("s") in _DURATION_SECONDS
+            else unit[:3]
+        )
         return f"s:{_fmt(_num(g['n']) * _DURATION_SECONDS.get(unit, 1))}"
     if kind == "region":
         return g["r"].lower()
@@ -173,7 +331,7 @@ def find_values(text: str) -> list[TypedValue]:
             if kind == "port":
                 start, end = m.span("n")
                 raw = m.group("n")
-            groups = {k: v for k, v in m.groupdict().items()}
+            groups = dict(m.groupdict().items())
             try:
                 key = _key(kind, groups)
             except (ValueError, TypeError, KeyError):
@@ -190,7 +348,11 @@ def value_type(value: str) -> str:
         return values[0].type
     if values and values[0].type == "port":
         return "port"
-    return "name" if re.fullmatch(r"[A-Za-z][\w.+#\-]*(?:\s+[A-Za-z0-9][\w.+#\-]*){0,3}", value.strip()) else "text"
+    return (
+        "name"
+        if re.fullmatch(r"[A-Za-z][\w.+#\-]*(?:\s+[A-Za-z0-9][\w.+#\-]*){0,3}", value.strip())
+        else "text"
+    )
 
 
 def value_key(value: str) -> str:

@@ -6,68 +6,140 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('canvases', '0001_initial'),
+        ("canvases", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SecurityEvent',
+            name="SecurityEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('canvas_id_ref', models.BigIntegerField(blank=True, help_text='canvas id as asked (may not exist)', null=True)),
-                ('actor_kind', models.CharField(choices=[('user', 'User'), ('agent', 'Agent'), ('system', 'System')], default='user', max_length=10)),
-                ('channel', models.CharField(help_text='rest, websocket, agent, import', max_length=20)),
-                ('op_type', models.CharField(blank=True, default='', max_length=40)),
-                ('code', models.CharField(max_length=20)),
-                ('reason', models.TextField()),
-                ('detail', models.JSONField(blank=True, null=True)),
-                ('conversation_id', models.BigIntegerField(blank=True, null=True)),
-                ('user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "canvas_id_ref",
+                    models.BigIntegerField(
+                        blank=True, help_text="canvas id as asked (may not exist)", null=True
+                    ),
+                ),
+                (
+                    "actor_kind",
+                    models.CharField(
+                        choices=[("user", "User"), ("agent", "Agent"), ("system", "System")],
+                        default="user",
+                        max_length=10,
+                    ),
+                ),
+                ("channel", models.CharField(help_text="rest, websocket, agent, import", max_length=20)),
+                ("op_type", models.CharField(blank=True, default="", max_length=40)),
+                ("code", models.CharField(max_length=20)),
+                ("reason", models.TextField()),
+                ("detail", models.JSONField(blank=True, null=True)),
+                ("conversation_id", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='ChangeLogEntry',
+            name="ChangeLogEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.BigIntegerField()),
-                ('seq', models.PositiveIntegerField(default=0, help_text='order within the revision')),
-                ('op_type', models.CharField(help_text='the operation asked for, e.g. node.delete', max_length=40)),
-                ('entity', models.CharField(help_text='node, edge, canvas or member', max_length=10)),
-                ('action', models.CharField(help_text='created, updated or deleted', max_length=10)),
-                ('target_id', models.CharField(db_index=True, max_length=64)),
-                ('fields', models.JSONField(default=list)),
-                ('before', models.JSONField(null=True)),
-                ('after', models.JSONField(null=True)),
-                ('visibility_before', models.PositiveSmallIntegerField(null=True)),
-                ('visibility_after', models.PositiveSmallIntegerField(null=True)),
-                ('actor_kind', models.CharField(choices=[('user', 'User'), ('agent', 'Agent'), ('system', 'System')], max_length=10)),
-                ('actor_username', models.CharField(blank=True, default='', max_length=150)),
-                ('conversation_id', models.BigIntegerField(blank=True, null=True)),
-                ('message_id', models.BigIntegerField(blank=True, null=True)),
-                ('agent_run_id', models.CharField(blank=True, default='', max_length=64)),
-                ('reason', models.CharField(blank=True, default='', help_text='e.g. revert, undo, import', max_length=40)),
-                ('client_op_id', models.CharField(blank=True, default='', max_length=64)),
-                ('created_at', models.DateTimeField()),
-                ('prev_hash', models.CharField(blank=True, default='', max_length=64)),
-                ('hash', models.CharField(blank=True, default='', max_length=64)),
-                ('actor_user', models.ForeignKey(help_text='the person who made the change; for agent writes, the person it acted for', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('approved_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='change_log', to='canvases.canvas')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("revision", models.BigIntegerField()),
+                ("seq", models.PositiveIntegerField(default=0, help_text="order within the revision")),
+                (
+                    "op_type",
+                    models.CharField(help_text="the operation asked for, e.g. node.delete", max_length=40),
+                ),
+                ("entity", models.CharField(help_text="node, edge, canvas or member", max_length=10)),
+                ("action", models.CharField(help_text="created, updated or deleted", max_length=10)),
+                ("target_id", models.CharField(db_index=True, max_length=64)),
+                ("fields", models.JSONField(default=list)),
+                ("before", models.JSONField(null=True)),
+                ("after", models.JSONField(null=True)),
+                ("visibility_before", models.PositiveSmallIntegerField(null=True)),
+                ("visibility_after", models.PositiveSmallIntegerField(null=True)),
+                (
+                    "actor_kind",
+                    models.CharField(
+                        choices=[("user", "User"), ("agent", "Agent"), ("system", "System")], max_length=10
+                    ),
+                ),
+                ("actor_username", models.CharField(blank=True, default="", max_length=150)),
+                ("conversation_id", models.BigIntegerField(blank=True, null=True)),
+                ("message_id", models.BigIntegerField(blank=True, null=True)),
+                ("agent_run_id", models.CharField(blank=True, default="", max_length=64)),
+                (
+                    "reason",
+                    models.CharField(
+                        blank=True, default="", help_text="e.g. revert, undo, import", max_length=40
+                    ),
+                ),
+                ("client_op_id", models.CharField(blank=True, default="", max_length=64)),
+                ("created_at", models.DateTimeField()),
+                ("prev_hash", models.CharField(blank=True, default="", max_length=64)),
+                ("hash", models.CharField(blank=True, default="", max_length=64)),
+                (
+                    "actor_user",
+                    models.ForeignKey(
+                        help_text="the person who made the change; for agent writes, the person it acted for",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "approved_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="change_log",
+                        to="canvases.canvas",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'change log entries',
-                'ordering': ['canvas_id', 'revision', 'seq'],
-                'indexes': [models.Index(fields=['canvas', 'revision'], name='history_cha_canvas__e118b6_idx')],
-                'constraints': [models.UniqueConstraint(fields=('canvas', 'revision', 'seq'), name='unique_change_position')],
+                "verbose_name_plural": "change log entries",
+                "ordering": ["canvas_id", "revision", "seq"],
+                "indexes": [
+                    models.Index(fields=["canvas", "revision"], name="history_cha_canvas__e118b6_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("canvas", "revision", "seq"), name="unique_change_position"
+                    )
+                ],
             },
         ),
     ]

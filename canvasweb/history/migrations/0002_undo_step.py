@@ -6,29 +6,60 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('canvases', '0001_initial'),
-        ('history', '0001_initial'),
+        ("canvases", "0001_initial"),
+        ("history", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='UndoStep',
+            name="UndoStep",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('undo', 'Undo'), ('redo', 'Redo')], max_length=4)),
-                ('inverted_revision', models.BigIntegerField(help_text='the revision whose effect was inverted')),
-                ('revision', models.BigIntegerField(blank=True, help_text='the revision written; null if all skipped', null=True)),
-                ('position', models.BigIntegerField(help_text='canvas revision when this step ran (orders it among edits)')),
-                ('skipped', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('canvas', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='canvases.canvas')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(choices=[("undo", "Undo"), ("redo", "Redo")], max_length=4)),
+                (
+                    "inverted_revision",
+                    models.BigIntegerField(help_text="the revision whose effect was inverted"),
+                ),
+                (
+                    "revision",
+                    models.BigIntegerField(
+                        blank=True, help_text="the revision written; null if all skipped", null=True
+                    ),
+                ),
+                (
+                    "position",
+                    models.BigIntegerField(
+                        help_text="canvas revision when this step ran (orders it among edits)"
+                    ),
+                ),
+                ("skipped", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "canvas",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="canvases.canvas"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['canvas', 'user', 'position'], name='history_und_canvas__7110e5_idx')],
+                "indexes": [
+                    models.Index(fields=["canvas", "user", "position"], name="history_und_canvas__7110e5_idx")
+                ],
             },
         ),
     ]

@@ -6,31 +6,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('history', '0002_undo_step'),
+        ("history", "0002_undo_step"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='securityevent',
-            name='last_at',
+            model_name="securityevent",
+            name="last_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='securityevent',
-            name='repeats',
+            model_name="securityevent",
+            name="repeats",
             field=models.PositiveIntegerField(default=1),
         ),
         migrations.AlterField(
-            model_name='changelogentry',
-            name='actor_user',
-            field=models.ForeignKey(help_text='the person who made the change; for agent writes, the person it acted for', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="changelogentry",
+            name="actor_user",
+            field=models.ForeignKey(
+                help_text="the person who made the change; for agent writes, the person it acted for",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AlterField(
-            model_name='changelogentry',
-            name='approved_by',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="changelogentry",
+            name="approved_by",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
     ]

@@ -11,6 +11,7 @@ another canvas is answered 404 by the SDK).
 Daphne does not run ASGI lifespan, so the SDK's session manager is started on
 the first request, once per event loop.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -50,9 +51,18 @@ class McpHttpApp:
             return
         manager = await self._started_manager()
         # The SDK binds each session to this identity: same user, same canvas, or "Session not found".
-        scope = {**scope, SCOPE_KEY: principal, "user": AuthenticatedUser(AccessToken(
-            token=token, client_id=f"canvasweb-user-{principal.user_id}", scopes=[],
-            subject=f"{principal.user_id}:{principal.canvas_id}"))}
+        scope = {
+            **scope,
+            SCOPE_KEY: principal,
+            "user": AuthenticatedUser(
+                AccessToken(
+                    token=token,
+                    client_id=f"canvasweb-user-{principal.user_id}",
+                    scopes=[],
+                    subject=f"{principal.user_id}:{principal.canvas_id}",
+                )
+            ),
+        }
         await manager.handle_request(scope, receive, send)
 
     async def _authenticate(self, scope) -> tuple[Principal, str]:
@@ -81,7 +91,9 @@ class McpHttpApp:
         if self._loop is not loop:  # first request, or a new loop (tests start one server per test)
             self._loop = loop
             self._ready = asyncio.Event()
-            self._manager = StreamableHTTPSessionManager(app=build_server(), max_request_body_size=MAX_BODY_BYTES)
+            self._manager = StreamableHTTPSessionManager(
+                app=build_server(), max_request_body_size=MAX_BODY_BYTES
+            )
             # Keep a reference: the loop holds tasks only weakly.
             self._task = loop.create_task(self._run(self._manager, self._ready))
         await self._ready.wait()

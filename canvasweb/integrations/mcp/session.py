@@ -19,6 +19,7 @@ handles it returns (n1, n2, ...) are valid until the next `compile_context`,
 together with handles that search/read results add; the per-turn caps count
 within it, the per-user windows across all of them.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,14 +46,24 @@ COMPILE_TOOL = "compile_context"
 COMPILE_SCHEMA = {
     "type": "object",
     "properties": {
-        "question": {"type": "string", "minLength": 1, "maxLength": chat_services.MAX_QUESTION_CHARS,
-                     "description": "What the user is asking now; selects question-matched nodes."},
-        "viewport": {"type": "object", "description": "Where to look on the canvas (default: around 0,0).",
-                     "properties": {k: {"type": "number"} for k in ("x", "y", "zoom", "width", "height")},
-                     "additionalProperties": False},
-        "budget": {"type": "integer", "minimum": MIN_BUDGET,
-                   "description": "Token budget for the whole prompt (default: the server's model window "
-                                  "minus its reserved output)."},
+        "question": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": chat_services.MAX_QUESTION_CHARS,
+            "description": "What the user is asking now; selects question-matched nodes.",
+        },
+        "viewport": {
+            "type": "object",
+            "description": "Where to look on the canvas (default: around 0,0).",
+            "properties": {k: {"type": "number"} for k in ("x", "y", "zoom", "width", "height")},
+            "additionalProperties": False,
+        },
+        "budget": {
+            "type": "integer",
+            "minimum": MIN_BUDGET,
+            "description": "Token budget for the whole prompt (default: the server's model window "
+            "minus its reserved output).",
+        },
     },
     "required": ["question"],
     "additionalProperties": False,
@@ -61,7 +72,8 @@ COMPILE_DESCRIPTION = (
     "Compile the canvas into prompt blocks for your question: pinned anchors, nodes near the viewport, "
     "linked and question-matched nodes, under a token budget, filtered for your role (secret values are "
     "never included). Returns the blocks to put in front of your model and the node handles (n1, n2...) "
-    "they use; pass those handles to the other tools. Handles stay valid until the next compile_context.")
+    "they use; pass those handles to the other tools. Handles stay valid until the next compile_context."
+)
 MAX_SESSIONS = 512
 
 
@@ -103,8 +115,13 @@ class McpSession:
         listed = [{"name": COMPILE_TOOL, "description": COMPILE_DESCRIPTION, "input_schema": COMPILE_SCHEMA}]
         for schema in schemas:
             function = schema["function"]
-            listed.append({"name": function["name"], "description": function["description"],
-                           "input_schema": function["parameters"]})
+            listed.append(
+                {
+                    "name": function["name"],
+                    "description": function["description"],
+                    "input_schema": function["parameters"],
+                }
+            )
         return listed
 
     # --- tools --------------------------------------------------------------------------------
@@ -119,43 +136,76 @@ class McpSession:
             try:
                 return self._compile(role=role, arguments=arguments), False
             except CanvasError as exc:
-                record_refusal(user=self.user, canvas_id=self.canvas_id, channel=CHANNEL,
-                               op_type="mcp.compile_context", error=exc, detail={"client": self.via})
+                record_refusal(
+                    user=self.user,
+                    canvas_id=self.canvas_id,
+                    channel=CHANNEL,
+                    op_type="mcp.compile_context",
+                    error=exc,
+                    detail={"client": self.via},
+                )
                 return _error(exc), True
         return self._run_agent_tool(name, arguments)
 
     def _compile(self, *, role: str, arguments: Any) -> dict:
         args = _compile_arguments(arguments)
-        compiled = chat_services.compile_for(canvas_id=self.canvas_id, role=role,
-                                             question=chat_services.validate_question(args["question"]),
-                                             viewport=args.get("viewport"), budget=args.get("budget"))
+        compiled = chat_services.compile_for(
+            canvas_id=self.canvas_id,
+            role=role,
+            question=chat_services.validate_question(args["question"]),
+            viewport=args.get("viewport"),
+            budget=args.get("budget"),
+        )
         report = compiled.report
         # A new turn: the runner starts from exactly the handles this context shows.
         self.handles = dict(report.handles)
         self.runner = None
         self._runner()
         return {
-            "ok": True, "note": DATA_NOTE,
+            "ok": True,
+            "note": DATA_NOTE,
             "blocks": [{"role": m["role"], "content": m["content"]} for m in compiled.messages],
-            "handles": [{"node": n.handle, "rank": n.rank, "reason": n.reason, "tokens": n.tokens,
-                         "withheld": n.placeholder} for n in report.included_nodes],
-            "layer_tokens": report.layer_tokens, "total_tokens": report.total_tokens,
-            "budget": report.budget.get("total", 0), "excluded_counts": report.excluded_counts,
+            "handles": [
+                {
+                    "node": n.handle,
+                    "rank": n.rank,
+                    "reason": n.reason,
+                    "tokens": n.tokens,
+                    "withheld": n.placeholder,
+                }
+                for n in report.included_nodes
+            ],
+            "layer_tokens": report.layer_tokens,
+            "total_tokens": report.total_tokens,
+            "budget": report.budget.get("total", 0),
+            "excluded_counts": report.excluded_counts,
         }
 
     def _run_agent_tool(self, name: Any, arguments: Any) -> tuple[dict, bool]:
         runner = self._runner()
         if runner is None:
-            error = InvalidOperation("the agent is disabled on this server (AGENT_ENABLED=false)", field="name")
-            record_refusal(user=self.user, canvas_id=self.canvas_id, channel=CHANNEL,
-                           op_type=f"mcp.{str(name)[:30]}", error=error, detail={"client": self.via})
+            error = InvalidOperation(
+                "the agent is disabled on this server (AGENT_ENABLED=false)", field="name"
+            )
+            record_refusal(
+                user=self.user,
+                canvas_id=self.canvas_id,
+                channel=CHANNEL,
+                op_type=f"mcp.{str(name)[:30]}",
+                error=error,
+                detail={"client": self.via},
+            )
             return _error(error), True
         if self.turn is None:
             self.turn = self._new_turn()
         self.calls += 1
-        call = {"id": f"mcp_{self.calls}", "name": name,
-                "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments or {},
-                                                                                      ensure_ascii=False)}
+        call = {
+            "id": f"mcp_{self.calls}",
+            "name": name,
+            "arguments": arguments
+            if isinstance(arguments, str)
+            else json.dumps(arguments or {}, ensure_ascii=False),
+        }
         messages, _ = runner.execute_sync(turn=self.turn, calls=[call], round_number=min(self.calls, 32767))
         payload = json.loads(messages[0]["content"])
         return payload, not payload.get("ok", False)
@@ -176,10 +226,15 @@ class McpSession:
         empty (the client's model writes its reply elsewhere), so it never enters a compiled history."""
         if self.conversation is None:
             self.conversation = chat_services.conversation_create(
-                user=self.user, canvas_id=self.canvas_id, title=f"via {self.via}"[:200])
-        message = Message.objects.create(conversation=self.conversation, role=MessageRole.ASSISTANT,
-                                         source=MessageSource.ASSISTANT_REPLY, content="",
-                                         status=MessageStatus.COMPLETE)
+                user=self.user, canvas_id=self.canvas_id, title=f"via {self.via}"[:200]
+            )
+        message = Message.objects.create(
+            conversation=self.conversation,
+            role=MessageRole.ASSISTANT,
+            source=MessageSource.ASSISTANT_REPLY,
+            content="",
+            status=MessageStatus.COMPLETE,
+        )
         return _Turn(conversation=self.conversation, assistant_message=message, handles=self.handles)
 
     # --- resources ------------------------------------------------------------------------------
@@ -196,19 +251,23 @@ def _compile_arguments(arguments: Any) -> dict:
     args = agent_tools.parse_arguments(arguments)
     unknown = sorted(set(args) - set(COMPILE_SCHEMA["properties"]))
     if unknown:
-        raise InvalidOperation(f"unknown field {unknown[0]}; allowed: question, viewport, budget", field=unknown[0])
+        raise InvalidOperation(
+            f"unknown field {unknown[0]}; allowed: question, viewport, budget", field=unknown[0]
+        )
     if not isinstance(args.get("question"), str):
         raise InvalidOperation("question is required and must be a string", field="question")
     viewport = args.get("viewport")
-    if viewport is not None and (not isinstance(viewport, dict) or set(viewport) - {"x", "y", "zoom", "width",
-                                                                                     "height"}):
+    if viewport is not None and (
+        not isinstance(viewport, dict) or set(viewport) - {"x", "y", "zoom", "width", "height"}
+    ):
         raise InvalidOperation("viewport must be an object with x, y, zoom, width, height", field="viewport")
     budget = args.get("budget")
     if budget is not None:
         limit = ModelConfig.from_settings().prompt_budget
         if isinstance(budget, bool) or not isinstance(budget, int) or not MIN_BUDGET <= budget <= limit:
-            raise InvalidOperation(f"budget must be a whole number between {MIN_BUDGET} and {limit}",
-                                   field="budget")
+            raise InvalidOperation(
+                f"budget must be a whole number between {MIN_BUDGET} and {limit}", field="budget"
+            )
     return args
 
 

@@ -1,4 +1,5 @@
 """The body of POST /v1/chat/completions, checked strictly (no ORM here)."""
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,32 @@ from .errors import OpenAIError
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_MESSAGES = 200
-MAX_MESSAGE_CHARS = 32_000        # one earlier message; the question itself is limited like the chat's
-MAX_SYSTEM_CHARS = 8_000          # the client's own instructions, all system/developer messages together
+MAX_MESSAGE_CHARS = 32_000  # one earlier message; the question itself is limited like the chat's
+MAX_SYSTEM_CHARS = 8_000  # the client's own instructions, all system/developer messages together
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 # Accepted and not forwarded: the upstream's settings are Canvasweb's (settings.LLM).
-IGNORED = {"temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty", "frequency_penalty",
-           "stop", "user", "seed", "logit_bias", "response_format", "metadata", "store", "parallel_tool_calls",
-           "service_tier", "reasoning_effort", "stream_options", "n", "logprobs", "top_logprobs"}
+IGNORED = {
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "presence_penalty",
+    "frequency_penalty",
+    "stop",
+    "user",
+    "seed",
+    "logit_bias",
+    "response_format",
+    "metadata",
+    "store",
+    "parallel_tool_calls",
+    "service_tier",
+    "reasoning_effort",
+    "stream_options",
+    "n",
+    "logprobs",
+    "top_logprobs",
+}
 UNSUPPORTED = {"tools", "tool_choice", "functions", "function_call", "audio", "modalities", "prediction"}
 
 
@@ -36,8 +56,11 @@ class ChatRequest:
 
 def parse_body(raw: bytes) -> dict:
     if len(raw) > MAX_BODY_BYTES:
-        raise OpenAIError(413, f"the request body is {len(raw)} bytes; the limit is {MAX_BODY_BYTES}",
-                          code="request_too_large")
+        raise OpenAIError(
+            413,
+            f"the request body is {len(raw)} bytes; the limit is {MAX_BODY_BYTES}",
+            code="request_too_large",
+        )
     try:
         body = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -50,15 +73,21 @@ def parse_body(raw: bytes) -> dict:
 def chat_request(body: dict, *, canvas_header: str | None) -> ChatRequest:
     for name in sorted(set(body) & UNSUPPORTED):
         if body[name] not in (None, [], {}):
-            raise OpenAIError(400, f"{name} is not supported here: the answer comes from the canvas's context; "
-                              "an agent that writes to the canvas uses the MCP server (docs/integrations.md)",
-                              code="unsupported_parameter", param=name)
+            raise OpenAIError(
+                400,
+                f"{name} is not supported here: the answer comes from the canvas's context; "
+                "an agent that writes to the canvas uses the MCP server (docs/integrations.md)",
+                code="unsupported_parameter",
+                param=name,
+            )
     unknown = sorted(set(body) - {"model", "messages", "stream"} - IGNORED - UNSUPPORTED)
     if unknown:
         raise OpenAIError(400, f"unknown parameter {unknown[0]}", code="unknown_parameter", param=unknown[0])
     model = body.get("model")
     if not isinstance(model, str) or not model.strip() or len(model) > 200:
-        raise OpenAIError(400, "model must name a canvas, e.g. \"canvas:3\"", code="invalid_value", param="model")
+        raise OpenAIError(
+            400, 'model must name a canvas, e.g. "canvas:3"', code="invalid_value", param="model"
+        )
     n = body.get("n", 1)
     if n not in (1, None):
         raise OpenAIError(400, "only n=1 is supported", code="unsupported_value", param="n")
@@ -73,22 +102,41 @@ def chat_request(body: dict, *, canvas_header: str | None) -> ChatRequest:
     system, turns = _messages(body.get("messages"))
     role, question = turns.pop()
     if role != "user" or not question.strip():
-        raise OpenAIError(400, "the last message must be a user message with text (the question)",
-                          code="invalid_value", param="messages")
+        raise OpenAIError(
+            400,
+            "the last message must be a user message with text (the question)",
+            code="invalid_value",
+            param="messages",
+        )
     if len(question) > MAX_QUESTION_CHARS:
-        raise OpenAIError(400, f"the last user message is {len(question)} characters; the limit is "
-                          f"{MAX_QUESTION_CHARS}", code="string_above_max_length", param="messages")
-    return ChatRequest(model=model.strip(), canvas_id=canvas_id, question=question.strip(), history=turns,
-                       system=system, stream=stream, include_usage=include_usage)
+        raise OpenAIError(
+            400,
+            f"the last user message is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}",
+            code="string_above_max_length",
+            param="messages",
+        )
+    return ChatRequest(
+        model=model.strip(),
+        canvas_id=canvas_id,
+        question=question.strip(),
+        history=turns,
+        system=system,
+        stream=stream,
+        include_usage=include_usage,
+    )
 
 
 def _canvas_id(model: str, header: str | None) -> int:
     """The canvas from the X-Canvasweb-Canvas header, else from the model name canvas:<id>."""
     raw = header if header not in (None, "") else model
     if header in (None, "") and not model.strip().lower().startswith("canvas:"):
-        raise OpenAIError(404, f"The model {model[:100]!r} does not exist here: use \"canvas:<id>\" as the model "
-                          "(GET /v1/models lists yours) or send the header X-Canvasweb-Canvas: <id>",
-                          code="model_not_found", param="model")
+        raise OpenAIError(
+            404,
+            f'The model {model[:100]!r} does not exist here: use "canvas:<id>" as the model '
+            "(GET /v1/models lists yours) or send the header X-Canvasweb-Canvas: <id>",
+            code="model_not_found",
+            param="model",
+        )
     try:
         return canvas_id_from(raw, field="model")
     except InvalidOperation as exc:
@@ -99,7 +147,9 @@ def _messages(raw: Any) -> tuple[str, list[tuple[str, str]]]:
     if not isinstance(raw, list) or not raw:
         raise OpenAIError(400, "messages must be a non-empty list", code="invalid_value", param="messages")
     if len(raw) > MAX_MESSAGES:
-        raise OpenAIError(400, f"at most {MAX_MESSAGES} messages", code="array_above_max_length", param="messages")
+        raise OpenAIError(
+            400, f"at most {MAX_MESSAGES} messages", code="array_above_max_length", param="messages"
+        )
     system_parts: list[str] = []
     turns: list[tuple[str, str]] = []
     for index, message in enumerate(raw):
@@ -108,12 +158,20 @@ def _messages(raw: Any) -> tuple[str, list[tuple[str, str]]]:
             raise OpenAIError(400, f"{where} must be an object", code="invalid_type", param=where)
         role = message.get("role")
         if role not in ROLES:
-            raise OpenAIError(400, f"{where}.role must be one of {', '.join(sorted(ROLES))}", code="invalid_value",
-                              param=f"{where}.role")
+            raise OpenAIError(
+                400,
+                f"{where}.role must be one of {', '.join(sorted(ROLES))}",
+                code="invalid_value",
+                param=f"{where}.role",
+            )
         text = _text(message.get("content"), where)
         if len(text) > MAX_MESSAGE_CHARS:
-            raise OpenAIError(400, f"{where} is {len(text)} characters; the limit is {MAX_MESSAGE_CHARS}",
-                              code="string_above_max_length", param=where)
+            raise OpenAIError(
+                400,
+                f"{where} is {len(text)} characters; the limit is {MAX_MESSAGE_CHARS}",
+                code="string_above_max_length",
+                param=where,
+            )
         if role in ("system", "developer"):
             system_parts.append(text)
         elif role in ("user", "assistant") and text.strip():
@@ -123,8 +181,12 @@ def _messages(raw: Any) -> tuple[str, list[tuple[str, str]]]:
         raise OpenAIError(400, "messages hold no user message", code="invalid_value", param="messages")
     system = "\n\n".join(p for p in system_parts if p.strip())
     if len(system) > MAX_SYSTEM_CHARS:
-        raise OpenAIError(400, f"system messages are {len(system)} characters together; the limit is "
-                          f"{MAX_SYSTEM_CHARS}", code="string_above_max_length", param="messages")
+        raise OpenAIError(
+            400,
+            f"system messages are {len(system)} characters together; the limit is {MAX_SYSTEM_CHARS}",
+            code="string_above_max_length",
+            param="messages",
+        )
     return system, turns
 
 
@@ -137,15 +199,31 @@ def _text(content: Any, where: str) -> str:
     elif isinstance(content, list):
         parts = []
         for index, part in enumerate(content):
-            if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
-                raise OpenAIError(400, f"{where}.content[{index}]: only text parts are supported",
-                                  code="invalid_value", param=f"{where}.content")
+            if (
+                not isinstance(part, dict)
+                or part.get("type") != "text"
+                or not isinstance(part.get("text"), str)
+            ):
+                raise OpenAIError(
+                    400,
+                    f"{where}.content[{index}]: only text parts are supported",
+                    code="invalid_value",
+                    param=f"{where}.content",
+                )
             parts.append(part["text"])
         text = "\n".join(parts)
     else:
-        raise OpenAIError(400, f"{where}.content must be a string or a list of text parts", code="invalid_type",
-                          param=f"{where}.content")
+        raise OpenAIError(
+            400,
+            f"{where}.content must be a string or a list of text parts",
+            code="invalid_type",
+            param=f"{where}.content",
+        )
     if "\x00" in text:
-        raise OpenAIError(400, f"{where}.content must not contain NUL characters", code="invalid_value",
-                          param=f"{where}.content")
+        raise OpenAIError(
+            400,
+            f"{where}.content must not contain NUL characters",
+            code="invalid_value",
+            param=f"{where}.content",
+        )
     return text

@@ -13,6 +13,7 @@ every time. The conversation to continue is the one named by the
 whose stored messages are exactly the client's earlier messages, else a new one
 that starts with the client's earlier messages.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -59,9 +60,17 @@ def authenticate(*, authorization: str | None):
 
 def models_for(*, user) -> list[dict]:
     """Every canvas the user may reach from outside the page, as an OpenAI model entry."""
-    return [{"id": f"canvas:{canvas.pk}", "object": "model", "created": int(canvas.created_at.timestamp()),
-             "owned_by": "canvasweb", "canvasweb": {"name": canvas.name, "role": role}}
-            for canvas, role, _ in canvas_selectors.canvas_list_for_user(user=user) if canvas.agent_external_access]
+    return [
+        {
+            "id": f"canvas:{canvas.pk}",
+            "object": "model",
+            "created": int(canvas.created_at.timestamp()),
+            "owned_by": "canvasweb",
+            "canvasweb": {"name": canvas.name, "role": role},
+        }
+        for canvas, role, _ in canvas_selectors.canvas_list_for_user(user=user)
+        if canvas.agent_external_access
+    ]
 
 
 def turn_open(*, user, chat: ChatRequest, conversation_header: str | None) -> ApiTurn:
@@ -71,9 +80,16 @@ def turn_open(*, user, chat: ChatRequest, conversation_header: str | None) -> Ap
         raise OpenAIError.from_canvas_error(exc, param="model") from None
     try:
         with transaction.atomic():
-            conversation = _conversation(user=user, canvas_id=canvas.pk, chat=chat, header=conversation_header)
-            turn = chat_services.turn_prepare(user=user, canvas_id=canvas.pk, text=chat.question, viewport=None,
-                                              conversation_id=conversation.pk)
+            conversation = _conversation(
+                user=user, canvas_id=canvas.pk, chat=chat, header=conversation_header
+            )
+            turn = chat_services.turn_prepare(
+                user=user,
+                canvas_id=canvas.pk,
+                text=chat.question,
+                viewport=None,
+                conversation_id=conversation.pk,
+            )
             messages = _with_client_instructions(turn.messages, chat.system)
             if messages is not turn.messages:  # the record shows exactly what the upstream gets
                 ModelRequest.objects.filter(pk=turn.model_request.pk).update(messages=messages)
@@ -82,16 +98,33 @@ def turn_open(*, user, chat: ChatRequest, conversation_header: str | None) -> Ap
     return ApiTurn(turn=turn, messages=messages, role=role)
 
 
-def turn_close(*, api_turn: ApiTurn, text: str, usage: dict | None, latency_ms: int, error: str = "",
-               error_code: str = "", stopped: bool = False) -> None:
-    chat_services.turn_finish(turn=api_turn.turn, text=text, usage=usage, latency_ms=latency_ms, error=error,
-                              error_code=error_code, stopped=stopped)
+def turn_close(
+    *,
+    api_turn: ApiTurn,
+    text: str,
+    usage: dict | None,
+    latency_ms: int,
+    error: str = "",
+    error_code: str = "",
+    stopped: bool = False,
+) -> None:
+    chat_services.turn_finish(
+        turn=api_turn.turn,
+        text=text,
+        usage=usage,
+        latency_ms=latency_ms,
+        error=error,
+        error_code=error_code,
+        stopped=stopped,
+    )
 
 
 def _conversation(*, user, canvas_id: int, chat: ChatRequest, header: str | None) -> Conversation:
     if header not in (None, ""):
         if not header.strip().isdigit() or len(header.strip()) > 18:
-            raise InvalidOperation("X-Canvasweb-Conversation must be a conversation id", field="X-Canvasweb-Conversation")
+            raise InvalidOperation(
+                "X-Canvasweb-Conversation must be a conversation id", field="X-Canvasweb-Conversation"
+            )
         conversation = chat_services.conversation_for_user(user=user, conversation_id=int(header))
         if conversation.canvas_id != canvas_id:
             raise NotFound("no such conversation on this canvas", field="X-Canvasweb-Conversation")
@@ -102,27 +135,42 @@ def _conversation(*, user, canvas_id: int, chat: ChatRequest, header: str | None
         if found is not None:
             return found
     first = earlier[0][1] if earlier else chat.question
-    conversation = chat_services.conversation_create(user=user, canvas_id=canvas_id,
-                                                     title=_title(f"via API: {first}"))
+    conversation = chat_services.conversation_create(
+        user=user, canvas_id=canvas_id, title=_title(f"via API: {first}")
+    )
     for role, text in earlier:  # the client's earlier turns, so the compiled history has them
         Message.objects.create(
-            conversation=conversation, role=role, status=MessageStatus.COMPLETE, content=text,
+            conversation=conversation,
+            role=role,
+            status=MessageStatus.COMPLETE,
+            content=text,
             source=MessageSource.USER_INPUT if role == MessageRole.USER else MessageSource.ASSISTANT_REPLY,
-            token_count=count_tokens(text, encoding=TOKEN_CACHE.encoding))
+            token_count=count_tokens(text, encoding=TOKEN_CACHE.encoding),
+        )
     return conversation
 
 
 def _continued(*, user, canvas_id: int, earlier: list[tuple[str, str]]) -> Conversation | None:
     """The user's recent conversation on this canvas whose messages are exactly `earlier`."""
-    kept = Q(messages__role__in=[MessageRole.USER, MessageRole.ASSISTANT]) & ~Q(
-        messages__status=MessageStatus.ERROR) & ~Q(messages__content="")
-    candidates = (Conversation.objects.filter(user=user, canvas_id=canvas_id)
-                  .annotate(kept=Count("messages", filter=kept)).filter(kept=len(earlier))
-                  .order_by("-updated_at")[:MATCH_RECENT_CONVERSATIONS])
+    kept = (
+        Q(messages__role__in=[MessageRole.USER, MessageRole.ASSISTANT])
+        & ~Q(messages__status=MessageStatus.ERROR)
+        & ~Q(messages__content="")
+    )
+    candidates = (
+        Conversation.objects.filter(user=user, canvas_id=canvas_id)
+        .annotate(kept=Count("messages", filter=kept))
+        .filter(kept=len(earlier))
+        .order_by("-updated_at")[:MATCH_RECENT_CONVERSATIONS]
+    )
     for conversation in candidates:
-        stored = [(m.role, m.content.strip()) for m in conversation.messages.filter(
-            role__in=[MessageRole.USER, MessageRole.ASSISTANT]).exclude(status=MessageStatus.ERROR)
-            .exclude(content="").order_by("id")]
+        stored = [
+            (m.role, m.content.strip())
+            for m in conversation.messages.filter(role__in=[MessageRole.USER, MessageRole.ASSISTANT])
+            .exclude(status=MessageStatus.ERROR)
+            .exclude(content="")
+            .order_by("id")
+        ]
         if stored == earlier:
             return conversation
     return None
@@ -135,7 +183,10 @@ def _with_client_instructions(messages: list[dict], system: str) -> list[dict]:
     leading = 0
     while leading < len(messages) and messages[leading].get("role") == "system":
         leading += 1
-    note = {"role": "system", "content": "Instructions from the client application:\n" + mask_credentials(system)}
+    note = {
+        "role": "system",
+        "content": "Instructions from the client application:\n" + mask_credentials(system),
+    }
     return [*messages[:leading], note, *messages[leading:]]
 
 

@@ -7,6 +7,7 @@ client: retries, timeouts, errors as ModelError), answer in the OpenAI format
 OpenAI-shaped error with a proper status; an upstream that is down or answers
 garbage is a 502/504 before any byte is streamed, or an `error` event after.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,7 +34,9 @@ _BACKGROUND: set[asyncio.Task] = set()
 
 
 def _json(payload: dict, *, status: int = 200, headers: dict | None = None) -> HttpResponse:
-    response = HttpResponse(json.dumps(payload, ensure_ascii=False), status=status, content_type="application/json")
+    response = HttpResponse(
+        json.dumps(payload, ensure_ascii=False), status=status, content_type="application/json"
+    )
     for name, value in (headers or {}).items():
         response[name] = value
     return response
@@ -44,7 +47,9 @@ async def models(request, model: str | None = None):
     if request.method != "GET":
         return OpenAIError(405, "use GET", code="method_not_allowed").response()
     try:
-        user = await database_sync_to_async(services.authenticate)(authorization=request.headers.get("Authorization"))
+        user = await database_sync_to_async(services.authenticate)(
+            authorization=request.headers.get("Authorization")
+        )
         listed = await database_sync_to_async(services.models_for)(user=user)
     except OpenAIError as exc:
         return exc.response()
@@ -52,8 +57,12 @@ async def models(request, model: str | None = None):
         return _json({"object": "list", "data": listed})
     entry = next((m for m in listed if m["id"] == model), None)
     if entry is None:
-        return OpenAIError(404, f"The model {model[:100]!r} does not exist or you do not have access to it",
-                           code="model_not_found", param="model").response()
+        return OpenAIError(
+            404,
+            f"The model {model[:100]!r} does not exist or you do not have access to it",
+            code="model_not_found",
+            param="model",
+        ).response()
     return _json(entry)
 
 
@@ -62,15 +71,19 @@ async def chat_completions(request):
     if request.method != "POST":
         return OpenAIError(405, "use POST", code="method_not_allowed").response()
     try:
-        user = await database_sync_to_async(services.authenticate)(authorization=request.headers.get("Authorization"))
+        user = await database_sync_to_async(services.authenticate)(
+            authorization=request.headers.get("Authorization")
+        )
         try:
             raw = request.body
         except RequestDataTooBig:
-            raise OpenAIError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes",
-                              code="request_too_large") from None
+            raise OpenAIError(
+                413, f"the request body is larger than {MAX_BODY_BYTES} bytes", code="request_too_large"
+            ) from None
         chat = chat_request(parse_body(raw), canvas_header=request.headers.get("X-Canvasweb-Canvas"))
         api_turn = await database_sync_to_async(services.turn_open)(
-            user=user, chat=chat, conversation_header=request.headers.get("X-Canvasweb-Conversation"))
+            user=user, chat=chat, conversation_header=request.headers.get("X-Canvasweb-Conversation")
+        )
     except OpenAIError as exc:
         return exc.response()
     return await _answer(chat, api_turn)
@@ -79,8 +92,10 @@ async def chat_completions(request):
 async def _answer(chat, api_turn: services.ApiTurn):
     config = ModelConfig.from_settings()
     started = time.monotonic()
-    headers = {"X-Canvasweb-Conversation": str(api_turn.turn.conversation.pk),
-               "X-Canvasweb-Model-Request": str(api_turn.turn.model_request.pk)}
+    headers = {
+        "X-Canvasweb-Conversation": str(api_turn.turn.conversation.pk),
+        "X-Canvasweb-Model-Request": str(api_turn.turn.model_request.pk),
+    }
     events = stream_chat(config, messages=api_turn.messages)
     try:
         if not config.configured:
@@ -158,19 +173,41 @@ class _Reply:
 
     def _extra(self) -> dict:
         turn = self.api_turn.turn
-        return {"conversation_id": turn.conversation.pk, "model_request_id": turn.model_request.pk,
-                "role": self.api_turn.role, "included_nodes": len(turn.compiled.report.included_nodes),
-                "suggestions": len(turn.suggestions)}
+        return {
+            "conversation_id": turn.conversation.pk,
+            "model_request_id": turn.model_request.pk,
+            "role": self.api_turn.role,
+            "included_nodes": len(turn.compiled.report.included_nodes),
+            "suggestions": len(turn.suggestions),
+        }
 
     def completion(self) -> dict:
-        return {"id": self.id, "object": "chat.completion", "created": self.created, "model": self.chat.model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": self.text, "refusal": None},
-                             "logprobs": None, "finish_reason": self.finish or "stop"}],
-                "usage": self.usage_dict(), "canvasweb": self._extra()}
+        return {
+            "id": self.id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.chat.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": self.text, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": self.finish or "stop",
+                }
+            ],
+            "usage": self.usage_dict(),
+            "canvasweb": self._extra(),
+        }
 
     def _chunk(self, delta: dict, finish: str | None = None, **extra) -> str:
-        body = {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.chat.model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}], **extra}
+        body = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.chat.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            **extra,
+        }
         return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
     async def sse(self, first, events):
@@ -186,9 +223,15 @@ class _Reply:
             closed = True
             yield self._chunk({}, self.finish or "stop")
             if self.chat.include_usage:
-                body = {"id": self.id, "object": "chat.completion.chunk", "created": self.created,
-                        "model": self.chat.model, "choices": [], "usage": self.usage_dict(),
-                        "canvasweb": self._extra()}
+                body = {
+                    "id": self.id,
+                    "object": "chat.completion.chunk",
+                    "created": self.created,
+                    "model": self.chat.model,
+                    "choices": [],
+                    "usage": self.usage_dict(),
+                    "canvasweb": self._extra(),
+                }
                 yield f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
             yield "data: [DONE]\n\n"
         except ModelError as exc:  # mid-stream: the status is already sent, so an error event says it
@@ -198,7 +241,9 @@ class _Reply:
             yield f"data: {json.dumps(error.as_dict(), ensure_ascii=False)}\n\n"
         finally:
             if not closed:  # the client went away: keep what streamed, marked stopped
-                task = asyncio.ensure_future(_close(self.api_turn, self.started, text=self.text, stopped=True))
+                task = asyncio.ensure_future(
+                    _close(self.api_turn, self.started, text=self.text, stopped=True)
+                )
                 _BACKGROUND.add(task)
                 task.add_done_callback(_BACKGROUND.discard)
 
@@ -211,18 +256,34 @@ async def _chain(first, events):
 
 def _upstream_error(exc: Exception) -> OpenAIError:
     if isinstance(exc, ModelNotConfigured):
-        return OpenAIError(503, "No upstream model is configured on this Canvasweb server (LLM_BASE_URL, "
-                           "LLM_API_KEY, LLM_MODEL; see README 'Connecting a model')", code="model_not_configured")
+        return OpenAIError(
+            503,
+            "No upstream model is configured on this Canvasweb server (LLM_BASE_URL, "
+            "LLM_API_KEY, LLM_MODEL; see README 'Connecting a model')",
+            code="model_not_configured",
+        )
     return OpenAIError.upstream(getattr(exc, "code", "MODEL_ERROR"), getattr(exc, "message", str(exc)))
 
 
-async def _close(api_turn, started: float, *, error: OpenAIError | None = None, text: str = "",
-                 usage: dict | None = None, stopped: bool = False) -> None:
+async def _close(
+    api_turn,
+    started: float,
+    *,
+    error: OpenAIError | None = None,
+    text: str = "",
+    usage: dict | None = None,
+    stopped: bool = False,
+) -> None:
     try:
         await database_sync_to_async(services.turn_close)(
-            api_turn=api_turn, text=text, usage=usage, latency_ms=int((time.monotonic() - started) * 1000),
-            error=error.message if error else "", error_code=(error.code.upper()[:40] if error else ""),
-            stopped=stopped)
+            api_turn=api_turn,
+            text=text,
+            usage=usage,
+            latency_ms=int((time.monotonic() - started) * 1000),
+            error=error.message if error else "",
+            error_code=(error.code.upper()[:40] if error else ""),
+            stopped=stopped,
+        )
     except Exception:  # the answer (or the error) must still reach the client
         logger.exception("could not close an API chat turn")
 
@@ -236,5 +297,8 @@ async def _fold(api_turn, config: ModelConfig) -> None:
 
 @csrf_exempt
 async def not_found(request, rest: str = ""):
-    return OpenAIError(404, f"unknown endpoint /v1/{rest[:100]}: this server offers POST /v1/chat/completions "
-                       "and GET /v1/models", code="unknown_url").response()
+    return OpenAIError(
+        404,
+        f"unknown endpoint /v1/{rest[:100]}: this server offers POST /v1/chat/completions and GET /v1/models",
+        code="unknown_url",
+    ).response()

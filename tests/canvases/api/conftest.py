@@ -1,4 +1,5 @@
 """API test helpers: logged-in clients per role and response validation against the OpenAPI schema."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,5 +27,3 @@ def err(response) -> dict:
     assert set(body["error"]) == {"code", "message", "field"}, body
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
     return body["error"]
-
-

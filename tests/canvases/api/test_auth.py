@@ -1,4 +1,5 @@
 """Auth endpoints: CSRF, session login/logout, me, API tokens; 401 for anonymous callers."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,15 +31,21 @@ def test_csrf_endpoint_sets_cookie_and_returns_token(matches_schema):
 
 def test_login_with_csrf_token_starts_a_session(alice, matches_schema):
     client, token = csrf_client()
-    response = client.post("/api/auth/login/", {"username": "alice", "password": "pass-12345"}, format="json",
-                           HTTP_X_CSRFTOKEN=token)
+    response = client.post(
+        "/api/auth/login/",
+        {"username": "alice", "password": "pass-12345"},
+        format="json",
+        HTTP_X_CSRFTOKEN=token,
+    )
     matches_schema(response, "auth_login")
     assert response.json()["user"] == {"id": alice.pk, "username": "alice"}
     assert "sessionid" in response.cookies
     # The session works, and the rotated CSRF token is the one to use from now on.
     assert client.get("/api/auth/me/").json() == {"id": alice.pk, "username": "alice"}
     new_token = response.json()["csrf_token"]
-    created = client.post("/api/canvases/", {"name": "after login"}, format="json", HTTP_X_CSRFTOKEN=new_token)
+    created = client.post(
+        "/api/canvases/", {"name": "after login"}, format="json", HTTP_X_CSRFTOKEN=new_token
+    )
     assert created.status_code == 201, created.json()
 
 
@@ -50,19 +57,26 @@ def test_login_without_csrf_token_is_refused(alice):
     assert "sessionid" not in response.cookies
     # A cookie without the matching header is not enough either.
     client, _ = csrf_client()
-    response = client.post("/api/auth/login/", {"username": "alice", "password": "pass-12345"}, format="json",
-                           HTTP_X_CSRFTOKEN="x" * 32)
+    response = client.post(
+        "/api/auth/login/",
+        {"username": "alice", "password": "pass-12345"},
+        format="json",
+        HTTP_X_CSRFTOKEN="x" * 32,
+    )
     assert response.status_code == 403 and err(response)["code"] == "CSRF_FAILED"
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"username": "alice", "password": "wrong-password"}, None),
-    ({"username": "nobody", "password": "pass-12345"}, None),
-    ({"username": "alice"}, "password"),
-    ({"username": "alice", "password": ""}, "password"),
-    ({"username": 5, "password": "pass-12345"}, "username"),
-    ({"username": "alice", "password": "pass-12345", "remember": True}, "remember"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"username": "alice", "password": "wrong-password"}, None),
+        ({"username": "nobody", "password": "pass-12345"}, None),
+        ({"username": "alice"}, "password"),
+        ({"username": "alice", "password": ""}, "password"),
+        ({"username": 5, "password": "pass-12345"}, "username"),
+        ({"username": "alice", "password": "pass-12345", "remember": True}, "remember"),
+    ],
+)
 def test_login_errors(alice, body, field, matches_schema):
     client = APIClient()
     response = client.post("/api/auth/login/", body, format="json")
@@ -75,7 +89,9 @@ def test_login_errors(alice, body, field, matches_schema):
 def test_login_refuses_inactive_users(alice):
     alice.is_active = False
     alice.save()
-    response = APIClient().post("/api/auth/login/", {"username": "alice", "password": "pass-12345"}, format="json")
+    response = APIClient().post(
+        "/api/auth/login/", {"username": "alice", "password": "pass-12345"}, format="json"
+    )
     assert response.status_code == 400 and err(response)["code"] == "INVALID"
 
 
@@ -100,18 +116,24 @@ def test_me(alice, owner_client, matches_schema):
     assert response.json() == {"id": alice.pk, "username": "alice"}
 
 
-@pytest.mark.parametrize("method, path", [
-    ("get", "/api/auth/me/"),
-    ("get", "/api/canvases/"),
-    ("post", "/api/canvases/"),
-    ("get", "/api/canvases/1/"),
-    ("post", "/api/canvases/1/ops/"),
-    ("get", "/api/canvases/1/changes/?since=0"),
-    ("delete", "/api/auth/token/"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/api/auth/me/"),
+        ("get", "/api/canvases/"),
+        ("post", "/api/canvases/"),
+        ("get", "/api/canvases/1/"),
+        ("post", "/api/canvases/1/ops/"),
+        ("get", "/api/canvases/1/changes/?since=0"),
+        ("delete", "/api/auth/token/"),
+    ],
+)
 def test_anonymous_requests_get_401(method, path):
-    response = getattr(APIClient(), method)(path, {}, format="json") if method == "post" else \
-        getattr(APIClient(), method)(path)
+    response = (
+        getattr(APIClient(), method)(path, {}, format="json")
+        if method == "post"
+        else getattr(APIClient(), method)(path)
+    )
     assert response.status_code == 401
     assert err(response)["code"] == "UNAUTHENTICATED"
     assert response["WWW-Authenticate"] == "Token"
@@ -130,7 +152,9 @@ def test_session_post_without_csrf_token_is_refused(alice, client_for):
 
 def test_token_for_scripts(alice, canvas, matches_schema):
     anonymous = APIClient(enforce_csrf_checks=True)
-    response = anonymous.post("/api/auth/token/", {"username": "alice", "password": "pass-12345"}, format="json")
+    response = anonymous.post(
+        "/api/auth/token/", {"username": "alice", "password": "pass-12345"}, format="json"
+    )
     matches_schema(response, "auth_token_create")
     token = response.json()["token"]
     # Same key on the next call (get_or_create).
@@ -152,7 +176,9 @@ def test_token_for_scripts(alice, canvas, matches_schema):
 
 
 def test_token_with_bad_credentials(alice, matches_schema):
-    response = APIClient().post("/api/auth/token/", {"username": "alice", "password": "nope-nope"}, format="json")
+    response = APIClient().post(
+        "/api/auth/token/", {"username": "alice", "password": "nope-nope"}, format="json"
+    )
     matches_schema(response, "auth_token_create")
     assert response.status_code == 400 and err(response)["code"] == "INVALID"
 

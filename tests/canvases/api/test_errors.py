@@ -1,4 +1,5 @@
 """Bad input never produces a 500 or an HTML page: malformed JSON, huge bodies, odd URLs, wrong methods."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,33 +13,41 @@ from .conftest import err
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("raw", ['{"op": ', "not json", '{"op": {"type": "node.create",}}', "\ufeff{}",
-                                 "[" * 100_000, '{"a": ' * 50_000])
+@pytest.mark.parametrize(
+    "raw",
+    ['{"op": ', "not json", '{"op": {"type": "node.create",}}', "\ufeff{}", "[" * 100_000, '{"a": ' * 50_000],
+)
 def test_malformed_json_is_400(canvas, editor_client, raw):
-    response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", raw.encode(),
-                                  content_type="application/json")
+    response = editor_client.post(
+        f"/api/canvases/{canvas.pk}/ops/", raw.encode(), content_type="application/json"
+    )
     assert response.status_code == 400
     error = err(response)
     assert error["code"] == "INVALID" and "JSON parse error" in error["message"]
 
 
 def test_invalid_utf8_is_400(canvas, editor_client):
-    response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", b'{"op": "\xff\xfe"}',
-                                  content_type="application/json")
+    response = editor_client.post(
+        f"/api/canvases/{canvas.pk}/ops/", b'{"op": "\xff\xfe"}', content_type="application/json"
+    )
     assert response.status_code == 400 and err(response)["code"] == "INVALID"
 
 
 def test_non_json_content_type_is_415(canvas, editor_client):
-    response = editor_client.post("/api/canvases/", "name=x", content_type="application/x-www-form-urlencoded")
+    response = editor_client.post(
+        "/api/canvases/", "name=x", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 415 and err(response)["code"] == "UNSUPPORTED_MEDIA_TYPE"
     assert not Canvas.objects.filter(name="x").exists()
 
 
 def test_body_over_the_default_limit_is_413(canvas, editor_client):
     content = "x" * (2_621_440 + 10)
-    response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/",
-                                  {"op": {"type": "node.create", "node": {"content": content, "x": 0, "y": 0}}},
-                                  format="json")
+    response = editor_client.post(
+        f"/api/canvases/{canvas.pk}/ops/",
+        {"op": {"type": "node.create", "node": {"content": content, "x": 0, "y": 0}}},
+        format="json",
+    )
     assert response.status_code == 413
     assert err(response)["code"] == "TOO_LARGE"
     assert not Node.objects.exists()
@@ -46,7 +55,9 @@ def test_body_over_the_default_limit_is_413(canvas, editor_client):
 
 @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
 def test_body_limit_follows_the_setting_even_without_content_length(canvas, editor_client):
-    body = ('{"op": {"type": "node.create", "node": {"content": "%s", "x": 0, "y": 0}}}' % ("y" * 2000)).encode()
+    body = (
+        '{"op": {"type": "node.create", "node": {"content": "%s", "x": 0, "y": 0}}}' % ("y" * 2000)
+    ).encode()
     response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", body, content_type="application/json")
     assert response.status_code == 413 and err(response)["code"] == "TOO_LARGE"
     # The parser also stops at the limit when the length header lies or is missing.
@@ -58,15 +69,18 @@ def test_body_limit_follows_the_setting_even_without_content_length(canvas, edit
         LimitedJSONParser().parse(io.BytesIO(body), parser_context={})
 
 
-@pytest.mark.parametrize("path", [
-    "/api/canvases/99999999999999999999999/",
-    "/api/canvases/99999999999999999999999/snapshot/",
-    "/api/canvases/1/members/99999999999999999999999/",
-    "/api/canvases/1/nodes/not-a-uuid/history/",
-    "/api/canvases/abc/",
-    "/api/canvases",
-    "/api/nothing-here/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/canvases/99999999999999999999999/",
+        "/api/canvases/99999999999999999999999/snapshot/",
+        "/api/canvases/1/members/99999999999999999999999/",
+        "/api/canvases/1/nodes/not-a-uuid/history/",
+        "/api/canvases/abc/",
+        "/api/canvases",
+        "/api/nothing-here/",
+    ],
+)
 def test_unknown_paths_answer_json_404(editor_client, path):
     response = editor_client.get(path)
     assert response.status_code == 404
@@ -104,10 +118,18 @@ def _asgi_post(path: str, body: bytes, token: str):
 
     from django.core.handlers.asgi import ASGIRequest
 
-    scope = {"type": "http", "method": "POST", "path": path, "query_string": b"", "headers": [
-        (b"host", b"testserver"), (b"content-type", b"application/json"), (b"transfer-encoding", b"chunked"),
-        (b"authorization", f"Token {token}".encode()),
-    ]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "query_string": b"",
+        "headers": [
+            (b"host", b"testserver"),
+            (b"content-type", b"application/json"),
+            (b"transfer-encoding", b"chunked"),
+            (b"authorization", f"Token {token}".encode()),
+        ],
+    }
     return ASGIRequest(scope, io.BytesIO(body))
 
 
@@ -120,7 +142,9 @@ def test_chunked_bodies_are_read_and_capped(canvas, bob):
 
     token = Token.objects.create(user=bob).key
     path = f"/api/canvases/{canvas.pk}/ops/"
-    body = json.dumps({"op": {"type": "node.create", "node": {"content": "chunked", "x": 0, "y": 0}}}).encode()
+    body = json.dumps(
+        {"op": {"type": "node.create", "node": {"content": "chunked", "x": 0, "y": 0}}}
+    ).encode()
     response = OpsView.as_view()(_asgi_post(path, body, token), canvas_id=canvas.pk)
     response.render()
     assert response.status_code == 200, response.content

@@ -1,4 +1,5 @@
 """POST /ops/: the one write path over REST, validation errors, roles, idempotency, filtering."""
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,9 @@ def post_op(client, canvas, op, **extra):
 
 
 def test_create_node(canvas, editor_client, bob, matches_schema):
-    response = post_op(editor_client, canvas, node_op("数据库端口是 5433", x=10, y=-20, kind="config", tags=["db"]))
+    response = post_op(
+        editor_client, canvas, node_op("数据库端口是 5433", x=10, y=-20, kind="config", tags=["db"])
+    )
     matches_schema(response, "canvas_apply_op")
     assert response.status_code == 200
     body = response.json()
@@ -63,18 +66,24 @@ def test_every_single_op_type(canvas, editor_client, matches_schema):
 
 def test_batch_is_atomic_and_one_revision(canvas, editor_client):
     a, b = str(uuid.uuid4()), str(uuid.uuid4())
-    batch = {"type": "batch", "ops": [
-        {"type": "node.create", "node": {"id": a, "content": "A", "x": 0, "y": 0}},
-        {"type": "node.create", "node": {"id": b, "content": "B", "x": 1, "y": 1}},
-        {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes"}},
-    ]}
+    batch = {
+        "type": "batch",
+        "ops": [
+            {"type": "node.create", "node": {"id": a, "content": "A", "x": 0, "y": 0}},
+            {"type": "node.create", "node": {"id": b, "content": "B", "x": 1, "y": 1}},
+            {"type": "edge.create", "edge": {"source": a, "target": b, "relation": "causes"}},
+        ],
+    }
     response = post_op(editor_client, canvas, batch)
     assert response.status_code == 200 and response.json()["revision"] == canvas.revision + 1
     assert len(response.json()["changes"]) == 3
-    bad = {"type": "batch", "ops": [
-        {"type": "node.create", "node": {"content": "C", "x": 0, "y": 0}},
-        {"type": "node.move", "id": a, "x": 2e6, "y": 0},
-    ]}
+    bad = {
+        "type": "batch",
+        "ops": [
+            {"type": "node.create", "node": {"content": "C", "x": 0, "y": 0}},
+            {"type": "node.move", "id": a, "x": 2e6, "y": 0},
+        ],
+    }
     response = post_op(editor_client, canvas, bad)
     assert response.status_code == 400 and err(response)["field"] == "ops[1].x"
     assert Node.objects.filter(canvas=canvas).count() == 2  # nothing of the failed batch stayed
@@ -103,29 +112,36 @@ def test_viewer_write_is_forbidden_and_logged(canvas, viewer_client, vic, matche
     matches_schema(response, "canvas_apply_op")
     assert response.status_code == 403 and err(response)["code"] == "FORBIDDEN"
     event = SecurityEvent.objects.get(user=vic)
-    assert (event.code, event.channel, event.op_type, event.canvas_id_ref) == ("FORBIDDEN", "rest", "node.create",
-                                                                               canvas.pk)
+    assert (event.code, event.channel, event.op_type, event.canvas_id_ref) == (
+        "FORBIDDEN",
+        "rest",
+        "node.create",
+        canvas.pk,
+    )
     assert not Node.objects.exists()
 
 
-@pytest.mark.parametrize("op, field", [
-    (node_op(x=1e7), "node.x"),
-    (node_op(y=-1_000_001), "node.y"),
-    (node_op("x" * 10_001), "node.content"),
-    (node_op(weight=0), "node.weight"),
-    (node_op(tags=["t"] * 21), "node.tags"),
-    (node_op(kind="goal"), "node.kind"),
-    (node_op(sensitivity="top-secret"), "node.sensitivity"),
-    (node_op(x=True), "node.x"),
-    (node_op(x="1"), "node.x"),
-    ({"type": "node.create", "node": {"content": "no position"}}, "node.x"),
-    ({"type": "node.explode"}, "type"),
-    ({"type": "node.create", "node": {"content": "c", "x": 0, "y": 0, "colour": "red"}}, "node.colour"),
-    ({"type": "node.move", "id": "not-a-uuid", "x": 0, "y": 0}, "id"),
-    ({"type": "node.update", "id": str(uuid.uuid4()), "fields": {}}, "fields"),
-    ({"type": "batch", "ops": []}, "ops"),
-    ("node.create", "op"),
-])
+@pytest.mark.parametrize(
+    "op, field",
+    [
+        (node_op(x=1e7), "node.x"),
+        (node_op(y=-1_000_001), "node.y"),
+        (node_op("x" * 10_001), "node.content"),
+        (node_op(weight=0), "node.weight"),
+        (node_op(tags=["t"] * 21), "node.tags"),
+        (node_op(kind="goal"), "node.kind"),
+        (node_op(sensitivity="top-secret"), "node.sensitivity"),
+        (node_op(x=True), "node.x"),
+        (node_op(x="1"), "node.x"),
+        ({"type": "node.create", "node": {"content": "no position"}}, "node.x"),
+        ({"type": "node.explode"}, "type"),
+        ({"type": "node.create", "node": {"content": "c", "x": 0, "y": 0, "colour": "red"}}, "node.colour"),
+        ({"type": "node.move", "id": "not-a-uuid", "x": 0, "y": 0}, "id"),
+        ({"type": "node.update", "id": str(uuid.uuid4()), "fields": {}}, "fields"),
+        ({"type": "batch", "ops": []}, "ops"),
+        ("node.create", "op"),
+    ],
+)
 def test_invalid_ops(canvas, editor_client, op, field, matches_schema):
     response = post_op(editor_client, canvas, op)
     matches_schema(response, "canvas_apply_op")
@@ -138,7 +154,11 @@ def test_overflowing_numbers_are_invalid_not_500(canvas, editor_client):
     # 1e400 is valid JSON but overflows to infinity: the parser must refuse it with the field named.
     raw = '{"op": {"type": "node.create", "node": {"content": "far", "x": 1e400, "y": 0}}}'
     response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", raw, content_type="application/json")
-    assert response.status_code == 400 and err(response) == {**err(response), "code": "INVALID", "field": "node.x"}
+    assert response.status_code == 400 and err(response) == {
+        **err(response),
+        "code": "INVALID",
+        "field": "node.x",
+    }
     # Infinity / NaN are not JSON at all.
     for literal in ("Infinity", "-Infinity", "NaN"):
         raw = f'{{"op": {{"type": "node.create", "node": {{"content": "far", "x": {literal}, "y": 0}}}}}}'
@@ -159,12 +179,17 @@ def test_not_found_targets(canvas, editor_client, matches_schema):
     assert response.status_code == 404 and err(response)["field"] == "id"
 
 
-def test_edge_to_a_node_in_another_canvas_is_not_found_like_an_unknown_id(canvas, alice, editor_client, apply, bob):
+def test_edge_to_a_node_in_another_canvas_is_not_found_like_an_unknown_id(
+    canvas, alice, editor_client, apply, bob
+):
     other = services.canvas_create(user=alice, name="Other")
     foreign = apply(alice, node_op("elsewhere"), canvas_id=other.pk).changes[0]["id"]
     local = apply(bob, node_op("here")).changes[0]["id"]
-    response = post_op(editor_client, canvas, {"type": "edge.create", "edge": {"source": local, "target": foreign,
-                                                                               "relation": "depends_on"}})
+    response = post_op(
+        editor_client,
+        canvas,
+        {"type": "edge.create", "edge": {"source": local, "target": foreign, "relation": "depends_on"}},
+    )
     assert response.status_code == 404
     assert err(response) == {**err(response), "code": "NOT_FOUND", "field": "edge.target"}
     assert not Edge.objects.exists()
@@ -176,20 +201,33 @@ def test_client_chosen_id_conflict(canvas, editor_client, matches_schema):
     assert post_op(editor_client, canvas, op).status_code == 200
     response = post_op(editor_client, canvas, op)
     matches_schema(response, "canvas_apply_op")
-    assert response.status_code == 409 and err(response) == {**err(response), "code": "CONFLICT",
-                                                             "field": "node.id"}
+    assert response.status_code == 409 and err(response) == {
+        **err(response),
+        "code": "CONFLICT",
+        "field": "node.id",
+    }
 
 
 def _without_id(error: dict, used: str) -> dict:
     return {**error, "message": error["message"].replace(used, "<id>")}
 
 
-def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(canvas, alice, bob, editor_client, apply):
+def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(
+    canvas, alice, bob, editor_client, apply
+):
     other = services.canvas_create(user=alice, name="另一张画布")
     foreign_node = apply(alice, node_op("别处的节点"), canvas_id=other.pk).changes[0]["id"]
-    foreign_edge = apply(alice, {"type": "edge.create", "edge": {
-        "source": foreign_node, "target": apply(alice, node_op("b"), canvas_id=other.pk).changes[0]["id"]}},
-        canvas_id=other.pk).changes[0]["id"]
+    foreign_edge = apply(
+        alice,
+        {
+            "type": "edge.create",
+            "edge": {
+                "source": foreign_node,
+                "target": apply(alice, node_op("b"), canvas_id=other.pk).changes[0]["id"],
+            },
+        },
+        canvas_id=other.pk,
+    ).changes[0]["id"]
     hidden = apply(alice, node_op("机密", sensitivity="secret")).changes[0]["id"]  # above bob's role
     reserved = "00000000-0000-0000-0000-000000000000"
     local, local2 = (apply(bob, node_op(text)).changes[0]["id"] for text in ("here", "这里"))
@@ -199,10 +237,10 @@ def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(canvas,
         response = post_op(editor_client, canvas, op)
         return response.status_code, _without_id(err(response), used)
 
-    for field, make in (("node.id", lambda i: {"type": "node.create", "node": {"id": i, "content": "新", "x": 0,
-                                                                                 "y": 0}}),
-                        ("edge.id", lambda i: {"type": "edge.create", "edge": {"id": i, "source": local,
-                                                                                 "target": local2}})):
+    for field, make in (
+        ("node.id", lambda i: {"type": "node.create", "node": {"id": i, "content": "新", "x": 0, "y": 0}}),
+        ("edge.id", lambda i: {"type": "edge.create", "edge": {"id": i, "source": local, "target": local2}}),
+    ):
         expected = answer(make(reserved), reserved)
         assert expected[0] == 400 and expected[1]["code"] == "INVALID" and expected[1]["field"] == field
         for used in (foreign_node, foreign_edge, hidden):
@@ -213,8 +251,11 @@ def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(canvas,
 
 def test_owner_who_sees_the_row_still_gets_conflict(canvas, owner_client, apply, alice):
     hidden_from_editors = apply(alice, node_op("机密", sensitivity="secret")).changes[0]["id"]
-    response = post_op(owner_client, canvas, {"type": "node.create", "node": {"id": hidden_from_editors,
-                                                                             "content": "x", "x": 0, "y": 0}})
+    response = post_op(
+        owner_client,
+        canvas,
+        {"type": "node.create", "node": {"id": hidden_from_editors, "content": "x", "x": 0, "y": 0}},
+    )
     assert response.status_code == 409 and err(response)["code"] == "CONFLICT"
 
 
@@ -243,15 +284,20 @@ def test_ops_answer_is_filtered_for_the_callers_role(canvas, apply, alice, edito
     assert [(c["entity"], c["action"]) for c in body["changes"]] == [("node", "deleted")]
     assert "hunter2" not in response.content.decode()
     # The owner's own view of a similar op includes everything.
-    response = post_op(owner_client, canvas, {"type": "node.update", "id": secret, "fields": {"content": "pw2"}})
+    response = post_op(
+        owner_client, canvas, {"type": "node.update", "id": secret, "fields": {"content": "pw2"}}
+    )
     assert response.json()["changes"][0]["data"]["content"] == "pw2"
 
 
 def test_op_body_shape_errors(canvas, editor_client):
     response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", {"client_op_id": "c1"}, format="json")
     assert response.status_code == 400 and err(response)["field"] == "op"
-    response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", {"op": node_op(), "extra": 1}, format="json")
+    response = editor_client.post(
+        f"/api/canvases/{canvas.pk}/ops/", {"op": node_op(), "extra": 1}, format="json"
+    )
     assert response.status_code == 400 and err(response)["field"] == "extra"
-    response = editor_client.post(f"/api/canvases/{canvas.pk}/ops/", json.dumps([node_op()]),
-                                  content_type="application/json")
+    response = editor_client.post(
+        f"/api/canvases/{canvas.pk}/ops/", json.dumps([node_op()]), content_type="application/json"
+    )
     assert response.status_code == 400 and err(response)["code"] == "INVALID"

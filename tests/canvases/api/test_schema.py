@@ -1,4 +1,5 @@
 """The OpenAPI schema generates cleanly and is served; Swagger UI works offline."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,12 @@ def test_schema_validates_without_warnings(tmp_path):
     # Raises (exit 1) on any warning or error, and validates against the OpenAPI 3 meta-schema.
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
     text = out.read_text()
-    for path in ("/api/auth/login/", "/api/canvases/{canvas_id}/ops/", "/api/canvases/{canvas_id}/changes/",
-                 "/api/canvases/{canvas_id}/nodes/{node_id}/history/"):
+    for path in (
+        "/api/auth/login/",
+        "/api/canvases/{canvas_id}/ops/",
+        "/api/canvases/{canvas_id}/changes/",
+        "/api/canvases/{canvas_id}/nodes/{node_id}/history/",
+    ):
         assert f"  {path}:" in text
 
 
@@ -23,17 +28,36 @@ MY_TAGS = {"auth", "canvases", "members", "sync"}
 
 def my_operations(schema):
     """(path, method, operation) for the endpoints of canvasweb.canvases.api (other apps share the schema)."""
-    return [(path, method, op) for path, methods in schema["paths"].items() for method, op in methods.items()
-            if set(op.get("tags", [])) & MY_TAGS]
+    return [
+        (path, method, op)
+        for path, methods in schema["paths"].items()
+        for method, op in methods.items()
+        if set(op.get("tags", [])) & MY_TAGS
+    ]
 
 
 def test_every_endpoint_is_documented(openapi_schema):
     operations = {op["operationId"] for _, _, op in my_operations(openapi_schema)}
     assert operations == {
-        "auth_csrf", "auth_login", "auth_logout", "auth_me", "auth_token_create", "auth_token_revoke",
-        "canvas_list", "canvas_create", "canvas_retrieve", "canvas_update", "canvas_destroy",
-        "member_list", "member_add", "member_update", "member_remove",
-        "canvas_snapshot", "canvas_apply_op", "canvas_changes", "node_history",
+        "auth_csrf",
+        "auth_login",
+        "auth_logout",
+        "auth_me",
+        "auth_token_create",
+        "auth_token_revoke",
+        "canvas_list",
+        "canvas_create",
+        "canvas_retrieve",
+        "canvas_update",
+        "canvas_destroy",
+        "member_list",
+        "member_add",
+        "member_update",
+        "member_remove",
+        "canvas_snapshot",
+        "canvas_apply_op",
+        "canvas_changes",
+        "node_history",
     }
     params = openapi_schema["paths"]["/api/canvases/{canvas_id}/"]["get"]["parameters"]
     assert params[0]["schema"]["type"] == "integer"

@@ -1,4 +1,5 @@
 """manage.py seed_demo: users, roles and the bilingual demo canvas, idempotently, through the services."""
+
 from __future__ import annotations
 
 import io
@@ -33,8 +34,14 @@ def test_seed_creates_users_canvas_and_content():
 
     snapshot = selectors.canvas_snapshot(canvas=canvas, role="owner")
     text = "\n".join(n["content"] for n in snapshot["nodes"])
-    for needle in ("5433", "JWT 过期时间为 15 分钟", "Directory layout", "Deploy on Fridays",
-                   "Never deploy on Fridays; deploy Tue–Thu", "hunter2-demo"):
+    for needle in (
+        "5433",
+        "JWT 过期时间为 15 分钟",
+        "Directory layout",
+        "Deploy on Fridays",
+        "Never deploy on Fridays; deploy Tue–Thu",
+        "hunter2-demo",
+    ):
         assert needle in text
     nodes = {n["content"].split("\n")[0]: n for n in snapshot["nodes"]}
     old, new = nodes["Deploy on Fridays"], nodes["Never deploy on Fridays; deploy Tue–Thu only."]

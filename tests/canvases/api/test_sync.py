@@ -1,4 +1,5 @@
 """Snapshot, catch-up changes and node history, and what each role may see in them."""
+
 from __future__ import annotations
 
 import uuid
@@ -19,7 +20,9 @@ def mixed(canvas, apply, alice, bob):
     public = apply(bob, node_op("Database listens on port 5433", kind="config")).changes[0]["id"]
     internal = apply(bob, node_op("INTERNAL-budget ¥200k", sensitivity="internal")).changes[0]["id"]
     secret = apply(alice, node_op("SECRET-hunter2", sensitivity="secret")).changes[0]["id"]
-    apply(alice, {"type": "edge.create", "edge": {"source": secret, "target": public, "relation": "relates_to"}})
+    apply(
+        alice, {"type": "edge.create", "edge": {"source": secret, "target": public, "relation": "relates_to"}}
+    )
     apply(bob, {"type": "edge.create", "edge": {"source": internal, "target": public, "relation": "causes"}})
     apply(alice, {"type": "node.update", "id": secret, "fields": {"content": "SECRET-hunter3"}})
     return {"public": public, "internal": internal, "secret": secret}
@@ -116,19 +119,24 @@ def test_changes_ask_for_resync_across_your_own_role_change(canvas, mixed, alice
     # Someone else's role change is an ordinary change for everyone else.
     after = Canvas.objects.get(pk=canvas.pk).revision
     services.member_set(actor=user_actor(alice), canvas_id=canvas.pk, username="vic", role="editor")
-    assert editor_client.get(f"/api/canvases/{canvas.pk}/changes/?since={after}").json()["needs_resync"] is False
+    assert (
+        editor_client.get(f"/api/canvases/{canvas.pk}/changes/?since={after}").json()["needs_resync"] is False
+    )
 
 
-@pytest.mark.parametrize("query, field", [
-    ("", "since"),
-    ("?since=", "since"),
-    ("?since=-1", "since"),
-    ("?since=abc", "since"),
-    ("?since=1.5", "since"),
-    ("?since=99999999999999999999999", "since"),
-    ("?since=0&limit=0", "limit"),
-    ("?since=0&limit=x", "limit"),
-])
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("", "since"),
+        ("?since=", "since"),
+        ("?since=-1", "since"),
+        ("?since=abc", "since"),
+        ("?since=1.5", "since"),
+        ("?since=99999999999999999999999", "since"),
+        ("?since=0&limit=0", "limit"),
+        ("?since=0&limit=x", "limit"),
+    ],
+)
 def test_changes_errors(canvas, editor_client, query, field, matches_schema):
     response = editor_client.get(f"/api/canvases/{canvas.pk}/changes/{query}")
     matches_schema(response, "canvas_changes")
@@ -163,8 +171,11 @@ def test_node_history(canvas, mixed, apply, bob, editor_client, owner_client, ma
 
 def test_history_and_snapshot_of_foreign_canvas_are_404(canvas, client_for, make_user, mixed):
     stranger = client_for(make_user("stranger"))
-    for path in (f"/api/canvases/{canvas.pk}/snapshot/", f"/api/canvases/{canvas.pk}/changes/?since=0",
-                 f"/api/canvases/{canvas.pk}/nodes/{mixed['public']}/history/",
-                 f"/api/canvases/{canvas.pk}/members/"):
+    for path in (
+        f"/api/canvases/{canvas.pk}/snapshot/",
+        f"/api/canvases/{canvas.pk}/changes/?since=0",
+        f"/api/canvases/{canvas.pk}/nodes/{mixed['public']}/history/",
+        f"/api/canvases/{canvas.pk}/members/",
+    ):
         response = stranger.get(path)
         assert response.status_code == 404 and err(response)["code"] == "NOT_FOUND", path

@@ -1,4 +1,5 @@
 """canvasweb.web: the SPA shell with a CSRF cookie, and /healthz."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,8 +36,12 @@ def test_healthz():
 def test_healthz_reports_a_broken_channel_layer(settings):
     from channels.layers import channel_layers
 
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                                           "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}}
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
+        }
+    }
     channel_layers.backends.clear()
     try:
         response = Client().get("/healthz")

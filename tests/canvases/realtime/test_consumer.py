@@ -2,6 +2,7 @@
 
 Runs on the in-process channel layer, and again on Redis when TEST_REDIS_URL is set.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,12 @@ LAYERS = ["memory"] + (["redis"] if os.environ.get("TEST_REDIS_URL") else [])
 @pytest.fixture(params=LAYERS)
 def channel_layer(request, settings):
     if request.param == "redis":
-        settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                                               "CONFIG": {"hosts": [os.environ["TEST_REDIS_URL"]]}}}
+        settings.CHANNEL_LAYERS = {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [os.environ["TEST_REDIS_URL"]]},
+            }
+        }
     else:
         settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     return request.param
@@ -39,8 +44,10 @@ def channel_layer(request, settings):
 @database_sync_to_async
 def setup_canvas():
     User = get_user_model()
-    users = {name: User.objects.create_user(username=name, password="pass-12345")
-             for name in ("alice", "bob", "vic", "mallory")}
+    users = {
+        name: User.objects.create_user(username=name, password="pass-12345")
+        for name in ("alice", "bob", "vic", "mallory")
+    }
     canvas = services.canvas_create(user=users["alice"], name="ws canvas")
     owner = user_actor(users["alice"])
     services.member_set(actor=owner, canvas_id=canvas.pk, username="bob", role="editor")
@@ -141,17 +148,30 @@ async def test_reject_codes_and_connection_survives(channel_layer):
     cases = [
         ({"type": "node.delete", "id": missing}, "NOT_FOUND", "id"),
         ({"type": "node.create", "node": {"content": "x", "x": 1e9, "y": 0}}, "INVALID", "node.x"),
-        ({"type": "node.create", "node": {"content": "x" * 10_001, "x": 0, "y": 0}}, "INVALID", "node.content"),
-        ({"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": 99}}, "INVALID",
-         "node.weight"),
+        (
+            {"type": "node.create", "node": {"content": "x" * 10_001, "x": 0, "y": 0}},
+            "INVALID",
+            "node.content",
+        ),
+        (
+            {"type": "node.create", "node": {"content": "x", "x": 0, "y": 0, "weight": 99}},
+            "INVALID",
+            "node.weight",
+        ),
         ({"type": "node.jump"}, "INVALID", "type"),
     ]
     for op, code, field in cases:
         reject = await send_op(bob, op)
-        assert reject["type"] == "reject" and reject["error"]["code"] == code and reject["error"]["field"] == field
+        assert (
+            reject["type"] == "reject"
+            and reject["error"]["code"] == code
+            and reject["error"]["field"] == field
+        )
     # Infinity is not JSON; the frame is refused as a bad message.
-    await bob.send_to(text_data='{"type": "op", "client_op_id": "x", "op": {"type": "node.create", '
-                                '"node": {"content": "x", "x": Infinity, "y": 0}}}')
+    await bob.send_to(
+        text_data='{"type": "op", "client_op_id": "x", "op": {"type": "node.create", '
+        '"node": {"content": "x", "x": Infinity, "y": 0}}}'
+    )
     error = await receive_type(bob, "error")
     assert error["error"]["code"] == "BAD_MESSAGE"
     await bob.send_to(text_data="{not json")
@@ -172,8 +192,12 @@ async def test_viewer_write_is_forbidden_and_logged(channel_layer):
     assert welcome["role"] == "viewer"
     reject = await send_op(vic, node_op("mine"))
     assert reject["error"]["code"] == "FORBIDDEN"
-    assert await database_sync_to_async(
-        SecurityEvent.objects.filter(user=users["vic"], code="FORBIDDEN", channel="websocket").count)() == 1
+    assert (
+        await database_sync_to_async(
+            SecurityEvent.objects.filter(user=users["vic"], code="FORBIDDEN", channel="websocket").count
+        )()
+        == 1
+    )
     await vic.disconnect()
 
 
@@ -181,11 +205,17 @@ async def test_edge_to_another_canvas_is_not_found(channel_layer):
     canvas, users, tokens = await setup_canvas()
     other = await database_sync_to_async(services.canvas_create)(user=users["alice"], name="other")
     foreign = await database_sync_to_async(services.apply_operation)(
-        actor=user_actor(users["alice"]), canvas_id=other.pk, op=node_op("elsewhere"))
+        actor=user_actor(users["alice"]), canvas_id=other.pk, op=node_op("elsewhere")
+    )
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     local = await send_op(alice, node_op("here"))
-    reject = await send_op(alice, {"type": "edge.create", "edge": {
-        "source": local["changes"][0]["id"], "target": foreign.changes[0]["id"]}})
+    reject = await send_op(
+        alice,
+        {
+            "type": "edge.create",
+            "edge": {"source": local["changes"][0]["id"], "target": foreign.changes[0]["id"]},
+        },
+    )
     assert reject["error"]["code"] == "NOT_FOUND" and reject["error"]["field"] == "edge.target"
     await alice.disconnect()
 
@@ -193,12 +223,17 @@ async def test_edge_to_another_canvas_is_not_found(channel_layer):
 async def test_node_create_with_another_canvas_id_answers_like_a_reserved_id(channel_layer):
     canvas, users, tokens = await setup_canvas()
     other = await database_sync_to_async(services.canvas_create)(user=users["alice"], name="其他")
-    foreign = (await database_sync_to_async(services.apply_operation)(
-        actor=user_actor(users["alice"]), canvas_id=other.pk, op=node_op("别处"))).changes[0]["id"]
+    foreign = (
+        await database_sync_to_async(services.apply_operation)(
+            actor=user_actor(users["alice"]), canvas_id=other.pk, op=node_op("别处")
+        )
+    ).changes[0]["id"]
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     answers = []
     for used in (foreign, "00000000-0000-0000-0000-000000000000"):
-        reject = await send_op(bob, {"type": "node.create", "node": {"id": used, "content": "新", "x": 0, "y": 0}})
+        reject = await send_op(
+            bob, {"type": "node.create", "node": {"id": used, "content": "新", "x": 0, "y": 0}}
+        )
         assert reject["type"] == "reject", reject
         answers.append({**reject["error"], "message": reject["error"]["message"].replace(used, "<id>")})
     assert answers[0] == answers[1] and answers[0]["code"] == "INVALID" and answers[0]["field"] == "node.id"
@@ -231,11 +266,18 @@ async def test_viewer_never_receives_internal_or_secret_content(channel_layer):
     assert "roadmap" in json.dumps(bob_seen) and "hunter2" not in json.dumps(bob_seen)
     # Raising a public node's sensitivity removes it for the viewer without leaking the new text.
     node_id = public["changes"][0]["id"]
-    await send_op(alice, {"type": "node.update", "id": node_id,
-                          "fields": {"sensitivity": "internal", "content": "now private"}})
+    await send_op(
+        alice,
+        {
+            "type": "node.update",
+            "id": node_id,
+            "fields": {"sensitivity": "internal", "content": "now private"},
+        },
+    )
     removal = await receive_type(vic, "change")
-    assert removal["changes"] == [{"entity": "node", "action": "removed", "id": node_id, "fields": [],
-                                   "data": None}]
+    assert removal["changes"] == [
+        {"entity": "node", "action": "removed", "id": node_id, "fields": [], "data": None}
+    ]
     for ws in (alice, vic, bob):
         await ws.disconnect()
 
@@ -250,7 +292,11 @@ async def test_reconnect_with_old_revision_gets_exactly_the_missed_changes(chann
     bob, _welcome, state = await join(canvas.pk, tokens["bob"], last_revision=start)
     assert state["type"] == "changes" and state["from"] == start and state["to"] == acks[-1]["revision"]
     assert [e["revision"] for e in state["events"]] == [a["revision"] for a in acks]
-    assert [e["changes"][0]["data"]["content"] for e in state["events"]] == ["missed 0", "missed 1", "missed 2"]
+    assert [e["changes"][0]["data"]["content"] for e in state["events"]] == [
+        "missed 0",
+        "missed 1",
+        "missed 2",
+    ]
     # A client that notices a gap asks explicitly.
     await bob.send_json_to({"type": "catch_up", "since": start + 1})
     caught = await receive_type(bob, "changes")
@@ -275,11 +321,19 @@ async def test_presence_is_relayed_and_replayed_to_newcomers(channel_layer):
     canvas, _users, tokens = await setup_canvas()
     alice, a_welcome, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
-    await alice.send_json_to({"type": "presence", "viewport": {"x": 1, "y": 2, "zoom": 1, "width": 800,
-                                                               "height": 600}, "cursor": {"x": 5, "y": 6}})
+    await alice.send_json_to(
+        {
+            "type": "presence",
+            "viewport": {"x": 1, "y": 2, "zoom": 1, "width": 800, "height": 600},
+            "cursor": {"x": 5, "y": 6},
+        }
+    )
     seen = await bob.receive_json_from(timeout=2)
-    assert seen["type"] == "presence" and seen["user"]["username"] == "alice" and seen["cursor"] == {"x": 5,
-                                                                                                     "y": 6}
+    assert (
+        seen["type"] == "presence"
+        and seen["user"]["username"] == "alice"
+        and seen["cursor"] == {"x": 5, "y": 6}
+    )
     vic, _, _ = await join(canvas.pk, tokens["vic"])
     replayed = await vic.receive_json_from(timeout=2)
     assert replayed["type"] == "presence" and replayed["connection_id"] == a_welcome["connection_id"]
@@ -297,8 +351,9 @@ async def test_presence_is_relayed_and_replayed_to_newcomers(channel_layer):
 async def test_removed_member_is_disconnected(channel_layer):
     canvas, users, tokens = await setup_canvas()
     bob, _, _ = await join(canvas.pk, tokens["bob"])
-    await database_sync_to_async(services.member_remove)(actor=user_actor(users["alice"]), canvas_id=canvas.pk,
-                                                         user_id=users["bob"].pk)
+    await database_sync_to_async(services.member_remove)(
+        actor=user_actor(users["alice"]), canvas_id=canvas.pk, user_id=users["bob"].pk
+    )
     output = await bob.receive_output(timeout=2)
     while output["type"] != "websocket.close":
         output = await bob.receive_output(timeout=2)
@@ -313,7 +368,9 @@ async def test_ops_beyond_the_rate_limit_are_refused(channel_layer, settings):
     codes = [r.get("error", {}).get("code") for r in results]
     assert codes.count("RATE_LIMITED") >= 2 and codes[:3] == [None, None, None]
     # The reject says when to come back: at 3 ops/s the next token is at most a third of a second away.
-    waits = [r["error"]["retry_after_ms"] for r in results if r.get("error", {}).get("code") == "RATE_LIMITED"]
+    waits = [
+        r["error"]["retry_after_ms"] for r in results if r.get("error", {}).get("code") == "RATE_LIMITED"
+    ]
     assert all(isinstance(w, int) and 1 <= w <= 334 for w in waits)
     await asyncio.sleep(1.1)
     assert (await send_op(ws, node_op("after")))["type"] == "ack"

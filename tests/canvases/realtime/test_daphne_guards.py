@@ -1,4 +1,5 @@
 """The slow-client rule in daphne_guards.check, on a fake Twisted transport (no network)."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,8 +31,12 @@ class FakeProtocol:
 
 @pytest.fixture
 def limits(settings):
-    settings.CANVASWEB = {**settings.CANVASWEB, "WS_SEND_BUFFER_SOFT_BYTES": 1 * MIB,
-                          "WS_SEND_BUFFER_HARD_BYTES": 16 * MIB, "WS_SEND_STALL_SECONDS": 10}
+    settings.CANVASWEB = {
+        **settings.CANVASWEB,
+        "WS_SEND_BUFFER_SOFT_BYTES": 1 * MIB,
+        "WS_SEND_BUFFER_HARD_BYTES": 16 * MIB,
+        "WS_SEND_STALL_SECONDS": 10,
+    }
 
 
 def send(protocol, n, now):
@@ -51,7 +56,9 @@ def test_a_client_that_reads_nothing_is_cut_after_the_stall_window(limits):
 def test_a_slow_client_that_keeps_reading_is_never_stalled(limits):
     protocol = FakeProtocol()
     send(protocol, 4 * MIB, now=0.0)
-    for t in range(1, 60):  # reads 100 KiB a second, receives 90 KiB a second: backlog above soft for a minute
+    for t in range(
+        1, 60
+    ):  # reads 100 KiB a second, receives 90 KiB a second: backlog above soft for a minute
         protocol.transport.drain(100 * KIB)
         assert not send(protocol, 90 * KIB, now=float(t)), t
     assert not protocol.dropped

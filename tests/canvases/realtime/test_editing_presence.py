@@ -1,4 +1,5 @@
 """Over the socket: a stale content edit gets a CONFLICT reject; presence carries `editing` and `dragging`."""
+
 from __future__ import annotations
 
 import uuid
@@ -16,13 +17,29 @@ async def test_stale_content_edit_is_rejected_with_the_current_node():
     canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
-    created = await send_op(alice, {"type": "node.create", "node": {"content": "发布日期 3 月 1 日", "x": 0, "y": 0}})
+    created = await send_op(
+        alice, {"type": "node.create", "node": {"content": "发布日期 3 月 1 日", "x": 0, "y": 0}}
+    )
     node_id = created["changes"][0]["id"]
-    ack = await send_op(alice, {"type": "node.update", "id": node_id, "base_version": 1,
-                                "fields": {"content": "发布日期 3 月 8 日"}})
+    ack = await send_op(
+        alice,
+        {
+            "type": "node.update",
+            "id": node_id,
+            "base_version": 1,
+            "fields": {"content": "发布日期 3 月 8 日"},
+        },
+    )
     assert ack["type"] == "ack"
-    reject = await send_op(bob, {"type": "node.update", "id": node_id, "base_version": 1,
-                                 "fields": {"content": "发布日期 3 月 15 日"}})
+    reject = await send_op(
+        bob,
+        {
+            "type": "node.update",
+            "id": node_id,
+            "base_version": 1,
+            "fields": {"content": "发布日期 3 月 15 日"},
+        },
+    )
     assert reject["type"] == "reject"
     error = reject["error"]
     assert error["code"] == "CONFLICT" and error["field"] == "fields.content"
@@ -39,8 +56,15 @@ async def test_presence_relays_editing_and_dragging():
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     bob, _, _ = await join(canvas.pk, tokens["bob"])
     node_id = str(uuid.uuid4())
-    await alice.send_json_to({"type": "presence", "viewport": VIEWPORT, "cursor": None, "editing": node_id,
-                              "dragging": {"id": node_id, "x": 12.5, "y": -3}})
+    await alice.send_json_to(
+        {
+            "type": "presence",
+            "viewport": VIEWPORT,
+            "cursor": None,
+            "editing": node_id,
+            "dragging": {"id": node_id, "x": 12.5, "y": -3},
+        }
+    )
     seen = await receive_type(bob, "presence")
     assert seen["editing"] == node_id and seen["dragging"] == {"id": node_id, "x": 12.5, "y": -3.0}
     # Old clients that send neither field keep working: both come out as null.
@@ -54,13 +78,16 @@ async def test_presence_relays_editing_and_dragging():
         await ws.disconnect()
 
 
-@pytest.mark.parametrize("extra, field", [
-    ({"editing": "n1"}, "editing"),
-    ({"editing": 5}, "editing"),
-    ({"dragging": {"id": None, "x": 1, "y": 2}}, "dragging.id"),
-    ({"dragging": {"id": str(uuid.uuid4()), "x": 5e9, "y": 2}}, "dragging.x"),
-    ({"dragging": "somewhere"}, "dragging.id"),
-])
+@pytest.mark.parametrize(
+    "extra, field",
+    [
+        ({"editing": "n1"}, "editing"),
+        ({"editing": 5}, "editing"),
+        ({"dragging": {"id": None, "x": 1, "y": 2}}, "dragging.id"),
+        ({"dragging": {"id": str(uuid.uuid4()), "x": 5e9, "y": 2}}, "dragging.x"),
+        ({"dragging": "somewhere"}, "dragging.id"),
+    ],
+)
 async def test_bad_presence_activity_is_a_bad_message(extra, field):
     canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])

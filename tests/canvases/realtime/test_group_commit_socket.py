@@ -1,4 +1,5 @@
 """Group commit over the socket: ops of several sockets share transactions, acks and change frames stay per op."""
+
 from __future__ import annotations
 
 import asyncio
@@ -39,13 +40,25 @@ async def test_ops_from_two_sockets_commit_in_shared_batches_with_per_op_acks(ch
     unit = committer.committer_for(canvas.pk)
     batches_before, ops_before = unit.batches, unit.ops
     count = 12
-    ids = {"alice": [f"a-{i}-{uuid.uuid4().hex[:6]}" for i in range(count)],
-           "bob": [f"b-{i}-{uuid.uuid4().hex[:6]}" for i in range(count)]}
+    ids = {
+        "alice": [f"a-{i}-{uuid.uuid4().hex[:6]}" for i in range(count)],
+        "bob": [f"b-{i}-{uuid.uuid4().hex[:6]}" for i in range(count)],
+    }
     for i in range(count):  # sent back to back, no waiting for acks
-        await alice.send_json_to({"type": "op", "client_op_id": ids["alice"][i],
-                                  "op": {"type": "node.move", "id": a_node, "x": float(i + 1), "y": 0.0}})
-        await bob.send_json_to({"type": "op", "client_op_id": ids["bob"][i],
-                                "op": {"type": "node.move", "id": b_node, "x": 0.0, "y": float(i + 1)}})
+        await alice.send_json_to(
+            {
+                "type": "op",
+                "client_op_id": ids["alice"][i],
+                "op": {"type": "node.move", "id": a_node, "x": float(i + 1), "y": 0.0},
+            }
+        )
+        await bob.send_json_to(
+            {
+                "type": "op",
+                "client_op_id": ids["bob"][i],
+                "op": {"type": "node.move", "id": b_node, "x": 0.0, "y": float(i + 1)},
+            }
+        )
     a_acks, a_changes = await _collect(alice, acks=count, changes=ids["bob"])
     b_acks, b_changes = await _collect(bob, acks=count, changes=ids["alice"])
     # Each socket's acks come in its own order, each op with its own revision.
@@ -71,12 +84,15 @@ async def test_a_refused_op_in_a_batch_is_rejected_alone(channel_layer):
     alice, _, _ = await join(canvas.pk, tokens["alice"])
     vic, _, _ = await join(canvas.pk, tokens["vic"])
     node = (await send_op(alice, node_op("shared")))["changes"][0]["id"]
-    await alice.send_json_to({"type": "op", "client_op_id": "ok-1",
-                              "op": {"type": "node.move", "id": node, "x": 5.0, "y": 5.0}})
-    await vic.send_json_to({"type": "op", "client_op_id": "no-1",
-                            "op": {"type": "node.move", "id": node, "x": 9.0, "y": 9.0}})
-    await alice.send_json_to({"type": "op", "client_op_id": "ok-2",
-                              "op": {"type": "node.move", "id": node, "x": 6.0, "y": 6.0}})
+    await alice.send_json_to(
+        {"type": "op", "client_op_id": "ok-1", "op": {"type": "node.move", "id": node, "x": 5.0, "y": 5.0}}
+    )
+    await vic.send_json_to(
+        {"type": "op", "client_op_id": "no-1", "op": {"type": "node.move", "id": node, "x": 9.0, "y": 9.0}}
+    )
+    await alice.send_json_to(
+        {"type": "op", "client_op_id": "ok-2", "op": {"type": "node.move", "id": node, "x": 6.0, "y": 6.0}}
+    )
     acks, _ = await _collect(alice, acks=2)
     assert [(m["type"], m["client_op_id"]) for m in acks] == [("ack", "ok-1"), ("ack", "ok-2")]
     while True:

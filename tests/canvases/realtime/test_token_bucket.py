@@ -1,4 +1,5 @@
 """The per-socket op rate limit: bursts, refill, and the penalty for a client that ignores refusals."""
+
 from __future__ import annotations
 
 from canvasweb.canvases.realtime import consumers

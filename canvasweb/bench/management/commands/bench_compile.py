@@ -1,7 +1,8 @@
 """`manage.py bench_compile`: context compile time on synthetic canvases, against the naive linear scan.
 
-    python manage.py bench_compile --nodes 1000,10000,100000 --repeat 50 --out var/bench/compile
+python manage.py bench_compile --nodes 1000,10000,100000 --repeat 50 --out var/bench/compile
 """
+
 from __future__ import annotations
 
 import sys
@@ -37,20 +38,32 @@ class Command(BaseCommand):
         progress = Progress(2 * opts["repeat"] * len(sizes), label="compile", enabled=not opts["no_progress"])
         rows = []
         for n in sizes:
-            rows.append(compile_bench.bench_size(n=n, repeat=opts["repeat"], budget=opts["budget"],
-                                                 seed=opts["seed"], progress=progress))
+            rows.append(
+                compile_bench.bench_size(
+                    n=n, repeat=opts["repeat"], budget=opts["budget"], seed=opts["seed"], progress=progress
+                )
+            )
         progress.close()
         report = {
-            "format": compile_bench.REPORT_FORMAT, "benchmark": "compile", "started_at": started,
-            "finished_at": started_at(), "command": " ".join(sys.argv), "machine": machine_info(),
-            "repeat": opts["repeat"], "budget": opts["budget"], "seed": opts["seed"],
-            "index": compile_bench.INDEX_DESCRIPTION, "rows": rows, "targets": compile_bench.targets(rows),
+            "format": compile_bench.REPORT_FORMAT,
+            "benchmark": "compile",
+            "started_at": started,
+            "finished_at": started_at(),
+            "command": " ".join(sys.argv),
+            "machine": machine_info(),
+            "repeat": opts["repeat"],
+            "budget": opts["budget"],
+            "seed": opts["seed"],
+            "index": compile_bench.INDEX_DESCRIPTION,
+            "rows": rows,
+            "targets": compile_bench.targets(rows),
         }
         headers, table_rows = compile_bench.table(rows)
         self.stdout.write(text_table(headers, table_rows))
         for t in report["targets"]:
-            self.stdout.write(f"target {t['name']}: {t['value']} (goal {t['target']}) "
-                              f"{'met' if t['met'] else 'MISSED'}")
+            self.stdout.write(
+                f"target {t['name']}: {t['value']} (goal {t['target']}) {'met' if t['met'] else 'MISSED'}"
+            )
         if opts["out"]:
             out = Path(opts["out"])
             write_json(out / "report.json", report)

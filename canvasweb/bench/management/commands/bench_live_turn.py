@@ -4,6 +4,7 @@
 
 Runs on a temporary SQLite file (the configured database is not touched), through the REST API.
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--nodes", default="2000,10000,100000", help="comma-separated canvas sizes")
         parser.add_argument("--repeat", type=int, default=30, help="timed previews per size and kind")
-        parser.add_argument("--reload-repeat", type=int, default=None,
-                            help="timed full reloads per size (default repeat / 5, at least 3)")
+        parser.add_argument(
+            "--reload-repeat",
+            type=int,
+            default=None,
+            help="timed full reloads per size (default repeat / 5, at least 3)",
+        )
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--out", default="", help="folder for report.json and report.md (optional)")
 
@@ -38,15 +43,27 @@ class Command(BaseCommand):
         with temporary_sqlite_database():
             for n in sizes:
                 self.stderr.write(f"live turn: {n} nodes …")
-                rows.append(live_turn_bench.bench_size(n=n, repeat=opts["repeat"], seed=opts["seed"],
-                                                       reload_repeat=opts["reload_repeat"]))
-        report = {"format": live_turn_bench.REPORT_FORMAT, "benchmark": "live_turn", "started_at": started,
-                  "finished_at": started_at(), "command": " ".join(sys.argv), "machine": machine_info(),
-                  "repeat": opts["repeat"], "rows": rows, "targets": live_turn_bench.targets(rows)}
+                rows.append(
+                    live_turn_bench.bench_size(
+                        n=n, repeat=opts["repeat"], seed=opts["seed"], reload_repeat=opts["reload_repeat"]
+                    )
+                )
+        report = {
+            "format": live_turn_bench.REPORT_FORMAT,
+            "benchmark": "live_turn",
+            "started_at": started,
+            "finished_at": started_at(),
+            "command": " ".join(sys.argv),
+            "machine": machine_info(),
+            "repeat": opts["repeat"],
+            "rows": rows,
+            "targets": live_turn_bench.targets(rows),
+        }
         self.stdout.write(text_table(live_turn_bench.HEADERS, live_turn_bench.table(rows)))
         for t in report["targets"]:
-            self.stdout.write(f"target {t['nodes']} nodes: {t['target']}: {t['got']} "
-                              f"{'met' if t['met'] else 'MISSED'}")
+            self.stdout.write(
+                f"target {t['nodes']} nodes: {t['target']}: {t['got']} {'met' if t['met'] else 'MISSED'}"
+            )
         if opts["out"]:
             out = Path(opts["out"])
             write_json(out / "report.json", report)

@@ -8,6 +8,7 @@ a Postgres server URL (--postgres-url, BENCH_DATABASE_URL or
 TEST_DATABASE_URL) it creates a throwaway database there and drops it
 afterwards; otherwise it uses a temporary SQLite file.
 """
+
 from __future__ import annotations
 
 import sys
@@ -25,34 +26,61 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--clients", default="10,50", help="comma-separated client counts (each >= 2)")
         parser.add_argument("--ops", type=int, default=20, help="ops per client in the saturated phase")
-        parser.add_argument("--rate", default="5,25",
-                            help="comma-separated total ops/s of all clients together, one paced phase each "
-                                 "(default 5,25: fifty people each making an edit every 10 s / every 2 s)")
-        parser.add_argument("--paced-seconds", type=float, default=20.0,
-                            help="length of each paced phase (ops per client = rate x seconds / clients, >= 1)")
+        parser.add_argument(
+            "--rate",
+            default="5,25",
+            help="comma-separated total ops/s of all clients together, one paced phase each "
+            "(default 5,25: fifty people each making an edit every 10 s / every 2 s)",
+        )
+        parser.add_argument(
+            "--paced-seconds",
+            type=float,
+            default=20.0,
+            help="length of each paced phase (ops per client = rate x seconds / clients, >= 1)",
+        )
         parser.add_argument("--phases", default="paced,saturated", help="paced, saturated or both")
-        parser.add_argument("--postgres-url", default=None,
-                            help="a Postgres server URL to create a throwaway database on "
-                                 "(default: $BENCH_DATABASE_URL or $TEST_DATABASE_URL, else SQLite)")
+        parser.add_argument(
+            "--postgres-url",
+            default=None,
+            help="a Postgres server URL to create a throwaway database on "
+            "(default: $BENCH_DATABASE_URL or $TEST_DATABASE_URL, else SQLite)",
+        )
         parser.add_argument("--timeout", type=float, default=120.0, help="time limit per phase, seconds")
-        parser.add_argument("--ops-per-second-limit", type=int, default=1000,
-                            help="servers' per-connection op rate limit (product default 50)")
-        parser.add_argument("--conn-max-age", type=int, default=None,
-                            help="set DATABASE_CONN_MAX_AGE on the servers (default: unset, i.e. the product "
-                                 "default 0: a new database connection per request)")
-        parser.add_argument("--warmup", type=int, default=3,
-                            help="unreported warm-up ops per client before the measured phases")
+        parser.add_argument(
+            "--ops-per-second-limit",
+            type=int,
+            default=1000,
+            help="servers' per-connection op rate limit (product default 50)",
+        )
+        parser.add_argument(
+            "--conn-max-age",
+            type=int,
+            default=None,
+            help="set DATABASE_CONN_MAX_AGE on the servers (default: unset, i.e. the product "
+            "default 0: a new database connection per request)",
+        )
+        parser.add_argument(
+            "--warmup",
+            type=int,
+            default=3,
+            help="unreported warm-up ops per client before the measured phases",
+        )
         parser.add_argument("--out", default="", help="folder for report.json and report.md (optional)")
-        parser.add_argument("--floor", action="store_true",
-                            help="also run the same clients against a bare Channels relay (no auth, no database) "
-                                 "and report the app's ops/s and fan-out as ratios of the relay's")
+        parser.add_argument(
+            "--floor",
+            action="store_true",
+            help="also run the same clients against a bare Channels relay (no auth, no database) "
+            "and report the app's ops/s and fan-out as ratios of the relay's",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
         try:
             clients = [int(v) for v in opts["clients"].split(",") if v.strip()]
         except ValueError:
-            raise CommandError(f"--clients expects comma-separated integers, got {opts['clients']!r}") from None
+            raise CommandError(
+                f"--clients expects comma-separated integers, got {opts['clients']!r}"
+            ) from None
         if not clients or any(n < 2 for n in clients):
             raise CommandError("--clients values must be at least 2 (fan-out needs a receiver)")
         phases = tuple(p.strip() for p in opts["phases"].split(",") if p.strip())
@@ -62,15 +90,28 @@ class Command(BaseCommand):
             rates = [float(v) for v in opts["rate"].split(",") if v.strip()]
         except ValueError:
             raise CommandError(f"--rate expects comma-separated numbers, got {opts['rate']!r}") from None
-        if (opts["ops"] < 1 or not rates or any(r <= 0 for r in rates) or opts["timeout"] <= 0
-                or opts["paced_seconds"] <= 0):
+        if (
+            opts["ops"] < 1
+            or not rates
+            or any(r <= 0 for r in rates)
+            or opts["timeout"] <= 0
+            or opts["paced_seconds"] <= 0
+        ):
             raise CommandError("--ops, --rate, --paced-seconds and --timeout must be positive")
         options = sync_bench.SyncOptions(
-            clients=clients, ops=opts["ops"], rates=tuple(rates), paced_seconds=opts["paced_seconds"],
+            clients=clients,
+            ops=opts["ops"],
+            rates=tuple(rates),
+            paced_seconds=opts["paced_seconds"],
             postgres_url=opts["postgres_url"],
-            timeout=opts["timeout"], phases=phases, ops_per_second_limit=opts["ops_per_second_limit"],
-            conn_max_age=opts["conn_max_age"], progress=not opts["no_progress"], warmup=max(0, opts["warmup"]),
-            floor=opts["floor"])
+            timeout=opts["timeout"],
+            phases=phases,
+            ops_per_second_limit=opts["ops_per_second_limit"],
+            conn_max_age=opts["conn_max_age"],
+            progress=not opts["no_progress"],
+            warmup=max(0, opts["warmup"]),
+            floor=opts["floor"],
+        )
         started = started_at()
         try:
             result = sync_bench.run_sync(options, log=lambda msg: self.stderr.write(msg))
@@ -78,10 +119,18 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         postgres = result["database"].startswith("PostgreSQL")
         report = {
-            "format": sync_bench.REPORT_FORMAT, "benchmark": "sync", "started_at": started,
-            "finished_at": started_at(), "command": " ".join(sys.argv), "machine": machine_info(),
-            "clients": clients, "ops": opts["ops"], "rates": rates, "paced_seconds": opts["paced_seconds"],
-            "phases": list(phases), **result,
+            "format": sync_bench.REPORT_FORMAT,
+            "benchmark": "sync",
+            "started_at": started,
+            "finished_at": started_at(),
+            "command": " ".join(sys.argv),
+            "machine": machine_info(),
+            "clients": clients,
+            "ops": opts["ops"],
+            "rates": rates,
+            "paced_seconds": opts["paced_seconds"],
+            "phases": list(phases),
+            **result,
             "targets": sync_bench.targets(result["rows"], postgres=postgres, warmup=result["warmup"])
             + sync_bench.floor_targets(result["floor"]),
         }
@@ -91,8 +140,9 @@ class Command(BaseCommand):
             self.stdout.write("against the floor (bare Channels relay, same clients):")
             self.stdout.write(text_table(*sync_bench.floor_table(report["floor"])))
         for t in report["targets"]:
-            self.stdout.write(f"target {t['name']}: {t['value']} (goal {t['target']}) "
-                              f"{'met' if t['met'] else 'MISSED'}")
+            self.stdout.write(
+                f"target {t['name']}: {t['value']} (goal {t['target']}) {'met' if t['met'] else 'MISSED'}"
+            )
         for note in report["notes"]:
             self.stdout.write(f"note: {note}")
         if opts["out"]:

@@ -3,6 +3,7 @@
 Plain deletion (e.g. from the Django admin) is refused by PROTECT on memberships and change-log actors;
 see canvases.services.user_delete for what happens to the user's canvases.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
-        parser.add_argument("--no-transfer", action="store_true",
-                            help="refuse instead of making another member owner where the user is the last owner")
+        parser.add_argument(
+            "--no-transfer",
+            action="store_true",
+            help="refuse instead of making another member owner where the user is the last owner",
+        )
 
     def handle(self, *args: Any, username: str, no_transfer: bool = False, **options: Any) -> None:
         user = User.objects.filter(username=username).first()

@@ -5,6 +5,7 @@ edges, members, canvas settings) without reading the canvas rows, then compares
 the result with the database field by field. Prints every difference; exit
 status 1 if there is any.
 """
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
@@ -24,13 +25,19 @@ class Command(BaseCommand):
             raise CommandError(f"no canvas with id {canvas_id}")
         report = replay_canvas(canvas_id=canvas_id)
         if report.ok:
-            self.stdout.write(self.style.SUCCESS(
-                f"canvas {canvas_id}: replay of {report.entries} entries matches the database "
-                f"({report.nodes} nodes, {report.edges} edges)"))
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"canvas {canvas_id}: replay of {report.entries} entries matches the database "
+                    f"({report.nodes} nodes, {report.edges} edges)"
+                )
+            )
             return
-        self.stdout.write(self.style.ERROR(
-            f"canvas {canvas_id}: replay of {report.entries} entries differs from the database "
-            f"in {len(report.differences)} place(s):"))
+        self.stdout.write(
+            self.style.ERROR(
+                f"canvas {canvas_id}: replay of {report.entries} entries differs from the database "
+                f"in {len(report.differences)} place(s):"
+            )
+        )
         for line in report.differences:
             self.stdout.write(f"  {line}")
         raise CommandError(f"canvas {canvas_id}: the log does not reproduce the database", returncode=1)

@@ -6,6 +6,7 @@ first entry that does not match (canvas, revision, seq, expected vs stored
 hash), a gap in the revisions, or a log that ends before the canvas's revision.
 Exit status 1 if any canvas fails.
 """
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
@@ -15,7 +16,9 @@ from canvasweb.history.audit import verify_chain
 
 
 class Command(BaseCommand):
-    help = "Verify the per-canvas hash chain of the change log; report the first bad entry (exit 1 on failure)."
+    help = (
+        "Verify the per-canvas hash chain of the change log; report the first bad entry (exit 1 on failure)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--canvas", type=int, dest="canvas_id", help="only this canvas id")

@@ -4,6 +4,7 @@ The user is the owner of the API token in CANVASWEB_TOKEN; they get exactly
 what that token gets over HTTP at /mcp/ID/ (docs/integrations.md). stdout
 carries the MCP protocol only; logs go to stderr.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,11 +34,14 @@ class Command(BaseCommand):
         except CanvasError as exc:
             hint = f" (set {TOKEN_ENV} to your API token)" if exc.code == "UNAUTHENTICATED" else ""
             raise CommandError(f"{exc.code}: {exc.message}{hint}") from None
-        self.stderr.write(f"canvasweb MCP server: canvas {canvas.pk} ({canvas.name}) as {user.get_username()} "
-                          f"({role}), on stdio")
+        self.stderr.write(
+            f"canvasweb MCP server: canvas {canvas.pk} ({canvas.name}) as {user.get_username()} "
+            f"({role}), on stdio"
+        )
         token = os.environ[TOKEN_ENV].strip()
-        server = build_server(principal=Principal(user_id=user.pk, canvas_id=canvas.pk, session_key="stdio",
-                                                  token=token))
+        server = build_server(
+            principal=Principal(user_id=user.pk, canvas_id=canvas.pk, session_key="stdio", token=token)
+        )
 
         async def serve() -> None:
             async with stdio_server() as (read_stream, write_stream):

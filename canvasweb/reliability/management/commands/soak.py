@@ -15,6 +15,7 @@ real-stack, fault and flood parts need it; without it they are reported as skipp
 The report goes to var/reliability/soak-<time>.md (and .json): every figure with the command that
 reproduces it. docs/reliability.md quotes the latest one.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,44 +45,105 @@ class Part:
 
 
 PARTS = [
-    Part("fuzz", "1. convergence fuzz (in-process)", "tests/reliability/test_convergence_fuzz.py",
-         {"RELIABILITY_SEEDS": 200, "RELIABILITY_OPS": 200}, {"RELIABILITY_SEEDS": 20, "RELIABILITY_OPS": 40}),
+    Part(
+        "fuzz",
+        "1. convergence fuzz (in-process)",
+        "tests/reliability/test_convergence_fuzz.py",
+        {"RELIABILITY_SEEDS": 200, "RELIABILITY_OPS": 200},
+        {"RELIABILITY_SEEDS": 20, "RELIABILITY_OPS": 40},
+    ),
     Part("regressions", "1b. sync regressions (directed)", "tests/reliability/test_sync_regressions.py", {}),
-    Part("stack", "2. real stack: 2 Daphne + Redis + Postgres",
-         "tests/reliability/test_real_stack.py::test_real_stack_no_acked_op_lost_and_converges",
-         {"RELIABILITY_STACK_CLIENTS": 20, "RELIABILITY_STACK_OPS": 500},
-         {"RELIABILITY_STACK_CLIENTS": 6, "RELIABILITY_STACK_OPS": 60}),
-    Part("faults", "3. faults: Redis restart, FLUSHALL, Daphne SIGKILL",
-         "tests/reliability/test_real_stack.py::test_faults_redis_restart_flushall_daphne_kill",
-         {"RELIABILITY_FAULT_CLIENTS": 20, "RELIABILITY_FAULT_OPS": 200},
-         {"RELIABILITY_FAULT_CLIENTS": 6, "RELIABILITY_FAULT_OPS": 60}),
-    Part("authz", "4. authorization matrix (REST, WebSocket, agent)", "tests/reliability/test_authz_matrix.py", {}),
+    Part(
+        "stack",
+        "2. real stack: 2 Daphne + Redis + Postgres",
+        "tests/reliability/test_real_stack.py::test_real_stack_no_acked_op_lost_and_converges",
+        {"RELIABILITY_STACK_CLIENTS": 20, "RELIABILITY_STACK_OPS": 500},
+        {"RELIABILITY_STACK_CLIENTS": 6, "RELIABILITY_STACK_OPS": 60},
+    ),
+    Part(
+        "faults",
+        "3. faults: Redis restart, FLUSHALL, Daphne SIGKILL",
+        "tests/reliability/test_real_stack.py::test_faults_redis_restart_flushall_daphne_kill",
+        {"RELIABILITY_FAULT_CLIENTS": 20, "RELIABILITY_FAULT_OPS": 200},
+        {"RELIABILITY_FAULT_CLIENTS": 6, "RELIABILITY_FAULT_OPS": 60},
+    ),
+    Part(
+        "authz",
+        "4. authorization matrix (REST, WebSocket, agent)",
+        "tests/reliability/test_authz_matrix.py",
+        {},
+    ),
     Part("handshake", "5. WebSocket handshake", "tests/reliability/test_handshake.py", {}),
-    Part("limits", "6. limits: 1009, flood, slow consumer", "tests/reliability/test_limits.py",
-         {"RELIABILITY_OVERSIZED_FRAMES": 500}, {"RELIABILITY_OVERSIZED_FRAMES": 300}),
-    Part("validator", "7a. hypothesis: op parser + consumer frames", "tests/reliability/test_validator_fuzz.py",
-         {"RELIABILITY_EXAMPLES": 100_000, "RELIABILITY_FRAME_EXAMPLES": 10_000},
-         {"RELIABILITY_EXAMPLES": 3000, "RELIABILITY_FRAME_EXAMPLES": 300}),
-    Part("schemathesis", "7b. schemathesis against /api/schema/", "tests/reliability/test_api_schemathesis.py",
-         {"RELIABILITY_SCHEMA_EXAMPLES": 100}, {"RELIABILITY_SCHEMA_EXAMPLES": 5}),
-    Part("backpressure", "9. forced channel-layer drops healed", "tests/reliability/test_backpressure.py", {}),
-    Part("static", "8c. bandit (and check --deploy as a test)", "tests/reliability/test_static_security.py", {}),
+    Part(
+        "limits",
+        "6. limits: 1009, flood, slow consumer",
+        "tests/reliability/test_limits.py",
+        {"RELIABILITY_OVERSIZED_FRAMES": 500},
+        {"RELIABILITY_OVERSIZED_FRAMES": 300},
+    ),
+    Part(
+        "validator",
+        "7a. hypothesis: op parser + consumer frames",
+        "tests/reliability/test_validator_fuzz.py",
+        {"RELIABILITY_EXAMPLES": 100_000, "RELIABILITY_FRAME_EXAMPLES": 10_000},
+        {"RELIABILITY_EXAMPLES": 3000, "RELIABILITY_FRAME_EXAMPLES": 300},
+    ),
+    Part(
+        "schemathesis",
+        "7b. schemathesis against /api/schema/",
+        "tests/reliability/test_api_schemathesis.py",
+        {"RELIABILITY_SCHEMA_EXAMPLES": 100},
+        {"RELIABILITY_SCHEMA_EXAMPLES": 5},
+    ),
+    Part(
+        "backpressure", "9. forced channel-layer drops healed", "tests/reliability/test_backpressure.py", {}
+    ),
+    Part(
+        "static", "8c. bandit (and check --deploy as a test)", "tests/reliability/test_static_security.py", {}
+    ),
 ]
-OVERRIDES = {"seeds": "RELIABILITY_SEEDS", "fuzz_ops": "RELIABILITY_OPS", "stack_clients": "RELIABILITY_STACK_CLIENTS",
-             "stack_ops": "RELIABILITY_STACK_OPS", "examples": "RELIABILITY_EXAMPLES"}
+OVERRIDES = {
+    "seeds": "RELIABILITY_SEEDS",
+    "fuzz_ops": "RELIABILITY_OPS",
+    "stack_clients": "RELIABILITY_STACK_CLIENTS",
+    "stack_ops": "RELIABILITY_STACK_OPS",
+    "examples": "RELIABILITY_EXAMPLES",
+}
 # The figures worth a column in the table, per test.
 HEADLINES = {
-    "convergence_fuzz": ["seeds", "ops_per_client", "failed_seeds", "acked_ops", "nodes_created", "gap_events",
-                         "catch_ups", "in_flight_messages_lost", "seconds"],
-    "real_stack": ["clients", "ops_per_client", "acked", "lost_acked_ops", "socket_kills", "converged_after_end_s"],
+    "convergence_fuzz": [
+        "seeds",
+        "ops_per_client",
+        "failed_seeds",
+        "acked_ops",
+        "nodes_created",
+        "gap_events",
+        "catch_ups",
+        "in_flight_messages_lost",
+        "seconds",
+    ],
+    "real_stack": [
+        "clients",
+        "ops_per_client",
+        "acked",
+        "lost_acked_ops",
+        "socket_kills",
+        "converged_after_end_s",
+    ],
     "faults": ["clients", "ops_per_client", "acked", "lost_acked_ops", "faults", "converged_after_end_s"],
     "authz_rest": ["cases", "must_refuse", "refused", "failures"],
     "authz_websocket": ["cases", "must_refuse", "refused", "handshake_refusals", "failures"],
     "authz_agent": ["cases", "refused", "allowed", "failures"],
     "handshake_in_process": ["attempts", "refused"],
     "handshake_daphne": ["attempts", "refused"],
-    "oversized_frames": ["frames_64k_plus", "frames_1m_plus", "close_codes", "rss_before_mb", "rss_peak_mb",
-                         "rss_after_mb"],
+    "oversized_frames": [
+        "frames_64k_plus",
+        "frames_1m_plus",
+        "close_codes",
+        "rss_before_mb",
+        "rss_peak_mb",
+        "rss_after_mb",
+    ],
     "slow_consumer": ["cut_off_after_s", "rss_before_mb", "rss_peak_mb", "caught_up_with"],
     "flood": ["flood_frames", "rate_limited", "baseline_median_ms", "during_median_ms"],
     "validator_parse": ["examples", "accepted", "rejected_invalid", "crashes"],
@@ -98,9 +160,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--quick", action="store_true", help="CI counts instead of the full ones")
-        parser.add_argument("--only", default="", help=f"comma list of parts: {', '.join(p.name for p in PARTS)}, "
-                                                       "deploy, audit")
-        parser.add_argument("--report", default="", help="report path (default var/reliability/soak-<time>.md)")
+        parser.add_argument(
+            "--only",
+            default="",
+            help=f"comma list of parts: {', '.join(p.name for p in PARTS)}, deploy, audit",
+        )
+        parser.add_argument(
+            "--report", default="", help="report path (default var/reliability/soak-<time>.md)"
+        )
         for option in OVERRIDES:
             parser.add_argument(f"--{option.replace('_', '-')}", type=int, dest=option)
         parser.add_argument("--timeout", type=int, default=4 * 3600, help="seconds per part (default 4 h)")
@@ -126,8 +193,12 @@ class Command(BaseCommand):
             except RuntimeError as exc:
                 self.stdout.write(f"no Redis: {exc}")
         if not base_env.get("TEST_DATABASE_URL"):
-            self.stdout.write(self.style.WARNING("TEST_DATABASE_URL is not set: the real-stack, fault and flood "
-                                                 "parts will be skipped (scripts/soak.sh starts PostgreSQL and Redis for you)"))
+            self.stdout.write(
+                self.style.WARNING(
+                    "TEST_DATABASE_URL is not set: the real-stack, fault and flood "
+                    "parts will be skipped (scripts/soak.sh starts PostgreSQL and Redis for you)"
+                )
+            )
         rows: list[dict] = []
         started = time.monotonic()
         try:
@@ -158,14 +229,26 @@ class Command(BaseCommand):
                 scale[variable] = options[option]
         figures_file = Path(tempfile.mkstemp(prefix=f"soak-{part.name}-", suffix=".jsonl")[1])
         env = {**base_env, **{k: str(v) for k, v in scale.items()}, "RELIABILITY_FIGURES": str(figures_file)}
-        command = [sys.executable, "-m", "pytest", *part.target.split(), "-q", "-p", "no:cacheprovider",
-                   "-m", "not e2e", "-rs"]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *part.target.split(),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not e2e",
+            "-rs",
+        ]
         shown = " ".join(f"{k}={v}" for k, v in scale.items())
         reproduce = f"{shown + ' ' if shown else ''}.venv/bin/pytest {part.target} -q"
         self.stdout.write(f"--- {part.title}: {reproduce}")
         t0 = time.monotonic()
         try:
-            result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+            result = subprocess.run(
+                command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+            )
             output, code = result.stdout + result.stderr, result.returncode
         except subprocess.TimeoutExpired as exc:
             output, code = f"timed out after {timeout} s\n{exc.stdout or ''}", -1
@@ -179,8 +262,15 @@ class Command(BaseCommand):
             status = "ok (some skipped)" if "skipped" in summary else "ok"
         else:
             status = "FAILED"
-        row = {"part": part.name, "title": part.title, "status": status, "summary": summary,
-               "seconds": round(seconds, 1), "reproduce": reproduce, "figures": figures}
+        row = {
+            "part": part.name,
+            "title": part.title,
+            "status": status,
+            "summary": summary,
+            "seconds": round(seconds, 1),
+            "reproduce": reproduce,
+            "figures": figures,
+        }
         if status == "FAILED":
             row["tail"] = output[-4000:]
         self.stdout.write(f"    {status}: {summary} ({seconds:.0f} s)")
@@ -188,31 +278,66 @@ class Command(BaseCommand):
 
     def deploy_check(self, base_env: dict) -> dict:
         env = {**base_env, "DJANGO_SECRET_KEY": secrets.token_urlsafe(64)}
-        command = [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING",
-                   "--settings=canvasweb.config.settings_production"]
+        command = [
+            sys.executable,
+            "manage.py",
+            "check",
+            "--deploy",
+            "--fail-level",
+            "WARNING",
+            "--settings=canvasweb.config.settings_production",
+        ]
         t0 = time.monotonic()
         result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         output = (result.stdout + result.stderr).strip()
         issues = re.search(r"identified (\d+|no) issues?", output)
         count = 0 if not issues or issues.group(1) == "no" else int(issues.group(1))
-        return {"part": "deploy", "title": "8a. check --deploy (production settings)",
-                "status": "ok" if result.returncode == 0 else "FAILED", "summary": output.splitlines()[-1] if output
-                else "", "seconds": round(time.monotonic() - t0, 1),
-                "reproduce": "DJANGO_SECRET_KEY=<50+ random chars> .venv/bin/python manage.py check --deploy "
-                             "--fail-level WARNING --settings=canvasweb.config.settings_production",
-                "figures": [{"test": "check_deploy", "issues": count}]}
+        return {
+            "part": "deploy",
+            "title": "8a. check --deploy (production settings)",
+            "status": "ok" if result.returncode == 0 else "FAILED",
+            "summary": output.splitlines()[-1] if output else "",
+            "seconds": round(time.monotonic() - t0, 1),
+            "reproduce": "DJANGO_SECRET_KEY=<50+ random chars> .venv/bin/python manage.py check --deploy "
+            "--fail-level WARNING --settings=canvasweb.config.settings_production",
+            "figures": [{"test": "check_deploy", "issues": count}],
+        }
 
     def pip_audit(self, base_env: dict) -> dict:
         binary = Path(sys.executable).parent / "pip-audit"
         reproduce = ".venv/bin/pip-audit -r scripts/constraints.txt --no-deps --disable-pip -f json"
         if not binary.exists():
-            return {"part": "audit", "title": "8b. pip-audit", "status": "skipped",
-                    "summary": "pip-audit not installed", "seconds": 0, "reproduce": reproduce, "figures": []}
+            return {
+                "part": "audit",
+                "title": "8b. pip-audit",
+                "status": "skipped",
+                "summary": "pip-audit not installed",
+                "seconds": 0,
+                "reproduce": reproduce,
+                "figures": [],
+            }
         t0 = time.monotonic()
         out = Path(tempfile.mkstemp(suffix=".json")[1])
-        result = subprocess.run([str(binary), "-r", "scripts/constraints.txt", "--no-deps", "--disable-pip",
-                                 "--progress-spinner", "off", "-f", "json", "-o", str(out)], cwd=ROOT, env=base_env,
-                                capture_output=True, text=True, timeout=900)
+        result = subprocess.run(
+            [
+                str(binary),
+                "-r",
+                "scripts/constraints.txt",
+                "--no-deps",
+                "--disable-pip",
+                "--progress-spinner",
+                "off",
+                "-f",
+                "json",
+                "-o",
+                str(out),
+            ],
+            cwd=ROOT,
+            env=base_env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         try:
             data = json.loads(out.read_text())
         except ValueError:
@@ -222,18 +347,35 @@ class Command(BaseCommand):
         skipped = [d for d in deps if d.get("skip_reason")]
         vulnerable = [d for d in deps if d.get("vulns")]
         audited = len(deps) - len(skipped)
-        figures = {"test": "pip_audit", "pinned": len(deps), "audited": audited, "skipped": len(skipped),
-                   "vulnerable": [f"{d['name']} {d['version']}: {[v['id'] for v in d['vulns']]}" for d in vulnerable]}
+        figures = {
+            "test": "pip_audit",
+            "pinned": len(deps),
+            "audited": audited,
+            "skipped": len(skipped),
+            "vulnerable": [
+                f"{d['name']} {d['version']}: {[v['id'] for v in d['vulns']]}" for d in vulnerable
+            ],
+        }
         if vulnerable:
             status = "FAILED"
         elif deps and audited == 0:
             status = "not audited"  # no vulnerability service reachable (an offline machine)
         else:
             status = "ok" if result.returncode == 0 else "FAILED"
-        summary = (f"{len(vulnerable)} vulnerable of {audited} audited ({len(skipped)} could not be looked up)"
-                   if deps else (result.stderr.strip().splitlines() or ["no output"])[-1])
-        return {"part": "audit", "title": "8b. pip-audit (pinned dependencies)", "status": status, "summary": summary,
-                "seconds": round(time.monotonic() - t0, 1), "reproduce": reproduce, "figures": [figures]}
+        summary = (
+            f"{len(vulnerable)} vulnerable of {audited} audited ({len(skipped)} could not be looked up)"
+            if deps
+            else (result.stderr.strip().splitlines() or ["no output"])[-1]
+        )
+        return {
+            "part": "audit",
+            "title": "8b. pip-audit (pinned dependencies)",
+            "status": status,
+            "summary": summary,
+            "seconds": round(time.monotonic() - t0, 1),
+            "reproduce": reproduce,
+            "figures": [figures],
+        }
 
     # --- output -----------------------------------------------------------------------------------
 
@@ -242,7 +384,9 @@ class Command(BaseCommand):
         self.stdout.write(f"{'part':<52} {'status':<18} {'time':>7}  result")
         self.stdout.write("-" * 100)
         for row in rows:
-            self.stdout.write(f"{row['title'][:52]:<52} {row['status']:<18} {row['seconds']:>6.0f}s  {row['summary']}")
+            self.stdout.write(
+                f"{row['title'][:52]:<52} {row['status']:<18} {row['seconds']:>6.0f}s  {row['summary']}"
+            )
             for figures in row["figures"]:
                 keys = HEADLINES.get(figures.get("test"), [k for k in figures if k not in ("test", "at")][:6])
                 text = ", ".join(f"{k}={_short(figures.get(k))}" for k in keys if k in figures)
@@ -251,25 +395,37 @@ class Command(BaseCommand):
         self.stdout.write(f"total {total / 60:.1f} min")
 
     def write_report(self, path: Path, rows: list[dict], total: float, *, quick: bool) -> None:
-        lines = [f"# Soak report {time.strftime('%Y-%m-%d %H:%M:%S')} ({'quick' if quick else 'full counts'})", "",
-                 f"Total {total / 60:.1f} min on {os.cpu_count()} CPUs. Reproduce a part with its command.", "",
-                 "| part | status | time | result | reproduce |", "| --- | --- | --- | --- | --- |"]
+        lines = [
+            f"# Soak report {time.strftime('%Y-%m-%d %H:%M:%S')} ({'quick' if quick else 'full counts'})",
+            "",
+            f"Total {total / 60:.1f} min on {os.cpu_count()} CPUs. Reproduce a part with its command.",
+            "",
+            "| part | status | time | result | reproduce |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for row in rows:
-            lines.append(f"| {row['title']} | {row['status']} | {row['seconds']:.0f} s | {row['summary']} | "
-                         f"`{row['reproduce']}` |")
+            lines.append(
+                f"| {row['title']} | {row['status']} | {row['seconds']:.0f} s | {row['summary']} | "
+                f"`{row['reproduce']}` |"
+            )
         lines += ["", "## Figures", ""]
         for row in rows:
             lines.append(f"### {row['title']}")
             lines.append("")
             for figures in row["figures"]:
-                lines.append(f"- `{figures.get('test')}`: " + ", ".join(
-                    f"{k}={_short(v, 400)}" for k, v in figures.items() if k not in ("test", "at")))
+                lines.append(
+                    f"- `{figures.get('test')}`: "
+                    + ", ".join(
+                        f"{k}={_short(v, 400)}" for k, v in figures.items() if k not in ("test", "at")
+                    )
+                )
             if row.get("tail"):
                 lines += ["", "```", row["tail"], "```"]
             lines.append("")
         path.write_text("\n".join(lines), encoding="utf-8")
-        path.with_suffix(".json").write_text(json.dumps({"rows": rows, "total_seconds": total}, indent=2,
-                                                        default=str), encoding="utf-8")
+        path.with_suffix(".json").write_text(
+            json.dumps({"rows": rows, "total_seconds": total}, indent=2, default=str), encoding="utf-8"
+        )
 
 
 def _pytest_summary(output: str) -> str:
