@@ -24,14 +24,18 @@ export function useFlowChanges({ engine, readOnly, submit, setSelection, setRfNo
       if (sel.length) {
         setSelection((prev) => {
           const nodes = new Set(prev.nodes);
-          for (const c of sel) if (c.type === 'select') (c.selected ? nodes.add(c.id) : nodes.delete(c.id));
+          for (const c of sel) {
+            if (c.type !== 'select') continue;
+            if (c.selected) nodes.add(c.id);
+            else nodes.delete(c.id);
+          }
           return { nodes, edges: prev.edges };
         });
       }
       const rest = changes.filter((c) => c.type !== 'select' && c.type !== 'remove' && c.type !== 'add' && c.type !== 'replace');
       if (rest.length) setRfNodes((nds) => applyNodeChanges(rest, nds));
     },
-    [setSelection],
+    [setSelection, setRfNodes],
   );
 
   const onEdgesChange = useCallback(
@@ -40,7 +44,11 @@ export function useFlowChanges({ engine, readOnly, submit, setSelection, setRfNo
       if (!sel.length) return;
       setSelection((prev) => {
         const edges = new Set(prev.edges);
-        for (const c of sel) if (c.type === 'select') (c.selected ? edges.add(c.id) : edges.delete(c.id));
+        for (const c of sel) {
+          if (c.type !== 'select') continue;
+          if (c.selected) edges.add(c.id);
+          else edges.delete(c.id);
+        }
         return { nodes: prev.nodes, edges };
       });
     },

@@ -56,7 +56,7 @@ export function ChatPanel() {
     return () => {
       alive = false;
     };
-  }, [canvasId]);
+  }, [canvasId, t]);
 
   const loadSuggestions = useCallback(async (id: number) => {
     try {
@@ -78,7 +78,7 @@ export function ChatPanel() {
     } finally {
       setLoadingMessages(false);
     }
-  }, [loadSuggestions]);
+  }, [t]);
 
   useEffect(() => {
     if (activeId !== null && !state.messages[activeId]) void loadMessages(activeId);
@@ -149,7 +149,7 @@ export function ChatPanel() {
       dispatch({ type: 'sent', requestId, conversationId: activeId, text: question });
       if (text === undefined) setDraft('');
     },
-    [draft, busy, engine, activeId, overlayStore],
+    [draft, busy, engine, activeId, overlayStore, t],
   );
 
   const stop = () => {

@@ -80,11 +80,11 @@ export async function setLanguage(lang: Language): Promise<void> {
 
 /** Re-run detection (tests; a cleared preference). */
 export function detectLanguage(): Language {
-  let stored: string | null = null;
+  let stored: string | null;
   try {
     stored = localStorage.getItem(STORAGE_KEY);
   } catch {
-    stored = null;
+    stored = null; // private mode or storage blocked
   }
   const fromStore = normalizeLanguage(stored);
   if (fromStore) return fromStore;

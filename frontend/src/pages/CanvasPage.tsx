@@ -82,7 +82,7 @@ export function CanvasPage({ canvasId, chat }: Props) {
     return () => {
       alive = false;
     };
-  }, [canvasId]);
+  }, [canvasId, t]);
 
   const engine = useCanvasEngine(missing ? null : canvasId);
 
