@@ -1,7 +1,9 @@
 // The question input: Enter sends, Shift+Enter is a new line, Esc stops a streaming reply; the
 // context-preview switch, the character count and Send / Stop.
 import { useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
 import { SendIcon, StopIcon } from '../components/Icons';
+import { formatNumber as num } from '../i18n/format';
 import { isComposing } from '../lib/format';
 import { charCount, MAX_QUESTION_CHARS } from './chatState';
 
@@ -30,6 +32,7 @@ export function Composer({
   onSend(): void;
   onStop(): void;
 }) {
+  const { t } = useTranslation('chat');
   const count = charCount(draft);
   const tooLong = count > MAX_QUESTION_CHARS;
 
@@ -57,23 +60,23 @@ export function Composer({
         value={draft}
         rows={2}
         dir="auto"
-        placeholder={online ? 'Ask about the canvas… (Enter to send, Shift+Enter for a new line)' : 'Offline — reconnecting…'}
+        placeholder={online ? t('placeholder') : t('placeholderOffline')}
         onChange={(e) => setDraft(e.target.value)}
         onKeyDown={onKeyDown}
-        aria-label="Message"
+        aria-label={t('message')}
         data-testid="chat-input"
       />
       <div className="composer-row">
-        <label className="preview-toggle" title="Highlight what the next question would send, as you pan and type">
+        <label className="preview-toggle" title={t('previewHint')}>
           <input type="checkbox" className="switch" checked={previewOn} onChange={(e) => onTogglePreview(e.target.checked)} data-testid="preview-toggle" />
-          <span>Context preview</span>
+          <span>{t('preview')}</span>
         </label>
-        <span className={`char-count inline${tooLong ? ' over' : ''}`} data-testid="chat-char-count" title="Questions are limited to 8,000 characters">
-          {count.toLocaleString()} / {MAX_QUESTION_CHARS.toLocaleString()}
+        <span className={`char-count inline${tooLong ? ' over' : ''}`} data-testid="chat-char-count" title={t('limitHint', { limit: num(MAX_QUESTION_CHARS) })}>
+          {num(count)} / {num(MAX_QUESTION_CHARS)}
         </span>
         {streaming ? (
-          <button className="btn btn-small btn-danger-ghost" onClick={onStop} data-testid="chat-stop" title="Stop the reply (Esc)">
-            <StopIcon size={13} /> Stop
+          <button className="btn btn-small btn-danger-ghost" onClick={onStop} data-testid="chat-stop" title={t('stopHint')}>
+            <StopIcon size={13} /> {t('stop')}
           </button>
         ) : (
           <button
@@ -81,15 +84,15 @@ export function Composer({
             onClick={onSend}
             disabled={!draft.trim() || busy || tooLong || !online}
             data-testid="chat-send"
-            title={tooLong ? `At most ${MAX_QUESTION_CHARS.toLocaleString()} characters` : 'Send (Enter)'}
+            title={tooLong ? t('atMost', { limit: num(MAX_QUESTION_CHARS) }) : t('sendHint')}
           >
-            <SendIcon size={13} /> {pending ? 'Sending…' : 'Send'}
+            <SendIcon size={13} /> {pending ? t('sending') : t('send')}
           </button>
         )}
       </div>
       {tooLong && (
         <div className="field-hint error" data-testid="chat-too-long">
-          The question is {count.toLocaleString()} characters; the limit is {MAX_QUESTION_CHARS.toLocaleString()}.
+          {t('tooLong', { count, chars: num(count), limit: num(MAX_QUESTION_CHARS) })}
         </div>
       )}
     </div>

@@ -1,5 +1,6 @@
 // The top of the chat panel: the conversation picker and its list, "New", and the no-model banner.
 import type { Dispatch } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Conversation, LLMStatus } from '../api/types';
 import { ChevronRightIcon, PlusIcon } from '../components/Icons';
 import { timeAgo } from '../lib/format';
@@ -23,6 +24,7 @@ export function ConversationHeader({
   dispatch: Dispatch<ChatAction>;
   onNew(): void;
 }) {
+  const { t } = useTranslation('chat');
   const active = conversations?.find((c) => c.id === activeId) ?? null;
   return (
     <>
@@ -32,22 +34,22 @@ export function ConversationHeader({
           onClick={() => setListOpen((v) => !v)}
           aria-expanded={listOpen}
           data-testid="conversation-picker"
-          title="Your conversations on this canvas (private to you)"
+          title={t('conversationsHint')}
         >
           <span className="conv-title" data-testid="conversation-title">
-            {active ? active.title || 'Untitled conversation' : 'New conversation'}
+            {active ? active.title || t('untitled') : t('newConversation')}
           </span>
           <ChevronRightIcon size={13} className={`conv-caret${listOpen ? ' open' : ''}`} />
         </button>
-        <button className="btn btn-small" onClick={onNew} disabled={activeId === null && !listOpen} data-testid="new-conversation" title="Start a new conversation">
-          <PlusIcon size={13} /> New
+        <button className="btn btn-small" onClick={onNew} disabled={activeId === null && !listOpen} data-testid="new-conversation" title={t('startNew')}>
+          <PlusIcon size={13} /> {t('new')}
         </button>
       </div>
 
       {listOpen && (
         <div className="conv-list" data-testid="conversation-list">
-          {conversations === null && <div className="muted small pad">Loading…</div>}
-          {conversations?.length === 0 && <div className="muted small pad">No conversations yet. Ask a question to start one.</div>}
+          {conversations === null && <div className="muted small pad">{t('common:loading')}</div>}
+          {conversations?.length === 0 && <div className="muted small pad">{t('noConversations')}</div>}
           <ul>
             {(conversations ?? []).map((c) => (
               <li key={c.id}>
@@ -59,7 +61,7 @@ export function ConversationHeader({
                   }}
                   data-testid={`conversation-item-${c.id}`}
                 >
-                  <span className="conv-item-title">{c.title || 'Untitled conversation'}</span>
+                  <span className="conv-item-title">{c.title || t('untitled')}</span>
                   <span className="muted small">{timeAgo(c.updated_at)}</span>
                 </button>
               </li>
@@ -70,9 +72,9 @@ export function ConversationHeader({
 
       {llm && !llm.configured && (
         <div className="chat-banner" data-testid="no-model-banner">
-          <strong>No model configured.</strong> Chat replies need an OpenAI-compatible endpoint; the preview below still works.
+          <strong>{t('noModel')}</strong> {t('noModelHint')}
           <details>
-            <summary>How to configure one</summary>
+            <summary>{t('howToConfigure')}</summary>
             <ConfigHelp status={llm} />
           </details>
         </div>

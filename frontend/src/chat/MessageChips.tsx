@@ -1,6 +1,7 @@
 // Chips under a message: the agent's tool calls (under its reply) and the facts captured from a
 // question with what became of them (under the question). Both come back with the message list,
 // so they survive a reload.
+import { useTranslation } from 'react-i18next';
 import type { Suggestion } from '../api/types';
 import { useCanvasActions } from '../canvas/context';
 import { BotIcon, CheckIcon, XIcon } from '../components/Icons';
@@ -8,13 +9,12 @@ import { snippet } from '../lib/format';
 import type { AgentActionEvent } from './chatState';
 import './chat.css';
 
-// User-visible words (kept together for translation).
-const OUTCOME_WORDS: Record<string, string> = { applied: 'Applied', proposed: 'Proposed', read: 'Read', refused: 'Refused' };
-const REVIEW = 'review';
-const CAPTURED_WORDS: Record<string, string> = { accepted: 'Added to the canvas', dismissed: 'Dismissed', pending: 'Waiting below' };
-const SHOW_NODE = 'Show the node it added';
+// Catalogue keys (chat namespace) for the outcome of a tool call and of a captured fact.
+const OUTCOMES = ['applied', 'proposed', 'read', 'refused'];
+const CAPTURED_KEYS: Record<string, string> = { accepted: 'captured.accepted', dismissed: 'captured.dismissed', pending: 'captured.pending' };
 
 export function AgentActions({ actions }: { actions: AgentActionEvent[] }) {
+  const { t } = useTranslation('chat');
   const { overlay } = useCanvasActions();
   if (!actions.length) return null;
   return (
@@ -23,11 +23,11 @@ export function AgentActions({ actions }: { actions: AgentActionEvent[] }) {
         <li key={`${a.call_id}-${i}`} className={`agent-action outcome-${a.outcome}`} data-testid="agent-action" data-outcome={a.outcome}>
           <BotIcon size={11} />
           <span>
-            {OUTCOME_WORDS[a.outcome] ?? a.outcome} <span className="mono-inline">{a.tool}</span>
+            {OUTCOMES.includes(a.outcome) ? t(`outcomes.${a.outcome}`) : a.outcome} <span className="mono-inline">{a.tool}</span>
           </span>
           {a.proposal_id != null && (
             <button className="link-btn" onClick={() => overlay.focusProposal(a.proposal_id!)} data-testid="agent-action-proposal">
-              {REVIEW}
+              {t('review')}
             </button>
           )}
           {a.error && (
@@ -43,6 +43,7 @@ export function AgentActions({ actions }: { actions: AgentActionEvent[] }) {
 
 /** What became of the facts captured from one question (pending ones wait in the suggestion list). */
 export function CapturedFacts({ suggestions }: { suggestions: Suggestion[] }) {
+  const { t } = useTranslation('chat');
   const { engine, focusNode } = useCanvasActions();
   const decided = suggestions.filter((s) => s.status !== 'pending');
   if (!decided.length) return null;
@@ -54,9 +55,9 @@ export function CapturedFacts({ suggestions }: { suggestions: Suggestion[] }) {
         return (
           <li key={s.id} className={`captured-fact captured-${s.status}`} data-testid={`captured-${s.id}`} data-status={s.status}>
             {s.status === 'accepted' ? <CheckIcon size={11} /> : <XIcon size={11} />}
-            <span className="captured-word">{CAPTURED_WORDS[s.status] ?? s.status}:</span>
+            <span className="captured-word">{s.status in CAPTURED_KEYS ? t(CAPTURED_KEYS[s.status]) : s.status}:</span>
             {canShow ? (
-              <button className="link-btn captured-content" dir="auto" onClick={() => focusNode(nodeId!)} title={SHOW_NODE}>
+              <button className="link-btn captured-content" dir="auto" onClick={() => focusNode(nodeId!)} title={t('showAddedNode')}>
                 {snippet(s.content, 60)}
               </button>
             ) : (

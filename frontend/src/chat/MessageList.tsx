@@ -1,6 +1,7 @@
 // The messages of the open conversation, the question waiting for chat.started, and the notices of
 // refused questions; keeps the newest message in view while a reply streams unless the user scrolled up.
 import { useLayoutEffect, useRef, type Dispatch } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { ChatMessage, LLMStatus } from '../api/types';
 import { SparklesIcon } from '../components/Icons';
 import { Message, NoticeBox } from './ChatMessage';
@@ -32,6 +33,7 @@ export function MessageList({
   onAskAgain: ((question: string) => void) | null;
   onRestore(text: string): void;
 }) {
+  const { t } = useTranslation('chat');
   const activeId = state.activeId;
   const listRef = useRef<HTMLOListElement>(null);
   const stickToBottom = useRef(true);
@@ -60,11 +62,9 @@ export function MessageList({
       {messages.length === 0 && !pending && (
         <li className="chat-empty">
           <SparklesIcon size={20} />
-          <div className="chat-empty-title">Ask about this canvas</div>
-          <div className="muted small">
-            The model reads the nodes near your viewport, pinned anchors and linked nodes. Pan to what matters, then ask — 例如「数据库端口是多少？」
-          </div>
-          {loading && <div className="muted small">Loading messages…</div>}
+          <div className="chat-empty-title">{t('emptyTitle')}</div>
+          <div className="muted small">{t('emptyHint')}</div>
+          {loading && <div className="muted small">{t('loadingMessages')}</div>}
         </li>
       )}
       {messages.map((m) => {

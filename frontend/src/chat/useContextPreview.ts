@@ -1,12 +1,11 @@
 // The context preview of the chat panel: what the next question would send, kept up to date as the
 // user pans, types and the canvas changes (PreviewScheduler debounces the context.preview frames).
+import i18n from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ContextReport } from '../api/types';
 import type { OverlayStore } from '../canvas/overlay';
 import type { SyncEngine } from '../sync/engine';
 import { PreviewScheduler } from './preview';
-
-const PREVIEW_FAILED = 'The preview failed.';
 
 export function useContextPreview({ engine, overlayStore, draft, activeId, revision, online }: {
   engine: SyncEngine;
@@ -33,7 +32,7 @@ export function useContextPreview({ engine, overlayStore, draft, activeId, revis
             setPreviewError(null);
             overlayStore.setPreview(report);
           }
-        } else if (f.type === 'error' && scheduler.acceptError(f)) setPreviewError((f as { error?: { message?: string } }).error?.message ?? PREVIEW_FAILED);
+        } else if (f.type === 'error' && scheduler.acceptError(f)) setPreviewError((f as { error?: { message?: string } }).error?.message ?? i18n.t('chat:previewFailed'));
       }),
     [engine, scheduler, overlayStore],
   );

@@ -1,8 +1,11 @@
 // The owner's review of the canvas change log (GET …/audit/): filters by
 // person, kind of actor, node and time; each entry with its diff in node text;
 // "Verify chain" re-checks the hash chain on the server (POST …/audit/verify/).
+import i18n from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
+import { relationLabel } from '../api/types';
 import type { AuditEntry, AuditFilters, AuditPage, ChainReport } from '../api/types';
 import { Dialog } from '../components/Dialog';
 import { DiffRows } from '../components/DiffRows';
@@ -12,11 +15,12 @@ import { formatDateTime, snippet } from '../lib/format';
 import { describeEntry, reasonBadge } from './describe';
 import './AuditDialog.css';
 
+// label: a key in the canvas catalogue
 const KINDS: { id: string; label: string }[] = [
-  { id: '', label: 'All' },
-  { id: 'user', label: 'People' },
-  { id: 'agent', label: 'Agent' },
-  { id: 'system', label: 'System' },
+  { id: '', label: 'audit.kinds.all' },
+  { id: 'user', label: 'audit.kinds.user' },
+  { id: 'agent', label: 'audit.kinds.agent' },
+  { id: 'system', label: 'audit.kinds.system' },
 ];
 
 /** A yyyy-mm-dd date input as the start or end of that local day, in ISO 8601. */
@@ -29,8 +33,8 @@ export function dayBoundary(day: string, end: boolean): string | null {
 
 function entryText(e: AuditEntry): string {
   if (e.entity === 'edge') {
-    const rel = String((e.after ?? e.before)?.relation ?? '').replace(/_/g, ' ');
-    return `“${snippet(e.source_text || '?', 60)}” ${rel} “${snippet(e.target_text || '?', 60)}”`;
+    const rel = relationLabel(String((e.after ?? e.before)?.relation ?? ''));
+    return i18n.t('canvas:audit.edgeText', { source: snippet(e.source_text || '?', 60), relation: rel, target: snippet(e.target_text || '?', 60) });
   }
   return e.summary;
 }
@@ -43,6 +47,7 @@ interface Props {
 }
 
 export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
+  const { t } = useTranslation('canvas');
   const { focusNode, engine } = useCanvasActions();
   const [actor, setActor] = useState<number | null>(null);
   const [kind, setKind] = useState('');
@@ -108,12 +113,12 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
   };
 
   return (
-    <Dialog title="Audit log" onClose={onClose} width={860} testId="audit-dialog">
+    <Dialog title={t('audit.title')} onClose={onClose} width={860} testId="audit-dialog">
       <div className="audit-filters">
         <label className="field compact">
-          <span>Person</span>
+          <span>{t('audit.person')}</span>
           <select value={actor ?? ''} onChange={(e) => setActor(e.target.value ? Number(e.target.value) : null)} data-testid="audit-actor">
-            <option value="">Everyone</option>
+            <option value="">{t('audit.everyone')}</option>
             {(page?.actors ?? []).map((a) => (
               <option key={a.id} value={a.id}>
                 {a.username}
@@ -121,7 +126,7 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
             ))}
           </select>
         </label>
-        <div className="segmented small" role="radiogroup" aria-label="Kind of actor">
+        <div className="segmented small" role="radiogroup" aria-label={t('audit.actorKind')}>
           {KINDS.map((k) => (
             <button
               key={k.id || 'all'}
@@ -132,16 +137,16 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
               onClick={() => setKind(k.id)}
               data-testid={`audit-kind-${k.id || 'all'}`}
             >
-              {k.label}
+              {t(k.label)}
             </button>
           ))}
         </div>
         <label className="field compact">
-          <span>From</span>
+          <span>{t('audit.from')}</span>
           <input type="date" value={since} onChange={(e) => setSince(e.target.value)} data-testid="audit-since" />
         </label>
         <label className="field compact">
-          <span>To</span>
+          <span>{t('audit.to')}</span>
           <input type="date" value={until} onChange={(e) => setUntil(e.target.value)} data-testid="audit-until" />
         </label>
         {(selectedNode || onlyNode) && (
@@ -152,19 +157,19 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
               onChange={(e) => setOnlyNode(e.target.checked && selectedNode ? selectedNode.id : null)}
               data-testid="audit-only-node"
             />{' '}
-            Only “{snippet(selectedNode?.content ?? '', 40)}”
+            {t('audit.onlyNode', { text: snippet(selectedNode?.content ?? '', 40) })}
           </label>
         )}
         <span className="audit-spacer" />
         <button className="btn btn-small" onClick={() => void verify()} disabled={chain === 'checking'} data-testid="audit-verify">
-          {chain === 'checking' ? 'Checking…' : 'Verify chain'}
+          {chain === 'checking' ? t('audit.checking') : t('audit.verify')}
         </button>
       </div>
       {chain && chain !== 'checking' && (
         <div className={`banner ${chain.ok ? 'banner-ok' : 'banner-error'}`} role="status" data-testid="audit-verify-result">
           {chain.ok
-            ? `Chain intact: all ${chain.entries} entries match their hashes.`
-            : `Chain broken at revision ${chain.problem?.revision ?? '?'} (entry ${chain.problem?.seq ?? '?'}): ${chain.problem?.problem ?? ''}`}
+            ? t('audit.chainIntact', { count: chain.entries })
+            : t('audit.chainBroken', { revision: chain.problem?.revision ?? '?', seq: chain.problem?.seq ?? '?', problem: chain.problem?.problem ?? '' })}
         </div>
       )}
       {error && (
@@ -172,8 +177,8 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
           {error}
         </div>
       )}
-      {!page && !error && <div className="muted small">Loading the audit log…</div>}
-      {page && page.items.length === 0 && <div className="panel-empty">No changes match these filters.</div>}
+      {!page && !error && <div className="muted small">{t('audit.loading')}</div>}
+      {page && page.items.length === 0 && <div className="panel-empty">{t('audit.noMatch')}</div>}
       {page && page.items.length > 0 && (
         <ol className="audit-list" data-testid="audit-list">
           {page.items.map((e) => {
@@ -181,7 +186,7 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
             return (
               <li key={`${e.revision}-${e.seq}`} className="audit-entry" data-testid="audit-entry" data-revision={e.revision}>
                 <div className="audit-entry-head">
-                  <span className="audit-rev">rev {e.revision}</span>
+                  <span className="audit-rev">{t('pages:list.rev', { revision: e.revision })}</span>
                   <ActorLine entry={e} />
                   <span className="audit-what">{describeEntry(e)}</span>
                   {badge && <span className="reason-chip">{badge}</span>}
@@ -189,7 +194,7 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
                 </div>
                 {entryText(e) &&
                   (e.node_id ? (
-                    <button type="button" className="link-btn audit-text" dir="auto" onClick={() => open(e)} title="Show on the canvas">
+                    <button type="button" className="link-btn audit-text" dir="auto" onClick={() => open(e)} title={t('audit.showOnCanvas')}>
                       {snippet(entryText(e), 160)}
                     </button>
                   ) : (
@@ -198,7 +203,7 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
                     </span>
                   ))}
                 {e.action === 'updated' && <DiffRows rows={e.diff} />}
-                <code className="audit-hash" title={`hash ${e.hash}\nprevious ${e.prev_hash || '—'}`}>
+                <code className="audit-hash" title={t('audit.hashTitle', { hash: e.hash, previous: e.prev_hash || '—' })}>
                   {e.hash.slice(0, 12)}
                 </code>
               </li>
@@ -208,7 +213,7 @@ export function AuditDialog({ canvasId, selectedNode, onClose }: Props) {
       )}
       {page?.next_before != null && (
         <button className="btn btn-small btn-block" onClick={() => void more()} disabled={loadingMore} data-testid="audit-more">
-          {loadingMore ? 'Loading…' : 'Older changes'}
+          {loadingMore ? t('common:loading') : t('audit.older')}
         </button>
       )}
     </Dialog>

@@ -1,6 +1,7 @@
 // Export with a question first for owners: a downloaded file leaves the
 // product's access control, so secret nodes go into it only when asked for.
 import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../api/client';
 import type { Role } from '../api/types';
 import { Dialog } from '../components/Dialog';
@@ -15,11 +16,12 @@ interface Pending {
 }
 
 export function useExportFlow(): [(canvasId: number | string, name: string, role: Role | null, secretCount?: number | null) => void, ReactNode] {
+  const { t } = useTranslation('canvas');
   const [pending, setPending] = useState<Pending | null>(null);
   const [includeSecret, setIncludeSecret] = useState(false);
 
   const run = (canvasId: number | string, name: string, secret: boolean) =>
-    downloadExport(canvasId, name, secret).catch((err) => toast.error(errorMessage(err), 'Export failed'));
+    downloadExport(canvasId, name, secret).catch((err) => toast.error(errorMessage(err), t('pages:list.exportFailed')));
 
   const start = (canvasId: number | string, name: string, role: Role | null, secretCount: number | null = null) => {
     // Only owners see secret nodes; for everyone else there is nothing to ask.
@@ -33,13 +35,13 @@ export function useExportFlow(): [(canvasId: number | string, name: string, role
 
   const dialog = pending && (
     <Dialog
-      title="Export as .canvas"
+      title={t('pages:list.export')}
       onClose={() => setPending(null)}
       testId="export-dialog"
       footer={
         <>
           <button className="btn" onClick={() => setPending(null)}>
-            Cancel
+            {t('common:actions.cancel')}
           </button>
           <button
             className="btn btn-primary"
@@ -49,18 +51,14 @@ export function useExportFlow(): [(canvasId: number | string, name: string, role
               setPending(null);
             }}
           >
-            Download
+            {t('export.download')}
           </button>
         </>
       }
     >
       <p className="small">
-        {pending.secretCount === null
-          ? 'This canvas may hold secret notes.'
-          : pending.secretCount === 1
-            ? 'This canvas holds 1 secret note.'
-            : `This canvas holds ${pending.secretCount} secret notes.`}{' '}
-        A downloaded file is no longer protected by the canvas's roles, so secret notes are left out unless you include them.
+        {pending.secretCount === null ? t('export.maySecret') : t('export.secretNotes', { count: pending.secretCount })}{' '}
+        {t('export.leftOut')}
       </p>
       <label className="check-row">
         <input
@@ -69,7 +67,7 @@ export function useExportFlow(): [(canvasId: number | string, name: string, role
           onChange={(e) => setIncludeSecret(e.target.checked)}
           data-testid="export-include-secret"
         />{' '}
-        Include secret notes in the file
+        {t('export.includeSecret')}
       </label>
     </Dialog>
   );

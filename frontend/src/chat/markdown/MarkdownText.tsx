@@ -3,6 +3,7 @@
 // http/https/mailto and opened with rel="noopener noreferrer", images not loaded (a reply could carry
 // a tracking or exfiltration URL), and `[n3]` handles drawn as buttons that focus the node.
 import { createContext, memo, useContext, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeSanitize, { defaultSchema } from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
@@ -21,10 +22,6 @@ const SCHEMA = {
 const REMARK = [remarkGfm, remarkHtmlAsText, remarkNodeRefs];
 const REHYPE = [[rehypeSanitize, SCHEMA]] as never;
 
-// User-visible words (kept together for translation).
-export const NODE_REF_TITLE = 'Show this node on the canvas';
-export const IMAGE_NOT_SHOWN = 'image not shown';
-
 export interface NodeRefProps {
   /** the node id a handle stands for, when this user can see it on the canvas; null: plain text */
   resolve(handle: string): string | null;
@@ -32,11 +29,18 @@ export interface NodeRefProps {
 }
 
 function NodeRefButton({ handle, nodeId, onFocusNode }: { handle: string; nodeId: string; onFocusNode(id: string): void }) {
+  const { t } = useTranslation('chat');
   return (
-    <button type="button" className="md-node-ref" onClick={() => onFocusNode(nodeId)} title={NODE_REF_TITLE} data-testid="node-ref" data-handle={handle} data-node-id={nodeId}>
+    <button type="button" className="md-node-ref" onClick={() => onFocusNode(nodeId)} title={t('nodeRefTitle')} data-testid="node-ref" data-handle={handle} data-node-id={nodeId}>
       {handle}
     </button>
   );
+}
+
+/** An image in a reply is never loaded: its alt text (or a note) stands in for it. */
+function ImageAlt({ alt }: { alt?: string }) {
+  const { t } = useTranslation('chat');
+  return <span className="md-image-alt">[{alt || t('imageNotShown')}]</span>;
 }
 
 const NodeRefs = createContext<NodeRefProps>({ resolve: () => null, onFocusNode: () => undefined });
@@ -62,7 +66,7 @@ const COMPONENTS: Components = {
     return <span className="md-link-text">{children as ReactNode}</span>;
   },
   img({ alt }) {
-    return <span className="md-image-alt">[{alt || IMAGE_NOT_SHOWN}]</span>;
+    return <ImageAlt alt={alt} />;
   },
   table({ children }) {
     return (
