@@ -139,7 +139,7 @@ def test_rejected_proposal_and_owner_policy_settings(browser, server, scripted_m
     )
     ask(a, "把 Redis 换成 Memcached")
     ghost = a.locator("[data-testid^='ghost-node-']")
-    expect(ghost).to_have_count(1, timeout=10_000)
+    expect(ghost).to_have_count(1, timeout=30_000)
     proposal_id = ghost.get_attribute("data-testid").removeprefix("ghost-node-")
     listed = api(
         server, agent_canvas["tokens"]["alice"], "GET", f"/api/canvases/{cid}/proposals/?status=pending"
