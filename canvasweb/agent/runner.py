@@ -61,6 +61,7 @@ from canvasweb.chat.suggestions import dismiss_duplicates_of_agent_op
 from canvasweb.common.errors import CanvasError, Forbidden, InvalidOperation, NotFound, RateLimited
 from canvasweb.context.redaction import mask_credentials, secret_placeholder
 from canvasweb.context.text import escape_delimiters, extract_terms, flatten_markup
+from canvasweb.context.types import NodeData
 from canvasweb.history.models import SecurityEvent
 
 from . import services, tools
@@ -270,11 +271,14 @@ class AgentRunner:
             planned = self._plan(name, args, canvas=canvas, role=role, turn=turn)
             op_for_log = planned.op
             self._check_write_budget()
+            run = self.run
+            if run is None:  # never: a turn's run is created before its tool calls (caught below as a bug)
+                raise RuntimeError("agent write outside a run")
             actor = agent_actor(
                 self.user,
                 conversation_id=turn.conversation.pk,
                 message_id=turn.assistant_message.pk,
-                agent_run_id=self.run.run_id,
+                agent_run_id=run.run_id,
                 via=self.via,
             )
             if canvas.agent_mode == AgentMode.PROPOSE:
@@ -282,7 +286,7 @@ class AgentRunner:
                 if error is not None:
                     raise error
                 proposal = services.proposal_create(
-                    run=self.run,
+                    run=run,
                     user=self.user,
                     canvas_id=self.canvas_id,
                     conversation_id=turn.conversation.pk,
@@ -329,8 +333,8 @@ class AgentRunner:
             )
         except (CanvasError, _Refusal) as exc:
             recorded = isinstance(exc, _Refusal)
-            error = exc.error if recorded else exc
-            return self._refuse(turn, record, error, op=op_for_log, recorded=recorded, name=name)
+            refusal = exc.error if isinstance(exc, _Refusal) else exc
+            return self._refuse(turn, record, refusal, op=op_for_log, recorded=recorded, name=name)
         except Exception:  # a bug must not become a write or leave the call unrecorded
             logger.exception("agent tool call failed")
             error = CanvasError("the server could not run this tool call; nothing was changed")
@@ -711,7 +715,8 @@ class AgentRunner:
                 "node": handle,
                 "secret": True,
                 "pinned": pinned,
-                "text": secret_placeholder(_Placeholder(handle)),
+                # No content: the placeholder never shows a secret node's value.
+                "text": secret_placeholder(NodeData(id=handle, content="", sensitivity="secret")),
             }
         text = flatten_markup(content or "")
         if len(text) > max_chars:
@@ -830,11 +835,6 @@ class AgentRunner:
             function = schema["function"]
             function["description"] += " On this canvas it becomes a proposal that a person approves."
         return schema
-
-
-@dataclass
-class _Placeholder:
-    id: str
 
 
 def _quote(text: str, limit: int = 60) -> str:

@@ -125,9 +125,9 @@ def proposal_approve(*, user, proposal_id: Any, force: bool = False) -> dict:
             proposal.requested_by,
             conversation_id=proposal.conversation_id,
             message_id=proposal.message_id,
-            agent_run_id=proposal.run.run_id if proposal.run_id else "",
+            agent_run_id=proposal.run.run_id if proposal.run_id and proposal.run else "",
             approved_by=user,
-            via=proposal.run.via if proposal.run_id else "",
+            via=proposal.run.via if proposal.run_id and proposal.run else "",
         )
         try:
             result = canvas_services.apply_operation(
@@ -255,7 +255,7 @@ def proposal_to_dict(proposal: Proposal, *, stale: str | None) -> dict:
         "requested_by": user_ref(proposal.requested_by),
         "conversation_id": proposal.conversation_id,
         "message_id": proposal.message_id,
-        "agent_run_id": proposal.run.run_id if proposal.run_id else None,
+        "agent_run_id": proposal.run.run_id if proposal.run_id and proposal.run else None,
         "decided_by": user_ref(proposal.decided_by),
         "decided_at": iso(proposal.decided_at),
         "forced": proposal.forced,

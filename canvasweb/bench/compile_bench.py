@@ -19,6 +19,7 @@ Canvases come from `canvasweb.context.bench_core.build_clustered_canvas`
 
 from __future__ import annotations
 
+import functools
 import random
 import statistics
 import time
@@ -63,6 +64,10 @@ def _history(turns: int = 40) -> tuple[MessageData, ...]:
         )
         for i in range(turns)
     )
+
+
+def _compile_into(box: list, request: CompileRequest) -> None:
+    box.append(compile_context(request=request))
 
 
 def _timed(fn: Callable[[], Any], cpu: list[float] | None = None) -> float:
@@ -126,11 +131,13 @@ def bench_size(
     for i, vp in enumerate(warm_vps):  # prime, as earlier turns would have
         compile_context(request=request(vp, QUESTIONS[i % 3], warm_cache))
     warm, cold, select, naive = [], [], [], []
-    warm_cpu, cold_cpu, naive_cpu = [], [], []
+    warm_cpu: list[float] = []
+    cold_cpu: list[float] = []
+    naive_cpu: list[float] = []
     included: list[int] = []
     for i in range(repeat):
         req = request(warm_vps[i % len(warm_vps)], QUESTIONS[i % 3], warm_cache)
-        warm.append(_timed(lambda req=req: compile_context(request=req), warm_cpu))
+        warm.append(_timed(functools.partial(compile_context, request=req), warm_cpu))
         if progress:
             progress.advance()
     cold_cache = TokenCache()
@@ -139,16 +146,18 @@ def bench_size(
         vp, q = spot(), QUESTIONS[i % 3]
         req = request(vp, q, cold_cache)
         box: list = []
-        cold.append(_timed(lambda box=box, req=req: box.append(compile_context(request=req)), cold_cpu))
+        cold.append(_timed(functools.partial(_compile_into, box, req), cold_cpu))
         included.append(len(box[0].report.included_nodes))
         select.append(
             _timed(
-                lambda vp=vp, q=q: select_nodes(
-                    index=index, viewport=vp, role="editor", question=q, limit=limit
+                functools.partial(
+                    select_nodes, index=index, viewport=vp, role="editor", question=q, limit=limit
                 )
             )
         )
-        naive.append(_timed(lambda vp=vp: naive_linear_select(nodes=nodes, viewport=vp, k=15), naive_cpu))
+        naive.append(
+            _timed(functools.partial(naive_linear_select, nodes=nodes, viewport=vp, k=15), naive_cpu)
+        )
         if progress:
             progress.advance()
     w, c, s, nv = _stats(warm), _stats(cold), _stats(select), _stats(naive)

@@ -97,7 +97,8 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
 
     preview_task = None
     if on_db_thread is not None:
-        chat_services._stall_bench_original = original
+        # A bench-only module attribute (not declared by chat.services); _slow_preview reads it back.
+        vars(chat_services)["_stall_bench_original"] = original
         chat_services.context_preview = functools.partial(_slow_preview, compile_seconds)
         if on_db_thread:
 

@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from canvasweb.testing.servers import (
     Cluster,
@@ -48,6 +49,9 @@ from canvasweb.testing.servers import (
 )
 
 from .common import Progress, percentile
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 REPORT_FORMAT = "sync-bench-report/1"
 DATABASE_ENV = ("BENCH_DATABASE_URL", "TEST_DATABASE_URL")
@@ -119,7 +123,7 @@ class BenchClient:
         self.token = token
         self.server = server
         self.servers_of = servers_of
-        self.ws = None
+        self.ws: ClientConnection | None = None
         self.phase: PhaseState | None = None
         self.reader: asyncio.Task | None = None
         self.node_id: str | None = None
@@ -127,26 +131,27 @@ class BenchClient:
 
     async def connect(self) -> None:
         import websockets
+        from websockets.typing import Origin
 
-        self.ws = await websockets.connect(
+        ws = self.ws = await websockets.connect(
             self.url,
-            origin=ORIGIN,
+            origin=Origin(ORIGIN),
             additional_headers={"Authorization": f"Token {self.token}"},
             max_size=2**22,
             open_timeout=20,
         )
-        await self.ws.send(json.dumps({"type": "hello", "last_revision": None}))
-        welcome = json.loads(await asyncio.wait_for(self.ws.recv(), 20))
+        await ws.send(json.dumps({"type": "hello", "last_revision": None}))
+        welcome = json.loads(await asyncio.wait_for(ws.recv(), 20))
         if welcome.get("type") != "welcome":
             raise RuntimeError(f"client {self.index}: expected welcome, got {welcome}")
-        await asyncio.wait_for(self.ws.recv(), 20)  # snapshot
+        await asyncio.wait_for(ws.recv(), 20)  # snapshot
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         import websockets
 
         try:
-            async for raw in self.ws:
+            async for raw in self._socket():
                 now = time.perf_counter()
                 phase = self.phase
                 if phase is None:
@@ -186,6 +191,11 @@ class BenchClient:
         except Exception as exc:  # pragma: no cover - reported, never hangs the run
             self.closed_reason = f"reader failed: {exc!r}"
 
+    def _socket(self) -> ClientConnection:
+        if self.ws is None:  # the callers run only after connect(); they report the failure
+            raise RuntimeError(f"client {self.index} is not connected")
+        return self.ws
+
     def _op(self, k: int) -> dict:
         if self.node_id is None or k % 5 == 0:
             self.node_id = str(uuid.uuid4())
@@ -211,7 +221,7 @@ class BenchClient:
         if phase.first_send is None:
             phase.first_send = now
         try:
-            await self.ws.send(frame)
+            await self._socket().send(frame)
         except Exception:
             phase.errors["send_failed"] += 1
             phase.waiters.pop(cid, None)
@@ -258,8 +268,8 @@ async def _run_phase(
             if progress:
                 progress.advance()
 
-    async def paced(c: BenchClient, i: int) -> None:
-        interval = len(clients) / paced_rate
+    async def paced(c: BenchClient, i: int, rate: float) -> None:
+        interval = len(clients) / rate
         start = time.perf_counter() + (i / len(clients)) * interval  # stagger the clients evenly
         for k in range(ops):
             delay = start + k * interval - time.perf_counter()
@@ -273,7 +283,7 @@ async def _run_phase(
                 progress.advance()
 
     if paced_rate:
-        await asyncio.gather(*(paced(c, i) for i, c in enumerate(clients)))
+        await asyncio.gather(*(paced(c, i, paced_rate) for i, c in enumerate(clients)))
     else:
         await asyncio.gather(*(closed_loop(c) for c in clients))
     # Wait for the outstanding acks and for the fan-out to drain (bounded).
@@ -738,7 +748,8 @@ def postgres_commit_ms(url: str, *, samples: int = 30) -> float | None:
                 times.append((time.perf_counter() - t) * 1000)
             conn.execute("DROP TABLE bench_commit_probe")
             conn.commit()
-        return round(percentile(times, 0.5), 2)
+        median = percentile(times, 0.5)
+        return round(median, 2) if median is not None else None
     except Exception:  # pragma: no cover - informational only
         return None
 
@@ -748,7 +759,8 @@ def _postgres_version(url: str) -> str | None:
         import psycopg
 
         with psycopg.connect(url) as conn:
-            return conn.execute("SHOW server_version").fetchone()[0]
+            row = conn.execute("SHOW server_version").fetchone()
+            return row[0] if row is not None else None
     except Exception:  # pragma: no cover
         return None
 

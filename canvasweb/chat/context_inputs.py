@@ -19,6 +19,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from django.conf import settings
 
@@ -29,7 +30,16 @@ from canvasweb.context.bytecache import ByteLRU, text_bytes
 from canvasweb.context.index_update import IndexUpdate
 from canvasweb.context.selection import CanvasIndex
 from canvasweb.context.tokens import TokenCache
-from canvasweb.context.types import ROLE_LEVEL, SENSITIVITY_LEVEL, EdgeData, MessageData, NodeData, Viewport
+from canvasweb.context.types import (
+    ROLE_LEVEL,
+    SENSITIVITY_LEVEL,
+    EdgeData,
+    MessageData,
+    NodeData,
+    Sensitivity,
+    Viewport,
+)
+from canvasweb.context.types import MessageRole as MessageRoleName
 from canvasweb.history.models import ChangeLogEntry
 
 from .models import Message, MessageRole
@@ -64,9 +74,9 @@ class CanvasState:
     # id -> sensitivity of the nodes that are not public: what a role may not see is found from these
     # alone (a scan of every node per preview cost ~90 ms at 100,000 nodes).
     restricted: dict[str, str] = field(default_factory=dict)
-    _node_tuple: tuple | None = field(default=None, repr=False)
+    _node_tuple: tuple[NodeData, ...] | None = field(default=None, repr=False)
     _hidden: dict = field(default_factory=dict, repr=False)
-    _edge_tuple: tuple | None = field(default=None, repr=False)
+    _edge_tuple: tuple[EdgeData, ...] | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
@@ -103,7 +113,7 @@ class CanvasState:
                     hidden.discard(node_id)
 
     def inputs(self) -> tuple[tuple[NodeData, ...], tuple[EdgeData, ...], CanvasIndex]:
-        if self._node_tuple is None:
+        if self._node_tuple is None or self._edge_tuple is None:  # both are set and reset together
             self._node_tuple = tuple(self.nodes.values())
             self._edge_tuple = tuple(self.edges.values())
         return self._node_tuple, self._edge_tuple, self.index
@@ -128,7 +138,7 @@ def node_data(node: Node) -> NodeData:
         weight=node.weight,
         tags=tuple(node.tags or ()),
         pinned=node.pinned,
-        sensitivity=node.sensitivity,
+        sensitivity=cast(Sensitivity, node.sensitivity),  # the column's choices are exactly these
         superseded_by=str(node.superseded_by_id) if node.superseded_by_id else None,
         archived=node.archived,
         version=node.version,
@@ -342,7 +352,7 @@ def _catch_up(*, canvas_id: int, state: CanvasState) -> CanvasState | None:
 def message_data(message: Message) -> MessageData:
     return MessageData(
         id=str(message.pk),
-        role=message.role,
+        role=cast(MessageRoleName, message.role),  # the column's choices are exactly these
         content=message.content,
         token_count=message.token_count,
         created_at=message.created_at.isoformat() if message.created_at else None,

@@ -135,7 +135,7 @@ def _init_worker(settings_module: str, values: dict) -> None:
         connections[alias].close()
         del connections[alias]  # the connection object keeps its settings_dict
     connections.__dict__.pop("settings", None)  # rebuilt from these DATABASES on first use
-    connections._settings = None
+    connections._settings = None  # type: ignore[attr-defined]  # set in BaseConnectionHandler.__init__, absent from django-stubs
     from . import context_inputs
 
     # One call at a time in a worker: the canvas cache may be brought up to date in place.

@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import openai
 from django.conf import settings
 from django.db import transaction
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from canvasweb.context.capture import SuggestedFact, capture_facts, sensitivity_marked, value_key, value_type
 from canvasweb.context.capture.extract import subject_key
@@ -195,15 +197,17 @@ def extract_with_model(*, config: ModelConfig, text: str, nodes: list[NodeData],
         max_retries=0,
     )
     try:
+        response_format: ResponseFormatJSONSchema = {
+            "type": "json_schema",
+            "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": EXTRACTION_SCHEMA},
+        }
         response = client.chat.completions.create(
             model=config.model,
-            messages=messages,
+            # extraction_messages builds plain {"role", "content"} chat messages.
+            messages=cast("list[ChatCompletionMessageParam]", messages),
             temperature=0,
             max_tokens=min(config.max_output_tokens, 800),
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": EXTRACTION_SCHEMA},
-            },
+            response_format=response_format,
         )
         raw = response.choices[0].message.content if response.choices else None
     except (openai.OpenAIError, ValueError, AttributeError, IndexError) as exc:

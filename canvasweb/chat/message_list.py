@@ -24,7 +24,7 @@ def message_list_payload(*, user, conversation: Conversation, messages: list[Mes
     if user_ids:
         for suggestion in FactSuggestion.objects.filter(message_id__in=user_ids).order_by("id"):
             captured.setdefault(suggestion.message_id, []).append(suggestion_to_dict(suggestion))
-    hidden: set[str] = set()
+    hidden: set[str] | frozenset[str] = set()
     if any(m.handles for m in messages):
         role = canvas_selectors.user_role(user=user, canvas_id=conversation.canvas_id)
         hidden = hidden_node_ids(canvas_id=conversation.canvas_id, role=role)
@@ -64,6 +64,8 @@ def agent_actions_by_message(*, message_ids: list[int]) -> dict[int, list[dict]]
         )
     )
     for call in rows:
+        if call.message_id is None:  # never: the query filters on message_id__in
+            continue
         refused = call.outcome == ToolOutcome.REFUSED
         out.setdefault(call.message_id, []).append(
             {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from .context_inputs import canvas_state
@@ -22,7 +23,7 @@ from .context_inputs import canvas_state
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 
 
-def hidden_node_ids(*, canvas_id: int, role: str | None) -> set[str]:
+def hidden_node_ids(*, canvas_id: int, role: str | None) -> set[str] | frozenset[str]:
     return canvas_state(canvas_id=canvas_id).hidden_ids(role)
 
 
@@ -31,7 +32,7 @@ def _field(item: Any, name: str) -> Any:
 
 
 def visible_exclusions(
-    excluded: Iterable[Any], counts: dict[str, int], *, hidden: set[str]
+    excluded: Iterable[Any], counts: dict[str, int], *, hidden: AbstractSet[str]
 ) -> tuple[list[dict], dict[str, int]]:
     """(excluded entries as dicts, counts) with every node in `hidden` taken out."""
     kept: list[dict] = []
@@ -61,7 +62,7 @@ def visible_exclusions(
     return kept, {reason: count for reason, count in sorted(clean.items()) if count > 0}
 
 
-def visible_report_dict(report: dict | None, *, hidden: set[str]) -> dict | None:
+def visible_report_dict(report: dict | None, *, hidden: AbstractSet[str]) -> dict | None:
     """A stored report (CompileReport.to_dict()) without the hidden nodes."""
     if not isinstance(report, dict):
         return report

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.db.models import Prefetch
@@ -21,7 +21,7 @@ from canvasweb.context.compiler import compile_context
 from canvasweb.context.redaction import mask_credentials
 from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, should_fold, wrap_model_summary
 from canvasweb.context.tokens import count_tokens
-from canvasweb.context.types import CompiledContext, CompileRequest
+from canvasweb.context.types import CompiledContext, CompileRequest, Role, Strategy
 
 from .context_inputs import (
     TOKEN_CACHE,
@@ -185,7 +185,7 @@ def compile_for(
     viewport: dict | None,
     conversation: Conversation | None = None,
     exclude_message_id: int | None = None,
-    strategy: str = "canvas",
+    strategy: Strategy = "canvas",
     budget: int | None = None,
 ) -> CompiledContext:
     nodes, edges, index = canvas_inputs(canvas_id=canvas_id)
@@ -207,7 +207,7 @@ def compile_for(
         edges=edges,
         index=index,
         viewport=view,
-        role=role,
+        role=cast(Role, role),  # a membership role: Membership.role's choices are exactly these
         budget=budget or config.prompt_budget,
         strategy=strategy,
         token_cache=TOKEN_CACHE,

@@ -501,7 +501,8 @@ def dismiss_duplicates_of_agent_op(*, user_message_id: int | None, op: dict) -> 
     """
     if user_message_id is None or not isinstance(op, dict):
         return []
-    node = op.get("node") if isinstance(op.get("node"), dict) else {}
+    raw_node = op.get("node")
+    node = raw_node if isinstance(raw_node, dict) else {}
     target = str(op.get("id")) if op.get("type") == "node.supersede" and op.get("id") else None
     if op.get("type") not in ("node.create", "node.supersede"):
         return []

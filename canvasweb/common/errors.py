@@ -34,6 +34,8 @@ class NotFound(CanvasError):
 class Forbidden(CanvasError):
     code = "FORBIDDEN"
     http_status = 403
+    # Set on a refusal whose security-log record is written after the rollback (agent/services.py).
+    security_event: dict | None = None
 
 
 class Conflict(CanvasError):

@@ -112,7 +112,7 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
             text = f"agent for {name}"
             if obj.conversation_id:
                 text += f" (conversation {obj.conversation_id})"
-            if obj.approved_by_id:
+            if obj.approved_by_id and obj.approved_by is not None:
                 text += f", approved by {obj.approved_by.get_username()}"
             return text
         return name
@@ -164,6 +164,8 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         canvas = get_object_or_404(Canvas, pk=canvas_id)
         actor_kind = request.GET.get("actor_kind") or None
+        timeline: dict | None
+        error: str | None
         try:
             timeline = selectors.node_timeline(
                 canvas=canvas, level=selectors.ADMIN_LEVEL, node_id=node_id, actor_kind=actor_kind

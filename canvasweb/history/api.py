@@ -9,6 +9,8 @@ Reference: docs/api.md, section "History, undo and JSON Canvas".
 
 from __future__ import annotations
 
+from typing import overload
+
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
@@ -75,7 +77,7 @@ class TimelineEntrySerializer(serializers.Serializer):
     )
     target_id = serializers.CharField()
     node_id = serializers.CharField(allow_null=True, help_text="The node to focus (an edge's source).")
-    fields = serializers.ListField(child=serializers.CharField())
+    fields = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
     diff = HistoryDiffRowSerializer(
         many=True, help_text="Field by field; for created/deleted the non-empty fields."
     )
@@ -133,7 +135,7 @@ class RevertOutputSerializer(serializers.Serializer):
     reverted_to = serializers.IntegerField()
     node_id = serializers.UUIDField()
     recreated = serializers.BooleanField(help_text="The node had been deleted and was created again.")
-    fields = serializers.ListField(
+    fields = serializers.ListField(  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
         child=serializers.CharField(), help_text="Fields that changed (empty: no-op)."
     )
     revision = serializers.IntegerField(help_text="The new revision (unchanged if nothing differed).")
@@ -144,13 +146,13 @@ class UndoAppliedSerializer(serializers.Serializer):
     entity = s.enum(["node", "edge"], component="UndoEntity")
     id = serializers.CharField()
     action = s.enum(["created", "updated", "deleted"], component="UndoAction")
-    fields = serializers.ListField(child=serializers.CharField())
+    fields = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
 
 
 class UndoSkippedBySerializer(serializers.Serializer):
     kind = serializers.CharField()
     username = serializers.CharField()
-    label = serializers.CharField(help_text="e.g. bob, or the agent for bob.")
+    label = serializers.CharField(help_text="e.g. bob, or the agent for bob.")  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
 
 
 class UndoSkippedSerializer(serializers.Serializer):
@@ -230,6 +232,10 @@ def _member(request, canvas_id: int):
     return canvas, permissions.role_level(role), role
 
 
+@overload
+def _query_int(request, name: str, *, default: int, minimum: int = 0) -> int: ...
+@overload
+def _query_int(request, name: str, *, default: None, minimum: int = 0) -> int | None: ...
 def _query_int(request, name: str, *, default: int | None, minimum: int = 0) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":

@@ -11,6 +11,7 @@ their reports.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from django.contrib.auth import get_user_model
 
@@ -141,14 +142,15 @@ def replay_state(*, canvas_id: int) -> tuple[dict, dict[str, dict], dict[str, di
             if entry.action == "deleted":
                 store.pop(entry.target_id, None)
             else:
-                store[entry.target_id] = entry.after
+                # Created/updated entries always carry the entity's ``after`` state (the log writer sets it).
+                store[entry.target_id] = cast(dict, entry.after)
         elif entry.entity == "canvas":
             canvas = {**(entry.after or entry.before or {}), "deleted": entry.action == "deleted"}
         elif entry.entity == "member":
             if entry.action == "deleted":
                 members.pop(entry.target_id, None)
             else:
-                members[entry.target_id] = (entry.after or {}).get("role")
+                members[entry.target_id] = cast(str, (entry.after or {}).get("role"))
     return canvas, nodes, edges, members, count
 
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from django.db.models import Q
 
 from canvasweb.canvases import permissions
-from canvasweb.canvases.models import Canvas
+from canvasweb.canvases.models import Canvas, Role
 from canvasweb.common.errors import Forbidden, InvalidOperation
 
 from .audit import verify_chain
@@ -42,8 +42,8 @@ class AuditFilters:
 
 def require_audit_reader(*, role: str, user) -> int:
     """The reading level for the audit view: owners and site staff only."""
-    if role == permissions.Role.OWNER or getattr(user, "is_staff", False):
-        return permissions.role_level(permissions.Role.OWNER)
+    if role == Role.OWNER or getattr(user, "is_staff", False):
+        return permissions.role_level(Role.OWNER)
     raise Forbidden("only the canvas owner may review the audit log", field="canvas_id")
 
 

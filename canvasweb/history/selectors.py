@@ -8,7 +8,8 @@ with `level=ADMIN_LEVEL`, which sees everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db.models import Q
 
@@ -49,7 +50,7 @@ def _ok(needed: int | None, level: int) -> bool:
 
 
 def _diff(entry: ChangeLogEntry, before: dict | None, after: dict | None) -> list[dict]:
-    names = NODE_DIFF_FIELDS if entry.entity == "node" else EDGE_DIFF_FIELDS
+    names: Sequence[str] = NODE_DIFF_FIELDS if entry.entity == "node" else EDGE_DIFF_FIELDS
     if entry.action == "updated":
         names = [n for n in names if n in (entry.fields or [])]
     rows = []
@@ -129,6 +130,7 @@ def _undo_refs(canvas_id: int, revisions: Iterable[int]) -> dict[int, dict]:
     return {
         step.revision: {"kind": step.kind, "revision": step.inverted_revision}
         for step in UndoStep.objects.filter(canvas_id=canvas_id, revision__in=revisions)
+        if step.revision is not None  # always true: revision__in never matches NULL
     }
 
 
@@ -266,10 +268,10 @@ def node_timeline(
             query |= Q(entity="edge") & (
                 Q(after__source=nid) | Q(after__target=nid) | Q(before__source=nid) | Q(before__target=nid)
             )
-    entries = ChangeLogEntry.objects.filter(query, canvas=canvas)
+    queryset = ChangeLogEntry.objects.filter(query, canvas=canvas)
     if actor_kind:
-        entries = entries.filter(actor_kind=actor_kind)
-    entries = list(entries.select_related("actor_user", "approved_by").order_by("revision", "seq"))
+        queryset = queryset.filter(actor_kind=actor_kind)
+    entries = list(queryset.select_related("actor_user", "approved_by").order_by("revision", "seq"))
     refs = _undo_refs(canvas.pk, (e.revision for e in entries if e.reason in ("undo", "redo")))
     items = []
     for entry in entries:
@@ -285,14 +287,17 @@ def node_timeline(
         items.append(item)
     attach_edge_texts(canvas=canvas, items=items, level=level)
 
+    node: dict[str, Any] | None
     if live is not None:
         node = node_to_dict(live)
         deleted = False
     else:
-        entry = last.get(node_id)
+        last_entry = last.get(node_id)
         node = (
-            entry.before
-            if entry is not None and entry.action == "deleted" and _ok(entry.visibility_before, level)
+            last_entry.before
+            if last_entry is not None
+            and last_entry.action == "deleted"
+            and _ok(last_entry.visibility_before, level)
             else None
         )
         deleted = True

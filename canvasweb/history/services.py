@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.db.models import Q
@@ -93,12 +93,11 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
         raise InvalidOperation(f"the node did not exist at revision {revision}", field="revision")
     if entry.visibility_after is None or entry.visibility_after > level:
         raise NotFound("you may not see that version of the node", field="revision")
-    target = entry.after
+    # Every non-deleted entry records the node's state after the change.
+    target = cast(dict, entry.after)
     scope: set[str] | None = None  # None: every field
     if entry.revision == revision and entry.action == "updated" and entry.before:
-        scope = {
-            name for name in (*NODE_FIELDS, "archived") if entry.before.get(name) != entry.after.get(name)
-        }
+        scope = {name for name in (*NODE_FIELDS, "archived") if entry.before.get(name) != target.get(name)}
     ops: list[Operation] = []
     fields: list[str] = []
     if live is None:
@@ -261,7 +260,7 @@ def _invert_top(*, actor: Actor, canvas_id: int, kind: str) -> dict:
         "revision": written,
         "applied": plan.applied,
         "skipped": plan.skipped,
-        "changes": _filtered(result.changes, actor, canvas.pk) if written else [],
+        "changes": _filtered(result.changes, actor, canvas.pk) if written and result is not None else [],
         "can_undo": bool(undo_stack),
         "can_redo": bool(redo_stack),
     }

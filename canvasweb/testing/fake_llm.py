@@ -124,6 +124,8 @@ class ScriptedLLM:
     def base_url(self) -> str:
         assert self.server is not None
         host, port = self.server.server_address[:2]
+        if isinstance(host, bytes):  # typeshed allows bytes (AF_UNIX); a TCP server's host is a str
+            host = host.decode()
         return f"http://{host}:{port}/v1"
 
     def start(self, port: int = 0) -> ScriptedLLM:

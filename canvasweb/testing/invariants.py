@@ -19,8 +19,13 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .sync_client import SyncClient, document_diff
+
+if TYPE_CHECKING:
+    from canvasweb.history.audit import ChainReport
 
 
 def client_report(client: SyncClient, *, user_id: int | None = None) -> dict:
@@ -129,13 +134,14 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
     for revision, seqs in by_revision.items():
         if seqs != list(range(len(seqs))):
             problems.append(f"revision {revision} has seqs {seqs}")
+    verifier: Callable[..., ChainReport] | None
     try:
-        from canvasweb.history.audit import verify_chain
+        from canvasweb.history.audit import verify_chain as verifier
     except ImportError:  # pragma: no cover - history app without the verifier
-        verify_chain = None
-    if verify_chain is not None:
-        chain = verify_chain(canvas_id=canvas.pk)
-        if not chain.ok:
+        verifier = None
+    if verifier is not None:
+        chain = verifier(canvas_id=canvas.pk)
+        if not chain.ok and chain.problem is not None:
             problems.append(f"hash chain broken: {chain.problem.describe()}")
 
     # I5 integrity
@@ -165,7 +171,7 @@ def check_canvas(canvas_id: int, reports: list[dict], *, require_settled: bool =
     if replay_diff:
         problems.append("replaying the log does not give the database: " + "; ".join(replay_diff[:5]))
 
-    created = defaultdict(int)
+    created: defaultdict[str, int] = defaultdict(int)
     for entry in entries:
         if entry.action == "created":
             created[entry.entity] += 1

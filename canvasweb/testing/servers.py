@@ -107,6 +107,8 @@ class Cluster:
     logs: list[Path] = field(default_factory=list)
     extra_env: dict = field(default_factory=dict)
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="canvasweb-cluster-")))
+    # The Redis process behind redis_url when the caller started one (the fault actions restart it).
+    redis: RedisServer | None = None
 
     def env(self) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "DJANGO_SETTINGS_MODULE"))}

@@ -33,6 +33,7 @@ import random
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
@@ -40,6 +41,11 @@ from channels.exceptions import StopConsumer
 from .invariants import check_canvas, client_report
 from .opgen import OpGenerator
 from .sync_client import SyncClient
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractUser
+
+    from canvasweb.canvases.realtime.consumers import CanvasConsumer
 
 
 class LayerDown(ConnectionError):
@@ -98,7 +104,7 @@ class SimSocket:
         self.to_server: deque[str] = deque()
         self.to_client: deque[dict] = deque()
         self.inbox: list[dict] = []
-        self.consumer = None
+        self.consumer: CanvasConsumer | None = None
         self.accepted = False
         self.open = False
 
@@ -141,6 +147,8 @@ class SimSocket:
         return True
 
     async def _dispatch(self, message: dict) -> None:
+        if self.consumer is None:
+            raise RuntimeError("the socket has no consumer (not connected)")
         try:
             await self.consumer.dispatch(message)
         except StopConsumer:
@@ -188,7 +196,7 @@ class SimSocket:
 @dataclass
 class SimClient:
     client: SyncClient
-    user: object
+    user: AbstractUser
     role: str
     generator: OpGenerator
     socket: SimSocket | None = None
@@ -224,7 +232,7 @@ class FuzzResult:
 
 
 class SimNetwork:
-    def __init__(self, seed: int, config: FuzzConfig, *, canvas_id: int, users: dict, roles: dict):
+    def __init__(self, seed: int, config: FuzzConfig, *, canvas_id: int, users: dict, roles: list[str]):
         self.seed = seed
         self.rng = random.Random(seed)
         self.config = config

@@ -22,11 +22,15 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .fixtures import setup_canvas_in
 from .invariants import check_in_cluster, client_report
 from .opgen import OpGenerator
 from .sync_client import SyncClient, WebSocketRunner, document_diff
+
+if TYPE_CHECKING:
+    from .servers import Cluster, RedisServer
 
 ORIGIN = "http://127.0.0.1"
 
@@ -44,7 +48,7 @@ class Fault:
 
 @dataclass
 class StackRun:
-    cluster: object
+    cluster: Cluster
     canvas_id: int
     tokens: dict
     user_ids: dict
@@ -148,7 +152,7 @@ async def run_stack(
     await asyncio.gather(*(asyncio.wait_for(r.connected_event.wait(), 30) for r in run.runners))
 
     total = clients * ops
-    submitted = Counter()
+    submitted: Counter[str] = Counter()
     faults = sorted(faults or [], key=lambda f: f.at)
     fault_tasks: list[asyncio.Task] = []
 
@@ -235,7 +239,7 @@ async def run_stack(
         problems.append(f"{unanswered} ops never answered")
     if converged_after is not None and converged_after > converge_timeout:
         problems.append(f"converged only {converged_after:.2f} s after the end (limit {converge_timeout} s)")
-    stats = Counter()
+    stats: Counter[str] = Counter()
     for client in run.clients:
         stats.update(client.stats)
     lost = [p for p in check["problems"] if p.startswith("LOST")]
@@ -324,8 +328,9 @@ def redis_restart(down_seconds: float = 1.5):
     async def action(run: StackRun) -> None:
         from .servers import RedisServer
 
-        port = run.cluster.redis.port
-        run.cluster.redis.stop()
+        redis = _redis(run)
+        port = redis.port
+        redis.stop()
         run.log(f"redis on {port} stopped")
         await asyncio.sleep(down_seconds)
         run.cluster.redis = await asyncio.to_thread(RedisServer.start, port)
@@ -334,10 +339,16 @@ def redis_restart(down_seconds: float = 1.5):
     return action
 
 
+def _redis(run: StackRun) -> RedisServer:
+    if run.cluster.redis is None:
+        raise RuntimeError("this fault needs a cluster started with its own Redis server")
+    return run.cluster.redis
+
+
 def redis_flushall():
     async def action(run: StackRun) -> None:
         subprocess.run(
-            ["redis-cli", "-p", str(run.cluster.redis.port), "FLUSHALL"],
+            ["redis-cli", "-p", str(_redis(run).port), "FLUSHALL"],
             check=True,
             capture_output=True,
             timeout=10,
@@ -351,7 +362,7 @@ def redis_debug_sleep(seconds: float = 2.0):
     async def action(run: StackRun) -> None:
         await asyncio.to_thread(
             subprocess.run,
-            ["redis-cli", "-p", str(run.cluster.redis.port), "DEBUG", "SLEEP", str(seconds)],
+            ["redis-cli", "-p", str(_redis(run).port), "DEBUG", "SLEEP", str(seconds)],
             capture_output=True,
             timeout=30,
         )

@@ -48,7 +48,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 logger = logging.getLogger(__name__)
 
@@ -210,7 +213,7 @@ class SyncClient:
             return
         kind = frame.get("type")
         self.stats[f"in:{kind}"] += 1
-        handler = {
+        handlers: dict[str | None, Callable[[dict], None]] = {
             "welcome": self._on_welcome,
             "snapshot": self._on_snapshot,
             "changes": self._on_changes,
@@ -219,7 +222,8 @@ class SyncClient:
             "reject": self._on_reject,
             "resync": self._on_resync,
             "error": self._on_error,
-        }.get(kind)
+        }
+        handler = handlers.get(kind)
         if handler is not None:
             handler(frame)
         elif kind in ("presence", "presence_leave", "pong") or (
@@ -268,6 +272,9 @@ class SyncClient:
     def _on_ack(self, frame: dict) -> None:
         client_op_id = frame.get("client_op_id")
         revision = frame.get("revision")
+        if not isinstance(client_op_id, str):
+            self.anomalies.append(f"{self.name}: ack without a client_op_id: {frame}")
+            return
         if not isinstance(revision, int):
             self.anomalies.append(f"{self.name}: ack without a revision: {frame}")
             return
@@ -518,14 +525,14 @@ class WebSocketRunner:
         self.tick_interval = tick_interval
         self.max_backoff = max_backoff
         self.open_timeout = open_timeout
-        self.ws = None
+        self.ws: ClientConnection | None = None
         self.transport: _QueueTransport | None = None
         self.stopping = False
         self.connected_event = asyncio.Event()
         self.task: asyncio.Task | None = None
         self.failed_connects = 0
         self.connect_errors: Counter = Counter()
-        self.message_log: list[tuple[float, str]] = []  # (time, frame type) when enabled
+        self.message_log: list[tuple[float, str | bytes]] = []  # (time, frame type) when enabled
         self.record_times = False
 
     def start(self) -> WebSocketRunner:
@@ -550,14 +557,15 @@ class WebSocketRunner:
 
     async def _run(self) -> None:
         import websockets
+        from websockets.typing import Origin
 
         attempt = 0
         while not self.stopping:
             url = self.urls()
             try:
-                self.ws = await websockets.connect(
+                ws = self.ws = await websockets.connect(
                     url,
-                    origin=self.origin,
+                    origin=Origin(self.origin),
                     additional_headers=self.headers,
                     open_timeout=self.open_timeout,
                     max_size=16 * 1024 * 1024,
@@ -577,11 +585,11 @@ class WebSocketRunner:
             transport = self.transport = _QueueTransport()
             self.client.attach(transport)
             self.connected_event.set()
-            writer = asyncio.ensure_future(self._writer(self.ws, transport))
+            writer = asyncio.ensure_future(self._writer(ws, transport))
             ticker = asyncio.ensure_future(self._ticker())
             code = None
             try:
-                async for message in self.ws:
+                async for message in ws:
                     if self.record_times:
                         self.message_log.append((time.monotonic(), message))
                     self.client.handle(message)
@@ -590,14 +598,14 @@ class WebSocketRunner:
             except Exception:
                 pass
             finally:
-                code = getattr(self.ws, "close_code", None)
+                code = getattr(ws, "close_code", None)
                 transport.open = False
                 writer.cancel()
                 ticker.cancel()
                 self.connected_event.clear()
                 self.client.detach(code)
                 with contextlib.suppress(Exception):
-                    await self.ws.close()
+                    await ws.close()
             if self.client.revoked:
                 return
             await asyncio.sleep(0.02 + 0.05 * self.rng.random())

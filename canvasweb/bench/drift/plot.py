@@ -38,7 +38,8 @@ def write_plots(report: dict, out: Path) -> list[Path]:
 
     def series(strategy: str, key: str) -> list[float]:
         by_b = {r["budget"]: r.get(key) for r in rows if r["strategy"] == strategy}
-        return [(by_b.get(b) if by_b.get(b) is not None else float("nan")) for b in budgets]
+        values = [by_b.get(b) for b in budgets]
+        return [float("nan") if v is None else v for v in values]
 
     def recall_axes(ax, key: str, title: str) -> None:
         for s in strategies:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from unittest import mock
 
 from django.db import transaction
@@ -24,7 +24,7 @@ from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.chat import services as chat_services
 from canvasweb.chat.context_inputs import TOKEN_CACHE, canvas_inputs
 from canvasweb.context.tokens import count_tokens
-from canvasweb.context.types import BudgetConfigError
+from canvasweb.context.types import BudgetConfigError, Strategy
 
 from ..common import Progress
 from ..scenarios import Scenario
@@ -227,6 +227,8 @@ def _compile_strategies(
                         budget=budget,
                     )
                 else:
+                    if history_index is None:  # never: _replay builds it whenever bm25-history is asked for
+                        raise RuntimeError("bm25-history needs the history index")
                     c = bm25_history_compile(index=history_index, question=meta.question, budget=budget)
                 wall = (time.perf_counter() - t) * 1000
                 _record(
@@ -242,7 +244,7 @@ def _compile_strategies(
                 )
             continue
         label = "canvas+capture" if capture else strategy
-        for budget in [None] if strategy == "full" else run.options.budgets:
+        for compile_budget in [None] if strategy == "full" else run.options.budgets:
             t = time.perf_counter()
             try:
                 # The chat's own entry point with the product's defaults: only strategy and budget vary.
@@ -252,15 +254,16 @@ def _compile_strategies(
                     question=meta.question,
                     viewport=meta.viewport,
                     conversation=replay.conversation,
-                    strategy=strategy,
-                    budget=budget or FULL_BUDGET,
+                    # The remaining strategies are the compiler's own (COMPILER_STRATEGIES).
+                    strategy=cast(Strategy, strategy),
+                    budget=compile_budget or FULL_BUDGET,
                 )
             except BudgetConfigError as exc:
                 _record(
                     run,
                     meta=meta,
                     strategy=label,
-                    budget=budget,
+                    budget=compile_budget,
                     messages=[],
                     tokens=0,
                     compile_ms=0.0,
@@ -274,7 +277,7 @@ def _compile_strategies(
                 run,
                 meta=meta,
                 strategy=label,
-                budget=budget,
+                budget=compile_budget,
                 messages=compiled.messages,
                 tokens=report.total_tokens,
                 compile_ms=report.timings_ms.get("total", wall),

@@ -14,7 +14,7 @@ from typing import Any
 from canvasweb.chat.context_inputs import viewport_from
 from canvasweb.context.history_recall import RECALL_OPEN
 from canvasweb.context.render import BLOCK_OPEN
-from canvasweb.context.summary import SUMMARY_OPEN
+from canvasweb.context.sentences import SUMMARY_OPEN
 from canvasweb.context.types import ROLE_LEVEL, SENSITIVITY_LEVEL, NodeData, SelectionConfig
 
 NAIVE_BLOCK_OPEN = "Canvas notes (naive"

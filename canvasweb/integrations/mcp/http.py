@@ -88,7 +88,8 @@ class McpHttpApp:
 
     async def _started_manager(self) -> StreamableHTTPSessionManager:
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:  # first request, or a new loop (tests start one server per test)
+        # The three are set together: _ready and _manager are None only before the first request.
+        if self._loop is not loop or self._ready is None or self._manager is None:
             self._loop = loop
             self._ready = asyncio.Event()
             self._manager = StreamableHTTPSessionManager(

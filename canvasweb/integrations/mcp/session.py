@@ -43,7 +43,7 @@ from . import resources
 CHANNEL = "mcp"
 MIN_BUDGET = 200
 COMPILE_TOOL = "compile_context"
-COMPILE_SCHEMA = {
+COMPILE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "question": {
@@ -94,7 +94,7 @@ class McpSession:
         self.canvas_id = canvas_id
         self.client_name = client_name
         self.via = f"MCP ({client_name})" if client_name else "MCP"
-        self.conversation = None
+        self.conversation: Conversation | None = None
         self.runner: AgentRunner | None = None
         self.turn: _Turn | None = None
         self.handles: dict[str, str] = {}
@@ -224,18 +224,19 @@ class McpSession:
         """The records of this turn's tool calls (agent run, tool calls, proposals) link to a conversation
         named after the client and to an assistant message of it, like a chat turn's. The message stays
         empty (the client's model writes its reply elsewhere), so it never enters a compiled history."""
-        if self.conversation is None:
-            self.conversation = chat_services.conversation_create(
+        conversation = self.conversation
+        if conversation is None:
+            conversation = self.conversation = chat_services.conversation_create(
                 user=self.user, canvas_id=self.canvas_id, title=f"via {self.via}"[:200]
             )
         message = Message.objects.create(
-            conversation=self.conversation,
+            conversation=conversation,
             role=MessageRole.ASSISTANT,
             source=MessageSource.ASSISTANT_REPLY,
             content="",
             status=MessageStatus.COMPLETE,
         )
-        return _Turn(conversation=self.conversation, assistant_message=message, handles=self.handles)
+        return _Turn(conversation=conversation, assistant_message=message, handles=self.handles)
 
     # --- resources ------------------------------------------------------------------------------
 

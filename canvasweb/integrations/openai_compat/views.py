@@ -24,6 +24,7 @@ from django.views.decorators.csrf import csrf_exempt
 from canvasweb.chat.llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
 from canvasweb.chat.turns import fold_summary
 from canvasweb.context.tokens import count_tokens
+from canvasweb.context.types import CompiledContext
 
 from . import services
 from .errors import OpenAIError
@@ -110,12 +111,12 @@ async def _answer(chat, api_turn: services.ApiTurn):
         return response
     reply = _Reply(chat=chat, api_turn=api_turn, config=config, started=started)
     if chat.stream:
-        response = StreamingHttpResponse(reply.sse(first, events), content_type="text/event-stream")
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"
+        stream = StreamingHttpResponse(reply.sse(first, events), content_type="text/event-stream")
+        stream["Cache-Control"] = "no-cache"
+        stream["X-Accel-Buffering"] = "no"
         for name, value in headers.items():
-            response[name] = value
-        return response
+            stream[name] = value
+        return stream
     try:
         await reply.collect(first, events)
     except ModelError as exc:
@@ -165,9 +166,15 @@ class _Reply:
         _BACKGROUND.add(task)
         task.add_done_callback(_BACKGROUND.discard)
 
+    def _compiled(self) -> CompiledContext:
+        compiled = self.api_turn.turn.compiled
+        if compiled is None:  # never: services.prepare compiles the context before any reply
+            raise RuntimeError("the turn has no compiled context")
+        return compiled
+
     def usage_dict(self) -> dict:
         usage = self.usage or {}
-        prompt = usage.get("prompt_tokens") or self.api_turn.turn.compiled.report.total_tokens
+        prompt = usage.get("prompt_tokens") or self._compiled().report.total_tokens
         completion = usage.get("completion_tokens") or count_tokens(self.text)
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
@@ -177,7 +184,7 @@ class _Reply:
             "conversation_id": turn.conversation.pk,
             "model_request_id": turn.model_request.pk,
             "role": self.api_turn.role,
-            "included_nodes": len(turn.compiled.report.included_nodes),
+            "included_nodes": len(self._compiled().report.included_nodes),
             "suggestions": len(turn.suggestions),
         }
 

@@ -40,7 +40,8 @@ class Command(BaseCommand):
             else:
                 failed += 1
                 self.stdout.write(self.style.ERROR(f"canvas {cid}: FAILED after {report.entries} entries"))
-                self.stdout.write(f"first bad entry: {report.problem.describe()}")
+                if report.problem is not None:
+                    self.stdout.write(f"first bad entry: {report.problem.describe()}")
         summary = f"{len(ids) - failed} of {len(ids)} canvas(es) verified, {total} entries checked"
         if failed:
             raise CommandError(f"{summary}; {failed} failed", returncode=1)

@@ -251,7 +251,11 @@ class Command(BaseCommand):
             )
             output, code = result.stdout + result.stderr, result.returncode
         except subprocess.TimeoutExpired as exc:
-            output, code = f"timed out after {timeout} s\n{exc.stdout or ''}", -1
+            # On a timeout the captured output is bytes even with text=True.
+            partial = (
+                exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else exc.stdout or ""
+            )
+            output, code = f"timed out after {timeout} s\n{partial}", -1
         seconds = time.monotonic() - t0
         summary = _pytest_summary(output)
         figures = [json.loads(line) for line in figures_file.read_text().splitlines() if line.strip()]
