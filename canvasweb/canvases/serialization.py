@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import QuerySet
 
 from .models import Canvas, Edge, Membership, Node
 
@@ -102,10 +103,10 @@ def _creator_column() -> str:
     return f"created_by__{get_user_model().USERNAME_FIELD}"
 
 
-def node_dicts(queryset) -> list[dict]:
+def node_dicts(queryset: QuerySet[Node]) -> list[dict[str, Any]]:
     """node_to_dict for every row of a Node queryset, without building model instances."""
     creator = _creator_column()
-    out = []
+    out: list[dict[str, Any]] = []
     for r in queryset.values(*_NODE_COLUMNS, creator):
         superseded = r["superseded_by_id"]
         out.append(
@@ -134,7 +135,7 @@ def node_dicts(queryset) -> list[dict]:
     return out
 
 
-def edge_dicts(queryset) -> list[dict]:
+def edge_dicts(queryset: QuerySet[Edge]) -> list[dict[str, Any]]:
     """edge_to_dict for every row of an Edge queryset, without building model instances."""
     creator = _creator_column()
     return [

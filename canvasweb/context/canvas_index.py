@@ -32,6 +32,9 @@ _OK, _SUPERSEDED, _ARCHIVED = 0, 1, 2
 _FILTER_DF_CAP = 500  # terms in more nodes than this do not nominate candidates
 _FILTER_MAX_CANDIDATES = 64
 _STATUS_REASON = {_SUPERSEDED: "superseded", _ARCHIVED: "archived"}
+# A stale-filter entry: (old terms, replacement terms, old only, new only, archived).
+_StaleEntry = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], bool]
+_StaleIndex = tuple[list[_StaleEntry], dict[str, list[int]]]
 
 
 class _Band:
@@ -65,9 +68,15 @@ class CanvasIndex:
         self.updated_ts: list[float | None] = []
         self._secret_masker: Callable[[str], str] | None = None
         self._secret_fingerprint = ""
-        self._stale = None
+        self._stale: _StaleIndex | None = None
         self._restricted: dict[int, tuple[list[frozenset[str]], dict[str, list[int]]]] = {}
-        self._filter_memo: dict[tuple, bool] = {}
+        self._filter_memo: dict[tuple[object, ...], bool] = {}
+        # Kept by index_update.IndexUpdate: churn since the build, the edge id -> position map
+        # (built on first edge change), and whether appended edges broke the build's edge order.
+        self._tombstones = 0
+        self._appended = 0
+        self._edge_pos: dict[str, int] | None = None
+        self._edges_unsorted = False
 
     # ------------------------------------------------------------- building
     @classmethod
@@ -197,7 +206,12 @@ class CanvasIndex:
             for j, ei in self.adjacency.get(i, ()):
                 if j in wanted:
                     seen.add(ei)
-        return [self.edges[ei] for ei in sorted(seen)]
+        among = [self.edges[ei] for ei in sorted(seen)]
+        if self._edges_unsorted:
+            # Appended edges (index_update) are out of the build's order: answer in the order a fresh
+            # build would give.
+            among.sort(key=lambda e: (e.source, e.target, e.relation, e.id))
+        return among
 
     # ---------------------------------------------------- history filters
     # Chat history and the summary are plain text, so they are checked
@@ -239,7 +253,7 @@ class CanvasIndex:
             self._memo_put(key, hit)
         return hit
 
-    def _memo_put(self, key: tuple, value: bool) -> None:
+    def _memo_put(self, key: tuple[object, ...], value: bool) -> None:
         if len(self._filter_memo) > 50_000:
             self._filter_memo.clear()
         self._filter_memo[key] = value
@@ -301,9 +315,9 @@ class CanvasIndex:
                 return True
         return False
 
-    def _stale_index(self):
+    def _stale_index(self) -> _StaleIndex:
         if self._stale is None:
-            entries: list[tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str], bool]] = []
+            entries: list[_StaleEntry] = []
             post: dict[str, list[int]] = {}
             for i, n in enumerate(self.nodes):
                 st = self.status[i]
@@ -322,7 +336,7 @@ class CanvasIndex:
             self._stale = (entries, post)
         return self._stale
 
-    def _restricted_index(self, role_level: int):
+    def _restricted_index(self, role_level: int) -> tuple[list[frozenset[str]], dict[str, list[int]]]:
         got = self._restricted.get(role_level)
         if got is None:
             sets: list[frozenset[str]] = []

@@ -43,6 +43,7 @@ from .redaction import build_secret_masker, mask_credentials, secret_fingerprint
 from .render import render_canvas_block
 from .retire import retire_outdated
 from .selection import CanvasIndex, select_nodes
+from .sentences import SentenceInfo
 from .summary import build_summary
 from .tokens import TokenCache, truncate_to_tokens
 from .types import (
@@ -174,7 +175,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     #  * canvas strategy: statements retired by a later correction in the
     #    chat, or restating a superseded/archived node, are blanked out
     #    (version drift). Baselines keep stale history verbatim.
-    later_corrections: list = []
+    later_corrections: list[SentenceInfo] = []
     retired: set[str] = set()
     retire_stale = index.is_stale_text if (strategy == "canvas" and index is not None) else None
     restricted = None
@@ -565,9 +566,11 @@ def _prepare_message(
         return _Prepared(m, text, tokens)
     if m.token_count is not None and m.role != "tool":
         # Trust a stored count when masking leaves the text unchanged.
+        stored_count = m.token_count
+
         def memo() -> tuple[str, int]:
             text = build()
-            return (text, m.token_count if text == m.content else cache.count(text))
+            return (text, stored_count if text == m.content else cache.count(text))
 
         text, tokens = cache.memo(key=("msg", m.id, variant, "counted"), source=m.content, compute=memo)
         return _Prepared(m, text, tokens)

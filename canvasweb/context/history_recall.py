@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from .lexical import (
     CHAR_PREFIX,
@@ -136,11 +137,11 @@ def past_match_share(
         if cache is None:
             words = frozenset(tokenize(m.content))
         else:
-            words = cache.memo(
-                key=("recall-words", m.id),
-                source=m.content,
-                compute=lambda m=m: frozenset(tokenize(m.content)),
-            )
+
+            def words_of(m: MessageData = m) -> frozenset[str]:
+                return frozenset(tokenize(m.content))
+
+            words = cache.memo(key=("recall-words", m.id), source=m.content, compute=words_of)
         found.update(terms.intersection(words))
         if len(found) == len(terms):
             break
@@ -226,9 +227,10 @@ def rank_turns(
             if abs(candidates[cj].position - pos) <= CONTEXT_SPAN:
                 ctx.extend(flat_by_ci.get(cj, ()))
         context_index.add(ci, tokens=ctx)
-    sent_scores = index.scores(q, weights=weights)
-    turn_scores = turn_index.scores(q, weights=weights)
-    context_scores = context_index.scores(q, weights=weights)
+    # BM25Index keys are Hashable; these indexes were filled with (turn, sentence) and turn keys above.
+    sent_scores = cast(dict[tuple[int, int], float], index.scores(q, weights=weights))
+    turn_scores = cast(dict[int, float], turn_index.scores(q, weights=weights))
+    context_scores = cast(dict[int, float], context_index.scores(q, weights=weights))
     per_turn: dict[int, tuple[float, list[tuple[float, int]]]] = {}
     for (ci, si), s in sent_scores.items():
         best, hits = per_turn.get(ci, (0.0, []))
@@ -394,7 +396,15 @@ def recall_history(
     return result
 
 
-def _cover(ranked, *, turn, grow, neighbour, turns, skip) -> None:
+def _cover(
+    ranked: Sequence[tuple[int, float, list[int]]],
+    *,
+    turn: Callable[[int], _Turn],
+    grow: Callable[[int, set[int]], bool],
+    neighbour: Callable[[int], int | None],
+    turns: Mapping[int, _Turn],
+    skip: frozenset[str],
+) -> None:
     """Pass 1, coverage: the best matching sentence per hit turn (short turns whole), plus the
     neighbour turn that carries its context."""
     for ci, _score, sent_hits in ranked:
@@ -418,7 +428,12 @@ def _cover(ranked, *, turn, grow, neighbour, turns, skip) -> None:
                 grow(nb, {len(nt.sentences) - 1} if nb < ci else {0})
 
 
-def _detail(ranked, *, turns, grow) -> None:
+def _detail(
+    ranked: Sequence[tuple[int, float, list[int]]],
+    *,
+    turns: Mapping[int, _Turn],
+    grow: Callable[[int, set[int]], bool],
+) -> None:
     """Pass 2, detail: hit turns grow toward their whole text (sentences near the hits first), best first."""
     for ci, _score, sent_hits in ranked:
         t = turns.get(ci)

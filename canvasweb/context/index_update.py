@@ -27,9 +27,8 @@ from __future__ import annotations
 import bisect
 import copy
 import math
-import types
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from .canvas_index import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
 from .ranking import parse_timestamp
@@ -62,10 +61,10 @@ def _band_key(weight: float) -> int:
 class _Everything:
     """An ownership set that holds every key: nothing needs copying before a write (in place)."""
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return True
 
-    def add(self, key) -> None:
+    def add(self, key: object) -> None:
         pass
 
 
@@ -101,19 +100,19 @@ class IndexUpdate:
         self.index = new
         self.min_weight = min_weight
         self._bands_by_key = {_band_key(b.wmax): b for b in new.bands}
-        self._own_bands: set[int] = set()
-        self._own_cells: set[tuple[int, tuple[int, int]]] = set()
+        self._own_bands: set[int] | _Everything = set()
+        self._own_cells: set[tuple[int, tuple[int, int]]] | _Everything = set()
         self._own_postings = False
-        self._own_terms: set[str] = set()
+        self._own_terms: set[str] | _Everything = set()
         self._own_adjacency = False
-        self._own_adj_lists: set[int] = set()
+        self._own_adj_lists: set[int] | _Everything = set()
         self._own_edges = False
         self._reset_text = False
         self._reset_secrets = False
         if in_place:
             self._own_bands = self._own_cells = self._own_terms = self._own_adj_lists = _Everything()
             self._own_postings = self._own_adjacency = True
-            self._own_edges = getattr(new, "_edge_pos", None) is not None
+            self._own_edges = new._edge_pos is not None
             self._text = getattr(base, "text_index", None)
         else:
             self._text = self._fork_text_index(base)
@@ -180,7 +179,7 @@ class IndexUpdate:
         self._reset_text = True
         if old.sensitivity == "secret":
             self._reset_secrets = True
-        ix._tombstones = getattr(ix, "_tombstones", 0) + 1
+        ix._tombstones += 1
 
     def add_edge(self, edge: EdgeData) -> None:
         ix = self.index
@@ -192,8 +191,8 @@ class IndexUpdate:
         ei = len(ix.edges)
         ix.edges.append(edge)
         # Appended edges are out of the build's (source, target, relation, id) order: sort answers.
-        ix.edges_among = types.MethodType(_edges_among_sorted, ix)
-        ix._edge_pos[edge.id] = ei
+        ix._edges_unsorted = True
+        self._edge_pos()[edge.id] = ei
         s, t = ix.pos[edge.source], ix.pos[edge.target]
         self._adj_append(s, (t, ei))
         self._adj_append(t, (s, ei))
@@ -204,7 +203,7 @@ class IndexUpdate:
         if ei is None:
             return
         self._own_edge_list()
-        del ix._edge_pos[edge_id]
+        del self._edge_pos()[edge_id]
         edge = ix.edges[ei]
         for end in (edge.source, edge.target):
             i = ix.pos.get(end)
@@ -213,7 +212,7 @@ class IndexUpdate:
 
     def needs_rebuild(self) -> bool:
         ix = self.index
-        churn = getattr(ix, "_tombstones", 0) + getattr(ix, "_appended", 0)
+        churn = ix._tombstones + ix._appended
         return churn > max(REBUILD_MIN, REBUILD_FRACTION * len(ix.nodes))
 
     def finish(self) -> CanvasIndex:
@@ -249,7 +248,7 @@ class IndexUpdate:
         self._reset_text = True
         if node.sensitivity == "secret":
             self._reset_secrets = True
-        ix._appended = getattr(ix, "_appended", 0) + 1
+        ix._appended += 1
 
     def _set_anchor(self, i: int) -> None:
         ix = self.index
@@ -266,6 +265,10 @@ class IndexUpdate:
                 del values[at]
 
     # ----------------------------------------------------------- grid
+    @overload
+    def _band(self, weight: float, *, create: Literal[True]) -> _Band: ...
+    @overload
+    def _band(self, weight: float, *, create: bool) -> _Band | None: ...
     def _band(self, weight: float, *, create: bool) -> _Band | None:
         k = _band_key(weight)
         band = self._bands_by_key.get(k)
@@ -287,7 +290,17 @@ class IndexUpdate:
             band = fresh
         return band
 
-    def _cell(self, band: _Band, weight: float, key: tuple[int, int], *, create: bool) -> list[Any] | None:
+    @overload
+    def _cell(
+        self, band: _Band, weight: float, key: tuple[int, int], *, create: Literal[True]
+    ) -> list[tuple[float, float, float, int]]: ...
+    @overload
+    def _cell(
+        self, band: _Band, weight: float, key: tuple[int, int], *, create: bool
+    ) -> list[tuple[float, float, float, int]] | None: ...
+    def _cell(
+        self, band: _Band, weight: float, key: tuple[int, int], *, create: bool
+    ) -> list[tuple[float, float, float, int]] | None:
         bucket = band.cells.get(key)
         own = (_band_key(weight), key)
         if bucket is None:
@@ -356,7 +369,7 @@ class IndexUpdate:
     # ----------------------------------------------------------- edges
     def _edge_pos(self) -> dict[str, int]:
         ix = self.index
-        got = getattr(ix, "_edge_pos", None)
+        got = ix._edge_pos
         if got is None:
             got = {}
             for ei, e in enumerate(ix.edges):
@@ -417,15 +430,6 @@ class IndexUpdate:
     def _text_hook_remove(self, node_id: str) -> None:
         if self._text is not None:
             self._text.remove(node_id)
-
-
-def _edge_order(edge: EdgeData) -> tuple[Any, ...]:
-    return (edge.source, edge.target, edge.relation, edge.id)
-
-
-def _edges_among_sorted(index: CanvasIndex, node_ids: Sequence[str]) -> list[EdgeData]:
-    """CanvasIndex.edges_among in the order a fresh build would give (the build sorts edges)."""
-    return sorted(CanvasIndex.edges_among(index, node_ids), key=_edge_order)
 
 
 def apply_changes(

@@ -6,9 +6,9 @@ scores (BM25 + bigram share, fused with embeddings), and priority decay by age.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
 from .types import NodeData
@@ -19,12 +19,18 @@ if TYPE_CHECKING:
 _OK = 0  # selection's status code of a current node
 
 
+class NodeFactors(Protocol):
+    """Per node index a factor (a list, or the lazy _Decay)."""
+
+    def __getitem__(self, i: int, /) -> float: ...
+
+
 def hybrid_scores(
     index: CanvasIndex,
     question: str,
     term_share: dict[int, float],
     *,
-    decay: list[float] | None,
+    decay: NodeFactors | None,
     question_vector: Sequence[float] | None,
     node_vectors: dict[str, Sequence[float]] | None,
     limit: int,
@@ -34,7 +40,11 @@ def hybrid_scores(
     similarity when vectors are given, and aged like the viewport ranking."""
     ti = index.text_index
     q = query_terms(question)
-    bm25 = _bm25_bounded(ti, q) if q else {}
+    bm25: dict[str, float] = {}
+    if q:
+        if ti is None:
+            raise TypeError("hybrid_scores needs index.text_index (callers check it)")
+        bm25 = _bm25_bounded(ti, q)
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}
     for node_id, s in bm25.items():
@@ -73,7 +83,7 @@ COMMON_MIN = 500
 COMMON_FROM_NODES = 1000
 
 
-def _bm25_bounded(ti, terms: Sequence[str]) -> dict:
+def _bm25_bounded(ti: NodeTextIndex, terms: Sequence[str]) -> dict[str, float]:
     bm25 = ti.bm25
     n = len(bm25)
     if n < COMMON_FROM_NODES:
@@ -83,7 +93,7 @@ def _bm25_bounded(ti, terms: Sequence[str]) -> dict:
     present = sorted((t for t in dict.fromkeys(terms) if t in postings), key=lambda t: (len(postings[t]), t))
     rare = [t for t in present if len(postings[t]) <= cut] or present[:1]  # the rarest term always counts
     common = present[len(rare) :]
-    acc = bm25.scores(rare) if rare else {}
+    acc = cast(dict[str, float], bm25.scores(rare)) if rare else {}  # keys are node ids
     if common and acc:
         avg = bm25.total_length / n or 1.0
         k1, b, lengths = bm25.k1, bm25.b, bm25.lengths
@@ -103,7 +113,9 @@ class _Decay:
 
     __slots__ = ("_floor", "_half", "_pinned", "_ref", "_ts")
 
-    def __init__(self, ts, pinned, ref: float, half: float, floor: float) -> None:
+    def __init__(
+        self, ts: Sequence[float | None], pinned: Sequence[bool], ref: float, half: float, floor: float
+    ) -> None:
         self._ts, self._pinned, self._ref, self._half, self._floor = ts, pinned, ref, half, floor
 
     def __len__(self) -> int:
@@ -113,9 +125,10 @@ class _Decay:
         ts = self._ts[i]
         if ts is None or self._pinned[i] or ts >= self._ref:
             return 1.0
-        return max(self._floor, 0.5 ** ((self._ref - ts) / self._half))
+        factor: float = 0.5 ** ((self._ref - ts) / self._half)  # float ** float is Any in typeshed
+        return max(self._floor, factor)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[float]:
         return (self[i] for i in range(len(self._ts)))
 
 

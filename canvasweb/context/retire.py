@@ -164,7 +164,9 @@ def strip_replaced_values(sentence: str) -> str:
     return out if len(out) >= 4 else sentence
 
 
-def _retire_clauses(info: SentenceInfo, marker: str, retired_by) -> str | None:
+def _retire_clauses(
+    info: SentenceInfo, marker: str, retired_by: Callable[[SentenceInfo], tuple[bool, SentenceInfo | None]]
+) -> str | None:
     """A long sentence loses only the clauses that carry the retired value, when the rest of it
     no longer states that value on its own; None = retire the whole sentence."""
     parts = [p for p in _RETIRE_CLAUSE_RE.split(info.text) if p]

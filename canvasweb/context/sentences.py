@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .text import extract_terms, split_sentences, stem
 from .tokens import TokenCache
@@ -193,7 +194,8 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         subject, value, value_text = (
             _correction_subject(core) if "correction" in cats else (frozenset(), frozenset(), "")
         )
-        loose_shapes, loose_values = frozenset(), frozenset()
+        loose_shapes: frozenset[str] = frozenset()
+        loose_values: frozenset[str] = frozenset()
         if "correction" in cats and not (subject - _WEAK_SUBJECT):
             loose_values, loose_shapes, written = _new_values(core)
             if loose_values and not value_text:
@@ -222,7 +224,7 @@ def analyze_message(m: MessageData, *, cache: TokenCache | None = None) -> tuple
     return cache.memo(key=("sentences", m.id), source=m.content, compute=lambda: analyze_text(m.content))
 
 
-def replace_info(info: SentenceInfo, **changes) -> SentenceInfo:
+def replace_info(info: SentenceInfo, **changes: Any) -> SentenceInfo:
     from dataclasses import replace
 
     return replace(info, **changes)

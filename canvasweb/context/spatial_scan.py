@@ -14,8 +14,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable
+from typing import TypedDict
 
 from .canvas_index import _STATUS_REASON, CanvasIndex, _Band
+from .ranking import NodeFactors
 from .types import ExcludedNode
 
 
@@ -41,6 +43,20 @@ class _Exclusions:
             self.items.append(ExcludedNode(node_id=node_id, reason=reason, detail=detail))
 
 
+class _ScanArgs(TypedDict):
+    """The keyword arguments of _scan_entries that a band scan passes to every cell."""
+
+    qx: float
+    qy: float
+    radius: float
+    k: int
+    heap: list[tuple[float, int]]
+    index: CanvasIndex
+    role_level: int
+    excl: _Exclusions
+    decay: NodeFactors | None
+
+
 def _scan_entries(
     entries: list[tuple[float, float, float, int]],
     *,
@@ -52,7 +68,7 @@ def _scan_entries(
     index: CanvasIndex,
     role_level: int,
     excl: _Exclusions,
-    decay: list[float] | None = None,
+    decay: NodeFactors | None = None,
 ) -> None:
     status = index.status
     level = index.level
@@ -103,7 +119,7 @@ def _scan_band(
     role_level: int,
     excl: _Exclusions,
     stats: dict[str, int],
-    decay: list[float] | None = None,
+    decay: NodeFactors | None = None,
 ) -> None:
     cell = index.cell_size
     cells = band.cells
@@ -113,7 +129,7 @@ def _scan_band(
     walk_limit = 2 * len(cells) + 9
     visited = 0
     r = 0
-    kw = {
+    kw: _ScanArgs = {
         "qx": qx,
         "qy": qy,
         "radius": radius,
@@ -164,7 +180,7 @@ def _scan_rest(
     icy: int,
     done: int,
     raw_max: float,
-    kw: dict,
+    kw: _ScanArgs,
     stats: dict[str, int],
 ) -> None:
     """Fallback for sparse/zoomed-out queries: occupied cells sorted by distance."""

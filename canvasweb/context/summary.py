@@ -100,7 +100,7 @@ def _section(cats: frozenset[str]) -> str:
     return "Decisions"
 
 
-def _shown_text(c) -> str:
+def _shown_text(c: _Cand) -> str:
     """What the summary shows for a candidate: corrections without the values they replace."""
     return strip_replaced_values(c.info.text) if "correction" in c.cats else c.info.text
 
@@ -236,7 +236,7 @@ def build_summary(
     total_pos = max(pos, 1)
     for c in alive:
         cats = c.cats
-        base = max(_PRIORITY[k] for k in cats) + 3 * (len(cats) - 1)
+        base: float = max(_PRIORITY[k] for k in cats) + 3 * (len(cats) - 1)
         if c.role == "user":
             base += 8
         elif not c.carried:

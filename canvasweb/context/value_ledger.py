@@ -37,12 +37,16 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .capture.values import compatible
 from .ranking import parse_timestamp
 from .sentences import CORRECTION_RE
 from .types import MessageData, NodeData
 from .value_mentions import Mention, find_mentions, same_value, subject_words
+
+if TYPE_CHECKING:
+    from .tokens import TokenCache
 
 _CUE_RE = re.compile(
     r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
@@ -173,7 +177,7 @@ _NUMERIC = frozenset({"number", "count", "port", "percent"})
 
 
 def build_ledger(
-    *, messages: Sequence[MessageData], nodes: Sequence[NodeData] = (), cache=None
+    *, messages: Sequence[MessageData], nodes: Sequence[NodeData] = (), cache: TokenCache | None = None
 ) -> RetiredValues:
     """Retired value mentions of `messages` (the whole history, oldest first) given the canvas `nodes`."""
     events: list[_Event] = []
@@ -211,14 +215,14 @@ def build_ledger(
     for (pos, start), slot in owner.items():
         if pos < 0:
             continue
-        m = next(x for x in _event_mentions(events, pos) if x.start == start)
-        if not any(same_value(m, r) for r in slot.retired):
+        mention = next(x for x in _event_mentions(events, pos) if x.start == start)
+        if not any(same_value(mention, r) for r in slot.retired):
             continue
-        if slot.current is not None and same_value(m, slot.current):
+        if slot.current is not None and same_value(mention, slot.current):
             continue
-        now = slot.current.raw if slot.current is not None and not m.negated else ""
+        now = slot.current.raw if slot.current is not None and not mention.negated else ""
         marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
-        result.by_position.setdefault(pos, []).append((m, marker))
+        result.by_position.setdefault(pos, []).append((mention, marker))
         result.count += 1
     return result
 
@@ -230,7 +234,7 @@ def _event_mentions(events: Sequence[_Event], pos: int) -> tuple[Mention, ...]:
     return ()
 
 
-def _mentions(m: MessageData, cache) -> tuple[Mention, ...]:
+def _mentions(m: MessageData, cache: TokenCache | None) -> tuple[Mention, ...]:
     if cache is None:
         return find_mentions(m.content)
     return cache.memo(
@@ -238,7 +242,7 @@ def _mentions(m: MessageData, cache) -> tuple[Mention, ...]:
     )
 
 
-def _node_mentions(n: NodeData, cache) -> tuple[Mention, ...]:
+def _node_mentions(n: NodeData, cache: TokenCache | None) -> tuple[Mention, ...]:
     if cache is None:
         return find_mentions(n.content)
     return cache.memo(
@@ -248,7 +252,9 @@ def _node_mentions(n: NodeData, cache) -> tuple[Mention, ...]:
     )
 
 
-def _canvas_events(nodes: Sequence[NodeData], n_messages: int, cache=None) -> list[_Event]:
+def _canvas_events(
+    nodes: Sequence[NodeData], n_messages: int, cache: TokenCache | None = None
+) -> list[_Event]:
     by_id = {n.id: n for n in nodes}
     find = functools.partial(_node_mentions, cache=cache)
     live_values: list[Mention] = []
@@ -407,9 +413,11 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             owner[(ev.position, m.start)] = home
 
 
-def _score(m: Mention, words: frozenset[str], cands, ev: _Event, named_old: set[int], cued: bool):
+def _score(
+    m: Mention, words: frozenset[str], cands: Sequence[_Slot], ev: _Event, named_old: set[int], cued: bool
+) -> list[tuple[float, float, _Slot, bool]]:
     """(score, overlap, slot, same value?) of the subjects `m` may be about."""
-    scored = []
+    scored: list[tuple[float, float, _Slot, bool]] = []
     for s in cands:
         same = s.current is not None and same_value(m, s.current)
         if s.since == ev.order and not same:

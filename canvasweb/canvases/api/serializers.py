@@ -38,7 +38,8 @@ class EnumField(serializers.CharField):
         super().__init__(**kwargs)
 
 
-class EnumFieldExtension(OpenApiSerializerFieldExtension):
+# drf-spectacular ships py.typed but leaves OpenApiGeneratorExtension.__init_subclass__ unannotated.
+class EnumFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     # Named components keep our enums out of drf-spectacular's global enum naming, where a
     # field called e.g. `role` or `kind` elsewhere in the project would collide with ours.
     target_class = EnumField

@@ -113,12 +113,12 @@ def _conflict(
                 return m.group(0), "weekday"
     node_values = find_values(content)
     # A budget cap: an amount over it, in the same currency, about money.
-    caps = (
+    cap_candidates = (
         [_money(v) for v in node_values if v.type == "money"]
         if _CAP_RE.search(content) or "@budget" in node_terms
         else []
     )
-    caps = [c for c in caps if c]
+    caps = [c for c in cap_candidates if c]
     if caps and (terms & _MONEY_CONTEXT or shared):
         for v in values:
             money = _money(v)

@@ -53,7 +53,7 @@ from .patterns import (
     _ZH_USE_RE,
 )
 from .sensitivity import sensitivity_marked
-from .values import arabic_numerals, find_values, value_key, value_type
+from .values import TypedValue, arabic_numerals, find_values, value_key, value_type
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -263,7 +263,7 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
         got = rest_value(m.group("rest"))
         if got:
             old = m.group("old")
-            old_v = value_at(old)[0] if old and value_at(old) else old
+            old_v = old_got[0] if old and (old_got := value_at(old)) else old
             c.add(
                 kind="correction",
                 label=m.group("subj"),
@@ -532,10 +532,10 @@ def _values(c: _Collector, core: str, sentence: str, kind_override: str | None, 
 _CONJ_RE = re.compile(r"\b(?:and|but|while|whereas|so)\b|[和且而但]", re.IGNORECASE)
 
 
-def _label_around(core: str, m, value: str, *, start: int | None = None) -> str:
+def _label_around(core: str, m: re.Match[str] | TypedValue, value: str, *, start: int | None = None) -> str:
     """The words before the value in its clause ("the backoff starts at" for "200 ms")."""
-    end = m.end if isinstance(m.end, int) else m.end()
-    start = start if start is not None else (m.start if isinstance(m.start, int) else m.start())
+    end = m.end if isinstance(m, TypedValue) else m.end()
+    start = start if start is not None else (m.start if isinstance(m, TypedValue) else m.start())
     left = 0
     for c in _CLAUSE_RE.finditer(core, 0, start):
         left = c.end()
@@ -622,8 +622,8 @@ def _clause(sentence: str, start: int, end: int) -> str:
     left = 0
     for m in _CLAUSE_RE.finditer(sentence, 0, start):
         left = m.end()
-    m = _CLAUSE_RE.search(sentence, end)
-    right = m.start() if m else len(sentence)
+    after = _CLAUSE_RE.search(sentence, end)
+    right = after.start() if after else len(sentence)
     return sentence[left:right]
 
 

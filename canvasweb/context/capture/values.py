@@ -278,29 +278,39 @@ def _fmt(x: float) -> str:
     return str(int(x)) if x == int(x) else f"{x:g}"
 
 
+def _group(g: dict[str, str | None], name: str, missing: type[Exception] = TypeError) -> str:
+    """``g[name]`` narrowed to ``str``; an absent group raises ``missing``, the error the caller's
+    ``int()`` (TypeError) or ``.lower()``/``_num()`` (AttributeError) would have raised on ``None``."""
+    value = g[name]
+    if value is None:
+        raise missing(f"group {name!r} did not match")
+    return value
+
+
 def _key(kind: str, g: dict[str, str | None]) -> str:
     if kind == "date":
-        if g.get("rel"):
-            return "rel:" + " ".join(g["rel"].lower().split())
+        rel = g.get("rel")
+        if rel:
+            return "rel:" + " ".join(rel.lower().split())
         month = (
-            int(g["m"])
+            int(_group(g, "m"))
             if g.get("m")
             else _MONTHS.get(
                 (g.get("mon") or "").lower()[:4].rstrip("."), _MONTHS.get((g.get("mon") or "").lower()[:3], 0)
             )
         )
         year = f"{g['y']}-" if g.get("y") else ""
-        return f"{year}{month:02d}-{int(g['d']):02d}"
+        return f"{year}{month:02d}-{int(_group(g, 'd')):02d}"
     if kind == "time":
-        hour = int(g["h"])
+        hour = int(_group(g, "h"))
         ap = (g.get("ap") or "").lower()
         if ap in ("pm", "下午", "晚上") and hour < 12:
             hour += 12
-        minute = int(g["mi"]) if g.get("mi") else 0
+        minute = int(_group(g, "mi")) if g.get("mi") else 0
         return f"{hour:02d}:{minute:02d}"
     if kind == "money":
         mul = _MULTIPLIER.get((g.get("mul") or "").lower(), 1)
-        return f"{_CURRENCY.get((g.get('cur') or '').lower(), 'cny')}:{_fmt(_num(g['n']) * mul)}"
+        return f"{_CURRENCY.get((g.get('cur') or '').lower(), 'cny')}:{_fmt(_num(_group(g, 'n', AttributeError)) * mul)}"
     if kind == "duration":
         unit = (g.get("u") or "").lower()
         unit = (
@@ -310,12 +320,12 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
             if unit.rstrip("s") in _DURATION_SECONDS
             else unit[:3]
         )
-        return f"s:{_fmt(_num(g['n']) * _DURATION_SECONDS.get(unit, 1))}"
+        return f"s:{_fmt(_num(_group(g, 'n', AttributeError)) * _DURATION_SECONDS.get(unit, 1))}"
     if kind == "region":
-        return g["r"].lower()
+        return _group(g, "r", AttributeError).lower()
     if kind == "version":
-        return g["v"].lower().lstrip("v")
-    return _fmt(_num(g["n"]))
+        return _group(g, "v", AttributeError).lower().lstrip("v")
+    return _fmt(_num(_group(g, "n", AttributeError)))
 
 
 def find_values(text: str) -> list[TypedValue]:
