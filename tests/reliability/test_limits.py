@@ -335,7 +335,13 @@ async def test_flood_is_throttled_and_others_keep_their_latency(pg_redis_cluster
     for ws in [flooder, *others]:
         await ws.close()
     record_figures("flood", results)
-    assert results["rate_limited"] >= 0.8 * results["flood_frames"], results
+    # The bucket admits at most its burst plus its rate over the time the server spent on the flood (the
+    # sending time plus the drain); everything else must be refused. Load slows both sides, so the bound
+    # is on what was admitted, not on a share of the frames the client managed to send.
+    rate = 50  # settings.CANVASWEB["WS_OPS_PER_SECOND"] default; the cluster does not override it
+    admitted_at_most = rate + rate * (3.5 + results["flood_drained_after_s"] + 0.1)
+    assert results["flood_acked"] <= admitted_at_most, (admitted_at_most, results)
+    assert results["rate_limited"] >= results["flood_frames"] - admitted_at_most, results
     assert "resend" in results["message"] and (
         "per second" in results["message"] or "waiting" in results["message"]
     )
