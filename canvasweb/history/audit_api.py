@@ -66,10 +66,10 @@ class ChainReportSerializer(serializers.Serializer):
 
 def _query_time(request, name: str) -> datetime | None:
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return None
     try:
-        value = parse_datetime(raw)
+        value = parse_datetime(raw) if raw else None
     except ValueError:
         value = None
     if value is None:
@@ -79,7 +79,7 @@ def _query_time(request, name: str) -> datetime | None:
 
 def _query_node(request) -> str | None:
     raw = request.query_params.get("node_id")
-    if raw is None or raw == "":
+    if raw is None:
         return None
     try:
         return str(uuid.UUID(raw))

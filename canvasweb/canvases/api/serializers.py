@@ -318,7 +318,11 @@ class HistoryEntrySerializer(serializers.Serializer):
 
 
 class NodeBodySerializer(serializers.Serializer):
-    id = serializers.UUIDField(required=False, help_text="Optional client-chosen UUID.")
+    id = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="Optional client-chosen UUID (absent or null: the server picks one).",
+    )
     content = serializers.CharField(required=False, allow_blank=True, max_length=MAX_CONTENT_CHARS)
     kind = enum(NodeKind, "NodeKind", required=False)
     x = serializers.FloatField(min_value=-COORDINATE_LIMIT, max_value=COORDINATE_LIMIT)
@@ -345,7 +349,7 @@ class NodeFieldsSerializer(serializers.Serializer):
 
 
 class EdgeBodySerializer(serializers.Serializer):
-    id = serializers.UUIDField(required=False)
+    id = serializers.UUIDField(required=False, allow_null=True)
     source = serializers.UUIDField()
     target = serializers.UUIDField()
     relation = enum(Relation, "Relation", required=False, help_text="Default relates_to.")
