@@ -94,7 +94,6 @@ export const NOT_YET_TRANSLATED = new Set<string>([
   'canvas/RelationPicker.tsx', 'canvas/RemoteCursors.tsx',
   'canvas/editing/CanvasDrafts.tsx', 'canvas/editing/CardEditor.tsx', 'canvas/editing/ConflictDialog.tsx',
   'canvas/lod/lod.tsx', 'canvas/FloatingEdge.tsx',
-  'chat/SuggestionList.tsx',
   'components/Icons.tsx',
   'history/ActivityFeed.tsx',
 ]);
