@@ -95,7 +95,6 @@ export const NOT_YET_TRANSLATED = new Set<string>([
   'canvas/editing/CanvasDrafts.tsx', 'canvas/editing/CardEditor.tsx', 'canvas/editing/ConflictDialog.tsx',
   'canvas/lod/lod.tsx', 'canvas/FloatingEdge.tsx',
   'components/Icons.tsx',
-  'history/ActivityFeed.tsx',
 ]);
 
 export function findLiterals(source: string): { line: number; text: string }[] {
