@@ -1,6 +1,7 @@
 // Canvas settings for owners: the agent policy (PATCH /api/canvases/{id}/
 // {agent_policy}) and JSON Canvas export.
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
 import type { AgentMode, AgentPolicyValue, CanvasSummary } from '../api/types';
 import { Dialog } from '../components/Dialog';
@@ -11,10 +12,12 @@ import { downloadExport } from '../history/jsonCanvas';
 export const DEFAULT_POLICY: AgentPolicyValue = { mode: 'propose', scope: 'all', protect_pinned: true, allow_archive: true, external_access: true };
 
 const MODES: { id: AgentMode; label: string; hint: string }[] = [
-  { id: 'off', label: 'Off', hint: 'The agent only answers; it never changes the canvas.' },
-  { id: 'propose', label: 'Propose', hint: 'Its changes wait as proposals until an editor or owner approves them.' },
-  { id: 'auto', label: 'Auto', hint: "Its changes are applied at once (still limited by the rules below and the user's role)." },
+  { id: 'off', label: 'settings.modes.off', hint: 'settings.modes.offHint' },
+  { id: 'propose', label: 'settings.modes.propose', hint: 'settings.modes.proposeHint' },
+  { id: 'auto', label: 'settings.modes.auto', hint: 'settings.modes.autoHint' },
 ];
+
+const MODE_NAMES: Record<string, string> = { off: 'settings.modeNames.off', propose: 'settings.modeNames.propose', auto: 'settings.modeNames.auto' };
 
 interface Props {
   canvasId: string;
@@ -25,6 +28,7 @@ interface Props {
 }
 
 export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose }: Props) {
+  const { t } = useTranslation('panels');
   const initial = { ...DEFAULT_POLICY, ...(policy ?? {}) };
   const [value, setValue] = useState<AgentPolicyValue>(initial);
   const [busy, setBusy] = useState(false);
@@ -41,7 +45,8 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
       for (const k of Object.keys(value) as (keyof AgentPolicyValue)[]) if (value[k] !== initial[k]) (diff as Record<string, unknown>)[k] = value[k];
       const saved = await api.setAgentPolicy(canvasId, diff);
       onSaved(saved);
-      toast.success(`Agent mode: ${saved.agent_policy?.mode ?? value.mode}`, 'Agent policy saved');
+      const mode = String(saved.agent_policy?.mode ?? value.mode);
+      toast.success(t('settings.savedToast', { mode: MODE_NAMES[mode] ? t(MODE_NAMES[mode]) : mode }), t('settings.savedTitle'));
       onClose();
     } catch (err) {
       setError(errorMessage(err));
@@ -52,17 +57,17 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
 
   return (
     <Dialog
-      title="Canvas settings"
+      title={t('settings.title')}
       onClose={onClose}
       width={520}
       testId="settings-dialog"
       footer={
         <>
           <button className="btn" onClick={onClose}>
-            Cancel
+            {t('settings.cancel')}
           </button>
           <button className="btn btn-primary" onClick={() => void save()} disabled={busy || !changed} data-testid="policy-save">
-            {busy ? 'Saving…' : 'Save'}
+            {busy ? t('settings.saving') : t('settings.save')}
           </button>
         </>
       }
@@ -70,15 +75,14 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
       <div className="stack">
         <section className="settings-section">
           <h3 className="settings-title">
-            <BotIcon size={15} /> Agent
+            <BotIcon size={15} /> {t('settings.agent')}
           </h3>
           <p className="muted small">
-            What the assistant may write on this canvas when someone asks it to in the chat. It never deletes, never sees secret nodes, and
-            a viewer's agent can write nothing.
+            {t('settings.agentIntro')}
           </p>
           <div className="field">
-            <span>Mode</span>
-            <div className="segmented" role="radiogroup" aria-label="Agent mode">
+            <span>{t('settings.mode')}</span>
+            <div className="segmented" role="radiogroup" aria-label={t('settings.modeAria')}>
               {MODES.map((m) => (
                 <button
                   key={m.id}
@@ -89,31 +93,29 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
                   onClick={() => set('mode', m.id)}
                   data-testid={`policy-mode-${m.id}`}
                 >
-                  {m.label}
+                  {t(m.label)}
                 </button>
               ))}
             </div>
-            <div className="field-hint">{MODES.find((m) => m.id === value.mode)?.hint}</div>
+            <div className="field-hint">{t(MODES.find((m) => m.id === value.mode)?.hint ?? '')}</div>
           </div>
           <fieldset className="field radio-field" disabled={value.mode === 'off'}>
-            <span>Scope</span>
+            <span>{t('settings.scope')}</span>
             <label className="radio-row">
               <input type="radio" name="scope" checked={value.scope === 'all'} onChange={() => set('scope', 'all')} data-testid="policy-scope-all" />
-              <span>
-                All nodes the user may edit
-              </span>
+              <span>{t('settings.scopeAll')}</span>
             </label>
             <label className="radio-row">
               <input type="radio" name="scope" checked={value.scope === 'tagged'} onChange={() => set('scope', 'tagged')} data-testid="policy-scope-tagged" />
               <span>
-                Only nodes tagged <code>agent-writable</code> or written by the agent
+                <Trans t={t} i18nKey="settings.scopeTagged" components={{ code: <code /> }} />
               </span>
             </label>
           </fieldset>
           <label className="switch-row">
             <span className="switch-label">
-              <AnchorIcon size={14} /> Protect pinned anchors
-              <span className="muted small"> the agent may not change them</span>
+              <AnchorIcon size={14} /> {t('settings.protectPinned')}
+              <span className="muted small">{t('settings.protectPinnedHint')}</span>
             </span>
             <input
               type="checkbox"
@@ -126,8 +128,8 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
           </label>
           <label className="switch-row">
             <span className="switch-label">
-              <ArchiveIcon size={14} /> Allow archiving
-              <span className="muted small"> the agent may archive nodes</span>
+              <ArchiveIcon size={14} /> {t('settings.allowArchive')}
+              <span className="muted small">{t('settings.allowArchiveHint')}</span>
             </span>
             <input
               type="checkbox"
@@ -140,8 +142,8 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
           </label>
           <label className="switch-row">
             <span className="switch-label">
-              <BotIcon size={14} /> MCP and API access
-              <span className="muted small"> tools outside the page (Claude Desktop, LangChain, Dify) may use this canvas with a member&apos;s API token</span>
+              <BotIcon size={14} /> {t('settings.external')}
+              <span className="muted small">{t('settings.externalHint')}</span>
             </span>
             <input
               type="checkbox"
@@ -155,23 +157,22 @@ export function CanvasSettingsDialog({ canvasId, name, policy, onSaved, onClose 
 
         <section className="settings-section">
           <h3 className="settings-title">
-            <DownloadIcon size={15} /> Export
+            <DownloadIcon size={15} /> {t('settings.export')}
           </h3>
           <p className="muted small">
-            A JSON Canvas 1.0 file (opens in Obsidian). A downloaded file is no longer protected by the canvas's roles, so secret notes are left
-            out unless you include them.
+            {t('settings.exportIntro')}
           </p>
           <label className="check-row small">
             <input type="checkbox" checked={exportSecret} onChange={(e) => setExportSecret(e.target.checked)} data-testid="settings-export-secret" />{' '}
-            Include secret notes
+            {t('settings.includeSecret')}
           </label>
           <div>
             <button
               className="btn btn-small"
-              onClick={() => downloadExport(canvasId, name, exportSecret).catch((err) => toast.error(errorMessage(err), 'Export failed'))}
+              onClick={() => downloadExport(canvasId, name, exportSecret).catch((err) => toast.error(errorMessage(err), t('settings.exportFailed')))}
               data-testid="settings-export"
             >
-              <DownloadIcon size={13} /> Download .canvas
+              <DownloadIcon size={13} /> {t('settings.download')}
             </button>
           </div>
         </section>

@@ -1,4 +1,5 @@
 import { memo, type CSSProperties } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { BotIcon } from '../components/Icons';
 import { kindMeta, weightStyle } from '../canvas/kinds';
@@ -6,9 +7,10 @@ import type { GhostNodeData } from './proposals';
 
 export type GhostFlowNode = Node<GhostNodeData, 'ghost'>;
 
-const MODE_LABEL = { add: 'Proposed', supersede: 'Proposed replacement', move: 'Proposed position' } as const;
+const MODE_KEY = { add: 'ghost.modeAdd', supersede: 'ghost.modeSupersede', move: 'ghost.modeMove' } as const;
 
 function GhostCardImpl({ data }: NodeProps<GhostFlowNode>) {
+  const { t } = useTranslation('panels');
   const { node, proposal, mode } = data;
   const meta = kindMeta(node.kind);
   const style = { width: weightStyle(node.weight).width, '--kind': meta.color, '--kind-bg': meta.bg } as CSSProperties;
@@ -17,7 +19,7 @@ function GhostCardImpl({ data }: NodeProps<GhostFlowNode>) {
       className={`ghost-card ghost-${mode}`}
       style={style}
       data-testid={`ghost-node-${proposal.id}`}
-      title="Proposed by the agent — click to review"
+      title={t('ghost.title')}
       role="button"
     >
       {/* invisible anchors so ghost edges can attach */}
@@ -25,12 +27,12 @@ function GhostCardImpl({ data }: NodeProps<GhostFlowNode>) {
       <div className="node-head">
         <span className="kind-pill">{meta.label}</span>
         <span className="ghost-label">
-          <BotIcon size={11} /> {MODE_LABEL[mode]}
+          <BotIcon size={11} /> {t(MODE_KEY[mode])}
         </span>
       </div>
-      <div className="node-content">{node.content || <span className="muted">(empty)</span>}</div>
+      <div className="node-content">{node.content || <span className="muted">{t('ghost.empty')}</span>}</div>
       <div className="ghost-foot">
-        for {proposal.requested_by?.username ?? 'someone'} · waiting for approval
+        {t('ghost.foot', { name: proposal.requested_by?.username ?? t('ghost.someone') })}
       </div>
     </div>
   );

@@ -1,4 +1,6 @@
+import i18n from 'i18next';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { AgentPolicyValue, Proposal } from '../api/types';
 import { relationLabel } from '../api/types';
 import { DiffRows, type DiffRow } from '../components/DiffRows';
@@ -13,10 +15,12 @@ import { decidedProposals, staleReason, TOOL_LABELS } from './proposals';
 import type { ProposalsController } from './useProposals';
 
 const MODE_TEXT: Record<string, string> = {
-  off: 'The agent is off on this canvas.',
-  propose: 'The agent proposes; editors and owners approve.',
-  auto: 'The agent writes directly (auto mode).',
+  off: 'proposals.modeText.off',
+  propose: 'proposals.modeText.propose',
+  auto: 'proposals.modeText.auto',
 };
+
+const MODE_NAMES: Record<string, string> = { off: 'settings.modeNames.off', propose: 'settings.modeNames.propose', auto: 'settings.modeNames.auto' };
 
 function createdRows(p: Proposal): DiffRow[] {
   const n = p.diff?.node;
@@ -32,8 +36,8 @@ function ProposalDiff({ p, doc }: { p: Proposal; doc: Doc }) {
   const d = p.diff ?? { fields: [] };
   if (p.tool === 'add_node') return <DiffRows rows={createdRows(p)} mode="created" testId={`proposal-diff-${p.id}`} />;
   if (p.tool === 'link_nodes' && d.edge) {
-    const src = doc.nodes.get(d.edge.source)?.content ?? d.source?.content ?? 'a node';
-    const tgt = doc.nodes.get(d.edge.target)?.content ?? (d.target as { content?: string } | undefined)?.content ?? 'a node';
+    const src = doc.nodes.get(d.edge.source)?.content ?? d.source?.content ?? i18n.t('panels:proposals.aNode');
+    const tgt = doc.nodes.get(d.edge.target)?.content ?? (d.target as { content?: string } | undefined)?.content ?? i18n.t('panels:proposals.aNode');
     return (
       <div className="proposal-link" data-testid={`proposal-diff-${p.id}`}>
         <span className="proposal-link-end">{snippet(src, 40)}</span>
@@ -59,6 +63,7 @@ interface Props {
 }
 
 export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSettings }: Props) {
+  const { t } = useTranslation('panels');
   const actions = useCanvasActions();
   const overlay = useOverlay(actions.overlay);
   const { state, pending } = controller;
@@ -76,8 +81,8 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
     setFlash(req.id);
     const el = listRef.current?.querySelector(`[data-proposal-id="${req.id}"]`);
     el?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
-    const t = setTimeout(() => setFlash(null), 1600);
-    return () => clearTimeout(t);
+    const timer = setTimeout(() => setFlash(null), 1600);
+    return () => clearTimeout(timer);
   }, [overlay.focusedProposal]);
 
   const focus = (p: Proposal) => {
@@ -93,22 +98,22 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
     setBusy(null);
     if (!err) {
       setConfirmStale(null);
-      toast.success(snippet(p.summary, 80), 'Approved');
+      toast.success(snippet(p.summary, 80), t('proposals.approved'));
       return;
     }
     if (err.status === 409 && err.field === 'force') {
       setConfirmStale({ id: p.id, reason: err.message });
       return;
     }
-    toast.error(err.message, 'Could not approve');
+    toast.error(err.message, t('proposals.approveFailed'));
   };
 
   const reject = async (p: Proposal) => {
     setBusy(p.id);
     const err = await controller.reject(p.id);
     setBusy(null);
-    if (err) toast.error(err.message, 'Could not reject');
-    else toast.info(snippet(p.summary, 80), 'Rejected');
+    if (err) toast.error(err.message, t('proposals.rejectFailed'));
+    else toast.info(snippet(p.summary, 80), t('proposals.rejected'));
   };
 
   const decided = decidedProposals(state, 15);
@@ -117,27 +122,27 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
     <div className="panel proposals-panel" data-testid="proposals-panel" ref={listRef}>
       <div className="panel-head">
         <h2 className="inspector-title">
-          <BotIcon size={15} /> Agent proposals
+          <BotIcon size={15} /> {t('proposals.title')}
         </h2>
         <span className="count-pill" data-testid="proposals-count">
           {pending.length}
         </span>
       </div>
       <div className="policy-line" data-testid="agent-mode">
-        <span className={`mode-chip mode-${policy?.mode ?? 'unknown'}`}>{policy ? policy.mode : '…'}</span>
-        <span className="muted small">{policy ? MODE_TEXT[policy.mode] ?? '' : 'Loading policy…'}</span>
+        <span className={`mode-chip mode-${policy?.mode ?? 'unknown'}`}>{policy ? (MODE_NAMES[policy.mode] ? t(MODE_NAMES[policy.mode]) : policy.mode) : '…'}</span>
+        <span className="muted small">{policy ? (MODE_TEXT[policy.mode] ? t(MODE_TEXT[policy.mode]) : '') : t('proposals.loadingPolicy')}</span>
         {isOwner && (
           <button className="link-btn" onClick={onOpenSettings} data-testid="open-agent-settings">
-            Change
+            {t('proposals.change')}
           </button>
         )}
       </div>
 
-      {!state.loaded && <div className="muted small">Loading proposals…</div>}
+      {!state.loaded && <div className="muted small">{t('proposals.loading')}</div>}
       {state.error && <div className="field-hint error">{state.error}</div>}
       {state.loaded && pending.length === 0 && (
         <div className="panel-empty" data-testid="proposals-empty">
-          No pending proposals. When you ask the agent in the chat to change the canvas, its changes wait here for approval.
+          {t('proposals.empty')}
         </div>
       )}
 
@@ -163,14 +168,14 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
                   </span>
                 )}
                 <span className="muted small proposal-meta" title={p.created_at}>
-                  for {p.requested_by?.username ?? 'someone'} · {timeAgo(p.created_at)}
+                  {t('proposals.forWhom', { name: p.requested_by?.username ?? t('proposals.someone'), when: timeAgo(p.created_at) })}
                 </span>
               </div>
               <div className="proposal-summary">{p.summary}</div>
               <ProposalDiff p={p} doc={doc} />
               {stale && (
                 <div className="stale-flag" data-testid={`proposal-stale-${p.id}`}>
-                  <AlertIcon size={13} /> Stale: {stale}
+                  <AlertIcon size={13} /> {t('proposals.stale', { reason: stale })}
                 </div>
               )}
               {confirming && (
@@ -178,35 +183,35 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
                   <div>{confirmStale!.reason}</div>
                   <div className="row gap">
                     <button className="btn btn-small btn-primary" disabled={busy === p.id} onClick={() => void approve(p, true)} data-testid={`proposal-force-${p.id}`}>
-                      Approve anyway
+                      {t('proposals.approveAnyway')}
                     </button>
                     <button className="btn btn-small" onClick={() => setConfirmStale(null)}>
-                      Cancel
+                      {t('proposals.cancel')}
                     </button>
                   </div>
                 </div>
               )}
               <div className="proposal-actions">
-                <button className="btn btn-small" onClick={() => focus(p)} title="Show on the canvas" data-testid={`proposal-focus-${p.id}`}>
-                  <CrosshairIcon size={13} /> Show
+                <button className="btn btn-small" onClick={() => focus(p)} title={t('proposals.showTitle')} data-testid={`proposal-focus-${p.id}`}>
+                  <CrosshairIcon size={13} /> {t('proposals.show')}
                 </button>
                 {canDecide && !confirming && (
                   <>
                     <button className="btn btn-small btn-danger-ghost" disabled={busy === p.id} onClick={() => void reject(p)} data-testid={`proposal-reject-${p.id}`}>
-                      <XIcon size={13} /> Reject
+                      <XIcon size={13} /> {t('proposals.reject')}
                     </button>
                     <button
                       className="btn btn-small btn-primary"
                       disabled={busy === p.id}
-                      onClick={() => (stale ? setConfirmStale({ id: p.id, reason: `This proposal is stale (${stale}). Look at the node again before approving.` }) : void approve(p))}
+                      onClick={() => (stale ? setConfirmStale({ id: p.id, reason: t('proposals.staleConfirm', { reason: stale }) }) : void approve(p))}
                       data-testid={`proposal-approve-${p.id}`}
                     >
-                      <CheckIcon size={13} /> Approve
+                      <CheckIcon size={13} /> {t('proposals.approve')}
                     </button>
                   </>
                 )}
               </div>
-              {!canDecide && <div className="muted small">Only editors and owners can approve.</div>}
+              {!canDecide && <div className="muted small">{t('proposals.onlyEditors')}</div>}
             </li>
           );
         })}
@@ -215,7 +220,7 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
       {decided.length > 0 && (
         <div className="decided">
           <button className="link-btn" onClick={() => setShowDecided((v) => !v)} data-testid="proposals-decided-toggle">
-            {showDecided ? 'Hide' : 'Show'} recent decisions ({decided.length})
+            {showDecided ? t('proposals.hideDecided', { count: decided.length }) : t('proposals.showDecided', { count: decided.length })}
           </button>
           {showDecided && (
             <ul className="decided-list">
@@ -226,7 +231,7 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
                     {snippet(p.summary, 60)}
                   </span>
                   <span className="muted small">
-                    {p.decided_by ? `by ${p.decided_by.username}` : ''} {p.forced ? '(forced)' : ''} {timeAgo(p.decided_at)}
+                    {p.decided_by ? t('proposals.by', { name: p.decided_by.username }) : ''} {p.forced ? t('proposals.forced') : ''} {timeAgo(p.decided_at)}
                   </span>
                   {p.error && <span className="field-hint error">{p.error.message}</span>}
                 </li>
@@ -235,7 +240,7 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
           )}
         </div>
       )}
-      <p className="muted small panel-foot">Ghost cards on the canvas show what each pending proposal would add.</p>
+      <p className="muted small panel-foot">{t('proposals.foot')}</p>
     </div>
   );
 }

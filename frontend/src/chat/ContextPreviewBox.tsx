@@ -1,5 +1,6 @@
 // The live context preview under the chat: the token bar and what would be sent / left out.
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { ContextReport } from '../api/types';
 import type { Doc } from '../sync/apply';
 import { ExcludedList, IncludedList } from './ContextLists';
@@ -12,11 +13,12 @@ export function ContextPreviewBox({ preview, error: previewError, online, doc, o
   doc: Doc;
   onFocus(id: string): void;
 }) {
+  const { t } = useTranslation('panels');
   const [previewTab, setPreviewTab] = useState<'included' | 'excluded'>('included');
   return (
     <div className="context-preview" data-testid="context-preview">
       {previewError && <div className="field-hint error">{previewError}</div>}
-      {!preview && !previewError && <div className="muted small">{online ? 'Computing what would be sent…' : 'Waiting for the connection…'}</div>}
+      {!preview && !previewError && <div className="muted small">{online ? t('contextPreview.computing') : t('contextPreview.waiting')}</div>}
       {preview && (
         <>
           <TokenBar layerTokens={preview.layer_tokens} budget={preview.budget} total={preview.total_tokens} testId="preview-token-bar" />
@@ -28,7 +30,7 @@ export function ContextPreviewBox({ preview, error: previewError, online, doc, o
               onClick={() => setPreviewTab('included')}
               data-testid="preview-tab-included"
             >
-              Sent <span className="count-pill" data-testid="preview-included-count">{preview.included.length}</span>
+              {t('contextPreview.sent')} <span className="count-pill" data-testid="preview-included-count">{preview.included.length}</span>
             </button>
             <button
               role="tab"
@@ -37,7 +39,7 @@ export function ContextPreviewBox({ preview, error: previewError, online, doc, o
               onClick={() => setPreviewTab('excluded')}
               data-testid="preview-tab-excluded"
             >
-              Left out{' '}
+              {t('contextPreview.leftOut')}{' '}
               <span className="count-pill" data-testid="preview-excluded-count">
                 {Object.values(preview.excluded_counts ?? {}).reduce((a, b) => a + b, 0)}
               </span>

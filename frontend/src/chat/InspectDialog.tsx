@@ -1,6 +1,7 @@
 // "Inspect" for an assistant message: exactly what the model was sent and
 // what came back (GET /api/model-requests/{id}/).
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
 import type { ModelRequestRecord } from '../api/types';
 import { Dialog } from '../components/Dialog';
@@ -20,6 +21,7 @@ function contentText(content: unknown): string {
 }
 
 function SentMessage({ index, m }: { index: number; m: ModelRequestRecord['messages'][number] }) {
+  const { t } = useTranslation('panels');
   const [open, setOpen] = useState(false);
   const text = contentText(m.content);
   const extra = m.tool_calls ? `\n\ntool_calls: ${JSON.stringify(m.tool_calls, null, 2)}` : '';
@@ -30,8 +32,8 @@ function SentMessage({ index, m }: { index: number; m: ModelRequestRecord['messa
         <span className="excluded-caret">{open ? '▾' : '▸'}</span>
         <span className={`role-tag role-tag-${m.role}`}>{m.role}</span>
         {m.tool_call_id && <span className="muted small">{m.tool_call_id}</span>}
-        <span className="sent-preview">{preview || (extra ? 'tool calls' : '(empty)')}</span>
-        <span className="muted small">{[...text].length.toLocaleString()} chars</span>
+        <span className="sent-preview">{preview || (extra ? t('inspect.toolCalls') : t('inspect.empty'))}</span>
+        <span className="muted small">{t('inspect.chars', { count: [...text].length, formattedCount: [...text].length.toLocaleString() })}</span>
       </button>
       {open && <pre className="mono-block">{text + extra}</pre>}
     </li>
@@ -46,6 +48,7 @@ interface Props {
 }
 
 export function InspectDialog({ requestId, doc, onFocusNode, onClose }: Props) {
+  const { t } = useTranslation('panels');
   const [rec, setRec] = useState<ModelRequestRecord | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [allOpen, setAllOpen] = useState(false);
@@ -65,50 +68,50 @@ export function InspectDialog({ requestId, doc, onFocusNode, onClose }: Props) {
   const included = report?.included_nodes ?? [];
   const excluded = report?.excluded_nodes ?? [];
   const usage = rec?.usage ?? null;
-  const tools = (rec?.tools ?? []).map((t) => t?.function?.name).filter(Boolean) as string[];
+  const tools = (rec?.tools ?? []).map((tool) => tool?.function?.name).filter(Boolean) as string[];
   const focus = (id: string) => {
     onClose();
     onFocusNode(id);
   };
 
   return (
-    <Dialog title="What the model saw" onClose={onClose} width={780} testId="inspect-dialog">
+    <Dialog title={t('inspect.title')} onClose={onClose} width={780} testId="inspect-dialog">
       {error && <div className="form-error">{error}</div>}
-      {!rec && !error && <div className="muted">Loading…</div>}
+      {!rec && !error && <div className="muted">{t('inspect.loading')}</div>}
       {rec && (
         <div className="inspect">
           <dl className="inspect-grid">
             <div>
-              <dt>Model</dt>
+              <dt>{t('inspect.model')}</dt>
               <dd data-testid="inspect-model">{rec.model || '—'}</dd>
             </div>
             <div>
-              <dt>Strategy</dt>
+              <dt>{t('inspect.strategy')}</dt>
               <dd>{rec.strategy}</dd>
             </div>
             <div>
-              <dt>Latency</dt>
-              <dd data-testid="inspect-latency">{rec.latency_ms != null ? `${(rec.latency_ms / 1000).toFixed(2)} s` : '—'}</dd>
+              <dt>{t('inspect.latency')}</dt>
+              <dd data-testid="inspect-latency">{rec.latency_ms != null ? t('inspect.seconds', { s: (rec.latency_ms / 1000).toFixed(2) }) : '—'}</dd>
             </div>
             <div>
-              <dt>Usage</dt>
+              <dt>{t('inspect.usage')}</dt>
               <dd data-testid="inspect-usage">
                 {usage ? (
                   <>
-                    {usage.prompt_tokens ?? '—'} in · {usage.completion_tokens ?? '—'} out
-                    {usage.total_tokens != null && <span className="muted"> · {usage.total_tokens} total</span>}
+                    {t('inspect.usageInOut', { prompt: usage.prompt_tokens ?? '—', completion: usage.completion_tokens ?? '—' })}
+                    {usage.total_tokens != null && <span className="muted">{t('inspect.usageTotal', { total: usage.total_tokens })}</span>}
                   </>
                 ) : (
-                  <span className="muted">not reported</span>
+                  <span className="muted">{t('inspect.notReported')}</span>
                 )}
               </dd>
             </div>
             <div>
-              <dt>Purpose</dt>
+              <dt>{t('inspect.purpose')}</dt>
               <dd>{rec.purpose}</dd>
             </div>
             <div>
-              <dt>Sent</dt>
+              <dt>{t('inspect.sent')}</dt>
               <dd>{formatDateTime(rec.created_at)}</dd>
             </div>
           </dl>
@@ -120,34 +123,34 @@ export function InspectDialog({ requestId, doc, onFocusNode, onClose }: Props) {
           )}
 
           <section>
-            <h3 className="section-title">Tokens per layer</h3>
+            <h3 className="section-title">{t('inspect.tokensPerLayer')}</h3>
             <TokenBar layerTokens={rec.layer_tokens ?? {}} budget={report?.budget ?? rec.budget} total={report?.total_tokens} testId="inspect-token-bar" />
           </section>
 
           <section>
             <h3 className="section-title">
-              Canvas nodes sent <span className="count-pill">{included.length}</span>
+              {t('inspect.nodesSent')} <span className="count-pill">{included.length}</span>
             </h3>
             <div className="ctx-list-head">
               <span>#</span>
-              <span>id</span>
-              <span>node</span>
-              <span>why</span>
-              <span>tokens</span>
+              <span>{t('inspect.colId')}</span>
+              <span>{t('inspect.colNode')}</span>
+              <span>{t('inspect.colWhy')}</span>
+              <span>{t('inspect.colTokens')}</span>
             </div>
             <IncludedList items={included} doc={doc} onFocus={focus} testPrefix="inspect" />
           </section>
 
           {report?.excluded_counts && Object.keys(report.excluded_counts).length > 0 && (
             <section>
-              <h3 className="section-title">Left out</h3>
+              <h3 className="section-title">{t('inspect.leftOut')}</h3>
               <ExcludedList items={excluded} counts={report.excluded_counts} doc={doc} onFocus={focus} testPrefix="inspect" />
             </section>
           )}
 
           {(report?.notes?.length ?? 0) > 0 && (
             <section>
-              <h3 className="section-title">Notes</h3>
+              <h3 className="section-title">{t('inspect.notes')}</h3>
               <ul className="notes">
                 {report!.notes!.map((n, i) => (
                   <li key={i}>{n}</li>
@@ -159,10 +162,10 @@ export function InspectDialog({ requestId, doc, onFocusNode, onClose }: Props) {
           <section>
             <div className="section-row">
               <h3 className="section-title">
-                Messages sent <span className="count-pill">{rec.messages.length}</span>
+                {t('inspect.messagesSent')} <span className="count-pill">{rec.messages.length}</span>
               </h3>
               <button className="link-btn" onClick={() => setAllOpen((v) => !v)} data-testid="inspect-expand-all">
-                {allOpen ? 'Collapse all' : 'Expand all'}
+                {allOpen ? t('inspect.collapseAll') : t('inspect.expandAll')}
               </button>
             </div>
             <ol className="sent-list" key={allOpen ? 'open' : 'closed'}>
@@ -181,14 +184,14 @@ export function InspectDialog({ requestId, doc, onFocusNode, onClose }: Props) {
             </ol>
             {tools.length > 0 && (
               <p className="muted small">
-                Tools offered: <span className="mono-inline">{tools.join(', ')}</span>
+                {t('inspect.toolsOffered')} <span className="mono-inline">{tools.join(', ')}</span>
               </p>
             )}
           </section>
 
           {(!!rec.response_text || !!rec.tool_calls) && (
             <section>
-              <h3 className="section-title">What came back</h3>
+              <h3 className="section-title">{t('inspect.cameBack')}</h3>
               {rec.response_text && <pre className="mono-block">{rec.response_text}</pre>}
               {!!rec.tool_calls && <pre className="mono-block">{JSON.stringify(rec.tool_calls, null, 2)}</pre>}
             </section>

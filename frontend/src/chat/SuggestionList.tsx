@@ -1,6 +1,7 @@
 // Facts captured from the user's messages, offered as one-click canvas changes: a new node,
 // a supersede of the node it corrects (old → new), or a fact linked to the constraint it breaks.
 import { useState, type Dispatch } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
 import { SENSITIVITIES, type Sensitivity, type Suggestion } from '../api/types';
 import { useCanvasActions } from '../canvas/context';
@@ -30,12 +31,13 @@ export function retireWarnings(s: Suggestion, node: { pinned?: boolean; sensitiv
   return [...out];
 }
 
-const WARNING_TEXT: Record<string, string> = {
-  pinned: 'The node it retires is pinned (always in the model’s context).',
-  more_sensitive: 'The node it retires is more restricted than this fact will be.',
+const WARNING_KEY: Record<string, string> = {
+  pinned: 'suggestions.warnings.pinned',
+  more_sensitive: 'suggestions.warnings.moreSensitive',
 };
 
 export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion; busy: boolean; onAccept(choice: AcceptChoice): void; onDismiss(): void }) {
+  const { t } = useTranslation('panels');
   const { engine, readOnly, role } = useCanvasActions();
   const [supersede, setSupersede] = useState(true);
   const suggested: Sensitivity = s.sensitivity ?? 'public';
@@ -57,7 +59,7 @@ export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion
         <span className="suggestion-content" dir="auto" data-testid={`suggestion-content-${s.id}`}>
           {s.content}
         </span>
-        <button className="icon-btn" title="Dismiss" aria-label="Dismiss suggestion" disabled={busy} onClick={onDismiss} data-testid={`suggestion-dismiss-${s.id}`}>
+        <button className="icon-btn" title={t('suggestions.dismiss')} aria-label={t('suggestions.dismissAria')} disabled={busy} onClick={onDismiss} data-testid={`suggestion-dismiss-${s.id}`}>
           <XIcon size={13} />
         </button>
       </div>
@@ -69,10 +71,10 @@ export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion
       )}
       {s.supersede_node_id && (
         <div className={`supersede-note${supersede ? '' : ' off'}`} data-testid={`suggestion-supersede-${s.id}`}>
-          {supersede ? 'Retires' : 'Will not retire'}{' '}
-          <span className="supersede-old" dir="auto">“{oldText ? snippet(oldText, 70) : 'a node you cannot see'}”</span>
+          {supersede ? t('suggestions.retires') : t('suggestions.willNotRetire')}{' '}
+          <span className="supersede-old" dir="auto">“{oldText ? snippet(oldText, 70) : t('suggestions.hiddenNode')}”</span>
           <label className="supersede-toggle">
-            <input type="checkbox" checked={!supersede} onChange={(e) => setSupersede(!e.target.checked)} data-testid={`suggestion-no-supersede-${s.id}`} /> add without superseding
+            <input type="checkbox" checked={!supersede} onChange={(e) => setSupersede(!e.target.checked)} data-testid={`suggestion-no-supersede-${s.id}`} /> {t('suggestions.addWithout')}
           </label>
         </div>
       )}
@@ -81,11 +83,11 @@ export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion
           <AlertIcon size={12} />
           <div>
             {warnings.map((w) => (
-              <div key={w}>{WARNING_TEXT[w] ?? w}</div>
+              <div key={w}>{WARNING_KEY[w] ? t(WARNING_KEY[w]) : w}</div>
             ))}
             {!readOnly && (
               <label className="supersede-toggle">
-                <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} data-testid={`suggestion-confirm-${s.id}`} /> yes, retire it
+                <input type="checkbox" checked={confirmed} onChange={(e) => setConfirmed(e.target.checked)} data-testid={`suggestion-confirm-${s.id}`} /> {t('suggestions.confirmRetire')}
               </label>
             )}
           </div>
@@ -94,18 +96,18 @@ export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion
       {s.note && (
         <div className="suggestion-conflict" dir="auto" data-testid={`suggestion-conflict-${s.id}`}>
           <AlertIcon size={12} /> {s.note}
-          {s.action === 'conflicts_with' && <span className="muted"> · accepting links it as “conflicts with”</span>}
+          {s.action === 'conflicts_with' && <span className="muted">{t('suggestions.linksConflict')}</span>}
         </div>
       )}
       {!readOnly && (
         <div className="suggestion-actions">
           <label className={`suggestion-sensitivity sens-${sensitivity}`} title={SENSITIVITY_META[sensitivity].hint}>
-            <span className="sr-only">Sensitivity</span>
+            <span className="sr-only">{t('suggestions.sensitivity')}</span>
             <select value={sensitivity} disabled={busy} onChange={(e) => setSensitivity(e.target.value as Sensitivity)} data-testid={`suggestion-sensitivity-${s.id}`}>
               {choices.map((c) => (
                 <option key={c} value={c}>
                   {SENSITIVITY_META[c].label}
-                  {c === suggested && suggested !== 'public' ? ' (as you said)' : ''}
+                  {c === suggested && suggested !== 'public' ? t('suggestions.asYouSaid') : ''}
                 </option>
               ))}
             </select>
@@ -116,7 +118,7 @@ export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion
             onClick={() => onAccept({ supersede: willSupersede, sensitivity, confirm: needsConfirm && confirmed })}
             data-testid={`suggestion-accept-${s.id}`}
           >
-            <PlusIcon size={13} /> {willSupersede ? 'Add & supersede' : s.action === 'conflicts_with' ? 'Add & link conflict' : 'Add to canvas'}
+            <PlusIcon size={13} /> {willSupersede ? t('suggestions.addSupersede') : s.action === 'conflicts_with' ? t('suggestions.addConflict') : t('suggestions.addToCanvas')}
           </button>
         </div>
       )}
@@ -125,6 +127,7 @@ export function SuggestionChip({ s, busy, onAccept, onDismiss }: { s: Suggestion
 }
 
 export function SuggestionList({ suggestions, dispatch }: { suggestions: Suggestion[]; dispatch: Dispatch<ChatAction> }) {
+  const { t } = useTranslation('panels');
   const actions = useCanvasActions();
   const { engine, overlay: overlayStore, selectOnly, readOnly } = actions;
   const [busyId, setBusyId] = useState<number | null>(null);
@@ -138,7 +141,7 @@ export function SuggestionList({ suggestions, dispatch }: { suggestions: Suggest
     try {
       const res = await api.acceptSuggestion(s.id, spot.x, spot.y, choice.supersede, choice.sensitivity, choice.confirm);
       dispatch({ type: 'suggestionUpdated', suggestion: res.suggestion });
-      toast.success(snippet(s.content, 80), choice.supersede ? 'Added and superseded the old node' : 'Added to the canvas');
+      toast.success(snippet(s.content, 80), choice.supersede ? t('suggestions.addedSuperseded') : t('suggestions.added'));
       const newId = res.suggestion.created_node_id;
       if (newId) {
         // Select it once the change arrives over the socket.
@@ -155,7 +158,7 @@ export function SuggestionList({ suggestions, dispatch }: { suggestions: Suggest
         }
       }
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not add the suggestion');
+      toast.error(errorMessage(err), t('suggestions.addFailed'));
     } finally {
       setBusyId(null);
     }
@@ -167,7 +170,7 @@ export function SuggestionList({ suggestions, dispatch }: { suggestions: Suggest
       const res = await api.dismissSuggestion(s.id);
       dispatch({ type: 'suggestionUpdated', suggestion: res.suggestion });
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not dismiss');
+      toast.error(errorMessage(err), t('suggestions.dismissFailed'));
     } finally {
       setBusyId(null);
     }
@@ -176,14 +179,14 @@ export function SuggestionList({ suggestions, dispatch }: { suggestions: Suggest
   return (
     <div className="suggestions" data-testid="suggestions">
       <div className="suggestions-title">
-        <SparklesIcon size={12} /> Captured from your messages
+        <SparklesIcon size={12} /> {t('suggestions.captured')}
       </div>
       <ul>
         {suggestions.map((s) => (
           <SuggestionChip key={s.id} s={s} busy={busyId === s.id} onAccept={(choice) => void accept(s, choice)} onDismiss={() => void dismiss(s)} />
         ))}
       </ul>
-      {readOnly && <div className="muted small">Viewers cannot add to the canvas.</div>}
+      {readOnly && <div className="muted small">{t('suggestions.viewers')}</div>}
     </div>
   );
 }

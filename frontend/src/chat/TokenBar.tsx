@@ -1,11 +1,20 @@
+import i18n from 'i18next';
+import { useTranslation } from 'react-i18next';
 import { LAYERS } from '../api/types';
 
+// Labels are getters so they follow the active language.
+const layer = (color: string, label: string, hint: string) => ({
+  color,
+  get label() { return i18n.t(label); },
+  get hint() { return i18n.t(hint); },
+});
+
 export const LAYER_META: Record<string, { label: string; color: string; hint: string }> = {
-  system: { label: 'System', color: '#64748b', hint: 'Rules for the model (never trimmed)' },
-  canvas: { label: 'Canvas', color: '#4f46e5', hint: 'Nodes near the viewport, anchors, links, matches' },
-  summary: { label: 'Summary', color: '#0891b2', hint: 'Rolling summary of older turns' },
-  recent: { label: 'Recent', color: '#059669', hint: 'Recent messages, verbatim' },
-  question: { label: 'Question', color: '#d97706', hint: 'Your question (always last)' },
+  system: layer('#64748b', 'panels:tokenBar.layers.system', 'panels:tokenBar.layers.systemHint'),
+  canvas: layer('#4f46e5', 'panels:tokenBar.layers.canvas', 'panels:tokenBar.layers.canvasHint'),
+  summary: layer('#0891b2', 'panels:tokenBar.layers.summary', 'panels:tokenBar.layers.summaryHint'),
+  recent: layer('#059669', 'panels:tokenBar.layers.recent', 'panels:tokenBar.layers.recentHint'),
+  question: layer('#d97706', 'panels:tokenBar.layers.question', 'panels:tokenBar.layers.questionHint'),
 };
 
 const fmt = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString() : '—');
@@ -24,6 +33,7 @@ export function TokenBar({
   compact?: boolean;
   testId?: string;
 }) {
+  const { t } = useTranslation('panels');
   const perLayer = typeof budget === 'object' && budget ? budget : {};
   const totalBudget = typeof budget === 'number' ? budget : perLayer.total ?? 0;
   const used = total ?? LAYERS.reduce((s, l) => s + (layerTokens[l] ?? 0), 0);
@@ -33,13 +43,14 @@ export function TokenBar({
     <div className={`token-bar${compact ? ' compact' : ''}`} data-testid={testId}>
       <div className="token-bar-head">
         <span>
-          <strong data-testid={`${testId}-used`}>{fmt(used)}</strong> tokens
+          <strong data-testid={`${testId}-used`}>{fmt(used)}</strong> {t('tokenBar.tokens')}
         </span>
         <span className="muted">
-          of {fmt(totalBudget)} budget{pct !== null ? ` · ${pct}%` : ''}
+          {t('tokenBar.ofBudget', { budget: fmt(totalBudget) })}
+          {pct !== null ? t('tokenBar.pct', { pct }) : ''}
         </span>
       </div>
-      <div className="token-track" role="img" aria-label={`${used} of ${totalBudget} tokens used`}>
+      <div className="token-track" role="img" aria-label={t('tokenBar.aria', { used, budget: totalBudget })}>
         {LAYERS.map((l) => {
           const v = layerTokens[l] ?? 0;
           if (v <= 0) return null;
@@ -48,7 +59,7 @@ export function TokenBar({
               key={l}
               className="token-seg"
               style={{ width: `${(v / scale) * 100}%`, background: LAYER_META[l].color }}
-              title={`${LAYER_META[l].label}: ${fmt(v)} tokens${perLayer[l] ? ` (budget ${fmt(perLayer[l])})` : ''}`}
+              title={`${t('tokenBar.segTitle', { label: LAYER_META[l].label, n: fmt(v) })}${perLayer[l] ? t('tokenBar.segBudget', { budget: fmt(perLayer[l]) }) : ''}`}
               data-testid={`token-layer-${l}`}
             />
           );

@@ -1,24 +1,26 @@
 // Field-by-field "before → after" rows, shared by proposals and history.
+import i18n from 'i18next';
 
+// Catalogue keys (panels:fields.*); looked up on each call so labels follow the active language.
 const FIELD_LABELS: Record<string, string> = {
-  content: 'Content',
-  kind: 'Kind',
-  x: 'x',
-  y: 'y',
-  weight: 'Weight',
-  tags: 'Tags',
-  pinned: 'Pinned',
-  sensitivity: 'Sensitivity',
-  archived: 'Archived',
-  superseded_by: 'Superseded by',
-  source: 'From',
-  target: 'To',
-  relation: 'Relation',
-  label: 'Label',
+  content: 'panels:fields.content',
+  kind: 'panels:fields.kind',
+  weight: 'panels:fields.weight',
+  tags: 'panels:fields.tags',
+  pinned: 'panels:fields.pinned',
+  sensitivity: 'panels:fields.sensitivity',
+  archived: 'panels:fields.archived',
+  superseded_by: 'panels:fields.supersededBy',
+  source: 'panels:fields.source',
+  target: 'panels:fields.target',
+  relation: 'panels:fields.relation',
+  label: 'panels:fields.label',
+  position: 'panels:fields.position',
 };
 
 export function fieldLabel(field: string): string {
-  return FIELD_LABELS[field] ?? field.replace(/_/g, ' ');
+  const key = FIELD_LABELS[field];
+  return key ? i18n.t(key) : field.replace(/_/g, ' ');
 }
 
 export function formatValue(v: unknown, field?: string): string {
@@ -65,7 +67,7 @@ export function DiffRows({ rows, mode = 'update', testId }: { rows: DiffRow[]; m
         const long = r.field === 'content' || before.length + after.length > 40;
         return (
           <div key={r.field} className={`diff-row${long ? ' long' : ''}`} data-field={r.field}>
-            <dt>{r.field === 'position' ? 'Position' : fieldLabel(r.field)}</dt>
+            <dt>{fieldLabel(r.field)}</dt>
             <dd>
               {mode !== 'created' && <span className={mode === 'deleted' ? 'diff-value' : 'diff-before'}>{before}</span>}
               {mode === 'update' && <span className="diff-arrow">→</span>}

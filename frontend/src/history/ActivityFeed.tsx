@@ -1,6 +1,7 @@
 // Recent changes on the canvas (GET …/activity/), newest first; refreshed as
 // revisions arrive. Clicking an item focuses its node.
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
 import type { TimelineEntry } from '../api/types';
 import { ActivityIcon } from '../components/Icons';
@@ -10,13 +11,14 @@ import { ActorLine } from '../canvas/NodeHistory';
 import { useCanvasActions } from '../canvas/context';
 import { describeEntry, reasonBadge } from './describe';
 
-const FILTERS: { id: string; label: string }[] = [
-  { id: '', label: 'All' },
-  { id: 'user', label: 'People' },
-  { id: 'agent', label: 'Agent' },
+const FILTERS: { id: string; labelKey: string }[] = [
+  { id: '', labelKey: 'activity.filterAll' },
+  { id: 'user', labelKey: 'activity.filterPeople' },
+  { id: 'agent', labelKey: 'activity.filterAgent' },
 ];
 
 export function ActivityFeed({ revision }: { revision: number | null }) {
+  const { t } = useTranslation('panels');
   const { canvasId, focusNode, engine } = useCanvasActions();
   const [items, setItems] = useState<TimelineEntry[] | null>(null);
   const [nextBefore, setNextBefore] = useState<number | null>(null);
@@ -40,8 +42,8 @@ export function ActivityFeed({ revision }: { revision: number | null }) {
 
   // Refresh shortly after new revisions (coalescing bursts).
   useEffect(() => {
-    const t = setTimeout(() => void load(), items === null ? 0 : 350);
-    return () => clearTimeout(t);
+    const timer = setTimeout(() => void load(), items === null ? 0 : 350);
+    return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [load, revision]);
 
@@ -53,7 +55,7 @@ export function ActivityFeed({ revision }: { revision: number | null }) {
       setItems((cur) => [...(cur ?? []), ...page.items]);
       setNextBefore(page.next_before);
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not load older activity');
+      toast.error(errorMessage(err), t('activity.olderFailed'));
     } finally {
       setLoadingMore(false);
     }
@@ -63,16 +65,16 @@ export function ActivityFeed({ revision }: { revision: number | null }) {
     const id = e.node_id;
     if (!id) return;
     if (engine.getSnapshot().doc.nodes.has(id)) focusNode(id);
-    else toast.info('That node was deleted or is not visible to you.', 'Cannot show node');
+    else toast.info(t('activity.nodeGone'), t('activity.cannotShow'));
   };
 
   return (
     <div className="panel activity-panel" data-testid="activity-feed">
       <div className="panel-head">
         <h2 className="inspector-title">
-          <ActivityIcon size={15} /> Activity
+          <ActivityIcon size={15} /> {t('activity.title')}
         </h2>
-        <div className="segmented small" role="radiogroup" aria-label="Filter by actor">
+        <div className="segmented small" role="radiogroup" aria-label={t('activity.filterAria')}>
           {FILTERS.map((f) => (
             <button
               key={f.id || 'all'}
@@ -86,14 +88,14 @@ export function ActivityFeed({ revision }: { revision: number | null }) {
               }}
               data-testid={`activity-filter-${f.id || 'all'}`}
             >
-              {f.label}
+              {t(f.labelKey)}
             </button>
           ))}
         </div>
       </div>
       {error && <div className="field-hint error">{error}</div>}
-      {!items && !error && <div className="muted small">Loading activity…</div>}
-      {items && items.length === 0 && <div className="panel-empty">No changes yet.</div>}
+      {!items && !error && <div className="muted small">{t('activity.loading')}</div>}
+      {items && items.length === 0 && <div className="panel-empty">{t('activity.empty')}</div>}
       {items && items.length > 0 && (
         <ol className="activity-list">
           {items.map((e) => {
@@ -134,7 +136,7 @@ export function ActivityFeed({ revision }: { revision: number | null }) {
       )}
       {nextBefore !== null && (
         <button className="btn btn-small btn-block" onClick={() => void more()} disabled={loadingMore}>
-          {loadingMore ? 'Loading…' : 'Older changes'}
+          {loadingMore ? t('activity.loadingMore') : t('activity.older')}
         </button>
       )}
     </div>
