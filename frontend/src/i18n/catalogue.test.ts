@@ -91,7 +91,6 @@ export const NOT_YET_TRANSLATED = new Set<string>([
   'agent/CanvasSettingsDialog.tsx', 'agent/GhostNode.tsx', 'agent/ProposalsPanel.tsx',
   'canvas/CanvasView.tsx', 'canvas/MembersDialog.tsx',
   'canvas/NodeHistory.tsx',
-  'canvas/editing/CanvasDrafts.tsx',
   'canvas/FloatingEdge.tsx',
   'chat/ContextLists.tsx', 'chat/ContextPreviewBox.tsx', 'chat/InspectDialog.tsx', 'chat/SuggestionList.tsx', 'chat/TokenBar.tsx',
   'components/DiffRows.tsx', 'components/Icons.tsx',
