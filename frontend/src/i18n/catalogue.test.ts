@@ -90,8 +90,6 @@ const ATTRS = /\b(title|aria-label|placeholder|label|alt|confirmLabel)="([^"]*)"
 export const NOT_YET_TRANSLATED = new Set<string>([
   'agent/CanvasSettingsDialog.tsx', 'agent/GhostNode.tsx', 'agent/ProposalsPanel.tsx',
   'canvas/CanvasView.tsx',
-  'canvas/NodeHistory.tsx',
-  'canvas/FloatingEdge.tsx',
   'chat/ContextLists.tsx', 'chat/ContextPreviewBox.tsx', 'chat/InspectDialog.tsx', 'chat/SuggestionList.tsx', 'chat/TokenBar.tsx',
   'components/DiffRows.tsx', 'components/Icons.tsx',
   'history/ActivityFeed.tsx',
