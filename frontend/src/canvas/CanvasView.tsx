@@ -9,6 +9,7 @@ import {
   type MouseEvent as ReactMouseEvent,
   type SetStateAction,
 } from 'react';
+import { useTranslation } from 'react-i18next';
 import {
   Background,
   BackgroundVariant,
@@ -61,6 +62,7 @@ interface Props {
 }
 
 export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
+  const { t } = useTranslation('editing');
   const { engine, canvasId, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
   const overlay = useOverlay(overlayStore);
   const editingId = useEditingId();
@@ -272,7 +274,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
           nodeStrokeWidth={0}
           nodeBorderRadius={4}
           maskColor="rgba(241, 245, 249, 0.7)"
-          ariaLabel="Mini map"
+          ariaLabel={t('canvasView.miniMap')}
         />
         )}
         <RemoteCursors peers={state.peers} />
@@ -283,12 +285,12 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
       {!state.synced && (
         <div className="canvas-overlay" data-testid="canvas-loading">
-          <span className="spinner" /> {state.status === 'offline' ? 'Offline' : 'Loading canvas…'}
+          <span className="spinner" /> {state.status === 'offline' ? t('canvasView.offline') : t('canvasView.loading')}
         </div>
       )}
       {empty && (
         <div className="canvas-empty-hint" data-testid="canvas-empty">
-          {readOnly ? 'This canvas is empty.' : 'Double-click anywhere to add your first note.'}
+          {readOnly ? t('canvasView.empty') : t('canvasView.emptyHint')}
         </div>
       )}
       {connectDraft && <RelationPicker x={connectDraft.x} y={connectDraft.y} onPick={pickRelation} onCancel={() => setConnectDraft(null)} />}

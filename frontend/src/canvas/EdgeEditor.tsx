@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RELATIONS, relationLabel, type CanvasEdge, type Relation } from '../api/types';
 import { TrashIcon } from '../components/Icons';
 import { isComposing } from '../lib/format';
@@ -15,6 +16,7 @@ interface Props {
 }
 
 export function EdgeEditor({ edge, sourceText, targetText, x, y, onClose }: Props) {
+  const { t } = useTranslation('editing');
   const { submit, readOnly } = useCanvasActions();
   const [label, setLabel] = useState(edge.label ?? '');
   const committed = useRef(edge.label ?? '');
@@ -29,12 +31,12 @@ export function EdgeEditor({ edge, sourceText, targetText, x, y, onClose }: Prop
   };
 
   return (
-    <Popover x={x} y={y} onClose={() => { if (!readOnly) commitLabel(); onClose(); }} testId="edge-editor" label="Edit relation">
-      <div className="popover-title">Relation</div>
+    <Popover x={x} y={y} onClose={() => { if (!readOnly) commitLabel(); onClose(); }} testId="edge-editor" label={t('relation.edit')}>
+      <div className="popover-title">{t('relation.title')}</div>
       <div className="edge-ends muted">
-        <span className="edge-end">{sourceText || 'Untitled'}</span>
+        <span className="edge-end">{sourceText || t('relation.untitled')}</span>
         <span> → </span>
-        <span className="edge-end">{targetText || 'Untitled'}</span>
+        <span className="edge-end">{targetText || t('relation.untitled')}</span>
       </div>
       {readOnly ? (
         <div className="edge-readonly">
@@ -44,7 +46,7 @@ export function EdgeEditor({ edge, sourceText, targetText, x, y, onClose }: Prop
       ) : (
         <div className="stack-sm">
           <label className="field compact">
-            <span>Type</span>
+            <span>{t('relation.type')}</span>
             <select value={edge.relation} onChange={(e) => setRelation(e.target.value as Relation)} data-testid="edge-relation-select">
               {RELATIONS.map((r) => (
                 <option key={r} value={r}>
@@ -54,11 +56,11 @@ export function EdgeEditor({ edge, sourceText, targetText, x, y, onClose }: Prop
             </select>
           </label>
           <label className="field compact">
-            <span>Label</span>
+            <span>{t('relation.label')}</span>
             <input
               value={label}
               maxLength={200}
-              placeholder="Optional note on the link"
+              placeholder={t('relation.labelPlaceholder')}
               onChange={(e) => setLabel(e.target.value)}
               onBlur={commitLabel}
               onKeyDown={(e) => {
@@ -80,7 +82,7 @@ export function EdgeEditor({ edge, sourceText, targetText, x, y, onClose }: Prop
             }}
             data-testid="edge-delete"
           >
-            <TrashIcon size={14} /> Delete link
+            <TrashIcon size={14} /> {t('relation.deleteLink')}
           </button>
         </div>
       )}

@@ -1,5 +1,6 @@
 // The inspector for one selected link.
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RELATIONS, relationLabel, type CanvasEdge, type CanvasNode, type Relation } from '../api/types';
 import { ArrowRightIcon, TrashIcon } from '../components/Icons';
 import { formatDateTime, isComposing, snippet } from '../lib/format';
@@ -8,6 +9,7 @@ import { useCanvasActions } from './context';
 import { relationColor } from './kinds';
 
 export function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
+  const { t } = useTranslation('editing');
   const { submit, readOnly, focusNode, selectOnly } = useCanvasActions();
   const [label, setLabel] = useState(edge.label ?? '');
   useEffect(() => setLabel(edge.label ?? ''), [edge.label]);
@@ -18,13 +20,13 @@ export function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
   };
   const end = (n: CanvasNode | undefined, id: string) => (
     <button className="link-btn edge-end-btn" onClick={() => focusNode(id)} disabled={!n}>
-      {n ? snippet(n.content || 'Empty note', 40) : 'hidden node'}
+      {n ? snippet(n.content || t('edgeInspector.emptyNote'), 40) : t('edgeInspector.hiddenNode')}
     </button>
   );
   return (
     <div className="inspector-section" data-testid="edge-inspector">
       <div className="inspector-head">
-        <h2 className="inspector-title">Link</h2>
+        <h2 className="inspector-title">{t('edgeInspector.title')}</h2>
         <span className="muted small">v{edge.version}</span>
       </div>
       <div className="edge-path">
@@ -35,7 +37,7 @@ export function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
         {end(target, edge.target)}
       </div>
       <label className="field">
-        <span>Relation</span>
+        <span>{t('relation.title')}</span>
         <select
           value={edge.relation}
           disabled={readOnly}
@@ -50,12 +52,12 @@ export function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
         </select>
       </label>
       <label className="field">
-        <span>Label</span>
+        <span>{t('relation.label')}</span>
         <input
           value={label}
           readOnly={readOnly}
           maxLength={200}
-          placeholder={readOnly ? '' : 'Optional note on the link'}
+          placeholder={readOnly ? '' : t('relation.labelPlaceholder')}
           onChange={(e) => setLabel(e.target.value)}
           onBlur={() => !readOnly && commitLabel()}
           onKeyDown={(e) => {
@@ -73,13 +75,13 @@ export function EdgeInspector({ edge, doc }: { edge: CanvasEdge; doc: Doc }) {
           }}
           data-testid="inspector-edge-delete"
         >
-          <TrashIcon size={14} /> Delete link
+          <TrashIcon size={14} /> {t('relation.deleteLink')}
         </button>
       )}
       <dl className="meta-list">
-        <dt>Created by</dt>
-        <dd>{edge.created_by?.username ?? 'unknown'}</dd>
-        <dt>Created</dt>
+        <dt>{t('edgeInspector.createdBy')}</dt>
+        <dd>{edge.created_by?.username ?? t('edgeInspector.unknown')}</dd>
+        <dt>{t('edgeInspector.created')}</dt>
         <dd>{formatDateTime(edge.created_at)}</dd>
       </dl>
     </div>

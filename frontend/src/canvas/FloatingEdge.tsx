@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { useTranslation } from 'react-i18next';
 import {
   BaseEdge,
   EdgeLabelRenderer,
@@ -63,6 +64,7 @@ function side(b: Box, p: { x: number; y: number }): Position {
 function FloatingEdgeImpl({ id, source, target, data, selected, markerEnd, style }: EdgeProps<RelEdge>) {
   const s = useInternalNode(source);
   const t = useInternalNode(target);
+  const { t: tr } = useTranslation('editing');
   if (!s || !t || !data) return null;
   const sb = box(s);
   const tb = box(t);
@@ -102,14 +104,14 @@ function FloatingEdgeImpl({ id, source, target, data, selected, markerEnd, style
           style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`, color, borderColor: color }}
           data-testid={ghost ? `ghost-edge-${ghostProposalId}` : `edge-label-${id}`}
           data-relation={edge.relation}
-          title={ghost ? 'Proposed by the agent — click to review' : undefined}
+          title={ghost ? tr('edge.proposedHint') : undefined}
           onClick={(e) => {
             e.stopPropagation();
             if (ghost) data.onGhostClick?.(ghostProposalId!);
             else data.onLabelClick?.(id, e.clientX, e.clientY);
           }}
         >
-          {ghost && 'proposed · '}
+          {ghost && tr('edge.proposedPrefix')}
           {relationLabel(edge.relation)}
           {edge.label && <span className="edge-label-text"> · {edge.label}</span>}
         </button>

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
 import { ROLES, type Member, type Role, type UserRef } from '../api/types';
 import { Avatar } from '../components/Avatar';
@@ -14,12 +15,13 @@ interface Props {
 }
 
 const ROLE_HINT: Record<Role, string> = {
-  owner: 'Everything, including secret nodes and members',
-  editor: 'Edit public and internal nodes',
-  viewer: 'Read public nodes only',
+  owner: 'members.roleHint.owner',
+  editor: 'members.roleHint.editor',
+  viewer: 'members.roleHint.viewer',
 };
 
 export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
+  const { t } = useTranslation('editing');
   const [members, setMembers] = useState<Member[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [username, setUsername] = useState('');
@@ -45,14 +47,14 @@ export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
   const invite = async (e: FormEvent) => {
     e.preventDefault();
     if (!username.trim()) {
-      setInviteError('Enter a username.');
+      setInviteError(t('members.enterUsername'));
       return;
     }
     setBusy(true);
     setInviteError(null);
     try {
       await api.addMember(canvasId, username.trim(), role);
-      toast.success(`Added ${username.trim()} as ${role}`);
+      toast.success(t('members.added', { username: username.trim(), role: t(`common:roles.${role}`) }));
       setUsername('');
       await load();
     } catch (err) {
@@ -67,7 +69,7 @@ export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
       await api.updateMember(canvasId, m.user.id, next);
       setMembers((ms) => (ms ?? []).map((x) => (x.user.id === m.user.id ? { ...x, role: next } : x)));
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not change role');
+      toast.error(errorMessage(err), t('members.changeRoleFailed'));
     }
   };
 
@@ -77,18 +79,18 @@ export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
       await api.removeMember(canvasId, m.user.id);
       setMembers((ms) => (ms ?? []).filter((x) => x.user.id !== m.user.id));
     } catch (err) {
-      toast.error(errorMessage(err), 'Could not remove member');
+      toast.error(errorMessage(err), t('members.removeFailed'));
     }
   };
 
   return (
-    <Dialog title="Members" onClose={onClose} width={520} testId="members-dialog">
+    <Dialog title={t('members.title')} onClose={onClose} width={520} testId="members-dialog">
       {error && (
         <div className="form-error" role="alert">
           {error}
         </div>
       )}
-      {!members && !error && <div className="muted">Loading members…</div>}
+      {!members && !error && <div className="muted">{t('members.loading')}</div>}
       {members && (
         <ul className="member-list">
           {members.map((m) => {
@@ -98,40 +100,40 @@ export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
                 <Avatar name={m.user.username} size={30} />
                 <div className="member-name">
                   {m.user.username}
-                  {isMe && <span className="muted"> (you)</span>}
-                  <div className="muted small">{ROLE_HINT[m.role]}</div>
+                  {isMe && <span className="muted"> {t('members.you')}</span>}
+                  <div className="muted small">{t(ROLE_HINT[m.role])}</div>
                 </div>
                 {isOwner && !isMe && confirmRemove === m.user.id ? (
                   <>
                     <button className="btn btn-small" onClick={() => setConfirmRemove(null)}>
-                      Cancel
+                      {t('drafts.cancel')}
                     </button>
                     <button
                       className="btn btn-small btn-danger"
                       onClick={() => void remove(m)}
                       data-testid={`member-remove-confirm-${m.user.username}`}
                     >
-                      Remove
+                      {t('members.remove')}
                     </button>
                   </>
                 ) : isOwner && !isMe ? (
                   <>
                     <select
                       value={m.role}
-                      aria-label={`Role of ${m.user.username}`}
+                      aria-label={t('members.roleOf', { username: m.user.username })}
                       onChange={(e) => void changeRole(m, e.target.value as Role)}
                       data-testid={`member-role-${m.user.username}`}
                     >
                       {ROLES.map((r) => (
                         <option key={r} value={r}>
-                          {r}
+                          {t(`common:roles.${r}`)}
                         </option>
                       ))}
                     </select>
                     <button
                       className="icon-btn danger"
-                      aria-label={`Remove ${m.user.username}`}
-                      title="Remove"
+                      aria-label={t('members.removeUser', { username: m.user.username })}
+                      title={t('members.remove')}
                       onClick={() => setConfirmRemove(m.user.id)}
                       data-testid={`member-remove-${m.user.username}`}
                     >
@@ -139,7 +141,7 @@ export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
                     </button>
                   </>
                 ) : (
-                  <span className={`role-badge role-${m.role}`}>{m.role}</span>
+                  <span className={`role-badge role-${m.role}`}>{t(`common:roles.${m.role}`)}</span>
                 )}
               </li>
             );
@@ -148,24 +150,24 @@ export function MembersDialog({ canvasId, me, isOwner, onClose }: Props) {
       )}
       {isOwner && (
         <form className="invite-form" onSubmit={invite}>
-          <div className="invite-title">Invite by username</div>
+          <div className="invite-title">{t('members.inviteTitle')}</div>
           <div className="invite-row">
             <input
-              placeholder="username"
+              placeholder={t('members.usernamePlaceholder')}
               value={username}
               onChange={(e) => setUsername(e.target.value)}
-              aria-label="Username to invite"
+              aria-label={t('members.usernameToInvite')}
               data-testid="invite-username"
             />
-            <select value={role} onChange={(e) => setRole(e.target.value as Role)} aria-label="Role" data-testid="invite-role">
+            <select value={role} onChange={(e) => setRole(e.target.value as Role)} aria-label={t('members.role')} data-testid="invite-role">
               {ROLES.map((r) => (
                 <option key={r} value={r}>
-                  {r}
+                  {t(`common:roles.${r}`)}
                 </option>
               ))}
             </select>
             <button className="btn btn-primary" type="submit" disabled={busy} data-testid="invite-submit">
-              {busy ? 'Adding…' : 'Invite'}
+              {busy ? t('members.adding') : t('members.invite')}
             </button>
           </div>
           {inviteError && (

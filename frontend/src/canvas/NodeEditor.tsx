@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { LIMITS } from '../api/types';
 import { isComposing } from '../lib/format';
 import { partsNeeded } from './editing/splitText';
@@ -21,6 +22,7 @@ interface Props {
  * Text over the limit is never committed (nor lost on blur): it stays here with the offer to split it.
  */
 export function NodeEditor({ initial, placeholder, onCommit, onCancel, onSplit, message, notice }: Props) {
+  const { t } = useTranslation('editing');
   const [value, setValue] = useState(initial);
   const [blocked, setBlocked] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
@@ -81,7 +83,7 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel, onSplit, 
         placeholder={placeholder}
         rows={2}
         data-testid="node-editor"
-        aria-label="Node content"
+        aria-label={t('nodeEditor.content')}
         onChange={(e) => {
           setValue(e.target.value);
           autosize();
@@ -106,8 +108,7 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel, onSplit, 
       {over && (
         <div className={`node-editor-limit${blocked ? ' blocked' : ''}`} role="alert" data-testid="editor-over-limit">
           <span>
-            Too long to save: a note holds at most {LIMITS.contentMax.toLocaleString()} characters. Shorten it
-            {onSplit ? ' or split it.' : '.'} Your text stays here.
+            {t(onSplit ? 'nodeEditor.tooLongSplit' : 'nodeEditor.tooLong', { max: LIMITS.contentMax.toLocaleString() })}
           </span>
           {onSplit && (
             <button
@@ -120,7 +121,7 @@ export function NodeEditor({ initial, placeholder, onCommit, onCancel, onSplit, 
                 onSplit(value);
               }}
             >
-              Split into {partsNeeded(value, LIMITS.contentMax)} notes
+              {t('nodeEditor.split', { count: partsNeeded(value, LIMITS.contentMax) })}
             </button>
           )}
         </div>

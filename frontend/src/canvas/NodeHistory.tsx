@@ -3,6 +3,7 @@
 // the superseded chain before and after it, a filter by actor kind and
 // "Revert to this version" (POST …/revert/, a new logged change).
 import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, errorMessage } from '../api/client';
 import type { NodeTimeline, TimelineEntry } from '../api/types';
 import { DiffRows } from '../components/DiffRows';
@@ -13,34 +14,35 @@ import { actorLabel, describeEntry, edgeFromNode, reasonBadge } from '../history
 import { useCanvasActions } from './context';
 
 const FILTERS: { id: string; label: string }[] = [
-  { id: '', label: 'All' },
-  { id: 'user', label: 'People' },
-  { id: 'agent', label: 'Agent' },
-  { id: 'system', label: 'System' },
+  { id: '', label: 'history.filter.all' },
+  { id: 'user', label: 'history.filter.people' },
+  { id: 'agent', label: 'history.filter.agent' },
+  { id: 'system', label: 'history.filter.system' },
 ];
 
 export function ActorLine({ entry }: { entry: TimelineEntry }) {
+  const { t } = useTranslation('editing');
   const { overlay } = useCanvasActions();
   const a = entry.actor;
   return (
     <span className={`actor actor-${a?.kind ?? 'user'}`} data-testid="history-actor">
       {a?.kind === 'agent' && <BotIcon size={12} />}
       <strong>{actorLabel(a)}</strong>
-      {a?.approved_by && <span className="muted"> · approved by {a.approved_by.username}</span>}
+      {a?.approved_by && <span className="muted"> · {t('history.approvedBy', { username: a.approved_by.username })}</span>}
       {a?.conversation_id != null && (
         <>
           {' · '}
           <button
             type="button"
             className="link-btn conv-link"
-            title="Open the conversation in the chat (if it is yours)"
+            title={t('history.openConversation')}
             onClick={(ev) => {
               ev.stopPropagation();
               overlay.openConversation(a.conversation_id as number);
             }}
             data-testid="history-conversation-link"
           >
-            <ChatIcon size={11} /> conversation #{a.conversation_id}
+            <ChatIcon size={11} /> {t('history.conversation', { id: a.conversation_id })}
           </button>
         </>
       )}
@@ -49,6 +51,7 @@ export function ActorLine({ entry }: { entry: TimelineEntry }) {
 }
 
 export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; nodeId: string; version: number }) {
+  const { t } = useTranslation('editing');
   const { readOnly, focusNode, engine } = useCanvasActions();
   const [data, setData] = useState<NodeTimeline | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -61,7 +64,7 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
     setError(null);
     api
       .nodeTimeline(canvasId, nodeId, filter || undefined)
-      .then((t) => alive && setData(t))
+      .then((tl) => alive && setData(tl))
       .catch((err) => alive && setError(errorMessage(err)));
     return () => {
       alive = false;
@@ -75,20 +78,25 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
       setReverting(key);
       try {
         const res = await api.revertNode(canvasId, target, e.revision);
-        if (res.fields.length === 0 && !res.recreated) toast.info('The node already looks like this version.', 'Nothing to revert');
-        else toast.success(`${res.recreated ? 'Restored the deleted node' : `Restored ${res.fields.join(', ')}`} as of revision ${e.revision}.`, 'Reverted');
-        setTick((t) => t + 1);
+        if (res.fields.length === 0 && !res.recreated) toast.info(t('history.nothingToRevert'), t('history.nothingToRevertTitle'));
+        else toast.success(
+          res.recreated
+            ? t('history.restoredDeleted', { revision: e.revision })
+            : t('history.restoredFields', { fields: res.fields.join(', '), revision: e.revision }),
+          t('history.reverted'),
+        );
+        setTick((n) => n + 1);
       } catch (err) {
-        toast.error(errorMessage(err), 'Could not revert');
+        toast.error(errorMessage(err), t('history.revertFailed'));
       } finally {
         setReverting(null);
       }
     },
-    [canvasId, nodeId],
+    [canvasId, nodeId, t],
   );
 
   if (error) return <div className="field-hint error">{error}</div>;
-  if (!data) return <div className="muted small" data-testid="node-history-loading">Loading history…</div>;
+  if (!data) return <div className="muted small" data-testid="node-history-loading">{t('history.loading')}</div>;
 
   const entries = [...data.entries].reverse();
   const chain = data.chain;
@@ -99,7 +107,7 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
   return (
     <div className="node-history" data-testid="node-history">
       <div className="history-toolbar">
-        <div className="segmented small" role="radiogroup" aria-label="Filter by actor">
+        <div className="segmented small" role="radiogroup" aria-label={t('history.filterByActor')}>
           {FILTERS.map((f) => (
             <button
               key={f.id || 'all'}
@@ -110,7 +118,7 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
               onClick={() => setFilter(f.id)}
               data-testid={`history-filter-${f.id || 'all'}`}
             >
-              {f.label}
+              {t(f.label)}
             </button>
           ))}
         </div>
@@ -118,7 +126,7 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
 
       {chain.length > 1 && (
         <div className="history-chain" data-testid="history-chain">
-          <div className="history-chain-title">Versions of this fact</div>
+          <div className="history-chain-title">{t('history.versions')}</div>
           <ol>
             {chain.map((c, i) => (
               <li key={c.id} className={`chain-item chain-${c.position}${c.deleted ? ' deleted' : ''}`}>
@@ -128,12 +136,12 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
                   className="chain-btn"
                   disabled={c.position === 'current' || c.deleted || !doc.nodes.has(c.id)}
                   onClick={() => focusNode(c.id)}
-                  title={c.deleted ? 'deleted' : c.content}
+                  title={c.deleted ? t('history.deleted') : c.content}
                   data-testid={`chain-${c.position}`}
                 >
-                  <span className="chain-pos">{c.position === 'current' ? 'this' : c.position === 'before' ? 'older' : 'newer'}</span>
-                  <span className="chain-text">{snippet(c.content || '(empty)', 34)}</span>
-                  {c.deleted && <span className="muted"> (deleted)</span>}
+                  <span className="chain-pos">{c.position === 'current' ? t('history.this') : c.position === 'before' ? t('history.older') : t('history.newer')}</span>
+                  <span className="chain-text">{snippet(c.content || t('conflict.empty'), 34)}</span>
+                  {c.deleted && <span className="muted"> {t('history.deletedParen')}</span>}
                 </button>
               </li>
             ))}
@@ -142,7 +150,7 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
       )}
 
       {entries.length === 0 ? (
-        <div className="muted small">{filter ? 'No changes by this kind of actor.' : 'No history yet.'}</div>
+        <div className="muted small">{filter ? t('history.noChangesByActor') : t('history.empty')}</div>
       ) : (
         <ol className="history-list">
           {entries.map((e) => {
@@ -163,11 +171,16 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
                       {edgeFromNode(e, nodeId)}
                     </span>
                   )}
-                  {otherVersion && <span className="muted small"> · on the {chain.find((c) => c.id === (e.node_id ?? e.target_id))?.position === 'after' ? 'newer' : 'older'} version</span>}
+                  {otherVersion && (
+                    <span className="muted small">
+                      {' · '}
+                      {chain.find((c) => c.id === (e.node_id ?? e.target_id))?.position === 'after' ? t('history.onNewer') : t('history.onOlder')}
+                    </span>
+                  )}
                   {badge && <span className="reason-chip">{badge}</span>}
                 </div>
                 <div className="muted small" title={formatDateTime(e.at)}>
-                  {timeAgo(e.at)} · rev {e.revision}
+                  {timeAgo(e.at)} · {t('history.rev', { revision: e.revision })}
                 </div>
                 {e.action === 'updated' && <DiffRows rows={e.diff} />}
                 {e.action === 'created' && e.entity === 'node' && <DiffRows rows={e.diff.filter((r) => r.field !== 'x' && r.field !== 'y')} mode="created" />}
@@ -178,7 +191,7 @@ export function NodeHistory({ canvasId, nodeId, version }: { canvasId: string; n
                     onClick={() => void revert(e)}
                     data-testid={`history-revert-${e.revision}`}
                   >
-                    <HistoryIcon size={12} /> {reverting === key ? 'Reverting…' : 'Revert to this version'}
+                    <HistoryIcon size={12} /> {reverting === key ? t('history.reverting') : t('history.revert')}
                   </button>
                 )}
               </li>

@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RELATIONS, relationLabel, type Relation } from '../api/types';
 import { relationColor } from './kinds';
 import { Popover } from './Popover';
@@ -11,9 +12,10 @@ interface Props {
 }
 
 export function RelationPicker({ x, y, onPick, onCancel }: Props) {
+  const { t } = useTranslation('editing');
   return (
-    <Popover x={x} y={y} onClose={onCancel} testId="relation-picker" label="Choose a relation">
-      <div className="popover-title">Relation</div>
+    <Popover x={x} y={y} onClose={onCancel} testId="relation-picker" label={t('relation.choose')}>
+      <div className="popover-title">{t('relation.title')}</div>
       <div className="relation-options">
         {RELATIONS.map((r, i) => (
           <button

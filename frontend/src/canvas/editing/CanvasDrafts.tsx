@@ -2,6 +2,7 @@
 // the empty canvas) and a new version of a note (supersede). Escape cancels
 // either; an empty new note is never sent.
 import { useEffect, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { LIMITS, type CanvasNode, type Op } from '../../api/types';
 import { isComposing, snippet } from '../../lib/format';
 import type { Doc } from '../../sync/apply';
@@ -41,6 +42,7 @@ export function newNoteOps(text: string, x: number, y: number, doc: Doc): { id: 
 }
 
 function NewNoteDraft({ draft, doc, at }: { draft: NoteDraft; doc: Doc; at: { x: number; y: number } }) {
+  const { t } = useTranslation('editing');
   const session = useEditSession();
   const { submit, selectOnly } = useCanvasActions();
   const save = (value: string) => {
@@ -52,11 +54,11 @@ function NewNoteDraft({ draft, doc, at }: { draft: NoteDraft; doc: Doc; at: { x:
   };
   return (
     <div className="note-draft node-card kind-note editing" style={{ left: at.x, top: at.y, width: weightStyle(1).width }} data-testid="note-draft">
-      <div className="note-draft-head">New note · Enter saves · Esc discards</div>
+      <div className="note-draft-head">{t('drafts.newNoteHead')}</div>
       <NodeEditor
         initial={draft.text}
         message={draft.message}
-        placeholder="Write a fact, requirement, decision…"
+        placeholder={t('cardEditor.placeholder')}
         onCommit={save}
         onCancel={() => session.closeNoteDraft()}
         onSplit={save}
@@ -66,6 +68,7 @@ function NewNoteDraft({ draft, doc, at }: { draft: NoteDraft; doc: Doc; at: { x:
 }
 
 function SupersedeDraft({ old, doc }: { old: CanvasNode | undefined; doc: Doc }) {
+  const { t } = useTranslation('editing');
   const session = useEditSession();
   const { submit, selectOnly, measure } = useCanvasActions();
   const [value, setValue] = useState(old?.content ?? '');
@@ -78,9 +81,9 @@ function SupersedeDraft({ old, doc }: { old: CanvasNode | undefined; doc: Doc })
   }, []);
 
   const problem = !old
-    ? 'The note is gone (deleted, or no longer visible to you). Your text is still here to copy.'
+    ? t('drafts.gone')
     : old.superseded_by
-      ? 'Someone already superseded this note. Your text is still here to copy.'
+      ? t('drafts.alreadySuperseded')
       : null;
   const over = value.length > LIMITS.contentMax;
   const unchanged = !!old && value === old.content;
@@ -103,7 +106,7 @@ function SupersedeDraft({ old, doc }: { old: CanvasNode | undefined; doc: Doc })
     <div
       className="supersede-draft"
       role="dialog"
-      aria-label="New version"
+      aria-label={t('drafts.newVersion')}
       data-testid="supersede-draft"
       onKeyDown={(e) => {
         e.stopPropagation();
@@ -117,7 +120,15 @@ function SupersedeDraft({ old, doc }: { old: CanvasNode | undefined; doc: Doc })
       }}
     >
       <div className="supersede-draft-head">
-        <strong>New version</strong> of <q dir="auto">{snippet(old?.content ?? '', 60) || 'an empty note'}</q>
+        <Trans
+          t={t}
+          i18nKey="drafts.newVersionOf"
+          values={{ what: snippet(old?.content ?? '', 60) || t('drafts.emptyNote') }}
+          components={{
+            b: <strong />,
+            q: <q dir="auto" />,
+          }}
+        />
       </div>
       <textarea
         ref={ref}
@@ -125,23 +136,23 @@ function SupersedeDraft({ old, doc }: { old: CanvasNode | undefined; doc: Doc })
         className="supersede-draft-text"
         value={value}
         rows={5}
-        aria-label="Text of the new version"
+        aria-label={t('drafts.newVersionText')}
         data-testid="supersede-draft-text"
         onChange={(e) => setValue(e.target.value)}
       />
       {problem && <div className="node-editor-message" role="alert">{problem}</div>}
       {over && (
         <div className="node-editor-limit blocked" role="alert">
-          {value.length.toLocaleString()} / {LIMITS.contentMax.toLocaleString()} characters: shorten it to save.
+          {t('drafts.overLimit', { length: value.length.toLocaleString(), max: LIMITS.contentMax.toLocaleString() })}
         </div>
       )}
       <div className="supersede-draft-foot">
-        <span className="muted small">{unchanged ? 'Change the text to save a new version.' : 'Ctrl+Enter saves · Esc cancels'}</span>
+        <span className="muted small">{unchanged ? t('drafts.unchanged') : t('drafts.keysHint')}</span>
         <button className="btn btn-small" onClick={() => session.closeSupersede()} data-testid="supersede-cancel">
-          Cancel
+          {t('drafts.cancel')}
         </button>
         <button className="btn btn-small btn-primary" onClick={save} disabled={!canSave} data-testid="supersede-save">
-          Save new version
+          {t('drafts.save')}
         </button>
       </div>
     </div>

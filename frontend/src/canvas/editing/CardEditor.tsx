@@ -2,6 +2,7 @@
 // from (sent as base_version), shows when the node changed underneath, tells
 // the others that this node is being edited, and can split an over-long text.
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { LIMITS, type CanvasNode, type Op } from '../../api/types';
 import { snippet } from '../../lib/format';
 import { newEntityId } from '../../sync/engine';
@@ -32,6 +33,7 @@ export function splitOps(node: CanvasNode, text: string, base: number | null, ot
 }
 
 export function CardEditor({ node }: { node: CanvasNode }) {
+  const { t } = useTranslation('editing');
   const actions = useCanvasActions();
   const session = useEditSession();
   const { engine } = actions;
@@ -69,10 +71,10 @@ export function CardEditor({ node }: { node: CanvasNode }) {
   const notice = changed ? (
     <div className="editor-changed" role="status" data-testid="editor-changed">
       <div>
-        <strong>Changed while you were editing.</strong> It now reads:
+        <Trans t={t} i18nKey="cardEditor.changed" components={{ b: <strong /> }} />
       </div>
       <div className="editor-changed-text" dir="auto" data-testid="editor-changed-text">
-        {snippet(node.content, 240) || '(empty)'}
+        {snippet(node.content, 240) || t('conflict.empty')}
       </div>
       <div className="editor-changed-actions">
         <button
@@ -86,10 +88,10 @@ export function CardEditor({ node }: { node: CanvasNode }) {
             setEditorKey((k) => k + 1);
           }}
         >
-          Use their text
+          {t('cardEditor.useTheirs')}
         </button>
         <button type="button" className="btn btn-small" data-testid="editor-keep-mine" onMouseDown={(e) => e.preventDefault()} onClick={rebase}>
-          Keep mine
+          {t('conflict.keepMine')}
         </button>
       </div>
     </div>
@@ -99,7 +101,7 @@ export function CardEditor({ node }: { node: CanvasNode }) {
     <NodeEditor
       key={editorKey}
       initial={initial}
-      placeholder="Write a fact, requirement, decision…"
+      placeholder={t('cardEditor.placeholder')}
       message={editorKey === 0 ? opened.message : null}
       notice={notice}
       onCommit={commit}

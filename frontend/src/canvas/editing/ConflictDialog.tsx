@@ -1,5 +1,6 @@
 // A content edit the server refused with CONFLICT (someone else changed the
 // note after this edit started). Nothing is dropped: the person chooses.
+import { Trans, useTranslation } from 'react-i18next';
 import { Dialog } from '../../components/Dialog';
 import { useCanvasActions } from '../context';
 import { useEditSession, useEditSessionState, type ConflictItem } from './editSession';
@@ -17,6 +18,7 @@ export function ConflictDialog() {
 }
 
 function ConflictChoice({ conflict: c, more }: { conflict: ConflictItem; more: number }) {
+  const { t } = useTranslation('editing');
   const session = useEditSession();
   const { submit, selectOnly } = useCanvasActions();
   const keepMine = () => {
@@ -31,45 +33,44 @@ function ConflictChoice({ conflict: c, more }: { conflict: ConflictItem; more: n
       text: mergeDraft(c),
       baseVersion: c.current.version,
       baseContent: c.current.content,
-      message: 'Both texts are here: theirs first, then yours. Merge them and press Enter.',
+      message: t('conflict.mergeMessage'),
     });
   };
   return (
     <Dialog
-      title="This note was changed while you edited it"
+      title={t('conflict.title')}
       onClose={mergeBoth}
       width={620}
       testId="conflict-dialog"
       footer={
         <>
           <button className="btn" onClick={takeTheirs} data-testid="conflict-take-theirs">
-            Take theirs
+            {t('conflict.takeTheirs')}
           </button>
           <button className="btn" onClick={mergeBoth} data-testid="conflict-merge">
-            Both, as a draft to merge
+            {t('conflict.merge')}
           </button>
           <button className="btn btn-primary" onClick={keepMine} data-testid="conflict-keep-mine">
-            Keep mine
+            {t('conflict.keepMine')}
           </button>
         </>
       }
     >
       <p className="conflict-intro">
-        Your text was <strong>not saved yet</strong>: someone else saved a new version (v{c.current.version}) after you started.
-        Choose which text the note keeps. Closing this dialog keeps both in the editor.
-        {more > 0 && <span className="muted"> ({more} more to decide after this one.)</span>}
+        <Trans t={t} i18nKey="conflict.intro" values={{ version: c.current.version }} components={{ b: <strong /> }} />
+        {more > 0 && <span className="muted"> {t('conflict.more', { count: more })}</span>}
       </p>
       <div className="conflict-columns">
         <section className="conflict-side" data-testid="conflict-theirs">
-          <h3>Theirs (now on the canvas)</h3>
+          <h3>{t('conflict.theirs')}</h3>
           <div className="conflict-text" dir="auto">
-            {c.current.content || '(empty)'}
+            {c.current.content || t('conflict.empty')}
           </div>
         </section>
         <section className="conflict-side mine" data-testid="conflict-mine">
-          <h3>Yours (not saved)</h3>
+          <h3>{t('conflict.yours')}</h3>
           <div className="conflict-text" dir="auto">
-            {c.mine || '(empty)'}
+            {c.mine || t('conflict.empty')}
           </div>
         </section>
       </div>

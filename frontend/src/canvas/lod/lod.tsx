@@ -19,7 +19,7 @@ const BLOCK_H = 90;
 const SIDES = [Position.Top, Position.Right, Position.Bottom, Position.Left];
 const SIDE_IDS = ['top', 'right', 'bottom', 'left'];
 
-const lowDetail = (s: ReactFlowState) => s.transform[2] < LOD_ZOOM;
+const lowDetail = (s: ReactFlowState) => LOD_ZOOM > s.transform[2];
 
 /** Read once per canvas (CanvasView) and handed down: one store subscription instead of one per card and edge. */
 export function useLowDetailFlag(): boolean {
