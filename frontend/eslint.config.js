@@ -21,9 +21,6 @@ export default tseslint.config(
     rules: {
       "react-hooks/rules-of-hooks": "error",
       "react-hooks/exhaustive-deps": "error",
-      // Server frames and change data are JSON from the wire, narrowed where they are used (apply.ts,
-      // engine.ts, chatState.ts); typing every frame is its own change, so `any` is allowed for now.
-      "@typescript-eslint/no-explicit-any": "off",
       // Unused arguments named _x are deliberate (callbacks with a fixed signature).
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_",
                                                       caughtErrorsIgnorePattern: "^_" }],

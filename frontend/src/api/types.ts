@@ -153,7 +153,7 @@ export interface EntityChange {
   action: ChangeAction | string;
   id: string | number | null;
   fields?: string[];
-  data: any;
+  data: unknown;
 }
 
 export interface Actor {

@@ -298,7 +298,7 @@ describe('ChatPanel', () => {
       sensitivity: 'public', status, action: 'create', source: 'rules', supersede_node_id: null, supersede_content: null,
       conflict_node_id: null, conflict_content: null, note: null, warnings: [], created_node_id: status === 'accepted' ? 'n-db' : null,
     });
-    vi.mocked(fetch).mockImplementation(async (input: any, init?: any) => {
+    vi.mocked(fetch).mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
       if (url === '/api/canvases/7/conversations/') return json([{ id: 12, canvas_id: 7, title: '端口', summary: '', created_at: '', updated_at: '2026-11-30T12:00:00Z' }]);
       if (url === '/api/conversations/12/messages/')

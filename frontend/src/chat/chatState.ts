@@ -74,7 +74,7 @@ export type ChatAction =
   | { type: 'messagesLoaded'; conversationId: number; messages: ChatMessage[] }
   | { type: 'sent'; requestId: string; conversationId: number | null; text: string }
   | { type: 'notSent'; conversationId: number | null; text: string; code: string; message: string }
-  | { type: 'frame'; frame: { type: string; [k: string]: any } }
+  | { type: 'frame'; frame: { type: string; [k: string]: unknown } }
   | { type: 'connectionLost' }
   | { type: 'suggestionUpdated'; suggestion: Suggestion }
   | { type: 'suggestionsLoaded'; conversationId: number; suggestions: Suggestion[] }
@@ -129,14 +129,14 @@ export function messageErrorText(m: ChatMessage, info?: ChatErrorInfo): string {
   return info?.message || errorText(m.error) || 'The reply failed.';
 }
 
-function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatState {
+function onFrame(state: ChatState, f: { type: string; [k: string]: unknown }): ChatState {
   switch (f.type) {
     case 'chat.started': {
       const conv = f.conversation as Conversation;
       const user = f.user_message as ChatMessage;
       const assistantId = Number(f.assistant_message_id);
       let messages = upsertMessage(state.messages[conv.id], user);
-      messages = upsertMessage(messages, placeholderAssistant(assistantId, conv.id, f.model_request_id ?? null));
+      messages = upsertMessage(messages, placeholderAssistant(assistantId, conv.id, (f.model_request_id ?? null) as number | null));
       const mine = state.pending && (f.request_id == null || f.request_id === state.pending.requestId);
       const activeId = mine && state.pending?.conversationId === null && state.activeId === null ? conv.id : state.activeId;
       const incoming = pendingOnce((f.suggestions ?? []) as Suggestion[]);
@@ -146,7 +146,7 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
         activeId,
         messages: { ...state.messages, [conv.id]: messages },
         pending: mine ? null : state.pending,
-        streaming: { requestId: f.request_id ?? null, conversationId: conv.id, messageId: assistantId },
+        streaming: { requestId: (f.request_id ?? null) as string | null, conversationId: conv.id, messageId: assistantId },
         suggestions: [...state.suggestions.filter((s) => !incoming.some((n) => n.id === s.id)), ...incoming],
         contexts: f.context ? { ...state.contexts, [assistantId]: f.context as ContextReport } : state.contexts,
         captured: withCaptured(state.captured, (f.suggestions ?? []) as Suggestion[]),
@@ -177,8 +177,9 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: any }): ChatS
       };
     }
     case 'chat.error': {
-      const err: ChatErrorInfo = { code: f.error?.code ?? 'ERROR', message: f.error?.message ?? 'The reply failed.' };
-      const msgId: number | null = f.message_id ?? f.message?.id ?? null;
+      const error = f.error as { code?: string; message?: string } | null | undefined;
+      const err: ChatErrorInfo = { code: error?.code ?? 'ERROR', message: error?.message ?? 'The reply failed.' };
+      const msgId = (f.message_id ?? (f.message as { id?: number } | null | undefined)?.id ?? null) as number | null;
       if (msgId === null) {
         // The question itself was refused: nothing was stored.
         const pending = state.pending && (f.request_id == null || f.request_id === state.pending.requestId) ? state.pending : null;

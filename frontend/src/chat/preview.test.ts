@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PreviewScheduler } from './preview';
+import { PreviewScheduler, type PreviewSchedulerOptions } from './preview';
+
+type SentPreview = Parameters<PreviewSchedulerOptions['send']>[0];
 
 const VP = { x: 0, y: 0, zoom: 1, width: 1280, height: 800 };
 
 describe('context preview debounce', () => {
-  let sent: any[];
+  let sent: SentPreview[];
   let online: boolean;
   let s: PreviewScheduler;
 
@@ -34,7 +36,7 @@ describe('context preview debounce', () => {
     expect(sent).toHaveLength(1);
     vi.advanceTimersByTime(250);
     expect(sent).toHaveLength(2);
-    expect(sent[1].viewport.x).toBe(400);
+    expect(sent[1].viewport?.x).toBe(400);
     expect(sent[1].request_id).toBe('p-2');
   });
 
@@ -60,7 +62,7 @@ describe('context preview debounce', () => {
     expect(s.accept({ type: 'context.preview', request_id: 'p-1', ...report })).toBeNull();
     const got = s.accept({ type: 'context.preview', request_id: 'p-2', ...report });
     expect(got).toMatchObject({ total_tokens: 1 });
-    expect((got as any).type).toBeUndefined();
+    expect((got as Record<string, unknown> | null)?.type).toBeUndefined();
     // answered: a repeat is ignored
     expect(s.accept({ type: 'context.preview', request_id: 'p-2', ...report })).toBeNull();
   });

@@ -3,7 +3,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CanvasPage } from './CanvasPage';
 import { Toasts } from '../components/Toasts';
-import { FakeSocket } from '../test/fakeSocket';
+import { FakeSocket, opAs } from '../test/fakeSocket';
 import { handle, installTestHooks } from '../lib/testHooks';
 import type { CanvasNode } from '../api/types';
 
@@ -176,9 +176,10 @@ describe('CanvasPage', () => {
     });
     const [create] = sock.sentOfType('op');
     expect(create.op.type).toBe('node.create');
-    expect(create.op.node.kind).toBe('note');
-    expect(create.op.node.content).toBe('新的需求');
-    const id = create.op.node.id as string;
+    const created = opAs(create.op, 'node.create');
+    expect(created.node.kind).toBe('note');
+    expect(created.node.content).toBe('新的需求');
+    const id = created.node.id as string;
     expect(id).toMatch(/[0-9a-f-]{36}/);
     expect(byTestId('note-draft')).toBeNull();
     expect(byTestId(`node-${id}`)?.textContent).toContain('新的需求');

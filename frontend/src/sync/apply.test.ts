@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CanvasEdge, CanvasNode } from '../api/types';
 import { applyChanges, applyOp, docFromLists, touchedIds, type ChangeSideEffects } from './apply';
 
 const ctx = { user: { id: 1, username: 'alice' }, clientOpId: 'op-1' };
@@ -6,10 +7,10 @@ const ctx = { user: { id: 1, username: 'alice' }, clientOpId: 'op-1' };
 function base() {
   return docFromLists(
     [
-      { id: 'a', content: 'A', x: 0, y: 0 } as any,
-      { id: 'b', content: 'B', x: 100, y: 0 } as any,
+      { id: 'a', content: 'A', x: 0, y: 0 } as CanvasNode,
+      { id: 'b', content: 'B', x: 100, y: 0 } as CanvasNode,
     ],
-    [{ id: 'e', source: 'a', target: 'b', relation: 'depends_on' } as any],
+    [{ id: 'e', source: 'a', target: 'b', relation: 'depends_on' } as CanvasEdge],
   );
 }
 

@@ -102,6 +102,11 @@ export interface ChangeSideEffects {
   members?: { user: UserRef; role: string | null }[];
 }
 
+/** A non-null object (wire JSON record); arrays count too, as `typeof x === 'object'` did. */
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object';
+}
+
 /** Apply a server `changes` list to the confirmed document. */
 export function applyChanges(doc: Doc, changes: EntityChange[], effects?: ChangeSideEffects): Doc {
   const d = new Draft(doc);
@@ -113,19 +118,22 @@ export function applyChanges(doc: Doc, changes: EntityChange[], effects?: Change
         // Edges are deleted (and logged) one by one by the server; dropping
         // dangling edges here keeps the view consistent if one is filtered.
         d.deleteEdgesTouching(id);
-      } else if (ch.data && typeof ch.data === 'object') {
-        const prev = d.getNode(id || ch.data.id);
-        d.setNode(normalizeNode({ ...(prev ?? {}), ...ch.data, id: String(ch.data.id ?? id) }));
+      } else if (isRecord(ch.data)) {
+        const data = ch.data as Partial<CanvasNode>;
+        const prev = d.getNode(id || data.id!);
+        d.setNode(normalizeNode({ ...(prev ?? {}), ...data, id: String(data.id ?? id) }));
       }
     } else if (ch.entity === 'edge') {
       if (ch.action === 'deleted' || ch.action === 'removed') {
         d.deleteEdge(id);
-      } else if (ch.data && typeof ch.data === 'object') {
-        const prev = d.getEdge(id || ch.data.id);
-        d.setEdge(normalizeEdge({ ...(prev ?? {}), ...ch.data, id: String(ch.data.id ?? id) }));
+      } else if (isRecord(ch.data)) {
+        const data = ch.data as Partial<CanvasEdge>;
+        const prev = d.getEdge(id || data.id!);
+        // Server edge data carries source and target; the previous edge fills them for partial updates.
+        d.setEdge(normalizeEdge({ ...(prev ?? {}), ...data, id: String(data.id ?? id) } as Partial<CanvasEdge> & { id: string; source: string; target: string }));
       }
     } else if (ch.entity === 'canvas') {
-      if (effects && ch.data && typeof ch.data === 'object') effects.canvas = { ...(effects.canvas ?? {}), ...ch.data };
+      if (effects && isRecord(ch.data)) effects.canvas = { ...(effects.canvas ?? {}), ...ch.data };
     } else if (ch.entity === 'member') {
       if (effects) {
         const data = ch.data as { user?: UserRef; role?: string } | null;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CanvasEdge, CanvasNode } from '../api/types';
-import { SyncEngine, type Notice } from './engine';
+import { SyncEngine, type Notice, type ServerFrame } from './engine';
 import { fakeSocketFactory, type FakeSocket } from '../test/fakeSocket';
 
 function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
@@ -48,7 +48,7 @@ function nodeChange(n: CanvasNode, action = 'updated') {
   return { entity: 'node', action, id: n.id, fields: [], data: n };
 }
 
-function change(revision: number, changes: any[], clientOpId: string | null = null, user = BOB) {
+function change(revision: number, changes: unknown[], clientOpId: string | null = null, user = BOB) {
   return {
     type: 'change',
     revision,
@@ -549,7 +549,7 @@ describe('SyncEngine view cache', () => {
 describe('SyncEngine chat transport', () => {
   it('passes chat, preview and agent frames to frame listeners without touching the document', () => {
     const h = setup();
-    const frames: any[] = [];
+    const frames: ServerFrame[] = [];
     const off = h.engine.onFrame((f) => frames.push(f));
     const before = h.engine.getSnapshot();
     h.sock().receive({ type: 'chat.delta', message_id: 89, delta: '端口是 ' });
@@ -564,7 +564,7 @@ describe('SyncEngine chat transport', () => {
 
   it('routes error frames that answer a request to listeners, others to notices', () => {
     const h = setup();
-    const frames: any[] = [];
+    const frames: ServerFrame[] = [];
     h.engine.onFrame((f) => frames.push(f));
     h.sock().receive({ type: 'error', request_id: 'p-2', error: { code: 'NOT_FOUND', message: 'no such conversation', field: 'conversation_id' } });
     expect(frames).toHaveLength(1);

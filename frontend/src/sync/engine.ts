@@ -91,7 +91,49 @@ export interface CanvasInfo {
 /** A decoded server frame the engine passes through (see onFrame). */
 export interface ServerFrame {
   type: string;
-  [key: string]: any;
+  [key: string]: unknown;
+}
+
+/** A decoded JSON object from the socket; its fields are checked where they are used. */
+export type WireFrame = Record<string, unknown>;
+
+/** The fields of a `welcome` frame the engine reads (unchecked wire data). */
+interface WelcomeFrame {
+  role?: Role | null;
+  user?: UserRef | null;
+  canvas?: CanvasInfo | null;
+  connection_id?: string | number | null;
+}
+
+/** The fields of a `presence` frame the engine reads (unchecked wire data). */
+interface PresenceFrame {
+  connection_id?: string | number | null;
+  user?: UserRef | null;
+  color?: unknown;
+  viewport?: PresenceViewport | null;
+  cursor?: PresenceCursor | null;
+  editing?: unknown;
+  dragging?: PresenceActivity['dragging'];
+}
+
+/** An `ack` frame: the op with this client_op_id committed at `revision`. */
+interface AckFrame {
+  client_op_id: string;
+  revision: number;
+  duplicate?: boolean;
+  changes?: EntityChange[];
+}
+
+/** A `reject` frame: the op with this client_op_id was not applied. */
+interface RejectFrame {
+  client_op_id: string;
+  error?: { code?: string; message?: string; field?: string | null; retry_after_ms?: number; current?: CanvasNode };
+}
+
+/** An `error` frame; with a request_id it answers a request and goes to frame listeners. */
+interface ErrorFrame {
+  request_id?: unknown;
+  error?: { code?: string; message?: string; field?: string | null } | null;
 }
 
 export type NoticeKind = 'reject' | 'error' | 'revoked' | 'too-large';
@@ -159,6 +201,11 @@ const WS_OPEN = 1;
 
 /** Ops that only set fields, so sending them again restores their intent. */
 const REPLAYABLE = new Set<string>(['node.update', 'node.move', 'node.archive', 'edge.update']);
+
+/** A wire object with a string `type`: a frame the engine can pass to frame listeners. */
+function isServerFrame(msg: WireFrame): msg is ServerFrame {
+  return typeof msg.type === 'string';
+}
 
 function randomId(): string {
   const c = (globalThis as { crypto?: Crypto }).crypto;
@@ -695,7 +742,7 @@ export class SyncEngine {
 
   private handleRaw(data: unknown) {
     this.lastMessageAt = this.opts.now();
-    let msg: any;
+    let msg: unknown;
     const big = typeof data === 'string' && data.length > BIG_FRAME_CHARS;
     if (big) perfMark('frame-received');
     try {
@@ -705,55 +752,57 @@ export class SyncEngine {
       return;
     }
     if (!msg || typeof msg !== 'object') return;
-    this.handleMessage(msg);
+    this.handleMessage(msg as WireFrame);
   }
 
   /** Handle one decoded server frame (public for tests). */
-  handleMessage(msg: any): void {
+  handleMessage(msg: WireFrame): void {
     switch (msg.type) {
       case 'welcome':
-        return this.onWelcome(msg);
+        return this.onWelcome(msg as WelcomeFrame);
       case 'snapshot':
-        return this.onSnapshot(msg);
+        return this.onSnapshot(msg as unknown as Snapshot & { type: 'snapshot' });
       case 'changes':
-        return this.onChanges(msg);
+        return this.onChanges(msg as { events?: ChangeEvent[] });
       case 'change':
-        this.onChange(msg as ChangeEvent);
+        this.onChange(msg as unknown as ChangeEvent);
         this.afterChanges();
         this.emit();
         return;
       case 'ack':
-        return this.onAck(msg);
+        return this.onAck(msg as unknown as AckFrame);
       case 'reject':
-        return this.onReject(msg);
+        return this.onReject(msg as unknown as RejectFrame);
       case 'resync':
         return this.onResync();
       case 'presence':
-        return this.onPresence(msg);
+        return this.onPresence(msg as PresenceFrame);
       case 'presence_leave':
         if (this.peers.delete(String(msg.connection_id))) this.emit();
         return;
       case 'pong':
         return;
-      case 'error':
-        if (msg.request_id != null) {
-          this.dispatchFrame(msg);
+      case 'error': {
+        const err = msg as ErrorFrame;
+        if (err.request_id != null) {
+          this.dispatchFrame(msg as ServerFrame);
           return;
         }
         this.notice({
           kind: 'error',
-          message: msg.error?.message ?? 'The server could not handle a message.',
-          code: msg.error?.code,
-          field: msg.error?.field ?? null,
+          message: err.error?.message ?? 'The server could not handle a message.',
+          code: err.error?.code,
+          field: err.error?.field ?? null,
         });
         return;
+      }
       default:
-        if (typeof msg.type === 'string') this.dispatchFrame(msg);
+        if (isServerFrame(msg)) this.dispatchFrame(msg);
         return;
     }
   }
 
-  private onWelcome(msg: any) {
+  private onWelcome(msg: WelcomeFrame) {
     this.role = msg.role ?? this.role;
     this.user = msg.user ?? this.user;
     this.canvas = msg.canvas ? { ...(this.canvas ?? {}), ...msg.canvas } : this.canvas;
@@ -880,7 +929,7 @@ export class SyncEngine {
     }, this.opts.catchUpTimeoutMs);
   }
 
-  private onAck(msg: { client_op_id: string; revision: number; duplicate?: boolean; changes?: EntityChange[] }) {
+  private onAck(msg: AckFrame) {
     const p = this.pending.find((x) => x.clientOpId === msg.client_op_id);
     if (p && p.ackedRevision === null) this.committed(p, msg.revision);
     if (!msg.duplicate && typeof msg.revision === 'number') {
@@ -920,10 +969,7 @@ export class SyncEngine {
     return this.pending.slice(0, idx).some((e) => e.ackedRevision === null && (e.retries > 0 || !e.sent));
   }
 
-  private onReject(msg: {
-    client_op_id: string;
-    error?: { code?: string; message?: string; field?: string | null; retry_after_ms?: number; current?: CanvasNode };
-  }) {
+  private onReject(msg: RejectFrame) {
     const idx = this.pending.findIndex((x) => x.clientOpId === msg.client_op_id);
     const p = idx >= 0 ? this.pending[idx] : undefined;
     const code = msg.error?.code;
@@ -981,7 +1027,7 @@ export class SyncEngine {
     this.emit();
   }
 
-  private onPresence(msg: any) {
+  private onPresence(msg: PresenceFrame) {
     const id = String(msg.connection_id ?? '');
     if (!id || id === this.connectionId || !msg.user) return;
     this.peers.set(id, {

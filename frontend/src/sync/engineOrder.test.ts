@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CanvasNode } from '../api/types';
 import { SyncEngine, type Notice, type PendingStore, type StoredOp } from './engine';
-import { fakeSocketFactory } from '../test/fakeSocket';
+import { fakeSocketFactory, opAs } from '../test/fakeSocket';
 
 const ALICE = { id: 1, username: 'alice' };
 
@@ -86,7 +86,7 @@ describe('ops under RATE_LIMITED', () => {
     s.clearSent();
     vi.advanceTimersByTime(1_000);
     const sent = s.sentOfType('op');
-    expect(sent.map((m) => [m.op.x, m.op.y])).toEqual([[10, 10], [20, 20]]);
+    expect(sent.map((m) => [opAs(m.op, 'node.move').x, opAs(m.op, 'node.move').y])).toEqual([[10, 10], [20, 20]]);
     expect(sent[0].client_op_id).toBe(first);
     expect(sent[1].client_op_id).not.toBe(second); // a new op: the server would dedupe the old id
     // the display shows the newest intent throughout
@@ -104,7 +104,7 @@ describe('ops under RATE_LIMITED', () => {
     s.receive({ type: 'ack', client_op_id: second, revision: 6, duplicate: false, changes: [] });
     s.clearSent();
     vi.advanceTimersByTime(1_000);
-    expect(s.sentOfType('op').map((m) => m.op.x)).toEqual([1, 2]);
+    expect(s.sentOfType('op').map((m) => opAs(m.op, 'node.move').x)).toEqual([1, 2]);
   });
 
   it('never drops an op for rate limiting, however often it is refused', async () => {
@@ -130,7 +130,7 @@ describe('ops under RATE_LIMITED', () => {
     vi.advanceTimersByTime(1_000);
     expect(s.sentOfType('op')).toHaveLength(40);
     vi.advanceTimersByTime(1_000);
-    const xs = s.sentOfType('op').map((m) => m.op.x);
+    const xs = s.sentOfType('op').map((m) => opAs(m.op, 'node.move').x);
     expect(xs).toEqual([...Array(60).keys()]);
   });
 

@@ -1,9 +1,28 @@
+import type { Op } from '../api/types';
 import type { SocketLike } from '../sync/engine';
+
+/** A JSON frame the client sent, decoded; tests read its fields back. */
+export interface SentFrame {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A sent `op` frame. */
+export interface OpFrame extends SentFrame {
+  type: 'op';
+  client_op_id: string;
+  op: Op;
+}
+
+/** Read a sent op as the op type the test expects (a type-level view only; the test asserts the type). */
+export function opAs<T extends Op['type']>(op: Op, _type: T): Extract<Op, { type: T }> {
+  return op as Extract<Op, { type: T }>;
+}
 
 /** An in-memory stand-in for the browser WebSocket, driven by the test. */
 export class FakeSocket implements SocketLike {
   readyState = 0;
-  sent: any[] = [];
+  sent: SentFrame[] = [];
   closed = false;
   onopen: ((ev: unknown) => void) | null = null;
   onmessage: ((ev: { data: unknown }) => void) | null = null;
@@ -14,7 +33,7 @@ export class FakeSocket implements SocketLike {
 
   send(data: string) {
     if (this.readyState !== 1) throw new Error('socket not open');
-    this.sent.push(JSON.parse(data));
+    this.sent.push(JSON.parse(data) as SentFrame);
   }
   close() {
     this.closed = true;
@@ -33,7 +52,9 @@ export class FakeSocket implements SocketLike {
     this.readyState = 3;
     this.onclose?.({ code });
   }
-  sentOfType(type: string) {
+  sentOfType(type: 'op'): OpFrame[];
+  sentOfType(type: string): SentFrame[];
+  sentOfType(type: string): SentFrame[] {
     return this.sent.filter((m) => m.type === type);
   }
   clearSent() {

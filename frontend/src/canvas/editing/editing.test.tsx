@@ -2,7 +2,7 @@ import { act } from 'react';
 import { describe, expect, it } from 'vitest';
 import { byTestId, flush, node, q, renderCanvas, installCanvasHarness } from '../../test/canvasHarness';
 import { handle } from '../../lib/testHooks';
-import type { FakeSocket } from '../../test/fakeSocket';
+import { opAs, type FakeSocket } from '../../test/fakeSocket';
 
 installCanvasHarness();
 
@@ -122,8 +122,10 @@ describe('editing together', { timeout: 20_000 }, () => {
     await click(byTestId('editor-split'));
     const ops = sock.sentOfType('op').map((f) => f.op);
     expect(ops.map((o) => o.type)).toEqual(['node.update', 'node.create']);
-    expect(ops[0].fields.content.length).toBeLessThanOrEqual(10_000);
-    expect(ops[0].fields.content + ops[1].node.content).toBe(long);
+    const update = opAs(ops[0], 'node.update');
+    const create = opAs(ops[1], 'node.create');
+    expect(update.fields.content!.length).toBeLessThanOrEqual(10_000);
+    expect(update.fields.content! + create.node.content).toBe(long);
   });
 
   it('supersede opens a prefilled draft; Escape cancels, Save commits once', async () => {
@@ -147,8 +149,9 @@ describe('editing together', { timeout: 20_000 }, () => {
     await click(byTestId('supersede-save'));
     const [frame] = sock.sentOfType('op');
     expect(frame.op.type).toBe('node.supersede');
-    expect(frame.op.id).toBe('n-new');
-    expect(frame.op.node.content).toBe('Launch on Thursday');
+    const supersede = opAs(frame.op, 'node.supersede');
+    expect(supersede.id).toBe('n-new');
+    expect(supersede.node.content).toBe('Launch on Thursday');
     expect(byTestId('supersede-draft')).toBeNull();
   });
 

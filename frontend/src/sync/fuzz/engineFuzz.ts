@@ -44,8 +44,9 @@ async function committedOpIds(cfg: FuzzConfig, canvasId: number): Promise<Set<st
   const ids = new Set<string>();
   let since = 0;
   for (;;) {
-    const page = await api(cfg, owner, `/api/canvases/${canvasId}/changes/?since=${since}&limit=500`);
-    const events: { revision: number; client_op_id: string | null }[] = page.events ?? [];
+    const page = await api<{ events?: { revision: number; client_op_id: string | null }[]; has_more?: boolean }>(
+      cfg, owner, `/api/canvases/${canvasId}/changes/?since=${since}&limit=500`);
+    const events = page.events ?? [];
     for (const ev of events) if (ev.client_op_id) ids.add(ev.client_op_id);
     if (events.length === 0 || !page.has_more) break;
     since = events[events.length - 1].revision;
@@ -55,7 +56,8 @@ async function committedOpIds(cfg: FuzzConfig, canvasId: number): Promise<Set<st
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function api(cfg: FuzzConfig, user: FuzzUser, path: string, body?: unknown): Promise<any> {
+/** Call the REST API as `user`; T is the JSON shape the caller expects from `path` (not checked). */
+async function api<T>(cfg: FuzzConfig, user: FuzzUser, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${cfg.apiUrls[0]}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { Authorization: `Token ${user.token}`, 'Content-Type': 'application/json' },
@@ -63,14 +65,14 @@ async function api(cfg: FuzzConfig, user: FuzzUser, path: string, body?: unknown
   });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
 }
 
 async function newCanvas(cfg: FuzzConfig, seed: number): Promise<number> {
   const owner = cfg.users.find((u) => u.role === 'owner')!;
-  const canvas = await api(cfg, owner, '/api/canvases/', { name: `engine fuzz ${seed}` });
+  const canvas = await api<{ id: number }>(cfg, owner, '/api/canvases/', { name: `engine fuzz ${seed}` });
   for (const u of cfg.users) {
-    if (u !== owner) await api(cfg, owner, `/api/canvases/${canvas.id}/members/`, { username: u.username, role: u.role });
+    if (u !== owner) await api<unknown>(cfg, owner, `/api/canvases/${canvas.id}/members/`, { username: u.username, role: u.role });
   }
   return canvas.id;
 }
@@ -82,7 +84,14 @@ function pickFields<T>(obj: T, fields: (keyof T)[]): string {
   return JSON.stringify(fields.map((f) => obj[f]));
 }
 
-function diffDocs(name: string, engine: SyncEngine, snap: { revision: number; nodes: CanvasNode[]; edges: CanvasEdge[] }): string[] {
+/** The part of GET /api/canvases/<id>/snapshot/ the fuzz compares. */
+interface ServerSnapshot {
+  revision: number;
+  nodes: CanvasNode[];
+  edges: CanvasEdge[];
+}
+
+function diffDocs(name: string, engine: SyncEngine, snap: ServerSnapshot): string[] {
   const st = engine.getSnapshot();
   const out: string[] = [];
   if (st.revision !== snap.revision) out.push(`${name}: revision ${st.revision} != server ${snap.revision}`);
@@ -193,12 +202,12 @@ export async function runSeed(cfg: FuzzConfig, seed: number): Promise<SeedResult
   while (Date.now() - t0 < cfg.convergeTimeoutMs) {
     await sleep(100);
     if (clients.some((c) => c.engine.getSnapshot().pending.length > 0)) continue;
-    const snaps = new Map<string, any>();
+    const snaps = new Map<string, ServerSnapshot>();
     diverged = [];
     for (const c of clients) {
       const role = c.user.role;
-      if (!snaps.has(role)) snaps.set(role, await api(cfg, c.user, `/api/canvases/${canvasId}/snapshot/`));
-      diverged.push(...diffDocs(`${c.user.username}#${clients.indexOf(c)}`, c.engine, snaps.get(role)));
+      if (!snaps.has(role)) snaps.set(role, await api<ServerSnapshot>(cfg, c.user, `/api/canvases/${canvasId}/snapshot/`));
+      diverged.push(...diffDocs(`${c.user.username}#${clients.indexOf(c)}`, c.engine, snaps.get(role)!));
     }
     if (diverged.length === 0) {
       convergedMs = Date.now() - t0;
@@ -265,7 +274,7 @@ export async function runOrderCheck(cfg: FuzzConfig, seed: number, ops: number):
   const t0 = Date.now();
   while (engine.getSnapshot().pending.length > 0 && Date.now() - t0 < 3 * cfg.convergeTimeoutMs) await sleep(50);
   await sleep(200);
-  const snap = await api(cfg, owner, `/api/canvases/${canvasId}/snapshot/`);
+  const snap = await api<ServerSnapshot>(cfg, owner, `/api/canvases/${canvasId}/snapshot/`);
   const diverged: string[] = [];
   if (engine.getSnapshot().pending.length) diverged.push(`${engine.getSnapshot().pending.length} ops still pending`);
   for (const r of refused) diverged.push(`refused: ${r}`);
