@@ -7,6 +7,13 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings")
 django_asgi_app = get_asgi_application()
 
+# Load the Chinese word segmenter's dictionary now, not inside the first chat turn: that load holds the
+# GIL for a second or more, long enough on a busy machine for every socket on this process to miss its
+# heartbeat.
+from canvasweb.context.lexical import warm_up as warm_up_segmenter
+
+warm_up_segmenter()
+
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 

@@ -73,6 +73,11 @@ CHAR_PREFIX = "字:"  # single-character sub-tokens of Chinese words (see tokeni
 CHAR_WEIGHT = 0.3
 
 
+def warm_up() -> None:
+    """Load the segmenter's dictionary now (servers call this at start, off any request)."""
+    _segmenter()
+
+
 def _cjk_tokens(run: str, out: list[str], chars: bool = False) -> None:
     if chars:
         out.extend(CHAR_PREFIX + c for c in run if c not in CJK_STOP_CHARS and c not in ZH_STOPWORDS)

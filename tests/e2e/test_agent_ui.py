@@ -60,7 +60,7 @@ def test_proposal_approved_by_a_teammate_appears_live_with_agent_badge(
         {"content": "我已提议在画布上记录：缓存层改用 Memcached，等待队友批准。"},
     )
     ask(a, "记住：我们的缓存层改用 Memcached 了")
-    expect(a.get_by_test_id("agent-actions")).to_contain_text("Proposed", timeout=10_000)
+    expect(a.get_by_test_id("agent-actions")).to_contain_text("Proposed", timeout=60_000)
     reply = a.locator("[data-role='assistant']").last
     expect(reply).to_have_attribute("data-status", "complete", timeout=10_000)
     # The tools were offered to the model.
@@ -139,7 +139,7 @@ def test_rejected_proposal_and_owner_policy_settings(browser, server, scripted_m
     )
     ask(a, "把 Redis 换成 Memcached")
     ghost = a.locator("[data-testid^='ghost-node-']")
-    expect(ghost).to_have_count(1, timeout=30_000)
+    expect(ghost).to_have_count(1, timeout=60_000)
     proposal_id = ghost.get_attribute("data-testid").removeprefix("ghost-node-")
     listed = api(
         server, agent_canvas["tokens"]["alice"], "GET", f"/api/canvases/{cid}/proposals/?status=pending"
