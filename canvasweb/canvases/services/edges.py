@@ -7,11 +7,11 @@ import uuid
 from canvasweb.common.errors import NotFound
 
 from .. import permissions
-from ..models import AuthorKind, Edge
+from ..models import Edge
 from ..operations import EDGE_FIELDS, Operation
 from ..serialization import edge_to_dict
 from .commit import _Write
-from .nodes import _edge_level, _get_node, require_usable_id
+from .nodes import _create_edge, _edge_level, _get_node, require_usable_id
 
 
 def _get_edge(write: _Write, edge_id: uuid.UUID) -> Edge:
@@ -35,25 +35,13 @@ def _op_edge_create(write: _Write, op: Operation) -> None:
             actor=write.actor, canvas=write.canvas, node=source, operation=op.type
         )
     require_usable_id(write, body["id"], field="edge.id")
-    edge = Edge.objects.create(
-        id=body["id"],
-        canvas=write.canvas,
+    _create_edge(
+        write,
         source=source,
         target=target,
         relation=body["relation"],
         label=body["label"],
-        created_by=write.actor.user,
-        author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER,
-    )
-    write.record(
-        entity="edge",
-        action="created",
-        target_id=str(edge.id),
-        fields=[],
-        before=None,
-        after=edge_to_dict(edge),
-        vb=None,
-        va=_edge_level(source, target),
+        edge_id=body["id"],
     )
 
 

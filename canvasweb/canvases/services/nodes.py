@@ -28,6 +28,40 @@ def _edge_level(source: Node, target: Node) -> int:
     return max(_node_level(source), _node_level(target))
 
 
+def _create_edge(
+    write: _Write,
+    *,
+    source: Node,
+    target: Node,
+    relation: str,
+    label: str = "",
+    edge_id: uuid.UUID | None = None,
+) -> Edge:
+    """Insert an edge row and its "edge created" log entry (edge.create and the supersedes link)."""
+    ids = {"id": edge_id} if edge_id is not None else {}
+    edge = Edge.objects.create(
+        **ids,
+        canvas=write.canvas,
+        source=source,
+        target=target,
+        relation=relation,
+        label=label,
+        created_by=write.actor.user,
+        author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER,
+    )
+    write.record(
+        entity="edge",
+        action="created",
+        target_id=str(edge.id),
+        fields=[],
+        before=None,
+        after=edge_to_dict(edge),
+        vb=None,
+        va=_edge_level(source, target),
+    )
+    return edge
+
+
 def _get_node(write: _Write, node_id: uuid.UUID, *, field_name: str = "id") -> Node:
     cache = write.node_cache
     node = cache.get(node_id) if cache is not None else None
@@ -276,24 +310,7 @@ def _op_node_supersede(write: _Write, op: Operation) -> None:
         raise InvalidOperation(f"node {old.id} is already superseded by {old.superseded_by_id}", field="id")
     new = _create_node(write, op.body)
     _update_node_fields(write, old, {"superseded_by": new.id})
-    edge = Edge.objects.create(
-        canvas=write.canvas,
-        source=new,
-        target=old,
-        relation=Relation.SUPERSEDES,
-        created_by=write.actor.user,
-        author_kind=AuthorKind.AGENT if write.actor.is_agent else AuthorKind.USER,
-    )
-    write.record(
-        entity="edge",
-        action="created",
-        target_id=str(edge.id),
-        fields=[],
-        before=None,
-        after=edge_to_dict(edge),
-        vb=None,
-        va=_edge_level(new, old),
-    )
+    _create_edge(write, source=new, target=old, relation=Relation.SUPERSEDES)
 
 
 def _op_node_archive(write: _Write, op: Operation) -> None:
