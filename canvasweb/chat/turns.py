@@ -31,16 +31,20 @@ class ChatSession:
         self.user = user
         self.canvas_id = canvas_id
         self.send = send
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task | None = None  # the reply being streamed
+        self.prepare_task: asyncio.Task | None = None  # storing the question, compiling its context
         self.tasks: set[asyncio.Task] = set()  # the current turn and any summary fold still running
         self.active_message_id: int | None = None
         self.streaming = False  # a reply is on its way (the summary fold after it does not block)
+        self.preparing = False  # a question is being stored and its context compiled
+        self.stop_requested = False  # chat.stop came while preparing: stop as soon as the reply starts
+        self.preview_lock = asyncio.Lock()
         self.fold_lock = asyncio.Lock()
         executor.prewarm(key=canvas_id)  # a worker process takes a second or two to start
 
     async def handle_send(self, message: dict) -> None:
         request_id = _request_id(message)
-        if self.streaming:
+        if self.streaming or self.preparing:
             await self.send(
                 {
                     "type": "chat.error",
@@ -54,6 +58,34 @@ class ChatSession:
                 }
             )
             return
+        # Storing the question and compiling its context run beside the socket's other frames: the
+        # consumer handles one frame at a time, and a first compile (a worker process starting) can
+        # take longer than the client's heartbeat allows.
+        self.preparing = True
+        self.stop_requested = False
+        self.prepare_task = asyncio.ensure_future(self._prepare_and_start(message, request_id))
+        self.tasks.add(self.prepare_task)
+        self.prepare_task.add_done_callback(self.tasks.discard)
+
+    async def wait_for_turn(self) -> None:
+        """Until the current turn has been prepared and its reply has finished (tests and tools)."""
+        if self.prepare_task is not None:
+            await self.prepare_task
+        if self.task is not None:
+            await self.task
+
+    async def _prepare_and_start(self, message: dict, request_id: str | None) -> None:
+        try:
+            await self._prepare_turn(message, request_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("unhandled error preparing a chat turn on canvas %s", self.canvas_id)
+            await self.send(_internal_error())
+        finally:
+            self.preparing = False
+
+    async def _prepare_turn(self, message: dict, request_id: str | None) -> None:
         conversation_id = message.get("conversation_id")
         try:
             runner = _agent_runner(user=self.user, canvas_id=self.canvas_id)
@@ -102,6 +134,9 @@ class ChatSession:
         self.task = asyncio.ensure_future(self._run(turn, request_id, runner, tools))
         self.tasks.add(self.task)
         self.task.add_done_callback(self.tasks.discard)
+        if self.stop_requested:  # chat.stop arrived while the question was being prepared
+            # After the task's first step (queued first), so the reply is recorded as stopped.
+            asyncio.get_running_loop().call_soon(self.task.cancel)
         if turn.role != "viewer" and extraction.model_capture_enabled():
             refine = asyncio.ensure_future(self._refine_suggestions(turn))  # off the reply's path
             self.tasks.add(refine)
@@ -120,6 +155,9 @@ class ChatSession:
             await self.send({"type": "chat.suggestions", **result})
 
     async def handle_stop(self, message: dict) -> None:
+        if self.preparing and message.get("message_id") is None:
+            self.stop_requested = True
+            return
         if (
             self.streaming
             and self.task is not None
@@ -129,6 +167,22 @@ class ChatSession:
 
     async def handle_preview(self, message: dict) -> None:
         request_id = _request_id(message)
+        task = asyncio.ensure_future(self._answer_preview(message, request_id))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _answer_preview(self, message: dict, request_id: str | None) -> None:
+        # One preview at a time per socket, in the order asked, without holding up pings and ops.
+        async with self.preview_lock:
+            try:
+                await self._preview(message, request_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("unhandled error in a context preview on canvas %s", self.canvas_id)
+                await self.send(_internal_error())
+
+    async def _preview(self, message: dict, request_id: str | None) -> None:
         try:
             payload = await off_db_thread(
                 services.context_preview,
@@ -330,3 +384,10 @@ def _agent_runner(*, user, canvas_id: int):
 
 
 __all__ = ["ChatSession", "json"]
+
+
+def _internal_error() -> dict:
+    return {
+        "type": "error",
+        "error": {"code": "INTERNAL", "message": "the server could not handle this message", "field": None},
+    }

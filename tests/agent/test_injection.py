@@ -357,8 +357,7 @@ async def run_turn(user, canvas_id):
 
     session = ChatSession(user=user, canvas_id=canvas_id, send=send)
     await session.handle_send({"type": "chat.send", "text": QUESTION, "viewport": VIEWPORT})
-    if session.task is not None:
-        await session.task
+    await session.wait_for_turn()
     return frames
 
 

@@ -167,3 +167,67 @@ async def test_context_preview_reports_included_nodes_and_follows_the_viewport(s
     assert far["changes"][0]["id"] in await preview(50000)
     assert scripted_llm.requests == []
     await ws.disconnect()
+
+
+async def test_the_socket_answers_pings_and_refuses_a_second_question_while_one_is_prepared(
+    scripted_llm, monkeypatch
+):
+    """A slow first compile (a worker process starting) must not hold up the socket's heartbeat."""
+    import threading
+
+    from canvasweb.chat import services
+
+    release = threading.Event()
+    real_compile = services.turn_compile
+
+    def held_compile(**kwargs):
+        release.wait(timeout=20)
+        return real_compile(**kwargs)
+
+    monkeypatch.setattr(services, "turn_compile", held_compile)
+    canvas, _users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    scripted_llm.push({"content": "端口是 6543。"})
+    await ws.send_json_to({"type": "chat.send", "request_id": "slow", "text": "端口是多少？", "viewport": None})
+    await ws.send_json_to({"type": "ping"})
+    assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
+    await ws.send_json_to({"type": "chat.send", "request_id": "second", "text": "再问一次", "viewport": None})
+    busy = await ws.receive_json_from(timeout=5)
+    assert busy["type"] == "chat.error" and busy["request_id"] == "second"
+    assert busy["error"]["code"] == "BUSY"
+    release.set()
+    started = await ws.receive_json_from(timeout=10)
+    assert started["type"] == "chat.started" and started["request_id"] == "slow"
+    while True:
+        message = await ws.receive_json_from(timeout=10)
+        if message["type"] in ("chat.done", "chat.error"):
+            break
+    assert message["type"] == "chat.done" and "6543" in message["message"]["content"]
+    await ws.disconnect()
+
+
+async def test_a_stop_sent_while_the_question_is_prepared_stops_the_reply(scripted_llm, monkeypatch):
+    import threading
+
+    from canvasweb.chat import services
+
+    release = threading.Event()
+    real_compile = services.turn_compile
+
+    def held_compile(**kwargs):
+        release.wait(timeout=20)
+        return real_compile(**kwargs)
+
+    monkeypatch.setattr(services, "turn_compile", held_compile)
+    canvas, _users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    scripted_llm.push({"content": "a slow answer " * 40, "chunk_delay": 0.05})
+    await ws.send_json_to({"type": "chat.send", "text": "explain", "viewport": None})
+    await ws.send_json_to({"type": "chat.stop", "message_id": None})
+    release.set()
+    while True:
+        message = await ws.receive_json_from(timeout=10)
+        if message["type"] in ("chat.done", "chat.error"):
+            break
+    assert message["type"] == "chat.done" and message["message"]["status"] == "stopped"
+    await ws.disconnect()
