@@ -152,6 +152,20 @@ def test_bad_arguments_are_refused_and_recorded(planted, canvas, bob):
     assert SecurityEvent.objects.count() == events_before + 4
 
 
+def test_question_errors_name_the_question_argument(planted, canvas, bob):
+    # The chat's question check reports field "text"; an MCP client sent "question".
+    # (Blank text passes the schema's minLength, so it reaches Canvasweb's own check.)
+    async def script(client):
+        return [
+            await client.call_tool("compile_context", {"question": "   "}),
+            await client.call_tool("compile_context", {"question": "\u3000\n"}),
+        ]
+
+    for result in run_mcp(bob, canvas, script):
+        assert result.is_error
+        assert payload(result)["error"]["field"] == "question"
+
+
 def test_no_secret_in_any_tool_or_resource_result(planted, canvas, alice):
     """Even the owner (who may see the secret node) gets no secret value through MCP."""
 
