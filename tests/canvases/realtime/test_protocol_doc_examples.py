@@ -97,7 +97,10 @@ def setup():
             "ops": [
                 {"type": "node.create", "node": {"id": first, "content": "缓存端口 6381", "x": 0, "y": 0}},
                 {"type": "node.create", "node": {"id": second, "content": "queue host", "x": 90, "y": 0}},
-                {"type": "edge.create", "edge": {"source": second, "target": first, "relation": "depends_on"}},
+                {
+                    "type": "edge.create",
+                    "edge": {"source": second, "target": first, "relation": "depends_on"},
+                },
             ],
         },
     )
