@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
+from django.apps import apps
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Q, QuerySet
 
@@ -92,6 +93,7 @@ def changes_since(
         .order_by("revision", "seq")
     )
     level = permissions.role_level(role)
+    via_by_run = _via_by_agent_run(entries)
     events = []
     needs_resync = False
     for revision, grouped in groupby(entries, key=lambda e: e.revision):
@@ -102,7 +104,7 @@ def changes_since(
             e.entity == "member" and e.target_id == str(user_id) and e.action != "created" for e in group
         )
         needs_resync = needs_resync or resync or own_role_changed
-        events.append(_event_from_entries(revision, group, changes))
+        events.append(_event_from_entries(revision, group, changes, via_by_run=via_by_run))
     to = events[-1]["revision"] if events else since
     return {"from": since, "to": to, "events": events, "needs_resync": needs_resync, "has_more": to < current}
 
@@ -119,15 +121,30 @@ def _entry_as_change(entry: ChangeLogEntry) -> dict[str, Any]:
     }
 
 
+def _via_by_agent_run(entries: list[ChangeLogEntry]) -> dict[str, str]:
+    """`actor.via` of the live event is the agent run's tool (e.g. "MCP (claude-ai)"); the log keeps the run id."""
+    run_ids = {e.agent_run_id for e in entries if e.agent_run_id}
+    if not run_ids:
+        return {}
+    agent_run = apps.get_model("agent", "AgentRun")  # by name: canvases does not import the agent app
+    return dict(agent_run.objects.filter(run_id__in=run_ids).exclude(via="").values_list("run_id", "via"))
+
+
 def _event_from_entries(
-    revision: int, entries: list[ChangeLogEntry], changes: list[dict[str, Any]]
+    revision: int,
+    entries: list[ChangeLogEntry],
+    changes: list[dict[str, Any]],
+    *,
+    via_by_run: dict[str, str],
 ) -> dict[str, Any]:
     first = entries[0]
+    # The same event the commit broadcast (services/commit.py), so catch-up carries `via` too.
+    actor = {**entry_actor(first), "via": via_by_run.get(first.agent_run_id) or None}
     return {
         "type": "change",
         "revision": revision,
         "client_op_id": first.client_op_id or None,
-        "actor": entry_actor(first),
+        "actor": actor,
         "at": iso(first.created_at),
         "changes": changes,
     }

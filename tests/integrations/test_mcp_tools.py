@@ -11,9 +11,11 @@ from mcp.shared.exceptions import MCPError
 
 from canvasweb.agent import services as agent_services
 from canvasweb.agent.models import AgentToolCall, Proposal
+from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases import services
 from canvasweb.canvases.actors import user_actor
-from canvasweb.canvases.models import Node
+from canvasweb.canvases.models import Canvas, Node
+from canvasweb.canvases.services.commit import actor_to_dict
 from canvasweb.history.models import ChangeLogEntry, SecurityEvent
 from canvasweb.integrations.mcp.server import Principal, build_server
 
@@ -118,6 +120,30 @@ def test_auto_mode_writes_through_the_runner(planted, canvas, bob, alice):
     assert entries.count() == 1 and entries.get().actor_kind == "agent"
 
 
+def test_catch_up_events_name_the_tool_like_the_live_event(planted, canvas, bob, alice):
+    # The live change event carries actor.via; a client catching up (REST changes/, socket catch_up)
+    # must get the same actor, not one without `via`.
+    services.canvas_update(actor=user_actor(alice), canvas_id=canvas.pk, agent_policy={"mode": "auto"})
+    since = Canvas.objects.get(pk=canvas.pk).revision
+
+    async def script(client):
+        return await client.call_tool("add_node", {"content": "账单导出每晚 02:00 运行", "kind": "fact"})
+
+    body = payload(run_mcp(bob, canvas, script))
+    node = Node.objects.get(content="账单导出每晚 02:00 运行")
+    services.apply_operation(
+        actor=user_actor(alice),
+        canvas_id=canvas.pk,
+        op={"type": "node.move", "id": str(node.pk), "x": 40, "y": 80},
+    )
+    events = canvas_selectors.changes_since(canvas=canvas, role="owner", since=since)["events"]
+    by_revision = {e["revision"]: e["actor"] for e in events}
+    assert set(by_revision[body["revision"]]) == set(actor_to_dict(user_actor(alice)))
+    assert by_revision[body["revision"]]["via"] == node.provenance["via"]
+    assert by_revision[body["revision"]]["via"].startswith("MCP")
+    assert by_revision[max(by_revision)]["via"] is None  # a person's edit in the page
+
+
 def test_viewer_write_is_refused_and_recorded(planted, canvas, vic):
     state = (Node.objects.count(), ChangeLogEntry.objects.count(), Proposal.objects.count())
     events_before = SecurityEvent.objects.count()
@@ -150,6 +176,20 @@ def test_bad_arguments_are_refused_and_recorded(planted, canvas, bob):
     for result in run_mcp(bob, canvas, script):
         assert result.is_error and payload(result)["error"]["code"] == "INVALID"
     assert SecurityEvent.objects.count() == events_before + 4
+
+
+def test_question_errors_name_the_question_argument(planted, canvas, bob):
+    # The chat's question check reports field "text"; an MCP client sent "question".
+    # (Blank text passes the schema's minLength, so it reaches Canvasweb's own check.)
+    async def script(client):
+        return [
+            await client.call_tool("compile_context", {"question": "   "}),
+            await client.call_tool("compile_context", {"question": "\u3000\n"}),
+        ]
+
+    for result in run_mcp(bob, canvas, script):
+        assert result.is_error
+        assert payload(result)["error"]["field"] == "question"
 
 
 def test_no_secret_in_any_tool_or_resource_result(planted, canvas, alice):

@@ -124,6 +124,13 @@ class ActorSerializer(serializers.Serializer):
     )
 
 
+class EventActorSerializer(ActorSerializer):
+    via = serializers.CharField(
+        allow_null=True,
+        help_text='The tool outside the page the agent worked in, e.g. "MCP (claude-ai)"; null otherwise.',
+    )
+
+
 class LoginInputSerializer(serializers.Serializer):
     username = serializers.CharField()
     password = serializers.CharField()
@@ -275,7 +282,7 @@ class ChangeEventSerializer(serializers.Serializer):
     type = enum(["change"], "ChangeEventType")
     revision = serializers.IntegerField()
     client_op_id = serializers.CharField(allow_null=True)
-    actor = ActorSerializer()
+    actor = EventActorSerializer()
     at = serializers.DateTimeField()
     changes = ChangeSerializer(many=True)
 

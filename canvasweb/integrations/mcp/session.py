@@ -149,10 +149,15 @@ class McpSession:
 
     def _compile(self, *, role: str, arguments: Any) -> dict:
         args = _compile_arguments(arguments)
+        try:
+            question = chat_services.validate_question(args["question"])
+        except InvalidOperation as exc:
+            # The chat's check names its own field ("text"); this tool's argument is "question".
+            raise InvalidOperation(exc.message, field="question") from exc
         compiled = chat_services.compile_for(
             canvas_id=self.canvas_id,
             role=role,
-            question=chat_services.validate_question(args["question"]),
+            question=question,
             viewport=args.get("viewport"),
             budget=args.get("budget"),
         )
