@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers_context import all_text, node
 
 from canvasweb.context import compiler as compiler_mod
-from canvasweb.context import history_recall
+from canvasweb.context import recall_rank
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.history_recall import RecallCandidate, past_match_share, rank_turns
 from canvasweb.context.recall_signals import asks_for_value, value_score
@@ -84,7 +84,7 @@ def test_value_question_lifts_the_turn_that_states_a_value(monkeypatch):
     q = "which parking garage bay did we get?"
     top = rank_turns(candidates=cands(VALUE_TURNS), question=q)[0][0]
     assert top == 1
-    monkeypatch.setattr(history_recall, "VALUE_LIFT", 0.0)
+    monkeypatch.setattr(recall_rank, "VALUE_LIFT", 0.0)
     assert rank_turns(candidates=cands(VALUE_TURNS), question=q)[0][0] == 0  # lexically the chatter wins
 
 
@@ -92,7 +92,7 @@ def test_value_lift_in_chinese(monkeypatch):
     texts = ["停车场车位太难停了", "物业说停车场给我们的车位是地下二层 117 号"]
     q = "停车场给我们的是哪个车位？"
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 1
-    monkeypatch.setattr(history_recall, "VALUE_LIFT", 0.0)
+    monkeypatch.setattr(recall_rank, "VALUE_LIFT", 0.0)
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 0
 
 
@@ -103,7 +103,7 @@ def test_newest_statement_of_a_value_ranks_first(monkeypatch):
     ]
     q = "how much badge printer toner do we order?"
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 1
-    monkeypatch.setattr(history_recall, "RESTATED_FACTOR", 1.0)
+    monkeypatch.setattr(recall_rank, "RESTATED_FACTOR", 1.0)
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 0
 
 
