@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from . import recall_rank
 from .recall_rank import (
     SHORT_REPLY_TOKENS,
     RecallCandidate,
@@ -37,6 +38,7 @@ from .recall_rank import (
     turn_asks,
     turn_sentences,
 )
+from .recall_signals import value_score
 from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
 
@@ -224,8 +226,15 @@ def _cover(
             if sum(nt.tokens) <= WHOLE_TURN_TOKENS:
                 grow(nb, set(range(len(nt.sentences))))
             elif nt.sentences:
-                # The question's last sentence, or the answer's first.
-                grow(nb, {len(nt.sentences) - 1} if nb < ci else {0})
+                # The question's last sentence, or the answer's first (its value-stating one).
+                grow(nb, {len(nt.sentences) - 1} if nb < ci else {_answer_sentence(nt)})
+
+
+def _answer_sentence(t: _Turn) -> int:
+    """Which sentence of a long answer to quote first: the first that states a value."""
+    if not recall_rank.VALUE_FIRST_EXCERPT:
+        return 0
+    return max(range(len(t.sentences)), key=lambda i: (value_score(t.sentences[i]), -i))
 
 
 def _detail(

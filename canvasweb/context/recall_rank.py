@@ -55,6 +55,8 @@ ANSWER_REACH = 2
 # Turns lifted only by their neighbours, and neighbours pulled in for context, are left out when
 # they state nothing (short, no value, no question): carries_nothing.
 DROP_EMPTY_CONTEXT_TURNS = True
+# A turn ranked only through its context is excerpted from its value-stating sentence (_hit_order).
+VALUE_FIRST_EXCERPT = True
 
 _LOW_INFO_RE = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|k|sure|thanks?(?: you)?|thx|ty|cool|great|nice|got it|sounds good|perfect|yes|yeah|yep|"
@@ -310,9 +312,7 @@ def rank_turns(
                 continue
         sent_scores[(ci, si)] = score
     turn_scores = {ci_of[m]: s for m, s in raw_turn.items() if m in ci_of}
-    context_scores = {
-        ci_of[m]: s for m, s in raw_ctx.items() if m in ci_of and ci_of[m] in flat_by_ci
-    }
+    context_scores = {ci_of[m]: s for m, s in raw_ctx.items() if m in ci_of and ci_of[m] in flat_by_ci}
     per_turn: dict[int, tuple[float, list[tuple[float, int]]]] = {}
     for (ci, si), s in sent_scores.items():
         best, hits = per_turn.get(ci, (0.0, []))
@@ -384,7 +384,7 @@ def _hit_order(
     """Sentence indexes of a ranked turn, best first: by match; a turn ranked only through its
     context (an answer to a matching question) leads with the sentence that states a value."""
     hits = sorted(per_turn.get(ci, (0.0, []))[1], reverse=True)
-    if hits:
+    if hits or not VALUE_FIRST_EXCERPT:
         return [si for _, si in hits]
     sents = turn_sentences(candidates[ci].text)
     if len(sents) < 2:
