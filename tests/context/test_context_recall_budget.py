@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers_context import all_text, node
 
 from canvasweb.context import compiler as compiler_mod
@@ -127,6 +128,20 @@ def test_idle_canvas_hands_window_and_summary_plan_to_recall(monkeypatch):
     assert got["recent"] < old["recent"]
     assert len(with_shift.report.recalled_message_ids) > len(without.report.recalled_message_ids)
     assert with_shift.report.total_tokens <= 1000
+
+
+@pytest.mark.parametrize("follows", [True, False])
+def test_idle_canvas_share_of_the_summary_follows_to_recall(monkeypatch, follows):
+    msgs = chat(300, {**LONG_FACTS, **SHED_TALK})
+    monkeypatch.setattr(compiler_mod, "IDLE_SHARE_FOLLOWS", follows)
+    got = compile_(messages=msgs, question=SHED_Q, budget=1000).report.layer_tokens
+    monkeypatch.setattr(compiler_mod, "IDLE_SHARE_FOLLOWS", False)
+    old = compile_(messages=msgs, question=SHED_Q, budget=1000).report.layer_tokens
+    if follows:
+        assert got["recall"] > old["recall"]
+        assert got["summary"] < old["summary"]
+    else:
+        assert got == old
 
 
 def test_buried_fact_is_recalled_at_a_small_budget():
