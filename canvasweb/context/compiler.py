@@ -68,6 +68,8 @@ IDLE_CANVAS_SHARE = 0.5
 SMALL_BLOCK_TOKENS = 400
 QUESTION_SHARE_SMALL = 0.55
 CHAT_MEMORY_SHIFT = 0.8
+# The summary's quarter of the unused canvas share moves to recall by the same factor.
+IDLE_SHARE_FOLLOWS = True
 _REDACTED_RE = re.compile(r"\[REDACTED:([a-z_]+)\]")
 
 
@@ -380,6 +382,10 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             recent_plan -= moved_recent
             summary_plan -= moved_summary
             to_recall += moved_recent + moved_summary
+            # The summary's part of the idle canvas share follows the same way.
+            moved_idle = int(to_summary * give) if IDLE_SHARE_FOLLOWS else 0
+            to_summary -= moved_idle
+            to_recall += moved_idle
 
     # 4b. recent window: newest first, contiguous; low-information turns
     # ("Okay.", "好的") are left out instead of spending the budget.

@@ -23,24 +23,35 @@ Rendered oldest first with the turn number and speaker, inside
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
-from .lexical import (
-    CHAR_PREFIX,
-    BM25Index,
-    cosine,
-    query_terms,
-    reciprocal_rank_fusion,
-    term_weights,
-    tokenize,
+from . import recall_rank
+from .recall_rank import (
+    SHORT_REPLY_TOKENS,
+    RecallCandidate,
+    carries_nothing,
+    is_low_information,
+    past_match_share,
+    rank_turns,
+    sentence_tokens,
+    turn_asks,
+    turn_sentences,
 )
-from .recall_signals import asks_for_value, value_score
+from .recall_signals import value_score
 from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
-from .types import MessageData
+
+__all__ = [
+    "RECALL_CLOSE",
+    "RECALL_OPEN",
+    "RecallCandidate",
+    "RecallResult",
+    "is_low_information",
+    "past_match_share",
+    "rank_turns",
+    "recall_history",
+]
 
 RECALL_OPEN = "<recalled_messages>"
 RECALL_CLOSE = "</recalled_messages>"
@@ -51,45 +62,11 @@ RECALL_HEADER = (
 ELLIPSIS = "…"
 # A recalled turn shorter than this (tokens) is shown whole from the start.
 WHOLE_TURN_TOKENS = 60
-MIN_RELATIVE_SCORE = 0.08  # hits scoring below this share of the best hit are noise
 # Hits below this share are weak: they get at most half of what the strong hits
 # leave (the rest flows to the summary, which is denser on short chats).
 STRONG_RELATIVE_SCORE = 0.25
-SHORT_REPLY_TOKENS = 8  # ranking tokens: "yes, 5433" needs its question
-# Chat context spreads over neighbouring turns ("is Marta in?" / "she brought her dog" /
-# "yes, Biscuit"): each turn is also scored with the turns within CONTEXT_SPAN of it.
-CONTEXT_SPAN = 2
-CONTEXT_WEIGHT = 0.5
-MAX_HITS = 60
-# A question that asks for a value lifts turns whose matching sentence states one (recall_signals).
-VALUE_LIFT = 0.6
-RESTATED_FACTOR = 0.6
-
-_LOW_INFO_RE = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|k|sure|thanks?(?: you)?|thx|ty|cool|great|nice|got it|sounds good|perfect|yes|yeah|yep|"
-    r"no|nope|right|alright|all right|fine|agreed|noted|will do|lol|haha|hmm+|ah|oh|wow|awesome|good|"
-    r"好的?|好吧|嗯+|哦+|收到|谢谢|多谢|明白了?|知道了|可以|行|没问题|好嘞|对|是的|了解|哈+|👍|🙏)"
-    r"[\s,.!?~。！？，、…:)]*)+$",
-    re.IGNORECASE,
-)
-
-
-def is_low_information(text: str) -> bool:
-    """An acknowledgement or filler turn that says nothing a later question could need."""
-    if not text or not text.strip():
-        return True
-    if len(text) > 80:
-        return False
-    return bool(_LOW_INFO_RE.match(text))
-
-
-@dataclass(frozen=True, slots=True)
-class RecallCandidate:
-    """One past turn the recall may quote: its position in the conversation and its prepared text."""
-
-    position: int  # 0-based turn number in the whole conversation
-    message: MessageData
-    text: str  # masked, retired statements already rewritten
+# A neighbour pulled in for context is left out when it states nothing (recall_rank.carries_nothing).
+DROP_EMPTY_NEIGHBOURS = True
 
 
 @dataclass(slots=True)
@@ -107,184 +84,6 @@ class _Turn:
     sentences: list[str]
     tokens: list[int]  # token count per sentence
     keep: set[int] = field(default_factory=set)
-
-
-def _sentences(text: str) -> list[str]:
-    return split_sentences(text) or ([text.strip()] if text.strip() else [])
-
-
-def _sentence_tokens(cand: RecallCandidate, cache: TokenCache | None) -> list[list[str]]:
-    def compute() -> list[list[str]]:
-        return [tokenize(s, chars=True) for s in _sentences(cand.text)]
-
-    if cache is None:
-        return compute()
-    return cache.memo(key=("recall-tokens", cand.message.id), source=cand.text, compute=compute)
-
-
-def past_match_share(
-    *, question: str, messages: Sequence[MessageData], cache: TokenCache | None = None
-) -> float:
-    """Share (0..1) of the question's words that some of `messages` contains: how much the question is
-    about what was said earlier. Words only (no single-character sub-tokens); per-message term sets cached."""
-    terms = {t for t in query_terms(question) if not t.startswith(CHAR_PREFIX)}
-    if not terms:
-        return 0.0
-    found: set[str] = set()
-    for m in messages:
-        if m.role == "tool":
-            continue
-        if cache is None:
-            words = frozenset(tokenize(m.content))
-        else:
-
-            def words_of(m: MessageData = m) -> frozenset[str]:
-                return frozenset(tokenize(m.content))
-
-            words = cache.memo(key=("recall-words", m.id), source=m.content, compute=words_of)
-        found.update(terms.intersection(words))
-        if len(found) == len(terms):
-            break
-    return len(found) / len(terms)
-
-
-def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
-    def compute() -> float:
-        return max((value_score(x) for x in _sentences(cand.text)), default=0.0)
-
-    if cache is None:
-        return compute()
-    return cache.memo(key=("recall-value", cand.message.id), source=cand.text, compute=compute)
-
-
-def _demote_restated(
-    scored: dict[int, float],
-    *,
-    candidates: Sequence[RecallCandidate],
-    flat_by_ci: Mapping[int, list[str]],
-    q: Sequence[str],
-    cache: TokenCache | None,
-) -> None:
-    """An older value-bearing turn whose matched question words a later value-bearing turn also
-    matches was most likely restated or corrected since: the later one ranks first (the newest
-    statement of a subject is the current one)."""
-    qset = {t for t in q if not t.startswith(CHAR_PREFIX)}
-    if not qset:
-        return
-    later: list[frozenset[str]] = []
-    # Only turns that could be quoted matter: the best 2 x MAX_HITS (keeps this linear in practice).
-    contenders = sorted(scored, key=lambda c: -scored[c])[: MAX_HITS * 2]
-    for ci in sorted(contenders, key=lambda c: -candidates[c].position):
-        if _turn_value(candidates[ci], cache) < 0.5:
-            continue
-        matched = frozenset(qset.intersection(flat_by_ci.get(ci, ())))
-        if len(matched) >= 1 and any(matched <= m for m in later):
-            scored[ci] *= RESTATED_FACTOR
-        if matched:
-            later.append(matched)
-
-
-def rank_turns(
-    *,
-    candidates: Sequence[RecallCandidate],
-    question: str,
-    cache: TokenCache | None = None,
-    question_vector: Sequence[float] | None = None,
-    vectors: Mapping[str, Sequence[float]] | None = None,
-    skip_sentences: frozenset[str] = frozenset(),
-) -> list[tuple[int, float, list[int]]]:
-    """(candidate index, score, matching sentence indexes) best first.
-
-    Sentences whose normalized text is in `skip_sentences` (already in the prompt) are not indexed.
-    """
-    q = query_terms(question, chars=True)
-    weights = term_weights(q)
-    if not q or not candidates:
-        return []
-    index = BM25Index(k1=1.2, b=0.5)
-    turn_index = BM25Index(k1=1.2, b=0.75)
-    context_index = BM25Index(k1=1.2, b=0.75)
-    flat_by_ci: dict[int, list[str]] = {}
-    for ci, cand in enumerate(candidates):
-        if cand.message.role == "tool" or is_low_information(cand.message.content):
-            continue
-        sent_tokens = _sentence_tokens(cand, cache)
-        flat: list[str] = []
-        sents = _sentences(cand.text) if skip_sentences else ()
-        for si, toks in enumerate(sent_tokens):
-            if skip_sentences and si < len(sents) and normalize_sentence(sents[si]) in skip_sentences:
-                continue
-            if toks:
-                index.add((ci, si), tokens=toks)
-                flat.extend(toks)
-        if flat:
-            turn_index.add(ci, tokens=flat)
-            flat_by_ci[ci] = flat
-    for ci in flat_by_ci:
-        pos = candidates[ci].position
-        ctx: list[str] = []
-        for cj in range(max(0, ci - CONTEXT_SPAN), min(len(candidates), ci + CONTEXT_SPAN + 1)):
-            if abs(candidates[cj].position - pos) <= CONTEXT_SPAN:
-                ctx.extend(flat_by_ci.get(cj, ()))
-        context_index.add(ci, tokens=ctx)
-    # BM25Index keys are Hashable; these indexes were filled with (turn, sentence) and turn keys above.
-    sent_scores = cast(dict[tuple[int, int], float], index.scores(q, weights=weights))
-    turn_scores = cast(dict[int, float], turn_index.scores(q, weights=weights))
-    context_scores = cast(dict[int, float], context_index.scores(q, weights=weights))
-    per_turn: dict[int, tuple[float, list[tuple[float, int]]]] = {}
-    for (ci, si), s in sent_scores.items():
-        best, hits = per_turn.get(ci, (0.0, []))
-        hits.append((s, si))
-        per_turn[ci] = (max(best, s), hits)
-    if not per_turn:
-        return []
-    top_turn = max(turn_scores.values()) or 1.0
-    top_sent = max(b for b, _ in per_turn.values()) or 1.0
-    top_ctx = max(context_scores.values(), default=0.0) or 1.0
-    scored: dict[int, float] = {}
-    lift = VALUE_LIFT if asks_for_value(question) else 0.0
-    for ci in set(per_turn) | set(context_scores):
-        best = per_turn.get(ci, (0.0, []))[0]
-        # The best sentence decides; the whole turn's match breaks ties, and the
-        # neighbouring turns' match lifts an answer that does not repeat the question's words.
-        scored[ci] = (
-            best / top_sent
-            + 0.35 * turn_scores.get(ci, 0.0) / top_turn
-            + CONTEXT_WEIGHT * context_scores.get(ci, 0.0) / top_ctx
-        )
-        if lift:
-            scored[ci] *= 1.0 + lift * _turn_value(candidates[ci], cache)
-    if lift:
-        _demote_restated(scored, candidates=candidates, flat_by_ci=flat_by_ci, q=q, cache=cache)
-    lexical = sorted(scored, key=lambda ci: (-scored[ci], -candidates[ci].position))
-    if question_vector is not None and vectors:
-        dense = [
-            ci
-            for ci in range(len(candidates))
-            if candidates[ci].message.id in vectors and not is_low_information(candidates[ci].message.content)
-        ]
-        dense.sort(
-            key=lambda ci: (
-                -cosine(question_vector, vectors[candidates[ci].message.id]),
-                -candidates[ci].position,
-            )
-        )
-        fused = reciprocal_rank_fusion([lexical[: MAX_HITS * 2], dense[: MAX_HITS * 2]])
-        order = sorted(fused, key=lambda ci: (-fused[ci], -candidates[ci].position))
-        top = fused[order[0]] if order else 1.0
-        result = []
-        for ci in order[:MAX_HITS]:
-            hits = sorted(per_turn.get(ci, (0.0, []))[1], reverse=True)
-            result.append((ci, fused[ci] / top, [si for _, si in hits]))
-        return result
-    top = scored[lexical[0]]
-    result = []
-    for ci in lexical[:MAX_HITS]:
-        if scored[ci] < MIN_RELATIVE_SCORE * top:
-            break
-        hits = sorted(per_turn.get(ci, (0.0, []))[1], reverse=True)
-        result.append((ci, scored[ci] / top, [si for _, si in hits]))
-    return result
 
 
 def recall_history(
@@ -327,7 +126,7 @@ def recall_history(
         t = turns.get(ci)
         if t is None:
             cand = candidates[ci]
-            sents = _sentences(cand.text)
+            sents = turn_sentences(cand.text)
             t = turns[ci] = _Turn(cand=cand, sentences=sents, tokens=[count(s) for s in sents])
         return t
 
@@ -359,16 +158,19 @@ def recall_history(
     def neighbour(ci: int) -> int | None:
         """The turn that carries a hit's context, if it needs one."""
         cand = candidates[ci]
-        toks = [t for sentence in _sentence_tokens(cand, cache) for t in sentence]
+        toks = [t for sentence in sentence_tokens(cand, cache) for t in sentence]
+        found: int | None = None
         if len(toks) <= SHORT_REPLY_TOKENS:
-            prev = by_pos.get(cand.position - 1)
-            if prev is not None:
-                return prev
-        if cand.text.rstrip().endswith(("?", "？")):
-            nxt = by_pos.get(cand.position + 1)
-            if nxt is not None:
-                return nxt
-        return None
+            found = by_pos.get(cand.position - 1)
+        elif turn_asks(cand):
+            found = by_pos.get(cand.position + 1)
+        if found is None or (DROP_EMPTY_NEIGHBOURS and _carries_nothing_at(found)):
+            return None
+        return found
+
+    def _carries_nothing_at(ci: int) -> bool:
+        toks = [t for sentence in sentence_tokens(candidates[ci], cache) for t in sentence]
+        return carries_nothing(candidates[ci], toks, cache)
 
     strong = [r for r in ranked if r[1] >= STRONG_RELATIVE_SCORE]
     weak = [r for r in ranked if r[1] < STRONG_RELATIVE_SCORE]
@@ -424,8 +226,15 @@ def _cover(
             if sum(nt.tokens) <= WHOLE_TURN_TOKENS:
                 grow(nb, set(range(len(nt.sentences))))
             elif nt.sentences:
-                # The question's last sentence, or the answer's first.
-                grow(nb, {len(nt.sentences) - 1} if nb < ci else {0})
+                # The question's last sentence, or the answer's first (its value-stating one).
+                grow(nb, {len(nt.sentences) - 1} if nb < ci else {_answer_sentence(nt)})
+
+
+def _answer_sentence(t: _Turn) -> int:
+    """Which sentence of a long answer to quote first: the first that states a value."""
+    if not recall_rank.VALUE_FIRST_EXCERPT:
+        return 0
+    return max(range(len(t.sentences)), key=lambda i: (value_score(t.sentences[i]), -i))
 
 
 def _detail(

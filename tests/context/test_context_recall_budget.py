@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers_context import all_text, node
 
 from canvasweb.context import compiler as compiler_mod
-from canvasweb.context import history_recall
+from canvasweb.context import recall_rank
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.history_recall import RecallCandidate, past_match_share, rank_turns
 from canvasweb.context.recall_signals import asks_for_value, value_score
@@ -84,7 +85,7 @@ def test_value_question_lifts_the_turn_that_states_a_value(monkeypatch):
     q = "which parking garage bay did we get?"
     top = rank_turns(candidates=cands(VALUE_TURNS), question=q)[0][0]
     assert top == 1
-    monkeypatch.setattr(history_recall, "VALUE_LIFT", 0.0)
+    monkeypatch.setattr(recall_rank, "VALUE_LIFT", 0.0)
     assert rank_turns(candidates=cands(VALUE_TURNS), question=q)[0][0] == 0  # lexically the chatter wins
 
 
@@ -92,7 +93,7 @@ def test_value_lift_in_chinese(monkeypatch):
     texts = ["停车场车位太难停了", "物业说停车场给我们的车位是地下二层 117 号"]
     q = "停车场给我们的是哪个车位？"
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 1
-    monkeypatch.setattr(history_recall, "VALUE_LIFT", 0.0)
+    monkeypatch.setattr(recall_rank, "VALUE_LIFT", 0.0)
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 0
 
 
@@ -103,7 +104,7 @@ def test_newest_statement_of_a_value_ranks_first(monkeypatch):
     ]
     q = "how much badge printer toner do we order?"
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 1
-    monkeypatch.setattr(history_recall, "RESTATED_FACTOR", 1.0)
+    monkeypatch.setattr(recall_rank, "RESTATED_FACTOR", 1.0)
     assert rank_turns(candidates=cands(texts), question=q)[0][0] == 0
 
 
@@ -127,6 +128,20 @@ def test_idle_canvas_hands_window_and_summary_plan_to_recall(monkeypatch):
     assert got["recent"] < old["recent"]
     assert len(with_shift.report.recalled_message_ids) > len(without.report.recalled_message_ids)
     assert with_shift.report.total_tokens <= 1000
+
+
+@pytest.mark.parametrize("follows", [True, False])
+def test_idle_canvas_share_of_the_summary_follows_to_recall(monkeypatch, follows):
+    msgs = chat(300, {**LONG_FACTS, **SHED_TALK})
+    monkeypatch.setattr(compiler_mod, "IDLE_SHARE_FOLLOWS", follows)
+    got = compile_(messages=msgs, question=SHED_Q, budget=1000).report.layer_tokens
+    monkeypatch.setattr(compiler_mod, "IDLE_SHARE_FOLLOWS", False)
+    old = compile_(messages=msgs, question=SHED_Q, budget=1000).report.layer_tokens
+    if follows:
+        assert got["recall"] > old["recall"]
+        assert got["summary"] < old["summary"]
+    else:
+        assert got == old
 
 
 def test_buried_fact_is_recalled_at_a_small_budget():

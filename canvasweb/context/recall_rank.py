@@ -1,0 +1,392 @@
+"""Ranking past turns against a question: BM25 over sentences, turns and their neighbourhoods.
+
+A conversation's turns outside the recent window are indexed three ways (lexical.BM25Index):
+each sentence, each whole turn, and each turn with its CONTEXT_SPAN neighbours (chat context
+spreads over turns). The index lives across compiles (RecallIndex, kept in the TokenCache
+under the conversation's first message id) and is brought up to date by diffing the turns:
+a new turn is added, a turn whose prepared text changed (a value retired since) is replaced,
+and only the neighbourhoods around changed turns are re-indexed. So the next compile only
+tokenizes and indexes what changed instead of the whole conversation.
+
+Scoring: the best sentence decides, the whole turn and its neighbourhood add; then
+  * question/answer adjacency: a reply inherits the score of the matching question before it;
+  * turns lifted only by neighbours that state nothing are dropped;
+  * value questions lift turns that state a value, and an older value restated later is demoted
+    (recall_signals);
+  * with vectors, reciprocal-rank fusion with embedding similarity.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from .lexical import (
+    CHAR_PREFIX,
+    BM25Index,
+    cosine,
+    query_terms,
+    reciprocal_rank_fusion,
+    term_weights,
+    tokenize,
+)
+from .recall_signals import asks_for_value, value_score
+from .text import normalize_sentence, split_sentences
+from .tokens import TokenCache
+from .types import MessageData
+
+MIN_RELATIVE_SCORE = 0.08  # hits scoring below this share of the best hit are noise
+SHORT_REPLY_TOKENS = 8  # ranking tokens: "yes, 5433" needs its question
+# Chat context spreads over neighbouring turns ("is Marta in?" / "she brought her dog" /
+# "yes, Biscuit"): each turn is also scored with the turns within CONTEXT_SPAN of it.
+CONTEXT_SPAN = 2
+CONTEXT_WEIGHT = 0.5
+MAX_HITS = 60
+# A question that asks for a value lifts turns whose matching sentence states one (recall_signals).
+VALUE_LIFT = 0.6
+RESTATED_FACTOR = 0.6
+# The reply to a matching question inherits this share of its score (_inherit_from_questions),
+# looking at most ANSWER_REACH turns ahead.
+ANSWER_WEIGHT = 1.0
+ANSWER_REACH = 2
+# Turns lifted only by their neighbours, and neighbours pulled in for context, are left out when
+# they state nothing (short, no value, no question): carries_nothing.
+DROP_EMPTY_CONTEXT_TURNS = True
+# A turn ranked only through its context is excerpted from its value-stating sentence (_hit_order).
+VALUE_FIRST_EXCERPT = True
+
+_LOW_INFO_RE = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|k|sure|thanks?(?: you)?|thx|ty|cool|great|nice|got it|sounds good|perfect|yes|yeah|yep|"
+    r"no|nope|right|alright|all right|fine|agreed|noted|will do|lol|haha|hmm+|ah|oh|wow|awesome|good|"
+    r"好的?|好吧|嗯+|哦+|收到|谢谢|多谢|明白了?|知道了|可以|行|没问题|好嘞|对|是的|了解|哈+|👍|🙏)"
+    r"[\s,.!?~。！？，、…:)]*)+$",
+    re.IGNORECASE,
+)
+
+
+def is_low_information(text: str) -> bool:
+    """An acknowledgement or filler turn that says nothing a later question could need."""
+    if not text or not text.strip():
+        return True
+    if len(text) > 80:
+        return False
+    return bool(_LOW_INFO_RE.match(text))
+
+
+@dataclass(frozen=True, slots=True)
+class RecallCandidate:
+    """One past turn the recall may quote: its position in the conversation and its prepared text."""
+
+    position: int  # 0-based turn number in the whole conversation
+    message: MessageData
+    text: str  # masked, retired statements already rewritten
+
+
+def turn_sentences(text: str) -> list[str]:
+    return split_sentences(text) or ([text.strip()] if text.strip() else [])
+
+
+def sentence_tokens(cand: RecallCandidate, cache: TokenCache | None) -> list[list[str]]:
+    def compute() -> list[list[str]]:
+        return [tokenize(s, chars=True) for s in turn_sentences(cand.text)]
+
+    if cache is None:
+        return compute()
+    return cache.memo(key=("recall-tokens", cand.message.id), source=cand.text, compute=compute)
+
+
+def past_match_share(
+    *, question: str, messages: Sequence[MessageData], cache: TokenCache | None = None
+) -> float:
+    """Share (0..1) of the question's words that some of `messages` contains: how much the question is
+    about what was said earlier. Words only (no single-character sub-tokens); per-message term sets cached."""
+    terms = {t for t in query_terms(question) if not t.startswith(CHAR_PREFIX)}
+    if not terms:
+        return 0.0
+    found: set[str] = set()
+    for m in messages:
+        if m.role == "tool":
+            continue
+        if cache is None:
+            words = frozenset(tokenize(m.content))
+        else:
+
+            def words_of(m: MessageData = m) -> frozenset[str]:
+                return frozenset(tokenize(m.content))
+
+            words = cache.memo(key=("recall-words", m.id), source=m.content, compute=words_of)
+        found.update(terms.intersection(words))
+        if len(found) == len(terms):
+            break
+    return len(found) / len(terms)
+
+
+def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
+    def compute() -> float:
+        return max((value_score(x) for x in turn_sentences(cand.text)), default=0.0)
+
+    if cache is None:
+        return compute()
+    return cache.memo(key=("recall-value", cand.message.id), source=cand.text, compute=compute)
+
+
+def _demote_restated(
+    scored: dict[int, float],
+    *,
+    candidates: Sequence[RecallCandidate],
+    flat_by_ci: Mapping[int, list[str]],
+    q: Sequence[str],
+    cache: TokenCache | None,
+) -> None:
+    """An older value-bearing turn whose matched question words a later value-bearing turn also
+    matches was most likely restated or corrected since: the later one ranks first (the newest
+    statement of a subject is the current one)."""
+    qset = {t for t in q if not t.startswith(CHAR_PREFIX)}
+    if not qset:
+        return
+    later: list[frozenset[str]] = []
+    # Only turns that could be quoted matter: the best 2 x MAX_HITS (keeps this linear in practice).
+    contenders = sorted(scored, key=lambda c: -scored[c])[: MAX_HITS * 2]
+    for ci in sorted(contenders, key=lambda c: -candidates[c].position):
+        if _turn_value(candidates[ci], cache) < 0.5:
+            continue
+        matched = frozenset(qset.intersection(flat_by_ci.get(ci, ())))
+        if len(matched) >= 1 and any(matched <= m for m in later):
+            scored[ci] *= RESTATED_FACTOR
+        if matched:
+            later.append(matched)
+
+
+def carries_nothing(cand: RecallCandidate, toks: Sequence[str], cache: TokenCache | None) -> bool:
+    """A short turn that neither asks nor states a value: chat glue, not a fact."""
+    return len(toks) <= SHORT_REPLY_TOKENS // 2 and not turn_asks(cand) and _turn_value(cand, cache) == 0.0
+
+
+def turn_asks(cand: RecallCandidate) -> bool:
+    return cand.text.rstrip().endswith(("?", "？"))
+
+
+def _inherit_from_questions(
+    scored: dict[int, float], *, candidates: Sequence[RecallCandidate], flat_by_ci: Mapping[int, list[str]]
+) -> None:
+    """Question/answer adjacency: the reply to a turn that asks something matching the question
+    ("did you move in the end?" / "yes, it's on Mill Lane") scores at least ANSWER_WEIGHT of the
+    asking turn, although it repeats none of its words. A short turn in between ("so?", "怎么样",
+    "ok") passes the subject through: the reply also inherits from the turn before it."""
+    base = dict(scored)
+    by_pos = {c.position: ci for ci, c in enumerate(candidates)}
+    for ai in flat_by_ci:
+        pos = candidates[ai].position
+        best = 0.0
+        for step in range(1, ANSWER_REACH + 1):
+            pi = by_pos.get(pos - step)
+            if pi is None:
+                break
+            prev = candidates[pi]
+            if (step == 1 and turn_asks(prev)) or step > 1:
+                best = max(best, base.get(pi, 0.0))
+            # A short turn ("so?", "ok", "which one?") passes the subject on to the next turn.
+            short = pi not in flat_by_ci or len(flat_by_ci[pi]) <= SHORT_REPLY_TOKENS
+            if not short:
+                break
+        if ANSWER_WEIGHT * best > scored.get(ai, 0.0):
+            scored[ai] = ANSWER_WEIGHT * best
+
+
+class RecallIndex:
+    """BM25 over one conversation's past turns (sentences, whole turns, neighbourhoods), kept
+    across compiles and brought up to date by sync(). Keys are message ids, so positions may move."""
+
+    def __init__(self) -> None:
+        self.sentences = BM25Index(k1=1.2, b=0.5)  # keys (message id, sentence index)
+        self.turns = BM25Index(k1=1.2, b=0.75)  # keys message id
+        self.contexts = BM25Index(k1=1.2, b=0.75)  # keys message id: the turn and its neighbours
+        self.docs: dict[str, tuple[int, str]] = {}  # message id -> (position, indexed text)
+        self.flat: dict[str, list[str]] = {}  # message id -> the turn's ranking tokens
+        self.sentence_count: dict[str, int] = {}
+        self.by_position: dict[int, str] = {}
+        self.lock = threading.Lock()  # one compile at a time changes and reads it
+
+    def sync(self, candidates: Sequence[RecallCandidate], cache: TokenCache | None) -> None:
+        """Make the index hold exactly `candidates` (the indexable ones), re-indexing only what changed."""
+        want: dict[str, RecallCandidate] = {
+            c.message.id: c
+            for c in candidates
+            if c.message.role != "tool" and not is_low_information(c.message.content)
+        }
+        touched: set[int] = set()
+        for mid in [
+            m
+            for m, (pos, text) in self.docs.items()
+            if m not in want or want[m].text != text or want[m].position != pos
+        ]:
+            pos, _ = self.docs.pop(mid)
+            touched.add(pos)
+            if self.by_position.get(pos) == mid:
+                del self.by_position[pos]
+            for si in range(self.sentence_count.pop(mid, 0)):
+                self.sentences.remove((mid, si))
+            self.turns.remove(mid)
+            self.contexts.remove(mid)
+            self.flat.pop(mid, None)
+        for mid, cand in want.items():
+            if mid in self.docs:
+                continue
+            self.docs[mid] = (cand.position, cand.text)
+            self.by_position[cand.position] = mid
+            touched.add(cand.position)
+            sent_tokens = sentence_tokens(cand, cache)
+            self.sentence_count[mid] = len(sent_tokens)
+            flat: list[str] = []
+            for si, toks in enumerate(sent_tokens):
+                if toks:
+                    self.sentences.add((mid, si), tokens=toks)
+                    flat.extend(toks)
+            if flat:
+                self.turns.add(mid, tokens=flat)
+                self.flat[mid] = flat
+        redo = {p + d for p in touched for d in range(-CONTEXT_SPAN, CONTEXT_SPAN + 1)}
+        for pos in sorted(redo):
+            at = self.by_position.get(pos)
+            if at is None:
+                continue
+            if at not in self.flat:
+                self.contexts.remove(at)
+                continue
+            ctx: list[str] = []
+            for near in range(pos - CONTEXT_SPAN, pos + CONTEXT_SPAN + 1):
+                other = self.by_position.get(near)
+                if other is not None:
+                    ctx.extend(self.flat.get(other, ()))
+            self.contexts.add(at, tokens=ctx)
+
+
+def recall_index_for(candidates: Sequence[RecallCandidate], cache: TokenCache | None) -> RecallIndex:
+    """The conversation's cached index (a fresh one without a cache), not yet synced."""
+    if cache is None or not candidates:
+        return RecallIndex()
+    # The first message id names the conversation; a different conversation under the same id
+    # (ids reused by a test database) is still correct: sync() diffs by id, position and text.
+    return cache.memo(
+        key=("recall-index", candidates[0].message.id), source="recall-index", compute=RecallIndex
+    )
+
+
+def rank_turns(
+    *,
+    candidates: Sequence[RecallCandidate],
+    question: str,
+    cache: TokenCache | None = None,
+    question_vector: Sequence[float] | None = None,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+    skip_sentences: frozenset[str] = frozenset(),
+) -> list[tuple[int, float, list[int]]]:
+    """(candidate index, score, matching sentence indexes) best first.
+
+    Sentences whose normalized text is in `skip_sentences` (already in the prompt) do not count as hits.
+    """
+    q = query_terms(question, chars=True)
+    weights = term_weights(q)
+    if not q or not candidates:
+        return []
+    ci_of = {c.message.id: ci for ci, c in enumerate(candidates)}
+    index = recall_index_for(candidates, cache)
+    with index.lock:
+        index.sync(candidates, cache)
+        raw_sent = index.sentences.scores(q, weights=weights)
+        raw_turn = index.turns.scores(q, weights=weights)
+        raw_ctx = index.contexts.scores(q, weights=weights)
+        flat_by_ci = {ci_of[mid]: flat for mid, flat in index.flat.items() if mid in ci_of}
+    sent_scores: dict[tuple[int, int], float] = {}
+    for key, score in raw_sent.items():
+        mid, si = cast(tuple[str, int], key)
+        ci = ci_of.get(mid)
+        if ci is None:
+            continue
+        if skip_sentences:
+            sents = turn_sentences(candidates[ci].text)
+            if si < len(sents) and normalize_sentence(sents[si]) in skip_sentences:
+                continue
+        sent_scores[(ci, si)] = score
+    turn_scores = {ci_of[m]: s for m, s in raw_turn.items() if m in ci_of}
+    context_scores = {ci_of[m]: s for m, s in raw_ctx.items() if m in ci_of and ci_of[m] in flat_by_ci}
+    per_turn: dict[int, tuple[float, list[tuple[float, int]]]] = {}
+    for (ci, si), s in sent_scores.items():
+        best, hits = per_turn.get(ci, (0.0, []))
+        hits.append((s, si))
+        per_turn[ci] = (max(best, s), hits)
+    if not per_turn:
+        return []
+    top_turn = max(turn_scores.values()) or 1.0
+    top_sent = max(b for b, _ in per_turn.values()) or 1.0
+    top_ctx = max(context_scores.values(), default=0.0) or 1.0
+    scored: dict[int, float] = {}
+    lift = VALUE_LIFT if asks_for_value(question) else 0.0
+    for ci in set(per_turn) | set(context_scores):
+        best = per_turn.get(ci, (0.0, []))[0]
+        # The best sentence decides; the whole turn's match breaks ties, and the
+        # neighbouring turns' match lifts an answer that does not repeat the question's words.
+        scored[ci] = (
+            best / top_sent
+            + 0.35 * turn_scores.get(ci, 0.0) / top_turn
+            + CONTEXT_WEIGHT * context_scores.get(ci, 0.0) / top_ctx
+        )
+    if ANSWER_WEIGHT:
+        _inherit_from_questions(scored, candidates=candidates, flat_by_ci=flat_by_ci)
+    if DROP_EMPTY_CONTEXT_TURNS:
+        # A turn lifted only by its neighbours that states nothing ("see you tomorrow", "good luck")
+        # would spend budget without answering anything.
+        for ci in [ci for ci in scored if ci not in per_turn]:
+            if carries_nothing(candidates[ci], flat_by_ci.get(ci, ()), cache):
+                del scored[ci]
+    for ci in scored:
+        if lift:
+            scored[ci] *= 1.0 + lift * _turn_value(candidates[ci], cache)
+    if lift:
+        _demote_restated(scored, candidates=candidates, flat_by_ci=flat_by_ci, q=q, cache=cache)
+    lexical = sorted(scored, key=lambda ci: (-scored[ci], -candidates[ci].position))
+    if question_vector is not None and vectors:
+        dense = [
+            ci
+            for ci in range(len(candidates))
+            if candidates[ci].message.id in vectors and not is_low_information(candidates[ci].message.content)
+        ]
+        dense.sort(
+            key=lambda ci: (
+                -cosine(question_vector, vectors[candidates[ci].message.id]),
+                -candidates[ci].position,
+            )
+        )
+        fused = reciprocal_rank_fusion([lexical[: MAX_HITS * 2], dense[: MAX_HITS * 2]])
+        order = sorted(fused, key=lambda ci: (-fused[ci], -candidates[ci].position))
+        top = fused[order[0]] if order else 1.0
+        result = []
+        for ci in order[:MAX_HITS]:
+            result.append((ci, fused[ci] / top, _hit_order(ci, per_turn, candidates)))
+        return result
+    top = scored[lexical[0]]
+    result = []
+    for ci in lexical[:MAX_HITS]:
+        if scored[ci] < MIN_RELATIVE_SCORE * top:
+            break
+        result.append((ci, scored[ci] / top, _hit_order(ci, per_turn, candidates)))
+    return result
+
+
+def _hit_order(
+    ci: int,
+    per_turn: Mapping[int, tuple[float, list[tuple[float, int]]]],
+    candidates: Sequence[RecallCandidate],
+) -> list[int]:
+    """Sentence indexes of a ranked turn, best first: by match; a turn ranked only through its
+    context (an answer to a matching question) leads with the sentence that states a value."""
+    hits = sorted(per_turn.get(ci, (0.0, []))[1], reverse=True)
+    if hits or not VALUE_FIRST_EXCERPT:
+        return [si for _, si in hits]
+    sents = turn_sentences(candidates[ci].text)
+    if len(sents) < 2:
+        return []
+    return sorted(range(len(sents)), key=lambda si: (-value_score(sents[si]), si))

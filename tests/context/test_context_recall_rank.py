@@ -1,0 +1,200 @@
+"""Recall ranking: question/answer adjacency, glue turns left out, value-first excerpts, and the
+recall index kept across compiles (own English and Chinese text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from canvasweb.context import history_recall, lexical, recall_rank
+from canvasweb.context.history_recall import RecallCandidate, rank_turns, recall_history
+from canvasweb.context.recall_rank import RecallIndex, recall_index_for
+from canvasweb.context.tokens import TokenCache, count_tokens
+from canvasweb.context.types import MessageData
+
+FILLER_EN = [
+    "The kettle on the third floor is broken again.",
+    "Someone should restock the paper towels in the kitchen.",
+    "The quiz night got moved because the pub is closed.",
+    "My neighbour's parrot learned to whistle the news theme.",
+    "The lift was stuck for ten minutes this morning.",
+    "I finally sorted the recycling bins by colour.",
+]
+FILLER_ZH = [
+    "三楼的热水壶又坏了。",
+    "厨房的纸巾快用完了，得有人补一下。",
+    "楼下的快递柜今天满了。",
+    "隔壁的鹦鹉学会了吹口哨。",
+    "早上电梯卡了十分钟。",
+    "我把垃圾桶按颜色分好了。",
+]
+
+
+def chat(turns: dict[int, str], *, n: int = 60, filler: list[str] = FILLER_EN) -> list[RecallCandidate]:
+    out = []
+    for i in range(n):
+        text = turns.get(i) or filler[i % len(filler)]
+        msg = MessageData(id=f"t{i}", role="user" if i % 2 == 0 else "assistant", content=text)
+        out.append(RecallCandidate(position=i, message=msg, text=text))
+    return out
+
+
+def rank_of(ranked: list[tuple[int, float, list[int]]], ci: int) -> int | None:
+    return next((r for r, (c, _, _) in enumerate(ranked) if c == ci), None)
+
+
+# --- question/answer adjacency ------------------------------------------------------------------
+
+ADJ_EN = {
+    10: "did the choir find a new rehearsal hall in the end?",
+    11: "yes, the Tanner Institute basement, from October",
+    # Decoys that share the question's words but not the answer.
+    30: "the choir rehearsal notes are in the shared folder",
+    31: "choir practice ran late, the rehearsal pianist was ill",
+    32: "I think the rehearsal schedule for the choir needs a redo",
+}
+
+
+@pytest.mark.parametrize("weight", [None, 0.0])
+def test_reply_to_a_matching_question_is_ranked(monkeypatch, weight):
+    if weight is not None:
+        monkeypatch.setattr(recall_rank, "ANSWER_WEIGHT", weight)
+    ranked = rank_turns(candidates=chat(ADJ_EN), question="where will the choir rehearse?")
+    r = rank_of(ranked, 11)
+    if weight is None:
+        assert r is not None and r <= 2, ranked[:5]
+    else:  # switched off, the reply that repeats no word is not found
+        assert r is None or r > 3
+
+
+ADJ_ZH = {
+    8: "你们乐队的新排练室定下来了吗？",
+    9: "定了，在东湖路那个仓库的二楼，每周三晚上",
+    20: "乐队排练的时候鼓手老迟到",
+    21: "排练完我们去吃了烧烤",
+    22: "乐队的排练录音我放网盘了",
+}
+
+
+@pytest.mark.parametrize("weight", [None, 0.0])
+def test_reply_to_a_matching_question_is_ranked_in_chinese(monkeypatch, weight):
+    if weight is not None:
+        monkeypatch.setattr(recall_rank, "ANSWER_WEIGHT", weight)
+    ranked = rank_turns(candidates=chat(ADJ_ZH, filler=FILLER_ZH), question="乐队以后在哪里排练？")
+    r = rank_of(ranked, 9)
+    if weight is None:
+        assert r is not None and r <= 2, ranked[:5]
+    else:
+        assert r is None or r > 3
+
+
+def test_a_short_interjection_does_not_break_the_pair():
+    turns = {
+        14: "I went to the garden centre for the hedge question",
+        15: "so?",
+        16: "they said the laurel needs cutting back to 1.2 metres in spring",
+    }
+    ranked = rank_turns(candidates=chat(turns), question="how far should the hedge be cut back?")
+    assert rank_of(ranked, 16) is not None
+
+
+# --- turns that state nothing -------------------------------------------------------------------
+
+GLUE = {
+    40: "what did the landlord say about the boiler?",
+    41: "see you later",
+    42: "he'll replace it on the 9th, the engineer comes at 8",
+}
+
+
+@pytest.mark.parametrize("drop", [True, False])
+def test_glue_turn_lifted_only_by_neighbours_is_not_ranked(monkeypatch, drop):
+    monkeypatch.setattr(recall_rank, "DROP_EMPTY_CONTEXT_TURNS", drop)
+    ranked = rank_turns(candidates=chat(GLUE), question="when is the landlord replacing the boiler?")
+    ids = [c for c, _, _ in ranked]
+    assert 42 in ids
+    assert (41 in ids) is (not drop)
+
+
+@pytest.mark.parametrize("drop", [True, False])
+def test_empty_neighbour_is_not_packed(monkeypatch, drop):
+    monkeypatch.setattr(history_recall, "DROP_EMPTY_NEIGHBOURS", drop)
+    monkeypatch.setattr(recall_rank, "DROP_EMPTY_CONTEXT_TURNS", True)
+    # A short answer pulls in the turn before it for context; here that turn is glue.
+    turns = {50: "nice, have a good one", 51: "tram 14 for the stadium"}
+    res = recall_history(
+        candidates=chat(turns),
+        question="which tram goes to the stadium?",
+        max_tokens=400,
+        count=count_tokens,
+    )
+    assert "tram 14" in res.text
+    assert ("have a good one" in res.text) is (not drop)
+
+
+# --- value-first excerpt ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_context_only_hit_is_excerpted_from_its_value(monkeypatch, on):
+    monkeypatch.setattr(recall_rank, "VALUE_FIRST_EXCERPT", on)
+    long_reply = (
+        "oh it was a whole saga, honestly I nearly gave up halfway through the afternoon. "
+        "the woman at the counter kept sending me to another window and back again. "
+        "there was a queue of retired gentlemen all arguing about car parking. "
+        "in the end they gave me FP-40817, valid until spring."
+    )
+    turns = {20: "did you manage to sort out the fishing permit?", 21: long_reply}
+    cands = chat(turns)
+    res = recall_history(
+        candidates=cands, question="what is our fishing permit number?", max_tokens=95, count=count_tokens
+    )
+    assert ("FP-40817" in res.text) is on
+
+
+# --- the index kept across compiles -------------------------------------------------------------
+
+
+def test_index_is_kept_per_conversation_and_updated_by_diff(monkeypatch):
+    cache = TokenCache()
+    cands = chat({5: "the spare key is with Mrs Okafor at number 12"}, n=40)
+    q = "who has the spare key?"
+    first = rank_turns(candidates=cands, question=q, cache=cache)
+    index = recall_index_for(cands, cache)
+    assert isinstance(index, RecallIndex) and len(index.turns) > 0
+
+    added: list[object] = []
+    real_add = lexical.BM25Index.add
+
+    def counting_add(self, doc_id, text=None, *, tokens=None):
+        added.append(doc_id)
+        return real_add(self, doc_id, text, tokens=tokens)
+
+    monkeypatch.setattr(lexical.BM25Index, "add", counting_add)
+    # One new turn: only it (its sentence, turn and a few neighbourhoods) is indexed again.
+    more = [
+        *cands,
+        RecallCandidate(
+            position=40,
+            message=MessageData(id="t40", role="user", content="ok the bins are out"),
+            text="ok the bins are out",
+        ),
+    ]
+    second = rank_turns(candidates=more, question=q, cache=cache)
+    assert recall_index_for(more, cache) is index
+    assert 0 < len(added) <= 8, added
+    assert first[0][0] == second[0][0] == 5
+
+
+def test_cached_index_follows_rewritten_text_and_matches_a_fresh_build():
+    cache = TokenCache()
+    cands = chat({7: "the gate code is 4471", 23: "拖车在北门，车牌是沪A·7K210"}, n=50, filler=FILLER_EN)
+    rank_turns(candidates=cands, question="what is the gate code?", cache=cache)
+    # A later correction rewrites turn 7's prepared text (the value retired).
+    changed = list(cands)
+    changed[7] = RecallCandidate(position=7, message=cands[7].message, text="the gate code is [old value]")
+    for q in ("what is the gate code?", "拖车停在哪里？"):
+        cached = rank_turns(candidates=changed, question=q, cache=cache)
+        fresh = rank_turns(candidates=changed, question=q)
+        assert [(c, round(s, 6)) for c, s, _ in cached] == [(c, round(s, 6)) for c, s, _ in fresh]
+    index = recall_index_for(changed, cache)
+    assert "4471" not in index.turns.postings
