@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from .bytecache import text_bytes
 from .lexical import (
     CHAR_PREFIX,
     BM25Index,
@@ -263,6 +264,20 @@ class RecallIndex:
                     ctx.extend(self.flat.get(other, ()))
             self.contexts.add(at, tokens=ctx)
 
+    def estimated_bytes(self) -> int:
+        tokens = sum(len(t) for t in self.flat.values())
+        return (
+            self.sentences.estimated_bytes()
+            + self.turns.estimated_bytes()
+            + self.contexts.estimated_bytes()
+            + 60 * tokens
+            + sum(text_bytes(text) for _, text in self.docs.values())
+        )
+
+
+def _index_key(candidates: Sequence[RecallCandidate]) -> tuple[str, str]:
+    return ("recall-index", candidates[0].message.id)
+
 
 def recall_index_for(candidates: Sequence[RecallCandidate], cache: TokenCache | None) -> RecallIndex:
     """The conversation's cached index (a fresh one without a cache), not yet synced."""
@@ -270,9 +285,7 @@ def recall_index_for(candidates: Sequence[RecallCandidate], cache: TokenCache | 
         return RecallIndex()
     # The first message id names the conversation; a different conversation under the same id
     # (ids reused by a test database) is still correct: sync() diffs by id, position and text.
-    return cache.memo(
-        key=("recall-index", candidates[0].message.id), source="recall-index", compute=RecallIndex
-    )
+    return cache.memo(key=_index_key(candidates), source="recall-index", compute=RecallIndex)
 
 
 def rank_turns(
@@ -296,6 +309,8 @@ def rank_turns(
     index = recall_index_for(candidates, cache)
     with index.lock:
         index.sync(candidates, cache)
+        if cache is not None:  # the cache's byte bound sees what the index holds now
+            cache.remeasure(key=_index_key(candidates), nbytes=index.estimated_bytes())
         raw_sent = index.sentences.scores(q, weights=weights)
         raw_turn = index.turns.scores(q, weights=weights)
         raw_ctx = index.contexts.scores(q, weights=weights)

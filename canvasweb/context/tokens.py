@@ -148,6 +148,20 @@ class TokenCache:
         return value
 
 
+    def remeasure(self, *, key: Hashable, nbytes: int) -> None:
+        """Record that the value under `key` grew or shrank in place (an index kept across compiles)."""
+        if self.max_bytes is None:
+            return
+        with self._lock:
+            if key not in self._entries:
+                return
+            self.bytes += nbytes - self._sizes.get(key, 0)
+            self._sizes[key] = nbytes
+            while self.bytes > self.max_bytes and len(self._entries) > 1:
+                dropped, _ = self._entries.popitem(last=False)
+                self.bytes -= self._sizes.pop(dropped, 0)
+
+
 def _entry_bytes(source: Any, value: Any) -> int:
     size = ENTRY_OVERHEAD
     parts = [

@@ -198,3 +198,19 @@ def test_cached_index_follows_rewritten_text_and_matches_a_fresh_build():
         assert [(c, round(s, 6)) for c, s, _ in cached] == [(c, round(s, 6)) for c, s, _ in fresh]
     index = recall_index_for(changed, cache)
     assert "4471" not in index.turns.postings
+
+
+def test_the_kept_index_counts_what_it_holds_against_the_cache_byte_bound():
+    varied = [f"第{i}号仓库的货架编号是 R{i:03d}，负责人换成了小组{i % 7}。" for i in range(200)]
+    turns = chat(dict(enumerate(varied)), n=200, filler=FILLER_ZH)
+    roomy = TokenCache(max_bytes=50_000_000)
+    rank_turns(candidates=turns, question="R120 货架归谁管？", cache=roomy)
+    index = recall_index_for(turns, roomy)
+    assert len(index.docs) > 150
+    # The bytes charged for the index are what it holds after indexing, not an empty index's size.
+    assert roomy.bytes >= index.estimated_bytes() > 100_000
+
+    tight = TokenCache(max_bytes=index.estimated_bytes() // 2)
+    tight.memo(key=("other", 1), source="x", compute=lambda: "kept while it fits")
+    rank_turns(candidates=turns, question="R120 货架归谁管？", cache=tight)
+    assert tight.bytes <= tight.max_bytes
