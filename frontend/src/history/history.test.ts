@@ -118,7 +118,7 @@ describe('history words in Chinese', () => {
     try {
       expect(describeEntry(entry({ fields: ['content', 'tags', 'x'] }))).toBe('编辑了文本、标签并移动');
       expect(describeEntry(entry({ entity: 'edge', action: 'created' }))).toBe('建立了连接');
-      expect(actorLabel({ kind: 'agent', user: null, on_behalf_of: { id: 1, username: 'alice' }, approved_by: null, conversation_id: null, reason: null })).toBe('代理（代 alice）');
+      expect(actorLabel({ kind: 'agent', user: null, on_behalf_of: { id: 1, username: 'alice' }, approved_by: null, conversation_id: null, reason: null })).toBe('智能体（代 alice）');
       expect(reasonBadge(entry({ reason: 'undo', undo_of: { kind: 'undo', revision: 4 } }))).toBe('撤销版本 4');
       expect(edgeFromNode(link, 'a')).toBe('依赖（先决）“Vendor shortlist”');
       expect(edgeFromNode(link, 'b')).toBe('“预算上限二十万”依赖（先决）此节点');
