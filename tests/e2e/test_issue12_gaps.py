@@ -25,7 +25,9 @@ def boxes_overlap(a: dict, b: dict) -> bool:
 
 @pytest.fixture
 def team_canvas(server):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="Gaps 画布")
+    data = server.e2e_setup(
+        users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="Gaps 画布"
+    )
     token, cid = data["tokens"]["alice"], data["canvas_id"]
     ids = [
         add_node(server, token, cid, "缓存层用 Redis 6", 0, 0, kind="decision"),
@@ -64,15 +66,28 @@ def test_a_silent_network_shows_reconnecting_and_recovers(browser, server, team_
     context.close()
 
 
-def test_ghost_cards_and_approved_agent_nodes_never_land_on_each_other(browser, server, scripted_model, team_canvas):
+def test_ghost_cards_and_approved_agent_nodes_never_land_on_each_other(
+    browser, server, scripted_model, team_canvas
+):
     """#6: two proposals asked for the same spot, on top of an existing card."""
     cid = team_canvas["canvas_id"]
     ctx, page = open_canvas(browser, server, "alice", cid)
     scripted_model.push(
         {
             "tool_calls": [
-                {"name": "add_node", "arguments": {"content": "回滚方案：保留旧集群一周", "kind": "decision", "x": 0, "y": 0}},
-                {"name": "add_node", "arguments": {"content": "Notify support before the switch", "kind": "note", "x": 0, "y": 0}},
+                {
+                    "name": "add_node",
+                    "arguments": {"content": "回滚方案：保留旧集群一周", "kind": "decision", "x": 0, "y": 0},
+                },
+                {
+                    "name": "add_node",
+                    "arguments": {
+                        "content": "Notify support before the switch",
+                        "kind": "note",
+                        "x": 0,
+                        "y": 0,
+                    },
+                },
             ]
         },
         {"content": "我提议了两条记录。"},
@@ -103,12 +118,15 @@ def test_ghost_cards_and_approved_agent_nodes_never_land_on_each_other(browser, 
         page.get_by_test_id(f"proposal-approve-{pid}").click()
         expect(page.get_by_test_id(f"proposal-{pid}")).to_have_count(0, timeout=10_000)
     page.wait_for_function(
-        "() => window.__canvasweb.getState().nodes.filter(n => n.author_kind === 'agent').length === 2", timeout=10_000
+        "() => window.__canvasweb.getState().nodes.filter(n => n.author_kind === 'agent').length === 2",
+        timeout=10_000,
     )
     agent_ids = page.evaluate(
         "() => window.__canvasweb.getState().nodes.filter(n => n.author_kind === 'agent').map(n => n.id)"
     )
-    all_boxes = {nid: page.get_by_test_id(f"node-{nid}").bounding_box() for nid in [*team_canvas["ids"], *agent_ids]}
+    all_boxes = {
+        nid: page.get_by_test_id(f"node-{nid}").bounding_box() for nid in [*team_canvas["ids"], *agent_ids]
+    }
     for nid in agent_ids:
         for other, other_box in all_boxes.items():
             if other != nid:
@@ -130,7 +148,10 @@ def test_ctrl_a_selects_everything_and_shift_click_extends(browser, server, team
     # In a text field Ctrl+A selects the text, not the nodes.
     page.get_by_test_id("chat-input").fill("全选只选文字")
     page.get_by_test_id("chat-input").press("Control+a")
-    assert page.evaluate("() => document.activeElement.selectionEnd - document.activeElement.selectionStart") == 6
+    assert (
+        page.evaluate("() => document.activeElement.selectionEnd - document.activeElement.selectionStart")
+        == 6
+    )
     ctx.close()
 
 
@@ -148,7 +169,9 @@ def test_pinned_and_secret_together_warn_and_text_is_dir_auto(browser, server, t
     expect(warning).to_have_count(0)
 
     # Mixed-direction text: every place that shows or takes user text picks its direction from the text.
-    expect(page.get_by_test_id(f"node-{ids[1]}").get_by_test_id("node-content")).to_have_attribute("dir", "auto")
+    expect(page.get_by_test_id(f"node-{ids[1]}").get_by_test_id("node-content")).to_have_attribute(
+        "dir", "auto"
+    )
     expect(page.get_by_test_id("chat-input")).to_have_attribute("dir", "auto")
     page.get_by_test_id(f"node-{ids[1]}").dblclick()
     expect(page.locator(".react-flow__node textarea").first).to_have_attribute("dir", "auto")

@@ -16,8 +16,30 @@ from tests.e2e.helpers import add_node, api
 ZH_VIEWPORT = {"width": 1440, "height": 900}
 # Words that are the same in Chinese UIs: brand, formats, keys, units, user names of this test.
 KEEP = {
-    "canvasweb", "json", "canvas", "obsidian", "mcp", "enter", "shift", "ctrl", "esc", "alt", "delete",
-    "react", "flow", "alice", "bob", "english", "qps", "redis", "sha", "id", "url", "kb", "mb", "markdown",
+    "canvasweb",
+    "json",
+    "canvas",
+    "obsidian",
+    "mcp",
+    "enter",
+    "shift",
+    "ctrl",
+    "esc",
+    "alt",
+    "delete",
+    "react",
+    "flow",
+    "alice",
+    "bob",
+    "english",
+    "qps",
+    "redis",
+    "sha",
+    "id",
+    "url",
+    "kb",
+    "mb",
+    "markdown",
 }
 USER_TEXT = ["Sessions last thirty minutes", "Freeze merges two hours before"]
 
@@ -42,10 +64,26 @@ def test_every_screen_of_the_chinese_ui(browser, server, shot, tmp_path):
     db = add_node(server, token, cid, "数据库端口是 5432，只对内网开放", 0, 0, kind="config", tags=["数据库"])
     other = add_node(server, token, cid, "Sessions last thirty minutes", 320, 40, kind="requirement")
     add_node(server, token, cid, "决定：所有服务部署在上海区域", -300, 80, kind="decision", pinned=True)
-    api(server, token, "POST", f"/api/canvases/{cid}/ops/",
-        {"op": {"type": "edge.create", "edge": {"source": db, "target": other, "relation": "depends_on"}}})
-    api(server, token, "POST", f"/api/canvases/{cid}/ops/",
-        {"op": {"type": "node.update", "id": db, "fields": {"content": "数据库端口是 5433，只对内网开放", "tags": ["数据库", "端口"]}}})
+    api(
+        server,
+        token,
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {"op": {"type": "edge.create", "edge": {"source": db, "target": other, "relation": "depends_on"}}},
+    )
+    api(
+        server,
+        token,
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {
+            "op": {
+                "type": "node.update",
+                "id": db,
+                "fields": {"content": "数据库端口是 5433，只对内网开放", "tags": ["数据库", "端口"]},
+            }
+        },
+    )
 
     context = browser.new_context(viewport=ZH_VIEWPORT, locale="zh-CN")
     page = context.new_page()
