@@ -1,6 +1,7 @@
 """Admins review the agent: proposals and their decisions, every tool call, every run. All read-only."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from canvasweb.common.admin import ReadOnlyAdmin
 
@@ -23,7 +24,7 @@ class ProposalAdmin(ReadOnlyAdmin):
     list_filter = ("status", "tool", "created_at")
     search_fields = ("summary", "requested_by__username", "decided_by__username")
 
-    @admin.display(description="summary")
+    @admin.display(description=_("summary"))
     def short_summary(self, obj):
         return obj.summary[:80]
 
@@ -34,7 +35,7 @@ class AgentToolCallAdmin(ReadOnlyAdmin):
     list_filter = ("outcome", "tool", "code", "created_at")
     search_fields = ("reason", "arguments", "user__username")
 
-    @admin.display(description="reason")
+    @admin.display(description=_("reason"))
     def short_reason(self, obj):
         return (obj.reason or "")[:80]
 

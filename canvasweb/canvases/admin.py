@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.forms import ModelForm
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from canvasweb.common.errors import CanvasError
 
@@ -52,7 +53,7 @@ class CanvasAdmin(admin.ModelAdmin):
     readonly_fields = ("members", "revision", "created_by", "created_at", "updated_at", "deleted_at")
     actions = None
 
-    @admin.display(description="members (edit under Memberships)")
+    @admin.display(description=_("members (edit under Memberships)"))
     def members(self, obj: Canvas) -> str:
         if obj.pk is None:
             return "-"

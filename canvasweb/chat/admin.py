@@ -1,6 +1,7 @@
 """Admins review what the model saw: every model request is listed read-only."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from canvasweb.common.admin import ReadOnlyAdmin
 
@@ -23,7 +24,7 @@ class ModelRequestAdmin(ReadOnlyAdmin):
     list_filter = ("purpose", "model", "created_at")
     search_fields = ("response_text", "error", "conversation__title")
 
-    @admin.display(description="error")
+    @admin.display(description=_("error"))
     def short_error(self, obj):
         return (obj.error or "")[:60]
 

@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 
 from canvasweb.canvases.models import Canvas
 from canvasweb.common.admin import ReadOnlyAdmin
@@ -80,7 +81,7 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
             },
         ),
         (
-            "Who",
+            _("Who"),
             {
                 "fields": (
                     "actor_kind",
@@ -95,48 +96,51 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
             },
         ),
         (
-            "What changed",
+            _("What changed"),
             {"fields": ("fields", "field_diff", "before", "after", "visibility_before", "visibility_after")},
         ),
-        ("Tamper evidence", {"fields": ("prev_hash", "hash", "chain_position")}),
+        (_("Tamper evidence"), {"fields": ("prev_hash", "hash", "chain_position")}),
     )
 
-    @admin.display(description="rev.seq", ordering="revision")
+    @admin.display(description=_("rev.seq"), ordering="revision")
     def position(self, obj: ChangeLogEntry) -> str:
         return f"r{obj.revision}.{obj.seq}"
 
-    @admin.display(description="actor", ordering="actor_username")
+    @admin.display(description=_("actor"), ordering="actor_username")
     def actor(self, obj: ChangeLogEntry) -> str:
         name = obj.actor_username or (obj.actor_user.get_username() if obj.actor_user else "?")
         if obj.actor_kind == "agent":
-            text = f"agent for {name}"
+            text = _("agent for %(name)s") % {"name": name}
             if obj.conversation_id:
-                text += f" (conversation {obj.conversation_id})"
+                text += " " + _("(conversation %(id)s)") % {"id": obj.conversation_id}
             if obj.approved_by_id and obj.approved_by is not None:
-                text += f", approved by {obj.approved_by.get_username()}"
-            return text
+                text += _(", approved by %(name)s") % {"name": obj.approved_by.get_username()}
+            return str(text)
         return name
 
-    @admin.display(description="fields")
+    @admin.display(description=_("fields"))
     def changed_fields(self, obj: ChangeLogEntry) -> str:
         return ", ".join(obj.fields or [])
 
-    @admin.display(description="node timeline")
+    @admin.display(description=_("node timeline"))
     def timeline_link(self, obj: ChangeLogEntry) -> str:
         node_id = obj.target_id if obj.entity == "node" else (obj.after or obj.before or {}).get("source")
         if obj.entity not in ("node", "edge") or not node_id:
             return "—"
         url = reverse("admin:history_changelogentry_timeline", args=[obj.canvas_id, node_id])
-        return format_html('<a href="{}">timeline</a>', url)
+        return format_html('<a href="{}">{}</a>', url, _("timeline"))
 
-    @admin.display(description="diff")
+    @admin.display(description=_("diff"))
     def field_diff(self, obj: ChangeLogEntry) -> str:
         item = selectors.entry_to_timeline_item(obj, level=selectors.ADMIN_LEVEL)
         rows = item["diff"] if item else []
         if not rows:
             return "—"
         return format_html(
-            "<table><tr><th>field</th><th>before</th><th>after</th></tr>{}</table>",
+            "<table><tr><th>{}</th><th>{}</th><th>{}</th></tr>{}</table>",
+            _("field"),
+            _("before"),
+            _("after"),
             format_html_join(
                 "",
                 "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -144,7 +148,7 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
             ),
         )
 
-    @admin.display(description="verify")
+    @admin.display(description=_("verify"))
     def chain_position(self, obj: ChangeLogEntry) -> str:
         return f"python manage.py verify_audit --canvas {obj.canvas_id}"
 
@@ -178,7 +182,7 @@ class ChangeLogEntryAdmin(ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"Timeline of node {node_id}",
+            "title": _("Timeline of node %(node)s") % {"node": node_id},
             "canvas": canvas,
             "node_id": node_id,
             "timeline": timeline,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class AppendOnlyError(Exception):
@@ -33,22 +34,30 @@ class ActorKind(models.TextChoices):
 
 
 class ChangeLogEntry(models.Model):
-    canvas = models.ForeignKey("canvases.Canvas", on_delete=models.PROTECT, related_name="change_log")
-    revision = models.BigIntegerField()
-    seq = models.PositiveIntegerField(default=0, help_text="order within the revision")
-    op_type = models.CharField(max_length=40, help_text="the operation asked for, e.g. node.delete")
-    entity = models.CharField(max_length=10, help_text="node, edge, canvas or member")
-    action = models.CharField(max_length=10, help_text="created, updated or deleted")
-    target_id = models.CharField(max_length=64, db_index=True)
-    fields = models.JSONField(default=list)
-    before = models.JSONField(null=True)
-    after = models.JSONField(null=True)
+    canvas = models.ForeignKey(
+        "canvases.Canvas", on_delete=models.PROTECT, related_name="change_log", verbose_name=_("canvas")
+    )
+    revision = models.BigIntegerField(verbose_name=_("revision"))
+    seq = models.PositiveIntegerField(default=0, help_text="order within the revision", verbose_name=_("seq"))
+    op_type = models.CharField(
+        max_length=40, help_text="the operation asked for, e.g. node.delete", verbose_name=_("op type")
+    )
+    entity = models.CharField(
+        max_length=10, help_text="node, edge, canvas or member", verbose_name=_("entity")
+    )
+    action = models.CharField(
+        max_length=10, help_text="created, updated or deleted", verbose_name=_("action")
+    )
+    target_id = models.CharField(max_length=64, db_index=True, verbose_name=_("target id"))
+    fields = models.JSONField(default=list, verbose_name=_("fields"))
+    before = models.JSONField(null=True, verbose_name=_("before"))
+    after = models.JSONField(null=True, verbose_name=_("after"))
     # Sensitivity level (0 public, 1 internal, 2 secret) of the entity before and
     # after, so catch-up can filter old entries exactly as the live broadcast did.
-    visibility_before = models.PositiveSmallIntegerField(null=True)
-    visibility_after = models.PositiveSmallIntegerField(null=True)
+    visibility_before = models.PositiveSmallIntegerField(null=True, verbose_name=_("visibility before"))
+    visibility_after = models.PositiveSmallIntegerField(null=True, verbose_name=_("visibility after"))
 
-    actor_kind = models.CharField(max_length=10, choices=ActorKind.choices)
+    actor_kind = models.CharField(max_length=10, choices=ActorKind.choices, verbose_name=_("actor kind"))
     # PROTECT: actor_user_id and approved_by_id are part of the entry's hash; nulling them on a user
     # deletion would break the chain (canvases.services.user_delete deactivates such users instead).
     actor_user = models.ForeignKey(
@@ -57,30 +66,40 @@ class ChangeLogEntry(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
         help_text="the person who made the change; for agent writes, the person it acted for",
+        verbose_name=_("actor user"),
     )
-    actor_username = models.CharField(max_length=150, blank=True, default="")
+    actor_username = models.CharField(
+        max_length=150, blank=True, default="", verbose_name=_("actor username")
+    )
     approved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("approved by"),
     )
-    conversation_id = models.BigIntegerField(null=True, blank=True)
-    message_id = models.BigIntegerField(null=True, blank=True)
-    agent_run_id = models.CharField(max_length=64, blank=True, default="")
-    reason = models.CharField(max_length=40, blank=True, default="", help_text="e.g. revert, undo, import")
-    client_op_id = models.CharField(max_length=64, blank=True, default="")
-    created_at = models.DateTimeField()
+    conversation_id = models.BigIntegerField(null=True, blank=True, verbose_name=_("conversation id"))
+    message_id = models.BigIntegerField(null=True, blank=True, verbose_name=_("message id"))
+    agent_run_id = models.CharField(max_length=64, blank=True, default="", verbose_name=_("agent run id"))
+    reason = models.CharField(
+        max_length=40, blank=True, default="", help_text="e.g. revert, undo, import", verbose_name=_("reason")
+    )
+    client_op_id = models.CharField(max_length=64, blank=True, default="", verbose_name=_("client op id"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
-    prev_hash = models.CharField(max_length=64, blank=True, default="")
-    hash = models.CharField(max_length=64, blank=True, default="")
+    prev_hash = models.CharField(max_length=64, blank=True, default="", verbose_name=_("prev hash"))
+    hash = models.CharField(max_length=64, blank=True, default="", verbose_name=_("hash"))
 
     objects = AppendOnlyQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("change log entry")
+        verbose_name_plural = _("change log entries")
         ordering = ["canvas_id", "revision", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["canvas", "revision", "seq"], name="unique_change_position")
         ]
         indexes = [models.Index(fields=["canvas", "revision"])]
-        verbose_name_plural = "change log entries"
 
     def __str__(self) -> str:
         return f"r{self.revision}.{self.seq} {self.op_type} {self.entity} {self.action} {self.target_id}"
@@ -97,24 +116,36 @@ class ChangeLogEntry(models.Model):
 class SecurityEvent(models.Model):
     """A refused request: who tried what, through which channel, and why."""
 
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
     canvas_id_ref = models.BigIntegerField(
-        null=True, blank=True, help_text="canvas id as asked (may not exist)"
+        null=True, blank=True, help_text="canvas id as asked (may not exist)", verbose_name=_("canvas id ref")
     )
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    actor_kind = models.CharField(max_length=10, choices=ActorKind.choices, default=ActorKind.USER)
-    channel = models.CharField(max_length=20, help_text="rest, websocket, agent, import")
-    op_type = models.CharField(max_length=40, blank=True, default="")
-    code = models.CharField(max_length=20)
-    reason = models.TextField()
-    detail = models.JSONField(null=True, blank=True)
-    conversation_id = models.BigIntegerField(null=True, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    actor_kind = models.CharField(
+        max_length=10, choices=ActorKind.choices, default=ActorKind.USER, verbose_name=_("actor kind")
+    )
+    channel = models.CharField(
+        max_length=20, help_text="rest, websocket, agent, import", verbose_name=_("channel")
+    )
+    op_type = models.CharField(max_length=40, blank=True, default="", verbose_name=_("op type"))
+    code = models.CharField(max_length=20, verbose_name=_("code"))
+    reason = models.TextField(verbose_name=_("reason"))
+    detail = models.JSONField(null=True, blank=True, verbose_name=_("detail"))
+    conversation_id = models.BigIntegerField(null=True, blank=True, verbose_name=_("conversation id"))
     # Identical refusals within CANVASWEB["SECURITY_EVENT_COALESCE_SECONDS"] share one row (a flood of
     # refused ops does not write a row each): how many there were, and when the last one came.
-    repeats = models.PositiveIntegerField(default=1)
-    last_at = models.DateTimeField(null=True, blank=True)
+    repeats = models.PositiveIntegerField(default=1, verbose_name=_("repeats"))
+    last_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last at"))
 
     class Meta:
+        verbose_name = _("security event")
+        verbose_name_plural = _("security events")
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
@@ -136,18 +167,31 @@ class UndoStep(models.Model):
     (canvasweb.history.services.undo_stacks). Not part of the audit chain.
     """
 
-    canvas = models.ForeignKey("canvases.Canvas", on_delete=models.CASCADE, related_name="+")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=4, choices=UndoStepKind.choices)
-    inverted_revision = models.BigIntegerField(help_text="the revision whose effect was inverted")
-    revision = models.BigIntegerField(
-        null=True, blank=True, help_text="the revision written; null if all skipped"
+    canvas = models.ForeignKey(
+        "canvases.Canvas", on_delete=models.CASCADE, related_name="+", verbose_name=_("canvas")
     )
-    position = models.BigIntegerField(help_text="canvas revision when this step ran (orders it among edits)")
-    skipped = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name=_("user")
+    )
+    kind = models.CharField(max_length=4, choices=UndoStepKind.choices, verbose_name=_("kind"))
+    inverted_revision = models.BigIntegerField(
+        help_text="the revision whose effect was inverted", verbose_name=_("inverted revision")
+    )
+    revision = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="the revision written; null if all skipped",
+        verbose_name=_("revision"),
+    )
+    position = models.BigIntegerField(
+        help_text="canvas revision when this step ran (orders it among edits)", verbose_name=_("position")
+    )
+    skipped = models.JSONField(default=list, blank=True, verbose_name=_("skipped"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("undo step")
+        verbose_name_plural = _("undo steps")
         indexes = [models.Index(fields=["canvas", "user", "position"])]
 
     def __str__(self) -> str:

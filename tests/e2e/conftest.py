@@ -18,6 +18,7 @@ from canvasweb.testing.servers import Cluster, sqlite_url
 
 # Not under test-results/: pytest-playwright empties that folder at the start of every session.
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "e2e-screenshots"
+DOC_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -86,9 +87,14 @@ def server(live_server_url, scripted_model):
 def shot():
     SHOTS.mkdir(parents=True, exist_ok=True)
 
-    def take(page, name: str) -> Path:
+    def take(page, name: str, doc: str | None = None) -> Path:
+        """Save var/e2e-screenshots/<name>.png; with `doc`, also docs/img/<doc>.png (the README's pictures
+        are re-made by running the tests that take them)."""
         path = SHOTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=False)
+        if doc:
+            DOC_IMG.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, DOC_IMG / f"{doc}.png")
         return path
 
     return take

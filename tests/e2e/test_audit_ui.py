@@ -67,7 +67,7 @@ def test_owner_reviews_filters_and_verifies_the_log(browser, server, audited_can
 
     dialog.get_by_test_id("audit-verify").click()
     expect(dialog.get_by_test_id("audit-verify-result")).to_contain_text("Chain intact")
-    shot(page, "audit-view")
+    shot(page, "audit-view", doc="audit-view")
 
     # Filter by person: only bob's three changes (two notes and the link).
     dialog.get_by_test_id("audit-actor").select_option(label="bob")

@@ -65,7 +65,7 @@ def test_canvas_opens_readable_remembers_the_viewport_and_shows_a_resizable_chat
     # the chat is open at 1440 px
     chat = page.get_by_test_id("chat-region")
     assert chat.bounding_box()["width"] >= 280
-    shot(page, "usability-canvas-on-open")
+    shot(page, "usability-canvas-on-open", doc="canvas-on-open")
 
     # Pan somewhere else; a reload comes back there.
     pane = page.get_by_test_id("canvas").locator(".react-flow__pane")
@@ -123,7 +123,7 @@ def test_find_jumps_to_a_node_in_english_or_chinese_and_low_zoom_draws_blocks(
     hits = page.get_by_test_id("canvas-search-hit")
     expect(hits).to_have_count(1)
     expect(hits.first).to_contain_text("数据库迁移")
-    shot(page, "usability-search")
+    shot(page, "usability-search", doc="search")
     box.press("Enter")
     card = page.locator(f".react-flow__node[data-id='{far}']")
     expect(card).to_have_attribute("data-search-flash", "1")

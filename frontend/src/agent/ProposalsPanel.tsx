@@ -11,7 +11,7 @@ import type { Doc } from '../sync/apply';
 import { useCanvasActions } from '../canvas/context';
 import { kindMeta } from '../canvas/kinds';
 import { useOverlay } from '../canvas/overlay';
-import { decidedProposals, staleReason, TOOL_LABELS } from './proposals';
+import { decidedProposals, staleReason, statusLabel, toolLabel } from './proposals';
 import type { ProposalsController } from './useProposals';
 
 const MODE_TEXT: Record<string, string> = {
@@ -161,7 +161,7 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
               data-tool={p.tool}
             >
               <div className="proposal-head">
-                <span className="tool-chip">{TOOL_LABELS[p.tool] ?? p.tool}</span>
+                <span className="tool-chip">{toolLabel(p.tool)}</span>
                 {meta && (
                   <span className="kind-pill" style={{ color: meta.color, background: meta.bg }}>
                     {meta.label}
@@ -226,7 +226,7 @@ export function ProposalsPanel({ controller, doc, policy, isOwner, onOpenSetting
             <ul className="decided-list">
               {decided.map((p) => (
                 <li key={p.id} className={`decided-item status-${p.status}`} data-testid={`decided-${p.id}`}>
-                  <span className={`status-chip status-${p.status}`}>{p.status}</span>
+                  <span className={`status-chip status-${p.status}`} data-status={p.status}>{statusLabel(p.status)}</span>
                   <span className="decided-summary" title={p.summary}>
                     {snippet(p.summary, 60)}
                   </span>

@@ -4,6 +4,7 @@
 // got a new version, or a node it links to is gone).
 import type { CanvasEdge, CanvasNode, Proposal } from '../api/types';
 import type { Doc } from '../sync/apply';
+import i18n from 'i18next';
 
 export interface ProposalsState {
   byId: Readonly<Record<number, Proposal>>;
@@ -68,21 +69,22 @@ export function decidedProposals(state: ProposalsState, limit = 20): Proposal[] 
 export function staleReason(p: Proposal, doc: Doc): string | null {
   if (p.status !== 'pending') return null;
   const reasons: string[] = [];
-  if (p.stale) reasons.push(p.stale_reason || 'a node it changes was edited since');
+  if (p.stale) reasons.push(p.stale_reason || i18n.t('panels:proposals.staleReasons.edited'));
   const target = p.diff?.target;
   if (target && doc.nodes.size > 0) {
     const now = doc.nodes.get(target.id);
-    if (!now) reasons.push('a node it changes was deleted');
-    else if (typeof target.version === 'number' && now.version !== target.version) reasons.push('a node it changes was edited since');
+    if (!now) reasons.push(i18n.t('panels:proposals.staleReasons.deleted'));
+    else if (typeof target.version === 'number' && now.version !== target.version) reasons.push(i18n.t('panels:proposals.staleReasons.edited'));
   }
   if (p.tool === 'link_nodes' && p.diff?.edge && doc.nodes.size > 0) {
     for (const id of [p.diff.edge.source, p.diff.edge.target]) {
       const n = doc.nodes.get(id);
-      if (!n || n.superseded_by || n.archived) reasons.push('a node it links to was deleted, superseded or archived');
+      if (!n || n.superseded_by || n.archived) reasons.push(i18n.t('panels:proposals.staleReasons.linkGone'));
     }
   }
-  const unique = [...new Set(reasons.flatMap((r) => r.split('; ')))];
-  return unique.length ? unique.join('; ') : null;
+  const separator = i18n.t('panels:proposals.staleReasons.separator');
+  const unique = [...new Set(reasons.flatMap((r) => r.split('; ').flatMap((x) => x.split(separator))))];
+  return unique.length ? unique.join(separator) : null;
 }
 
 export interface GhostNodeData extends Record<string, unknown> {
@@ -185,11 +187,16 @@ export function markedNodes(pending: readonly Proposal[]): Map<string, number[]>
   return out;
 }
 
-export const TOOL_LABELS: Record<string, string> = {
-  add_node: 'Add node',
-  update_node: 'Edit node',
-  move_node: 'Move node',
-  link_nodes: 'Link nodes',
-  supersede_node: 'Supersede node',
-  archive_node: 'Archive node',
-};
+export const PROPOSAL_TOOLS = ['add_node', 'update_node', 'move_node', 'link_nodes', 'supersede_node', 'archive_node'] as const;
+// canvasweb/agent/models.py ProposalStatus
+export const PROPOSAL_STATUSES = ['pending', 'approved', 'rejected', 'failed'] as const;
+
+/** "Add node" / "添加节点": the tool's name in the UI language (unknown tools keep their wire name). */
+export function toolLabel(tool: string): string {
+  return (PROPOSAL_TOOLS as readonly string[]).includes(tool) ? i18n.t(`panels:proposals.tools.${tool}`) : tool;
+}
+
+/** A proposal's status chip: the raw server value (`pending`, …) in words of the UI language. */
+export function statusLabel(status: string): string {
+  return (PROPOSAL_STATUSES as readonly string[]).includes(status) ? i18n.t(`panels:proposals.status.${status}`) : status;
+}

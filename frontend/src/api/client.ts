@@ -30,6 +30,7 @@ import type {
 } from './types';
 import { currentLanguage } from '../i18n';
 import { localizedApiMessage } from '../i18n/errors';
+import i18n from 'i18next';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -38,7 +39,7 @@ export class ApiError extends Error {
   /** the whole error object (e.g. `problems` for a rejected import) */
   readonly body: Partial<ApiErrorBody> & Record<string, unknown>;
   constructor(status: number, body: Partial<ApiErrorBody> & Record<string, unknown>) {
-    super(body.message || `Request failed (${status})`);
+    super(body.message || i18n.t('errors:requestFailed', { status }));
     this.name = 'ApiError';
     this.status = status;
     this.code = body.code || (status === 0 ? 'NETWORK' : 'ERROR');
@@ -90,15 +91,10 @@ function parseError(status: number, data: unknown): ApiError {
     const code = status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : 'ERROR';
     return new ApiError(status, { code, message: d.detail });
   }
-  const fallback: Record<number, string> = {
-    400: 'The request was not valid.',
-    401: 'Please sign in.',
-    403: 'You do not have permission to do that.',
-    404: 'Not found.',
-    409: 'That conflicts with a change someone else made.',
-    429: 'Too many requests — please slow down.',
-  };
-  return new ApiError(status, { code: status === 401 ? 'UNAUTHENTICATED' : 'ERROR', message: fallback[status] ?? `Server error (${status}).` });
+  // A body without our error shape (a proxy's page, an empty 502): the words for the status.
+  const fallback: Record<number, string> = { 400: 'INVALID', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT', 429: 'RATE_LIMITED' };
+  const code = fallback[status];
+  return new ApiError(status, { code: status === 401 ? 'UNAUTHENTICATED' : 'ERROR', message: code ? i18n.t(`errors:${code}`) : i18n.t('errors:serverError', { status }) });
 }
 
 export async function request<T>(method: string, url: string, body?: unknown, retried = false): Promise<T> {
@@ -119,7 +115,7 @@ export async function request<T>(method: string, url: string, body?: unknown, re
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, { code: 'NETWORK', message: 'Cannot reach the server. Check your connection.' });
+    throw new ApiError(0, { code: 'NETWORK', message: i18n.t('errors:NETWORK') });
   }
   const text = await res.text();
   let data: unknown = null;

@@ -7,6 +7,7 @@ import { useCanvasActions, useEditingId } from './context';
 import { CardEditor } from './editing/CardEditor';
 import { usePeerEditors } from './editing/peerActivity';
 import { useTranslation } from 'react-i18next';
+import i18n from 'i18next';
 
 export interface CardDecor {
   /** context preview: rank when the node would be sent to the model */
@@ -29,33 +30,36 @@ export interface CardData extends Record<string, unknown> {
   decor?: CardDecor;
 }
 
+// Catalogue keys (canvas:ctxReasons.*) for why a node was or was not sent to the model.
 export const REASON_LABELS: Record<string, string> = {
-  anchor: 'pinned anchor',
-  pinned: 'pinned anchor',
-  viewport: 'near the viewport',
-  distance: 'near the viewport',
-  nearby: 'near the viewport',
-  neighbour: 'linked to a selected node',
-  neighbor: 'linked to a selected node',
-  match: 'matches the question',
-  question: 'matches the question',
-  question_match: 'matches the question',
+  anchor: 'anchor',
+  pinned: 'anchor',
+  viewport: 'viewport',
+  distance: 'viewport',
+  nearby: 'viewport',
+  neighbour: 'neighbour',
+  neighbor: 'neighbour',
+  match: 'match',
+  question: 'match',
+  question_match: 'match',
   superseded: 'superseded',
   archived: 'archived',
-  not_visible: 'not visible to you',
-  over_budget: 'over the token budget',
-  out_of_range: 'out of range',
-  not_selected: 'not selected',
-  secret: 'secret (placeholder only)',
+  not_visible: 'notVisible',
+  over_budget: 'overBudget',
+  out_of_range: 'outOfRange',
+  not_selected: 'notSelected',
+  secret: 'secret',
 };
 
 export function reasonLabel(reason: string | null | undefined): string {
   if (!reason) return '';
   if (reason.startsWith('linked:')) {
     const relation = reason.split(':')[1] ?? '';
-    return relation ? `linked (${relation.replace(/_/g, ' ')})` : 'linked to a selected node';
+    const key = `canvas:relations.${relation}`;
+    return relation ? i18n.t('canvas:ctxReasons.linked', { relation: i18n.exists(key) ? i18n.t(key) : relation.replace(/_/g, ' ') }) : i18n.t('canvas:ctxReasons.neighbour');
   }
-  return REASON_LABELS[reason] ?? reason.replace(/_/g, ' ');
+  const key = REASON_LABELS[reason];
+  return key ? i18n.t(`canvas:ctxReasons.${key}`) : reason.replace(/_/g, ' ');
 }
 export type CardNode = Node<CardData, 'card'>;
 
@@ -123,14 +127,14 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
       {decor?.rank != null && (
         <span
           className={`ctx-rank${decor.placeholder ? ' placeholder' : ''}`}
-          title={`Sent to the model as #${decor.rank}: ${reasonLabel(decor.ctxReason)}${decor.placeholder ? ' (as a redacted placeholder)' : ''}`}
+          title={t(decor.placeholder ? 'card.sentAsPlaceholder' : 'card.sentAs', { rank: decor.rank, reason: reasonLabel(decor.ctxReason) })}
           data-testid="preview-rank"
         >
           {decor.rank}
         </span>
       )}
       {decor?.excluded && (
-        <span className="ctx-excluded-tag" title={`Not sent: ${reasonLabel(decor.excluded)}`} data-testid="ctx-excluded-reason">
+        <span className="ctx-excluded-tag" title={t('card.notSent', { reason: reasonLabel(decor.excluded) })} data-testid="ctx-excluded-reason">
           {reasonLabel(decor.excluded)}
         </span>
       )}
@@ -145,17 +149,17 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
             actions.overlay.focusProposal(decor.proposals![0]);
           }}
         >
-          <BotIcon size={11} /> proposed change
+          <BotIcon size={11} /> {t('card.proposedChange')}
         </button>
       )}
       {peerEditors && (
         <span
           className="peer-editing-badge"
           style={{ '--peer': peerEditors[0].color } as CSSProperties}
-          title={`${peerEditors.map((p) => p.username).join(', ')} ${peerEditors.length > 1 ? 'are' : 'is'} editing this note`}
+          title={t('card.peersEditingTitle', { names: peerEditors.map((p) => p.username).join(t('card.nameSeparator')), count: peerEditors.length })}
           data-testid="badge-peer-editing"
         >
-          ✎ {peerEditors.map((p) => p.username).join(', ')} editing
+          ✎ {t('card.peersEditing', { names: peerEditors.map((p) => p.username).join(t('card.nameSeparator')) })}
         </span>
       )}
       {(['top', 'right', 'bottom', 'left'] as const).map((side) => (
@@ -195,7 +199,7 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
         <CardEditor node={node} />
       ) : (
         <div className={`node-content${node.content ? '' : ' empty'}`} data-testid="node-content" dir="auto">
-          {node.content || (actions.readOnly ? 'Empty note' : 'Empty note — double-click to write')}
+          {node.content || (actions.readOnly ? t('card.emptyNote') : t('card.emptyNoteHint'))}
         </div>
       )}
       {node.tags.length > 0 && (
@@ -214,7 +218,7 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
           className="superseded-link nodrag"
           data-testid="superseded-link"
           disabled={successor === null}
-          title={successor === null ? 'The newer version is not visible to you' : 'Show the newer version'}
+          title={successor === null ? t('card.newerHidden') : t('card.showNewer')}
           onClick={(e) => {
             e.stopPropagation();
             if (node.superseded_by) actions.focusNode(node.superseded_by);

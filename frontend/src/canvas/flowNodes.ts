@@ -8,6 +8,7 @@ import type { CardDecor, CardNode } from './NodeCard';
 import { kindMeta } from './kinds';
 import type { OverlayState } from './overlay';
 import type { GhostFlowNode } from '../agent/GhostNode';
+import i18n from 'i18next';
 
 export type FlowNode = CardNode | GhostFlowNode;
 
@@ -116,7 +117,7 @@ export function buildNodes(
       selectable: false,
       connectable: false,
       zIndex: 2,
-      ariaLabel: `Proposed by the agent: ${snippet(g.node.content, 60)}`,
+      ariaLabel: i18n.t('editing:ghostAria', { text: snippet(g.node.content, 60) }),
     });
   }
   return out;

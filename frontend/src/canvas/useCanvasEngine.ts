@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import i18n from 'i18next';
 import { SyncEngine, type Notice } from '../sync/engine';
 import { toast } from '../lib/toast';
 import { indexedDbPendingStore } from '../sync/pendingStore';
@@ -9,32 +10,23 @@ export function canvasSocketUrl(canvasId: string, loc: Location = window.locatio
   return `${scheme}://${loc.host}/ws/canvases/${encodeURIComponent(canvasId)}/`;
 }
 
-const REJECT_HINT: Record<string, string> = {
-  FORBIDDEN: 'You do not have permission to do that.',
-  NOT_FOUND: 'That item no longer exists — someone may have deleted it.',
-  CONFLICT: 'That conflicts with an existing item.',
-  TOO_LARGE: 'That edit is too large.',
-  RATE_LIMITED: 'Too many edits at once. They will be sent shortly.',
-};
-
 export function noticeToToast(n: Notice) {
+  const kept = (message: string) => (textOfOp(n.op) ? i18n.t('sync:textKept', { message }) : message);
   switch (n.kind) {
     case 'reject': {
       // A stale content edit opens the conflict choice instead (canvas/editing/ConflictDialog).
       if (n.code === 'CONFLICT' && n.current) return;
-      const hint = n.code ? REJECT_HINT[n.code] : undefined;
-      const msg = n.message && n.message !== hint ? (hint && n.code !== 'INVALID' ? `${hint} (${n.message})` : n.message) : hint ?? 'The server rejected an edit.';
-      toast.error(textOfOp(n.op) ? `${msg} Your text is back in the editor.` : msg, 'Edit rejected');
+      toast.error(kept(n.message), i18n.t('sync:titles.rejected'));
       return;
     }
     case 'too-large':
-      toast.error(textOfOp(n.op) ? `${n.message} Your text is back in the editor.` : n.message, 'Edit not sent');
+      toast.error(kept(i18n.t('sync:tooLarge')), i18n.t('sync:titles.notSent'));
       return;
     case 'revoked':
-      toast.error(n.message, 'Access revoked');
+      toast.error(i18n.t('sync:revoked'), i18n.t('sync:titles.revoked'));
       return;
     case 'error':
-      toast.error(n.message, 'Server error');
+      toast.error(n.message, i18n.t('sync:titles.error'));
       return;
   }
 }

@@ -3,6 +3,7 @@
 // chat.started → chat.delta* → chat.done | chat.error, plus agent.action.
 
 import type { ChatAgentAction, ChatMessage, ContextReport, Conversation, Suggestion } from '../api/types';
+import i18n from 'i18next';
 
 export interface ChatErrorInfo {
   code: string;
@@ -126,7 +127,7 @@ function errorText(err: ChatMessage['error']): string {
 }
 
 export function messageErrorText(m: ChatMessage, info?: ChatErrorInfo): string {
-  return info?.message || errorText(m.error) || 'The reply failed.';
+  return info?.message || errorText(m.error) || i18n.t('chat:replyFailedText');
 }
 
 function onFrame(state: ChatState, f: { type: string; [k: string]: unknown }): ChatState {
@@ -178,7 +179,7 @@ function onFrame(state: ChatState, f: { type: string; [k: string]: unknown }): C
     }
     case 'chat.error': {
       const error = f.error as { code?: string; message?: string } | null | undefined;
-      const err: ChatErrorInfo = { code: error?.code ?? 'ERROR', message: error?.message ?? 'The reply failed.' };
+      const err: ChatErrorInfo = { code: error?.code ?? 'ERROR', message: error?.message ?? i18n.t('chat:replyFailedText') };
       const msgId = (f.message_id ?? (f.message as { id?: number } | null | undefined)?.id ?? null) as number | null;
       if (msgId === null) {
         // The question itself was refused: nothing was stored.
@@ -295,10 +296,10 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
             [found.conversationId]: upsertMessage(messages[found.conversationId], {
               ...found.message,
               status: 'error',
-              error: 'The connection dropped while the reply was streaming.',
+              error: i18n.t('chat:droppedWhileStreaming'),
             }),
           };
-          errors[found.message.id] = { code: 'CONNECTION_LOST', message: 'The connection dropped while the reply was streaming. Reload the conversation to see what was saved.' };
+          errors[found.message.id] = { code: 'CONNECTION_LOST', message: i18n.t('chat:droppedWhileStreamingHint') };
         }
       }
       const notices = state.pending
@@ -308,7 +309,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
               id: state.nextNoticeId,
               conversationId: state.pending.conversationId,
               code: 'CONNECTION_LOST',
-              message: 'The connection dropped before the question was confirmed. Check the conversation, then send it again if needed.',
+              message: i18n.t('chat:droppedBeforeConfirmed'),
               text: state.pending.text,
             },
           ]

@@ -23,11 +23,15 @@ export function fieldLabel(field: string): string {
   return key ? i18n.t(key) : field.replace(/_/g, ' ');
 }
 
+const ENUM_PREFIX: Record<string, string> = { kind: 'canvas:kinds.', sensitivity: 'canvas:sensitivity.', relation: 'canvas:relations.', role: 'common:roles.' };
+
 export function formatValue(v: unknown, field?: string): string {
   if (v === null || v === undefined || v === '') return '—';
-  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'boolean') return v ? i18n.t('panels:fields.yes') : i18n.t('panels:fields.no');
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 100) / 100);
   if (Array.isArray(v)) return v.length ? v.map((x) => (field === 'tags' ? `#${x}` : String(x))).join(' ') : '—';
+  // Wire values of enumerated fields in the UI language (unknown values as they are).
+  if (typeof v === 'string' && field && ENUM_PREFIX[field] && i18n.exists(`${ENUM_PREFIX[field]}${v}`)) return i18n.t(`${ENUM_PREFIX[field]}${v}`);
   if (typeof v === 'string') return field === 'relation' ? v.replace(/_/g, ' ') : v;
   try {
     return JSON.stringify(v);

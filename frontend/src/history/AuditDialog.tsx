@@ -36,6 +36,11 @@ function entryText(e: AuditEntry): string {
     const rel = relationLabel(String((e.after ?? e.before)?.relation ?? ''));
     return i18n.t('canvas:audit.edgeText', { source: snippet(e.source_text || '?', 60), relation: rel, target: snippet(e.target_text || '?', 60) });
   }
+  if (e.entity === 'member') {
+    // The server's summary is "username role": the role word in the UI language.
+    const m = /^(.*) (owner|editor|viewer)$/.exec(e.summary ?? '');
+    if (m) return i18n.t('canvas:audit.memberText', { name: m[1], role: i18n.t(`common:roles.${m[2]}`) });
+  }
   return e.summary;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import i18n from 'i18next';
 import type { TimelineEntry, UndoResult } from '../api/types';
 import { actorLabel, describeEntry, edgeFromNode, reasonBadge } from './describe';
 import { dayBoundary } from './AuditDialog';
@@ -98,5 +99,35 @@ describe('audit day filters', () => {
     expect([start.getFullYear(), start.getMonth(), start.getDate(), start.getHours()]).toEqual([2026, 2, 15, 0]);
     expect([end.getDate(), end.getHours(), end.getMinutes()]).toEqual([15, 23, 59]);
     expect(dayBoundary('15/03/2026', false)).toBeNull();
+  });
+});
+
+describe('history words in Chinese', () => {
+  const link = entry({
+    entity: 'edge',
+    action: 'created',
+    op_type: 'edge.create',
+    node_id: 'a',
+    after: { source: 'a', target: 'b', relation: 'depends_on', label: '先决' },
+    source_text: '预算上限二十万',
+    target_text: 'Vendor shortlist',
+  });
+
+  it('follows the UI language, with Chinese quotes and list commas', async () => {
+    await i18n.changeLanguage('zh-Hans');
+    try {
+      expect(describeEntry(entry({ fields: ['content', 'tags', 'x'] }))).toBe('编辑了文本、标签并移动');
+      expect(describeEntry(entry({ entity: 'edge', action: 'created' }))).toBe('建立了连接');
+      expect(actorLabel({ kind: 'agent', user: null, on_behalf_of: { id: 1, username: 'alice' }, approved_by: null, conversation_id: null, reason: null })).toBe('智能体（代 alice）');
+      expect(reasonBadge(entry({ reason: 'undo', undo_of: { kind: 'undo', revision: 4 } }))).toBe('撤销版本 4');
+      expect(edgeFromNode(link, 'a')).toBe('依赖（先决）“Vendor shortlist”');
+      expect(edgeFromNode(link, 'b')).toBe('“预算上限二十万”依赖（先决）此节点');
+      const undone = summarizeUndo({ kind: 'undo', inverted_revision: 7, revision: 9, applied: [], skipped: [], can_undo: true, can_redo: true });
+      expect(undone).toEqual({ kind: 'success', title: '已撤销', message: '已撤销你在版本 7 的修改。' });
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+    expect(describeEntry(entry({ fields: ['content', 'tags', 'x'] }))).toBe('edited text, tags and moved');
+    expect(edgeFromNode(link, 'b')).toBe('‘预算上限二十万’ depends on “先决” this');
   });
 });

@@ -1,6 +1,7 @@
 // JSON Canvas (.canvas) export download and import upload.
 import { api, ApiError, errorMessage } from '../api/client';
 import type { ImportResult } from '../api/types';
+import i18n from 'i18next';
 
 /** File name from a Content-Disposition header (RFC 5987 filename* first). */
 export function filenameFromDisposition(header: string | null, fallback: string): string {
@@ -30,7 +31,7 @@ export async function downloadExport(canvasId: number | string, name: string, in
   try {
     res = await fetch(api.exportUrl(canvasId, includeSecret), { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   } catch {
-    throw new ApiError(0, { code: 'NETWORK', message: 'Cannot reach the server. Check your connection.' });
+    throw new ApiError(0, { code: 'NETWORK', message: i18n.t('errors:NETWORK') });
   }
   const text = await res.text();
   if (!res.ok) {
@@ -40,7 +41,7 @@ export async function downloadExport(canvasId: number | string, name: string, in
     } catch {
       /* not JSON */
     }
-    throw new ApiError(res.status, body?.error ?? { message: `Export failed (${res.status}).` });
+    throw new ApiError(res.status, body?.error ?? { message: i18n.t('canvas:export.failedStatus', { status: res.status }) });
   }
   const filename = filenameFromDisposition(res.headers.get('Content-Disposition'), safeFileName(name));
   const blob = new Blob([text], { type: 'application/json' });
@@ -65,17 +66,17 @@ export interface ImportFailure {
 /** Read a .canvas file and import it as a new canvas; throws ImportFailure with every problem listed. */
 export async function importCanvasFile(file: File): Promise<ImportResult> {
   if (file.size > 2_621_440) {
-    throw { message: `The file is ${(file.size / 1048576).toFixed(1)} MB; the limit is 2.5 MB.`, problems: [] } satisfies ImportFailure;
+    throw { message: i18n.t('canvas:export.fileTooBig', { size: (file.size / 1048576).toFixed(1) }), problems: [] } satisfies ImportFailure;
   }
   let document: unknown;
   try {
     const text = await file.text();
     document = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    throw { message: `“${file.name}” is not valid JSON.`, problems: [errorMessage(err)] } satisfies ImportFailure;
+    throw { message: i18n.t('canvas:export.notJson', { name: file.name }), problems: [errorMessage(err)] } satisfies ImportFailure;
   }
   if (!document || typeof document !== 'object' || Array.isArray(document)) {
-    throw { message: `“${file.name}” is not a JSON Canvas file (expected an object with nodes and edges).`, problems: [] } satisfies ImportFailure;
+    throw { message: i18n.t('canvas:export.notCanvas', { name: file.name }), problems: [] } satisfies ImportFailure;
   }
   // Our own exports carry their name; Obsidian files get the file's name.
   const ns = (document as Record<string, unknown>).canvasweb as { name?: unknown } | undefined;

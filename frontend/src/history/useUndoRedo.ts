@@ -2,6 +2,7 @@
 // (POST …/undo/, …/redo/): inverse operations through the write path. Parts
 // someone else changed since are skipped by the server and reported here.
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import i18n from 'i18next';
 import { api, ApiError, errorMessage } from '../api/client';
 import type { UndoResult } from '../api/types';
 import { toast } from '../lib/toast';
@@ -42,21 +43,26 @@ function settled(engine: SyncEngine, timeoutMs = 3000): Promise<void> {
   });
 }
 
+const t = (key: string, options?: Record<string, unknown>) => i18n.t(`history:undo.${key}`, options);
+
 /** A short human summary of an undo/redo result, with what was skipped. */
 export function summarizeUndo(res: UndoResult): { title: string; message: string; kind: 'success' | 'info' } {
-  const verb = res.kind === 'undo' ? 'Undid' : 'Redid';
+  const undo = res.kind === 'undo';
+  const revision = res.inverted_revision;
   const applied = res.applied.length;
   if (res.skipped.length === 0) {
-    return { kind: 'success', title: res.kind === 'undo' ? 'Undone' : 'Redone', message: `${verb} your change from revision ${res.inverted_revision}.` };
+    return { kind: 'success', title: undo ? t('undone') : t('redone'), message: undo ? t('undidChange', { revision }) : t('redidChange', { revision }) };
   }
   const parts = res.skipped.slice(0, 3).map((s) => {
-    const what = s.field ? `${fieldLabel(s.field).toLowerCase()} of “${s.summary || s.id.slice(0, 8)}”` : `“${s.summary || s.id.slice(0, 8)}”`;
-    const who = s.by ? `${s.by.label} changed it since${s.revision ? ` (rev ${s.revision})` : ''}` : s.reason;
-    return `${what}: ${who}`;
+    const summary = s.summary || s.id.slice(0, 8);
+    const what = s.field ? t('skippedWhat', { field: fieldLabel(s.field).toLowerCase(), summary }) : t('skippedNode', { summary });
+    const who = s.by ? (s.revision ? t('changedSinceRev', { name: s.by.label, revision: s.revision }) : t('changedSince', { name: s.by.label })) : s.reason;
+    return t('skippedItem', { what, who });
   });
-  const more = res.skipped.length > 3 ? ` and ${res.skipped.length - 3} more` : '';
-  const head = applied > 0 ? `${verb} part of revision ${res.inverted_revision}. Skipped ` : `Nothing ${res.kind === 'undo' ? 'undone' : 'redone'} for revision ${res.inverted_revision}: skipped `;
-  return { kind: 'info', title: applied > 0 ? `${res.kind === 'undo' ? 'Undone' : 'Redone'} in part` : 'Skipped', message: `${head}${parts.join('; ')}${more}.` };
+  const more = res.skipped.length > 3 ? t('more', { count: res.skipped.length - 3 }) : '';
+  const args = { revision, items: parts.join(t('itemSeparator')), more };
+  if (applied > 0) return { kind: 'info', title: undo ? t('undonePart') : t('redonePart'), message: undo ? t('undidPart', args) : t('redidPart', args) };
+  return { kind: 'info', title: t('skipped'), message: undo ? t('nothingUndone', args) : t('nothingRedone', args) };
 }
 
 /** Toasts for a burst of undo/redo presses: one line per press when few, a count when many. */
@@ -70,8 +76,8 @@ function reportOutcomes(
   if (done.length > 2) {
     const undos = done.filter((o) => o.kind === 'undo').length;
     const redos = done.length - undos;
-    const words = [undos ? `undid ${undos}` : '', redos ? `redid ${redos}` : ''].filter(Boolean).join(' and ');
-    toast.success(`${words.charAt(0).toUpperCase()}${words.slice(1)} of your changes, in order.`, 'Done');
+    const text = undos && redos ? t('burstBoth', { undos, redos }) : undos ? t('burstUndo', { count: undos }) : t('burstRedo', { count: redos });
+    toast.success(text, t('done'));
   } else {
     for (const o of done) {
       const s = summarizeUndo(o.result);
@@ -80,11 +86,12 @@ function reportOutcomes(
   }
   for (const s of partial) toast.info(s.message, s.title);
   for (const f of failed) {
+    const undo = f.kind === 'undo';
     if (f.error instanceof ApiError && f.error.status === 409) {
-      toast.info(f.kind === 'undo' ? 'You have no recent edits left to undo on this canvas.' : 'Nothing to redo.', f.kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
-      if (f.kind === 'undo') set.setCanUndo(false);
+      toast.info(undo ? t('nothingLeftUndo') : t('nothingLeftRedo'), undo ? t('nothingToUndo') : t('nothingToRedo'));
+      if (undo) set.setCanUndo(false);
       else set.setCanRedo(false);
-    } else toast.error(errorMessage(f.error), f.kind === 'undo' ? 'Undo failed' : 'Redo failed');
+    } else toast.error(errorMessage(f.error), undo ? t('undoFailed') : t('redoFailed'));
   }
 }
 

@@ -24,3 +24,33 @@ export function localizedApiMessage(code: string | undefined, message: string | 
   if (!message || code === 'NETWORK' || code === 'INTERNAL') return meaning;
   return i18n.t('errors:withDetail', { meaning, detail: message });
 }
+
+// ---- WebSocket reject / error frames (docs/protocol.md, "Error codes") ----
+
+/** Codes documented in docs/protocol.md ("Error codes") that have their own message in the sync catalogue. */
+export const REJECT_CODES = ['FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'TOO_LARGE', 'RATE_LIMITED', 'INVALID', 'BAD_MESSAGE'] as const;
+export const SOCKET_ERROR_CODES = ['INVALID', 'BAD_MESSAGE', 'RATE_LIMITED', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL'] as const;
+
+/** Is the server's text in the language the UI shows (so it may be shown as a detail)? */
+function inUiLanguage(text: string): boolean {
+  const lang = i18n.resolvedLanguage ?? i18n.language ?? 'en';
+  return lang.startsWith('zh') ? HAN.test(text) : !HAN.test(text);
+}
+
+/**
+ * The words for a reject or error frame: a documented code gets the client's translated message, followed by
+ * the server's detail (e.g. which field) when that is in the UI language; an unknown code shows the server's
+ * text, which the server translates by Accept-Language.
+ */
+export function socketErrorText(kind: 'reject' | 'error', code: string | undefined, serverText: string | undefined): string {
+  const known = (kind === 'reject' ? REJECT_CODES : SOCKET_ERROR_CODES) as readonly string[];
+  if (code && known.includes(code)) {
+    const meaning = i18n.t(`sync:${kind}.${code}`);
+    if (serverText && serverText !== meaning && inUiLanguage(serverText)) {
+      // INVALID's detail already says what was wrong with which field: it is the clearer sentence alone.
+      return code === 'INVALID' ? serverText : i18n.t('sync:withDetail', { meaning, detail: serverText });
+    }
+    return meaning;
+  }
+  return serverText || i18n.t(`sync:${kind}.generic`);
+}

@@ -20,6 +20,8 @@ import type {
 } from '../api/types';
 import { applyChanges, applyOp, docFromLists, EMPTY_DOC, touchedIds, type ChangeSideEffects, type Doc } from './apply';
 import { perfMark } from '../lib/perfMarks';
+import i18n from 'i18next';
+import { socketErrorText } from '../i18n/errors';
 
 /** frames longer than this (snapshots, big catch-ups) get User Timing marks around their parse */
 const BIG_FRAME_CHARS = 100_000;
@@ -592,7 +594,7 @@ export class SyncEngine {
     if (code === 4403) {
       this.revoked = true;
       this.status = 'offline';
-      this.notice({ kind: 'revoked', message: 'Your access to this canvas was revoked.' });
+      this.notice({ kind: 'revoked', message: i18n.t('sync:revoked') });
     } else if (this.forcedOffline || this.stopped) {
       this.status = 'offline';
     } else {
@@ -689,7 +691,7 @@ export class SyncEngine {
       // The server would close the socket (1009) and the resend would loop.
       this.notice({
         kind: 'too-large',
-        message: 'This edit is too large to send (over 64 KB). Try splitting it up.',
+        message: i18n.t('sync:tooLarge'),
         clientOpId,
         op,
       });
@@ -790,7 +792,7 @@ export class SyncEngine {
         }
         this.notice({
           kind: 'error',
-          message: err.error?.message ?? 'The server could not handle a message.',
+          message: socketErrorText('error', err.error?.code, err.error?.message),
           code: err.error?.code,
           field: err.error?.field ?? null,
         });
@@ -1006,7 +1008,7 @@ export class SyncEngine {
     }
     this.notice({
       kind: 'reject',
-      message: msg.error?.message ?? 'The server rejected an edit.',
+      message: socketErrorText('reject', code, msg.error?.message),
       code,
       field: msg.error?.field ?? null,
       clientOpId: msg.client_op_id,

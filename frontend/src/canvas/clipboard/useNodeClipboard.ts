@@ -9,6 +9,7 @@ import { newEntityId, type SyncEngine } from '../../sync/engine';
 import type { Selection } from '../context';
 import { isEditableTarget } from '../flowNodes';
 import { CLIPBOARD_MIME, MAX_PASTE_NODES, copySelection, parsePayload, payloadText, planPaste, type ClipboardPayload } from './nodeClipboard';
+import i18n from 'i18next';
 
 let lastCopy: ClipboardPayload | null = null;
 
@@ -36,7 +37,8 @@ export function useNodeClipboard({ engine, readOnly, role, selection, setSelecti
       e.clipboardData?.setData('text/plain', payloadText(payload));
       e.preventDefault();
       const n = payload.nodes.length;
-      toast.info(n === 1 ? 'Copied 1 node.' : `Copied ${n} nodes${payload.edges.length ? ` and ${payload.edges.length} links` : ''}.`, 'Copied');
+      const links = payload.edges.length;
+      toast.info(links ? i18n.t('canvas:clipboard.copiedWithLinks', { count: n, links }) : i18n.t('canvas:clipboard.copied', { count: n }), i18n.t('canvas:clipboard.copiedTitle'));
     };
     const onPaste = (e: ClipboardEvent) => {
       if (ignored(e.target) || readOnly) return;
@@ -44,7 +46,7 @@ export function useNodeClipboard({ engine, readOnly, role, selection, setSelecti
       if (!payload) return;
       e.preventDefault();
       if (payload.nodes.length > MAX_PASTE_NODES) {
-        toast.error(`Paste at most ${MAX_PASTE_NODES} nodes at a time (you copied ${payload.nodes.length}).`, 'Too many nodes');
+        toast.error(i18n.t('canvas:clipboard.tooMany', { max: MAX_PASTE_NODES, count: payload.nodes.length }), i18n.t('canvas:clipboard.tooManyTitle'));
         return;
       }
       const point = pastePoint() ?? { x: 0, y: 0 };
@@ -52,7 +54,7 @@ export function useNodeClipboard({ engine, readOnly, role, selection, setSelecti
       engine.submit(plan.ops.length === 1 ? plan.ops[0] : { type: 'batch', ops: plan.ops });
       setSelection({ nodes: new Set(plan.nodeIds), edges: new Set() });
       if (plan.lowered) {
-        toast.info(`${plan.lowered} pasted node(s) were marked less sensitive: your role here may not set their original level.`, 'Sensitivity lowered');
+        toast.info(i18n.t('canvas:clipboard.lowered', { count: plan.lowered }), i18n.t('canvas:clipboard.loweredTitle'));
       }
     };
     document.addEventListener('copy', onCopy);

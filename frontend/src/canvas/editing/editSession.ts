@@ -4,6 +4,7 @@
 import { createContext, useContext, useSyncExternalStore } from 'react';
 import type { CanvasNode, Op } from '../../api/types';
 import type { Notice } from '../../sync/engine';
+import i18n from 'i18next';
 
 export interface ConflictItem {
   key: number;
@@ -89,10 +90,10 @@ export class EditSession {
       this.addConflict(found.nodeId, found.text, n.current);
       return true;
     }
-    const message = n.kind === 'too-large' ? n.message : `Not saved: ${n.message}`;
+    const message = n.kind === 'too-large' ? n.message : i18n.t('sync:notSaved', { message: n.message });
     if (found.kind === 'update') {
       if (!this.nodeExists(found.nodeId)) {
-        this.openNoteDraft({ x: 0, y: 0, text: found.text, message: `${message} The note is gone; your text is in a new note.` });
+        this.openNoteDraft({ x: 0, y: 0, text: found.text, message: i18n.t('sync:noteGone', { message }) });
         return true;
       }
       this.restore(found.nodeId, { text: found.text, baseVersion: null, baseContent: found.text, message });
