@@ -24,6 +24,7 @@ from .commit import (
     _record_refusal,
     _Write,
 )
+from .pipeline import Pending, pipelined
 from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
 from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
 
@@ -132,20 +133,20 @@ def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
 def _apply_batch(
     *, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]
 ) -> list[dict[str, Any]]:
-    canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
-    if canvas is None:
-        raise NotFound("no such canvas", field="canvas_id")
-    user_ids = {requests[i].actor.user.pk for i in todo}
-    roles = dict(
-        Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role")
-    )
-    receipts: dict[tuple[Any, ...], ApplyResult] = {}
-    op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
-    if op_ids:
-        for user_id, op_id, revision, changes in OpReceipt.objects.filter(
-            canvas=canvas, user_id__in=user_ids, client_op_id__in=op_ids
-        ).values_list("user_id", "client_op_id", "revision", "changes"):
-            receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
+    with pipelined() as sync:
+        return _apply_batch_pipelined(
+            canvas_id=canvas_id, requests=requests, todo=todo, results=results, sync=sync
+        )
+
+
+def _apply_batch_pipelined(
+    *,
+    canvas_id: int,
+    requests: list[OpRequest],
+    todo: list[int],
+    results: list[Any],
+    sync: Callable[[], None],
+) -> list[dict[str, Any]]:
     parsed: dict[int, Operation] = {}
     for i in todo:
         op = requests[i].op
@@ -153,12 +154,40 @@ def _apply_batch(
             parsed[i] = op if isinstance(op, Operation) else parse_operation(op)
         except CanvasError as exc:
             results[i] = exc
+    # The batch's reads go out together (one round trip in pipeline mode); the lock comes first, so
+    # every later read sees the canvas as the previous batch committed it.
+    locked = Pending(Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True))
+    user_ids = {requests[i].actor.user.pk for i in todo}
+    members = Pending(
+        Membership.objects.filter(canvas_id=canvas_id, user_id__in=user_ids).values_list("user_id", "role")
+    )
+    op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
+    seen = (
+        Pending(
+            OpReceipt.objects.filter(
+                canvas_id=canvas_id, user_id__in=user_ids, client_op_id__in=op_ids
+            ).values_list("user_id", "client_op_id", "revision", "changes")
+        )
+        if op_ids
+        else None
+    )
     fast_ids = {parsed[i].target for i in parsed if parsed[i].type in _FAST_OPS}
     node_cache = (
-        {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related("created_by")}
+        {
+            n.pk: n
+            for n in Node.objects.filter(canvas_id=canvas_id, pk__in=fast_ids).select_related("created_by")
+        }
         if fast_ids
         else {}
     )
+    found = cast(list[Canvas], locked.instances())
+    roles = dict(cast(list[tuple[int, str]], members.rows()))
+    receipts: dict[tuple[Any, ...], ApplyResult] = {}
+    for user_id, op_id, revision, changes in seen.rows() if seen is not None else []:
+        receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
+    if not found:
+        raise NotFound("no such canvas", field="canvas_id")
+    canvas = found[0]
     batch = _Batch(canvas=canvas)
     for i in todo:
         if i not in parsed:
@@ -193,6 +222,7 @@ def _apply_batch(
                 node_cache.clear()
                 with transaction.atomic():  # a savepoint: a refusal half-way leaves nothing behind
                     handler(write)
+                    sync()  # in pipeline mode a database error of this op surfaces here, in its savepoint
         except CanvasError as exc:
             results[i] = exc
             continue
