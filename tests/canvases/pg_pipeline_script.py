@@ -42,8 +42,12 @@ def main() -> None:
     batch = [
         request(owner, {"type": "node.move", "id": ids[0], "x": 11.0, "y": 1.0}, "m1"),
         request(viewer, {"type": "node.move", "id": ids[1], "x": 12.0, "y": 1.0}, "m2"),  # a viewer: refused
-        request(editor, {"type": "node.create", "node": {"id": ids[2], "content": "重复", "x": 0, "y": 0}}, "m3"),
-        request(editor, {"type": "node.create", "node": {"id": fresh, "content": "新的", "x": 5, "y": 5}}, "m4"),
+        request(
+            editor, {"type": "node.create", "node": {"id": ids[2], "content": "重复", "x": 0, "y": 0}}, "m3"
+        ),
+        request(
+            editor, {"type": "node.create", "node": {"id": fresh, "content": "新的", "x": 5, "y": 5}}, "m4"
+        ),
         request(editor, {"type": "node.move", "id": ids[1], "x": 13.0, "y": 2.0}, "m5"),
         request(owner, {"type": "node.move", "id": ids[0], "x": 11.0, "y": 1.0}, "c0"),  # a resent op id
     ]
@@ -52,7 +56,8 @@ def main() -> None:
     again = services.apply_operations(canvas_id=canvas.pk, requests=[batch[0]]).results[0]
     with CaptureQueriesContext(connection) as lone:
         services.apply_operations(
-            canvas_id=canvas.pk, requests=[request(owner, {"type": "node.move", "id": ids[2], "x": 3.0, "y": 3.0}, "m6")]
+            canvas_id=canvas.pk,
+            requests=[request(owner, {"type": "node.move", "id": ids[2], "x": 3.0, "y": 3.0}, "m6")],
         )
 
     def describe(result):

@@ -23,7 +23,9 @@ def encode_frame(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, allow_nan=False)
 
 
-def change_frame(event: dict[str, Any], *, level: int, key: tuple[str, int] | None) -> tuple[str | None, bool]:
+def change_frame(
+    event: dict[str, Any], *, level: int, key: tuple[str, int] | None
+) -> tuple[str | None, bool]:
     """(the `change` frame's text for a receiver at `level`, or None when it must resync instead;
     whether it must resync). `key` is (batch id, index in the batch); None: not cached."""
     cache_key = (key[0], key[1], level) if key is not None else None

@@ -24,9 +24,9 @@ from .commit import (
     _record_refusal,
     _Write,
 )
-from .pipeline import Pending, pipelined
 from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
 from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
+from .pipeline import Pending, pipelined
 
 logger = logging.getLogger(__name__)
 

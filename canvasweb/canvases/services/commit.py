@@ -191,7 +191,7 @@ class _Batch:
             )
         if self.receipts:
             # The canvas lock already serializes receipts; ON CONFLICT DO NOTHING is the backstop.
-            OpReceipt.objects.bulk_create(self.receipts, ignore_conflicts=True)
+            insert_rows(OpReceipt, self.receipts, ignore_conflicts=True)
         if self.entries:
             insert_rows(ChangeLogEntry, self.entries)
 
