@@ -50,6 +50,9 @@ def main() -> None:
         ),
         request(editor, {"type": "node.move", "id": ids[1], "x": 13.0, "y": 2.0}, "m5"),
         request(owner, {"type": "node.move", "id": ids[0], "x": 11.0, "y": 1.0}, "c0"),  # a resent op id
+        # A general op (savepoint, ORM save that checks its row count) after fast ones, then a fast one.
+        request(editor, {"type": "node.archive", "id": ids[2], "archived": True}, "m7"),
+        request(editor, {"type": "node.move", "id": ids[1], "x": 14.0, "y": 2.0}, "m8"),
     ]
     with CaptureQueriesContext(connection) as queries:
         outcome = services.apply_operations(canvas_id=canvas.pk, requests=batch)
@@ -75,6 +78,7 @@ def main() -> None:
                 "again": describe(again),
                 "revision": Canvas.objects.get(pk=canvas.pk).revision,
                 "positions": {str(n.pk): [n.x, n.y] for n in Node.objects.filter(canvas=canvas)},
+                "archived": sorted(str(n.pk) for n in Node.objects.filter(canvas=canvas, archived=True)),
                 "ids": ids,
                 "fresh": fresh,
                 "chain_ok": verify_chain(canvas_id=canvas.pk).ok,

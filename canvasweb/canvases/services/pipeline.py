@@ -68,14 +68,25 @@ class Pending:
             return [tuple(row) for row in raw]
         return [tuple(row) for row in compiler.apply_converters(raw, converters)]
 
-    def instances(self) -> list[Model]:
-        """Rows of a plain queryset of the model (all concrete fields, no select_related) as instances."""
+    def instances(self, *, related: str | None = None) -> list[Model]:
+        """Rows of a plain queryset of the model as instances; with `related`, of a queryset with
+        select_related(related) on one forward foreign key (its columns follow the model's)."""
         names = [f.attname for f in self.model._meta.concrete_fields]
+        link = self.model._meta.get_field(related) if related else None
+        other: Any = link.related_model if link is not None else None
+        other_names = [f.attname for f in other._meta.concrete_fields] if other is not None else []
         out = []
         for row in self.rows():
-            if len(row) != len(names):  # not a plain queryset: refuse rather than mislabel columns
-                raise ValueError(f"expected {len(names)} columns of {self.model.__name__}, got {len(row)}")
-            out.append(self.model.from_db(connection.alias, names, row))
+            if len(row) != len(names) + len(
+                other_names
+            ):  # not the queryset described: refuse, don't mislabel
+                raise ValueError(f"expected {len(names) + len(other_names)} columns, got {len(row)}")
+            instance = self.model.from_db(connection.alias, names, row[: len(names)])
+            if link is not None:
+                rest = row[len(names) :]
+                target = None if rest[0] is None else other.from_db(connection.alias, other_names, rest)
+                link.set_cached_value(instance, target)
+            out.append(instance)
         return out
 
 
