@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,8 +135,10 @@ class CanvasCommitter:
                 continue
             try:
                 # Delivery is at most once; a lost batch is caught up by revision (docs/reliability.md).
+                # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
+                message = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
                 await asyncio.wait_for(
-                    layer.group_send(group, {"type": "canvas.changes", "events": events}),
+                    layer.group_send(group, message),
                     BROADCAST_TIMEOUT_SECONDS,
                 )
             except Exception:

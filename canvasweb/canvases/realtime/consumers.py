@@ -35,6 +35,7 @@ from canvasweb.common.json_safety import finite_float
 
 from . import daphne_guards
 from .committer import committer_for
+from .fanout import change_frame, encode_frame
 from .frame_safety import unsafe_frame_reply
 from .groups import canvas_group
 
@@ -500,7 +501,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
 
     # --- events from the channel layer ---------------------------------------------------
 
-    async def canvas_change(self, message: dict[str, Any]) -> None:
+    async def canvas_change(self, message: dict[str, Any], *, key: tuple[str, int] | None = None) -> None:
         event = message["event"]
         if self._membership_changed(event):
             role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
@@ -518,18 +519,23 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         self.last_event_at = time.monotonic()
         if self.synced_revision is None or event["revision"] <= self.synced_revision:
             return  # before hello (the hello answer will include it) or already sent
-        filtered, needs_resync = filter_event(event, level=self._level())
-        if needs_resync:
+        text, needs_resync = change_frame(event, level=self._level(), key=key)
+        if needs_resync or text is None:
             await self.send_json({"type": "resync", "reason": "visibility changed"})
             self.synced_revision = None
             return
         self.synced_revision = event["revision"]
-        await self.send_json(filtered)
+        await self.send(text_data=text)
 
     async def canvas_changes(self, message: dict[str, Any]) -> None:
-        # One layer message per group commit (realtime/committer.py); one `change` frame per revision.
-        for event in message["events"]:
-            await self.canvas_change({"type": "canvas.change", "event": event})
+        # One layer message per group commit (realtime/committer.py); one `change` frame per revision,
+        # encoded once per role level in this process (realtime/fanout.py).
+        batch = message.get("batch")
+        for index, event in enumerate(message["events"]):
+            await self.canvas_change(
+                {"type": "canvas.change", "event": event},
+                key=(batch, index) if isinstance(batch, str) else None,
+            )
 
     async def agent_proposal(self, message: dict[str, Any]) -> None:
         # An agent proposal was created or decided (canvasweb/agent/services.py); only roles that may
@@ -668,7 +674,7 @@ class CanvasConsumer(AsyncWebsocketConsumer):
         return any(c["entity"] == "canvas" and c["action"] == "deleted" for c in event["changes"])
 
     async def send_json(self, content: Any) -> None:
-        await self.send(text_data=json.dumps(content, ensure_ascii=False, allow_nan=False))
+        await self.send(text_data=encode_frame(content))
 
 
 def _record_refused_connect(*, user: User, canvas_id: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,6 +27,7 @@ from .commit import (
 )
 from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
 from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
+from .pipeline import Pending, pipelined
 
 logger = logging.getLogger(__name__)
 
@@ -132,20 +134,6 @@ def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
 def _apply_batch(
     *, canvas_id: int, requests: list[OpRequest], todo: list[int], results: list[Any]
 ) -> list[dict[str, Any]]:
-    canvas = Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True).first()
-    if canvas is None:
-        raise NotFound("no such canvas", field="canvas_id")
-    user_ids = {requests[i].actor.user.pk for i in todo}
-    roles = dict(
-        Membership.objects.filter(canvas=canvas, user_id__in=user_ids).values_list("user_id", "role")
-    )
-    receipts: dict[tuple[Any, ...], ApplyResult] = {}
-    op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
-    if op_ids:
-        for user_id, op_id, revision, changes in OpReceipt.objects.filter(
-            canvas=canvas, user_id__in=user_ids, client_op_id__in=op_ids
-        ).values_list("user_id", "client_op_id", "revision", "changes"):
-            receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
     parsed: dict[int, Operation] = {}
     for i in todo:
         op = requests[i].op
@@ -153,12 +141,44 @@ def _apply_batch(
             parsed[i] = op if isinstance(op, Operation) else parse_operation(op)
         except CanvasError as exc:
             results[i] = exc
+    user_ids = {requests[i].actor.user.pk for i in todo}
+    op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
     fast_ids = {parsed[i].target for i in parsed if parsed[i].type in _FAST_OPS}
-    node_cache = (
-        {n.pk: n for n in Node.objects.filter(canvas=canvas, pk__in=fast_ids).select_related("created_by")}
-        if fast_ids
-        else {}
+    # The batch's reads go out together and their rows come back in one round trip (pipeline mode,
+    # services/pipeline.py). The lock comes first, so every later read sees the canvas as the batch
+    # before committed it.
+    with pipelined():
+        locked = Pending(Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True))
+        members = Pending(
+            Membership.objects.filter(canvas_id=canvas_id, user_id__in=user_ids).values_list(
+                "user_id", "role"
+            )
+        )
+        seen = (
+            Pending(
+                OpReceipt.objects.filter(
+                    canvas_id=canvas_id, user_id__in=user_ids, client_op_id__in=op_ids
+                ).values_list("user_id", "client_op_id", "revision", "changes")
+            )
+            if op_ids
+            else None
+        )
+        nodes = (
+            Pending(Node.objects.filter(canvas_id=canvas_id, pk__in=fast_ids).select_related("created_by"))
+            if fast_ids
+            else None
+        )
+    found = cast(list[Canvas], locked.instances())
+    roles = dict(cast(list[tuple[int, str]], members.rows()))
+    receipts: dict[tuple[Any, ...], ApplyResult] = {}
+    for user_id, op_id, revision, changes in seen.rows() if seen is not None else []:
+        receipts[(user_id, op_id)] = ApplyResult(revision=revision, duplicate=True, changes=changes)
+    node_cache: dict[uuid.UUID, Node] = (
+        {n.pk: cast(Node, n) for n in nodes.instances(related="created_by")} if nodes is not None else {}
     )
+    if not found:
+        raise NotFound("no such canvas", field="canvas_id")
+    canvas = found[0]
     batch = _Batch(canvas=canvas)
     for i in todo:
         if i not in parsed:
@@ -206,7 +226,10 @@ def _apply_batch(
         if request.client_op_id:
             receipts[key] = ApplyResult(revision=result.revision, duplicate=True, changes=result.changes)
         results[i] = result
-    batch.finish()
+    # Plain statements whose results nobody reads: one round trip in pipeline mode. (General ops run
+    # outside it: the ORM checks row counts, which pipeline mode reports only after a sync.)
+    with pipelined():
+        batch.finish()
     return batch.events
 
 

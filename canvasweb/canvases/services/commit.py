@@ -25,6 +25,7 @@ from canvasweb.history.security_log import record_security_event
 from ..actors import Actor
 from ..models import Canvas, Membership, Node, OpReceipt, Role
 from ..serialization import iso, user_ref
+from .pipeline import insert_rows
 
 logger = logging.getLogger(__name__)
 
@@ -181,16 +182,18 @@ class _Batch:
         self.deferred.clear()
 
     def finish(self) -> None:
+        # In pipeline mode (services/pipeline.py) these statements go out together; nothing here reads
+        # a result back, so they cost one round trip with the caller's sync.
         self.flush_nodes()
-        if self.entries:
-            ChangeLogEntry.objects.bulk_create(self.entries)
         if self.canvas.revision != self.first_revision:
             Canvas.objects.filter(pk=self.canvas.pk).update(
                 revision=self.canvas.revision, last_hash=self.canvas.last_hash, updated_at=timezone.now()
             )
         if self.receipts:
             # The canvas lock already serializes receipts; ON CONFLICT DO NOTHING is the backstop.
-            OpReceipt.objects.bulk_create(self.receipts, ignore_conflicts=True)
+            insert_rows(OpReceipt, self.receipts, ignore_conflicts=True)
+        if self.entries:
+            insert_rows(ChangeLogEntry, self.entries)
 
 
 def _update_node_rows(nodes: list[Node], fields: tuple[str, ...]) -> None:

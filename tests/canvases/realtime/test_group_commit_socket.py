@@ -102,3 +102,27 @@ async def test_a_refused_op_in_a_batch_is_rejected_alone(channel_layer):
     assert message["type"] == "reject" and message["error"]["code"] == "FORBIDDEN"
     for ws in (alice, vic):
         await ws.disconnect()
+
+
+async def test_sockets_of_one_role_get_the_same_frames_and_other_roles_their_own(channel_layer):
+    # The frames of a batch are encoded once per role level (realtime/fanout.py): two viewer sockets
+    # get identical frames without the secret node; an owner's second socket gets it.
+    canvas, _users, tokens = await setup_canvas()
+    sender, _, _ = await join(canvas.pk, tokens["alice"])
+    owner_too, _, _ = await join(canvas.pk, tokens["alice"])
+    viewers = [(await join(canvas.pk, tokens["vic"]))[0] for _ in range(2)]
+    ids = [f"r-{i}-{uuid.uuid4().hex[:6]}" for i in range(3)]
+    contents = ["公开的第一条", "机密 secret plan", "公开的第三条"]
+    for i, content in enumerate(contents):  # back to back: they share batches
+        extra = {"sensitivity": "secret"} if i == 1 else {}
+        await sender.send_json_to({"type": "op", "client_op_id": ids[i], "op": node_op(content, **extra)})
+    await _collect(sender, acks=3)
+    _, owner_frames = await _collect(owner_too, acks=0, changes=ids)
+    viewer_frames = [(await _collect(ws, acks=0, changes=ids))[1] for ws in viewers]
+    assert viewer_frames[0] == viewer_frames[1]
+    seen_by_viewer = [[c["data"]["content"] for c in m["changes"]] for m in viewer_frames[0]]
+    assert seen_by_viewer == [[contents[0]], [], [contents[2]]]
+    assert [[c["data"]["content"] for c in m["changes"]] for m in owner_frames] == [[c] for c in contents]
+    assert [m["revision"] for m in owner_frames] == [m["revision"] for m in viewer_frames[0]]
+    for ws in (sender, owner_too, *viewers):
+        await ws.disconnect()

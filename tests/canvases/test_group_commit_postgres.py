@@ -1,0 +1,74 @@
+"""Group commit on PostgreSQL, where it runs in psycopg pipeline mode (canvases/services/pipeline.py):
+the same answers, revisions, receipts and log chain as one statement at a time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from canvasweb.testing.servers import Cluster, create_postgres_database, drop_postgres_database
+from tests.service_env import require_env
+
+SCRIPT = Path(__file__).with_name("pg_pipeline_script.py")
+
+
+@pytest.fixture(scope="module")
+def report():
+    database_url = create_postgres_database(require_env("TEST_DATABASE_URL"))
+    cluster = Cluster(database_url=database_url, redis_url=None)
+    try:
+        cluster.migrate()
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT)],
+            cwd=SCRIPT.parents[2],
+            env=cluster.env(),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        yield json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        drop_postgres_database(database_url)
+
+
+def test_it_ran_on_postgres(report):
+    assert report["vendor"] == "postgresql"
+
+
+def test_refusals_stay_per_op_and_the_rest_commit_in_order(report):
+    results, start = report["results"], report["start"]
+    assert results[1] == {"error": "FORBIDDEN"}
+    assert results[2] == {"error": "INVALID"} or results[2] == {"error": "CONFLICT"}
+    committed = [results[i]["revision"] for i in (0, 3, 4, 6, 7)]
+    assert committed == [start + 1, start + 2, start + 3, start + 4, start + 5]
+    assert report["event_revisions"] == committed
+    assert report["revision"] == start + 6  # + the lone move at the end
+    positions, ids = report["positions"], report["ids"]
+    assert positions[ids[0]] == [11.0, 1.0]
+    assert positions[ids[1]] == [14.0, 2.0]
+    assert report["archived"] == [ids[2]]
+    assert positions[report["fresh"]] == [5.0, 5.0]
+
+
+def test_receipts_read_in_the_pipeline_come_back_parsed(report):
+    resent = report["results"][5]
+    assert resent["duplicate"] is True
+    assert resent["changes"][0]["entity"] == "node"
+    again = report["again"]
+    assert again["duplicate"] is True and again["revision"] == report["results"][0]["revision"]
+    assert again["changes"][0]["id"] == report["ids"][0]
+
+
+def test_the_log_chain_and_replay_agree(report):
+    assert report["chain_ok"] is True
+    assert report["replay_differences"] == 0
+
+
+def test_statement_counts_do_not_change(report):
+    assert report["lone_move_statements"] == 10
+    assert report["batch_statements"] < 40
