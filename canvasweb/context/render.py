@@ -282,12 +282,16 @@ def render_canvas_block(
 
 # A match near the viewport or linked to what is selected is likelier to be what the person means
 # than an equally worded note far away: its score counts this much more among question matches.
-CONTEXT_MATCH_BONUS = 0.3
+CONTEXT_MATCH_BONUS = 0.15
 
 
-def _pool_score(c: Candidate) -> float:
+def _pool_score(c: Candidate, best_question: float) -> float:
+    """The bonus never lifts a nearby match above the best match the question found on its own
+    (fused embedding scores are close together; a flat bonus would reorder them all)."""
     s = c.match_score or 0.0
-    return s * (1.0 + CONTEXT_MATCH_BONUS) if c.group in (GROUP_VIEWPORT, GROUP_LINKED) else s
+    if c.group not in (GROUP_VIEWPORT, GROUP_LINKED):
+        return s
+    return max(s, min(s * (1.0 + CONTEXT_MATCH_BONUS), best_question - 1e-6))
 
 
 def _question_pool(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -298,7 +302,8 @@ def _question_pool(candidates: Sequence[Candidate]) -> list[Candidate]:
         for c in candidates
         if c.group != GROUP_ANCHOR and (c.group == GROUP_QUESTION or (c.match_score or 0.0) > 0.0)
     ]
-    pool.sort(key=lambda c: (-_pool_score(c), c.rank))
+    best_question = max((c.match_score or 0.0 for c in pool if c.group == GROUP_QUESTION), default=0.0)
+    pool.sort(key=lambda c: (-_pool_score(c, best_question), c.rank))
     return pool
 
 
