@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -38,6 +39,8 @@ from canvasweb.context.capture import (
     find_conflicts,
     match_supersede,
     more_sensitive,
+    on_hold,
+    restated_sensitivity,
     same_value,
     stricter,
     subject_terms,
@@ -76,8 +79,8 @@ def capture_suggestions(
     `facts` and `targets` (the node id each fact corrects, or None) come from the model path;
     without them the deterministic extractor and matcher decide.
     """
-    if role == "viewer":
-        return []
+    if role == "viewer" or on_hold(message.content):
+        return []  # "leave the board for now", "画布先别动": nothing to offer, not even a conflict
     facts = list(capture_facts(text=message.content) if facts is None else facts)
     if targets is not None:
         targets = [t for f, t in zip(facts, targets, strict=True) if not f.tentative]
@@ -87,6 +90,9 @@ def capture_suggestions(
     conflicts = find_conflicts(text=message.content, nodes=visible)
     if not facts and not conflicts:
         return []
+    # A fact that restates an internal (or secret) node is at least as sensitive as that node.
+    restated = restated_sensitivity(message.content, nodes)
+    facts = [replace(f, sensitivity=stricter(f.sensitivity, restated)) for f in facts]
     context = _recent_text(conversation=conversation, before_id=message.pk)
     history = _earlier_user_facts(conversation=conversation, before_id=message.pk)
     conflict_ids = {c.node.id for c in conflicts}

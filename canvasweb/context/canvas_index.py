@@ -310,10 +310,25 @@ class CanvasIndex:
         sets, post = self._restricted_index(role_level)
         for p in self._candidates(terms, post):
             node_terms = sets[p]
-            shared = len(terms & node_terms)
+            common = terms & node_terms
+            shared = len(common)
             if shared >= 2 and shared >= 0.6 * min(len(terms), len(node_terms)):
                 return True
+            # A sentence wrapped in other words ("there's a thing I shouldn't spread around, we got
+            # ...") that repeats a value only hidden nodes hold, with enough of their subject.
+            if (
+                shared >= 3
+                and shared >= 0.4 * min(len(terms), len(node_terms))
+                and any(self._hidden_value(t, role_level) for t in common)
+            ):
+                return True
         return False
+
+    def _hidden_value(self, term: str, role_level: int) -> bool:
+        """A term with a digit that no current node this role may see contains."""
+        if not any(ch.isdigit() for ch in term):
+            return False
+        return all(self.level[i] > role_level for i in self.postings.get(term, ()))
 
     def _stale_index(self) -> _StaleIndex:
         if self._stale is None:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .redaction import secret_placeholder
-from .selection import GROUP_LINKED, GROUP_QUESTION, Candidate, CanvasIndex
+from .selection import GROUP_ANCHOR, GROUP_LINKED, GROUP_QUESTION, GROUP_VIEWPORT, Candidate, CanvasIndex
 from .text import escape_delimiters, flatten_markup
 from .tokens import TokenCache, truncate_to_tokens
 from .types import ExcludedNode, IncludedNode, Truncation
@@ -152,9 +152,10 @@ def render_canvas_block(
     handle_cost = count(f"[n{len(candidates)}] ") + 1  # +1: the newline
     available = max_tokens - frame_cost
     reserved_groups = ((GROUP_LINKED, linked_reserve_share), (GROUP_QUESTION, question_reserve_share))
-    others = [c for c in candidates if c.group not in (GROUP_LINKED, GROUP_QUESTION)]
+    others = [c for c in candidates if c.group != GROUP_ANCHOR]
     reserved_items = {
-        group: [prep(c) for c in candidates if c.group == group] for group, _ in reserved_groups
+        GROUP_LINKED: [prep(c) for c in candidates if c.group == GROUP_LINKED],
+        GROUP_QUESTION: [prep(c) for c in _question_pool(candidates)],
     }
 
     # Recap space is reserved up front (from the first items in rank order).
@@ -168,45 +169,57 @@ def render_canvas_block(
             recap_cost = 0
     available -= recap_cost
 
-    # Question matches and nodes linked to selected ones get reserved shares so
-    # a busy viewport cannot crowd out the node that answers the question, or
-    # the far node a nearby one depends on.
-    reserve = 0
+    # Anchors first; then question matches and nodes linked to selected ones get reserved shares so
+    # a busy viewport cannot crowd out the node that answers the question, or the far node a nearby
+    # one depends on. The question share goes to the best matches by score, wherever they were
+    # found: a nearby node that answers the question is seated before a far one that matches less.
+    chosen: list[_Prepared] = []
+    seated: set[int] = set()
+    used = 0
+
+    def seat(p: _Prepared) -> None:
+        nonlocal used
+        chosen.append(p)
+        seated.add(p.cand.rank)
+        used += p.cost + handle_cost
+
+    for c in candidates:
+        if c.group == GROUP_ANCHOR:
+            p = prep(c)
+            if used + p.cost + handle_cost <= available:
+                seat(p)
     for group, share in reserved_groups:
         cap, held = int(available * share), 0
-        items = reserved_items[group]
+        items = [p for p in reserved_items[group] if p.cand.rank not in seated]
         if items and items[0].cost + handle_cost <= available * RESERVE_FIRST_MAX_SHARE:
             # On a small budget the share alone may be too small for even one record: the best
             # linked node or question match still gets its seat.
             cap = max(cap, items[0].cost + handle_cost)
         for p in items:
-            if held + p.cost + handle_cost > cap:
+            cost = p.cost + handle_cost
+            if held + cost > cap or used + cost > available:
                 break
-            held += p.cost + handle_cost
-        reserve += held
+            held += cost
+            seat(p)
 
-    # Prepare lazily in rank order: candidates far past the budget are never
+    # The rest in rank order, prepared lazily: candidates far past the budget are never
     # masked or tokenized.
-    chosen: list[_Prepared] = []
-    used = 0
     misses = 0
     for c in others:
-        room = available - reserve - used
+        if c.rank in seated or c.group in (GROUP_LINKED, GROUP_QUESTION):
+            continue
+        room = available - used
         if room < handle_cost + 4 or misses >= 32:
             break
         p = prep(c)
-        cost = p.cost + handle_cost
-        if cost <= room:
-            chosen.append(p)
-            used += cost
+        if p.cost + handle_cost <= room:
+            seat(p)
         else:
             misses += 1
     for group, _ in reserved_groups:
         for p in reserved_items[group]:
-            cost = p.cost + handle_cost
-            if used + cost <= available:
-                chosen.append(p)
-                used += cost
+            if p.cand.rank not in seated and used + p.cost + handle_cost <= available:
+                seat(p)
     chosen.sort(key=lambda p: p.cand.rank)
 
     while True:
@@ -265,6 +278,33 @@ def render_canvas_block(
         if c.node.id not in in_ids
     ]
     return out
+
+
+# A match near the viewport or linked to what is selected is likelier to be what the person means
+# than an equally worded note far away: its score counts this much more among question matches.
+CONTEXT_MATCH_BONUS = 0.15
+
+
+def _pool_score(c: Candidate, best_question: float) -> float:
+    """The bonus never lifts a nearby match above the best match the question found on its own
+    (fused embedding scores are close together; a flat bonus would reorder them all)."""
+    s = c.match_score or 0.0
+    if c.group not in (GROUP_VIEWPORT, GROUP_LINKED):
+        return s
+    return max(s, min(s * (1.0 + CONTEXT_MATCH_BONUS), best_question - 1e-6))
+
+
+def _question_pool(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Candidates that match the question (found by the question or also near the viewport or
+    linked), best score first, then by rank. Anchors are seated anyway."""
+    pool = [
+        c
+        for c in candidates
+        if c.group != GROUP_ANCHOR and (c.group == GROUP_QUESTION or (c.match_score or 0.0) > 0.0)
+    ]
+    best_question = max((c.match_score or 0.0 for c in pool if c.group == GROUP_QUESTION), default=0.0)
+    pool.sort(key=lambda c: (-_pool_score(c, best_question), c.rank))
+    return pool
 
 
 def _assemble(

@@ -222,6 +222,7 @@ def select_nodes(
                 node_vectors=node_vectors,
                 limit=cfg.max_question_matches,
             )
+        scores = _feedback_scores(index, scores, q_terms, role_level)
         for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information
@@ -278,6 +279,53 @@ def _question_scores(index: CanvasIndex, q_terms: frozenset[str]) -> dict[int, f
         for i in plist:
             acc[i] = acc.get(i, 0.0) + w
     return acc
+
+
+# Pseudo-relevance feedback: people ask in other words than a note uses ("what flavour did they pick
+# for the dessert?" for "Cake: ... lemon-elderflower"), but the best direct match often names the
+# subject ("Cake tasting done (3 flavours tried)"). The rarer words of the best matches then find
+# their neighbours in meaning, at a fraction of the seed's score (always below the seed).
+FEEDBACK_SEEDS = 2
+FEEDBACK_WEIGHT = 0.45
+FEEDBACK_MIN_SEED = 0.6  # a seed scores at least this share of the best match
+FEEDBACK_MAX_DF_SHARE = 0.05  # an expansion word is in 2 to max(4, this share) of the nodes
+
+
+def _feedback_scores(
+    index: CanvasIndex, scores: dict[int, float], q_terms: frozenset[str], role_level: int
+) -> dict[int, float]:
+    visible = [(s, i) for i, s in scores.items() if s > 0 and index.level[i] <= role_level]
+    if not visible:
+        return scores
+    visible.sort(key=lambda t: (-t[0], t[1]))
+    best = visible[0][0]
+    n = max(index.n_indexed, 1)
+    max_df = max(4, int(FEEDBACK_MAX_DF_SHARE * n))
+    out = dict(scores)
+    for seed_score, seed in visible[:FEEDBACK_SEEDS]:
+        if seed_score < FEEDBACK_MIN_SEED * best:
+            break
+        node = index.nodes[seed]
+        expansion = {}
+        for t in extract_terms(node.content):
+            if t in q_terms or len(t) < 2 or any(ch.isdigit() for ch in t):
+                continue  # values are not topics
+            plist = index.postings.get(t, ())
+            if 2 <= len(plist) <= max_df:
+                expansion[t] = math.log(1.0 + n / len(plist))
+        total = sum(expansion.values())
+        if not total:
+            continue
+        matched: dict[int, float] = {}
+        for t, w in expansion.items():
+            for i in index.postings[t]:
+                if i != seed:
+                    matched[i] = matched.get(i, 0.0) + w
+        for i, w in matched.items():
+            fb = FEEDBACK_WEIGHT * seed_score * math.sqrt(w / total)
+            if fb > out.get(i, 0.0):
+                out[i] = round(fb, 6)
+    return out
 
 
 def _contains_sorted(values: Sequence[int], x: int) -> bool:

@@ -34,6 +34,7 @@ STOPWORDS = frozenset(
 CJK_STOP_CHARS = frozenset("的了是吗呢吧啊呀么在和与及或也都就还又把被让给这那我你他她它们个之其此")
 
 _SUFFIXES = ("ies", "ing", "ed", "es", "s", "e")
+_UNDOUBLE = frozenset("bdgmnprt")
 
 
 def stem(word: str) -> str:
@@ -46,7 +47,10 @@ def stem(word: str) -> str:
         if word.endswith(suf) and len(word) - len(suf) >= 3:
             if suf == "s" and word.endswith("ss"):
                 return word
-            return word[: -len(suf)]
+            base = word[: -len(suf)]
+            if suf in ("ing", "ed") and len(base) >= 4 and base[-1] == base[-2] and base[-1] in _UNDOUBLE:
+                base = base[:-1]  # stopped / stopping -> stop, like "stops" (not "call", "pass")
+            return base
     return word
 
 

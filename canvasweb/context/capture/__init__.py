@@ -9,9 +9,9 @@
 """
 
 from .conflicts import Conflict, conflict_note, find_conflicts
-from .extract import SuggestedFact, capture_facts, statement, with_label
+from .extract import SuggestedFact, capture_facts, on_hold, statement, with_label
 from .matching import Match, find_superseded_candidates, match_supersede, subject_terms
-from .sensitivity import more_sensitive, sensitivity_marked, stricter
+from .sensitivity import more_sensitive, restated_sensitivity, sensitivity_marked, stricter
 from .values import find_values, same_value, value_key, value_type
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
     "find_values",
     "match_supersede",
     "more_sensitive",
+    "on_hold",
+    "restated_sensitivity",
     "same_value",
     "sensitivity_marked",
     "statement",

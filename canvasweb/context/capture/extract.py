@@ -31,6 +31,7 @@ from .patterns import (
     _EN_DATE_ACTION_RE,
     _GOING_WITH_RE,
     _HEDGE_RE,
+    _HOLD_RE,
     _HYPOTHETICAL_RE,
     _INSTEAD_RE,
     _IS_VALUE_RE,
@@ -548,9 +549,17 @@ def _label_around(core: str, m: re.Match[str] | TypedValue, value: str, *, start
     return _clause(core, start, end).replace(value, " ").strip()
 
 
+def on_hold(text: str) -> bool:
+    """The person says the message's values are not settled or must stay off the canvas for now."""
+    return bool(_HOLD_RE.search(text))
+
+
 def capture_facts(*, text: str) -> list[SuggestedFact]:
     """Facts worth offering for the canvas from one user message (deterministic order)."""
     c = _Collector(sensitivity=sensitivity_marked(text), facts=[], seen=set())
+    # "don't touch the board yet", "not confirmed", "画布先别动", "我还没跟运维对": the person says the
+    # value is not settled or must stay off the canvas; every fact of the message is then tentative.
+    held = on_hold(text)
     for raw in split_sentences(text):
         if raw.rstrip().endswith(("?", "？")) or _HYPOTHETICAL_RE.search(raw):
             continue  # "Can we move the port to 5434?", "如果预算超了怎么办": asked or imagined, not decided
@@ -565,7 +574,7 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
             core = lead.group(
                 "val"
             ).strip()  # "这个是内部信息：GMV 目标 3.2 亿元", "Note: …": the marker is no subject
-        tentative = bool(_HEDGE_RE.search(sentence))
+        tentative = held or bool(_HEDGE_RE.search(sentence))
         kind_override = "correction" if is_correction else None
         before = len(c.facts)
         _corrections(c, core, sentence, tentative)

@@ -141,11 +141,27 @@ def match_supersede(
     fact_terms = subject_terms(fact.label) if fact.label else frozenset()
     context_terms = subject_terms(context) if context else frozenset()
     correction = fact.kind == "correction"
+    # A correction's own sentence names its subject even when the extracted label does not
+    # ("scratch that build number, we pushed 0.9.417": label "Pushed", subject "build").
+    sentence_terms = (
+        subject_terms(fact.sentence.replace(fact.value, " ")) if correction and fact.sentence else frozenset()
+    )
+    named_old = _named_identifiers(fact.sentence, fact.value) if correction and fact.sentence else []
     out: list[Match] = []
     for n in nodes:
         if n.superseded_by or n.archived or (n.pinned and not (include_pinned and correction)):
             continue  # a plain statement never retires a pinned node; a correction may, with a warning
         best: tuple[float, NodeValue] | None = None
+        low = n.content.lower()
+        for ident in named_old:
+            # The correction names the node's value as the old one ("a100-pool-east is going away,
+            # we move the jobs to h100-spot-2") and shares its subject.
+            if ident.lower() in low and coverage(sentence_terms, subject_terms(n.content)) > 0:
+                best = (
+                    1.5,
+                    NodeValue(raw=ident, key=value_key(ident), type=new_type, terms=frozenset(), label=""),
+                )
+                break
         for v in node_values(n):
             if (
                 v.key == new_key
@@ -163,13 +179,29 @@ def match_supersede(
                 score = 1.0 + cover
             elif fact_terms and cover >= 0.99 and coverage(v.terms, fact_terms) >= 0.5 and new_type != "text":
                 score = 1.0 + cover  # a plain statement retires a node only on the very same subject
-            elif correction and not fact_terms and context_terms:
-                cover_ctx = coverage(v.terms, context_terms)
-                if cover_ctx < 0.5:
+            elif (
+                correction
+                and v.type == new_type
+                and new_type not in ("number", "text", "name")
+                and coverage(v.terms, sentence_terms) > 0
+            ):
+                score = 0.8 + coverage(v.terms, sentence_terms)  # same kind of value, subject in the sentence
+            elif correction and not fact_terms and (context_terms or sentence_terms):
+                cover_ctx = coverage(v.terms, context_terms | sentence_terms)
+                if cover_ctx >= 0.5:
+                    score = 0.5 + cover_ctx
+                elif _same_shape(v.raw, fact.value) and v.terms & sentence_terms:
+                    # "actually they moved us to 5434, a port conflict": a number of the same shape
+                    # on a node whose subject the sentence names.
+                    # (a word of the synonym table, "@port", names a subject: it counts twice)
+                    shared = v.terms & sentence_terms
+                    score = 0.4 + 0.05 * (len(shared) + sum(t.startswith("@") for t in shared))
+                else:
                     continue
-                score = 0.5 + cover_ctx
             else:
                 continue
+            if correction and len(v.raw) >= 3 and v.raw in fact.sentence:
+                score += 1.0  # the correction names this node's value as the old one ("5433 那个端口")
             if best is None or score > best[0]:
                 best = (score, v)
         if best is not None:
@@ -194,6 +226,21 @@ def match_supersede(
     if len(out) > 1 and not fact_terms and out[0].score == out[1].score:
         return []  # no subject and two equally likely nodes: do not guess
     return out
+
+
+_IDENT_RE = re.compile(
+    r"(?<![\w.-])(?=[\w.-]*\d)(?=[\w.-]*[a-zA-Z])[a-zA-Z0-9][\w.-]{3,}[a-zA-Z0-9](?![\w-])"
+)
+
+
+def _named_identifiers(sentence: str, new_value: str) -> list[str]:
+    """Identifiers with letters and digits in a correction other than its new value (the old one)."""
+    return [m.group(0) for m in _IDENT_RE.finditer(sentence) if m.group(0).lower() != new_value.lower()]
+
+
+def _same_shape(old: str, new: str) -> bool:
+    a, b = old.strip(), new.strip()
+    return a.isdigit() and b.isdigit() and len(a) == len(b)
 
 
 def find_superseded_candidates(*, fact: SuggestedFact, nodes: Sequence[NodeData]) -> list[NodeData]:

@@ -144,6 +144,14 @@ _HEDGE_RE = re.compile(
     r"roughly|tentatively|considering)\b|可能|也许|或许|大概|说不定|待定|考虑|暂定",
     re.IGNORECASE,
 )
+_HOLD_RE = re.compile(
+    r"\b(?:not (?:yet )?(?:confirmed|final|official|settled)|unconfirmed|until (?:they|we|it'?s|he|she) confirms?|"
+    r"(?:don'?t|do not) (?:put|add|change|touch|update) (?:it |this |that |anything )?(?:on |to )?(?:the )?"
+    r"(?:canvas|board)|(?:leave|keep) (?:it |this )?(?:off )?the (?:canvas|board)(?: as is| alone)?)\b|"
+    r"画布(?:上)?先?(?:别|不要|不)动|先别(?:动|放|上)|先不(?:放|上|动)|(?:还|尚)?没(?:有)?(?:确认|定下来|正式)|未确认|"
+    r"还没(?:跟|和)[^，。,]{1,8}(?:对|确认)|先(?:在你这|帮我)?记一下",
+    re.IGNORECASE,
+)
 _NOT_A_KEY_RE = re.compile(
     r"^(?:note|fyi|update|correction|actually|question|todo|re|ps|nb|example|e\.g|i\.e|"
     r"reason|why|because|remember|reminder|heads up|important|decision|答|问|注意|备注|更正|补充|"

@@ -9,6 +9,9 @@ too strict costs a click; too lax shows the fact to viewers.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from ..types import NodeData
 
 # Who may see it, as people say it. Plain "internal API" or "内部系统" describe a thing, not its
 # audience, so "internal" needs a marker word around it.
@@ -58,3 +61,26 @@ def stricter(a: str, b: str) -> str:
 def more_sensitive(a: str, b: str) -> bool:
     """`a` is stricter than `b`."""
     return SENSITIVITY_RANK.get(a, 0) > SENSITIVITY_RANK.get(b, 0)
+
+
+def restated_sensitivity(text: str, nodes: Sequence[NodeData]) -> str:
+    """The strictest sensitivity of a live node that `text` restates (the history filter's test).
+
+    People type a value into the chat and put it on the canvas as internal in the same turn; a
+    suggestion captured from that message must not offer it to everyone as a public node.
+    """
+    from ..canvas_index import CanvasIndex  # the index imports capture's siblings: import late
+    from ..text import extract_terms, split_sentences
+
+    hidden = [n for n in nodes if n.sensitivity != "public" and not n.superseded_by and not n.archived]
+    if not hidden or not text:
+        return "public"
+    index = CanvasIndex.build(nodes=list(nodes), edges=[])
+    found = "public"
+    for sentence in split_sentences(text):
+        terms = extract_terms(sentence)
+        if index.is_restricted_text(terms, role="editor"):
+            return "secret"
+        if index.is_restricted_text(terms, role="viewer"):
+            found = "internal"
+    return found
