@@ -28,7 +28,10 @@ import { perfMark } from '../lib/perfMarks';
 import { useCanvasActions, useEditingId, type Selection } from './context';
 import type { CardNode } from './NodeCard';
 import type { RelEdge } from './FloatingEdge';
-import { LOD_FIRST_PASS_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
+import { LOD_FIRST_PASS_NODES, LOD_LAYER_MIN_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
+import { LodLayer } from './lod/LodLayer';
+import type { Scene } from './lod/lodScene';
+import { useLodPointer } from './lod/useLodPointer';
 import { kindMeta } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
@@ -63,7 +66,7 @@ interface Props {
 
 export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
   const { t } = useTranslation('editing');
-  const { engine, canvasId, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
+  const { engine, canvasId, readOnly, submit, startEditing, focusNode, overlay: overlayStore } = useCanvasActions();
   const overlay = useOverlay(overlayStore);
   const editingId = useEditingId();
   const rf = useReactFlow<FlowNode, RelEdge>();
@@ -74,7 +77,12 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const { doc, pendingIds } = state;
   const session = useEditSession();
-  const activity = usePeerActivity(state.peers);
+  const activity = usePeerActivity(engine);
+  // Zoomed out on a big canvas, one <canvas> draws the nodes React Flow does not need to mount (lod/LodLayer).
+  const lowZoom = useLowDetailFlag();
+  const layer = lowZoom && doc.nodes.size > LOD_LAYER_MIN_NODES;
+  const sceneRef = useRef<Scene | null>(null);
+  const lod = useLodPointer({ active: layer, sceneRef, wrapperRef, selection, setSelection, focusNode });
 
   const ghosts = useMemo(() => ghostsFor(overlay.proposals, doc), [overlay.proposals, doc]);
   const decor = useMemo(() => decorate(overlay, markedNodes(overlay.proposals)), [overlay]);
@@ -163,23 +171,26 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [onGhostClick],
   );
 
-  const onPaneClick = useCallback(() => {
-    setEdgeEdit(null);
-    setConnectDraft(null);
-  }, []);
+  const onPaneClick = useCallback(
+    (e: ReactMouseEvent) => {
+      lod.onPaneClick(e);
+      setEdgeEdit(null);
+      setConnectDraft(null);
+    },
+    [lod],
+  );
 
   // Double-click on the empty pane opens a new-note draft there; it is created only when saved with text.
   const onDoubleClick = useCallback(
     (e: ReactMouseEvent) => {
-      if (readOnly) return;
       const target = e.target as HTMLElement;
-      if (!target.classList?.contains('react-flow__pane')) return;
+      if (!target.classList?.contains('react-flow__pane') || lod.onPaneDoubleClick(e) || readOnly) return;
       const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
       startEditing(null);
       setSelection({ nodes: new Set(), edges: new Set() });
       session.openNoteDraft({ x: coord(p.x - 100), y: coord(p.y - 24), text: '', message: null });
     },
-    [readOnly, rf, setSelection, startEditing, session],
+    [readOnly, rf, setSelection, startEditing, session, lod],
   );
 
   const toWrapper = useCallback(
@@ -202,14 +213,14 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const { sendPresence, rememberViewport, opened } = useCanvasViewport({
     wrapperRef, pointer, engine, overlayStore, canvasId, state, estimateSizes: culled,
   });
-  const flow = useCulledFlow(rfNodes, rfEdges, { active: culled, ready: opened || !state.synced, editingId });
+  const flow = useCulledFlow(rfNodes, rfEdges, { active: culled, ready: opened || !state.synced, layer, editingId });
 
   const hasNodes = flow.nodes.length > 0;
   useEffect(() => {
     if (hasNodes) perfMark('nodes-mounted');
   }, [hasNodes]);
 
-  const lowDetail = useLowDetailFlag() || (!culled && !opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
+  const lowDetail = lowZoom || (!culled && !opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
@@ -221,6 +232,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       onDoubleClick={onDoubleClick}
       onPointerMove={(e) => {
         pointer.current = { x: e.clientX, y: e.clientY };
+        lod.onPointerMove(e);
         sendPresence();
       }}
       onPointerLeave={() => {
@@ -245,6 +257,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onNodeClick={onNodeClick}
         onEdgeClick={onEdgeClick}
         onPaneClick={onPaneClick}
+        onSelectionStart={lod.onSelectionStart}
+        onSelectionEnd={lod.onSelectionEnd}
         onMove={sendPresence}
         onMoveEnd={rememberViewport}
         connectionMode={ConnectionMode.Loose}
@@ -277,7 +291,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
           ariaLabel={t('canvasView.miniMap')}
         />
         )}
-        <RemoteCursors peers={state.peers} />
+        {layer && <LodLayer nodes={rfNodes} edges={rfEdges} mounted={flow.mounted} sceneRef={sceneRef} />}
+        <RemoteCursors engine={engine} />
       </ReactFlow>
       </LowDetailContext.Provider>
       </PeerActivityContext.Provider>
