@@ -18,11 +18,8 @@ import {
   MiniMap,
   ReactFlow,
   useReactFlow,
-  type Connection,
-  type FinalConnectionState,
 } from '@xyflow/react';
-import type { Relation } from '../api/types';
-import { newEntityId, type EngineState } from '../sync/engine';
+import type { EngineState } from '../sync/engine';
 import { snippet } from '../lib/format';
 import { perfMark } from '../lib/perfMarks';
 import { useCanvasActions, useEditingId, type Selection } from './context';
@@ -47,6 +44,7 @@ import { useEditSession } from './editing/editSession';
 import { useCanvasViewport } from './viewport/useCanvasViewport';
 import { useFlowEdges } from './useFlowEdges';
 import { useFlowChanges } from './useFlowChanges';
+import { useConnectDraft } from './useConnectDraft';
 import { CULL_MIN_NODES } from './lod/culling';
 import { useCulledFlow } from './lod/useCulledFlow';
 import { FitAllButton } from './lod/FitAllButton';
@@ -72,7 +70,6 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const rf = useReactFlow<FlowNode, RelEdge>();
   const wrapperRef = useRef<HTMLDivElement>(null);
   const [rfNodes, setRfNodes] = useState<FlowNode[]>([]);
-  const [connectDraft, setConnectDraft] = useState<{ source: string; target: string; x: number; y: number } | null>(null);
   const [edgeEdit, setEdgeEdit] = useState<{ id: string; x: number; y: number } | null>(null);
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const { doc, pendingIds } = state;
@@ -112,45 +109,15 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   const { onNodesChange, onEdgesChange, onNodeDrag, onNodeDragStop } = useFlowChanges({ engine, readOnly, submit, setSelection, setRfNodes });
 
-  const onConnect = useCallback(
-    (c: Connection) => {
-      if (readOnly || !c.source || !c.target || c.source === c.target || c.target.startsWith('ghost-') || c.source.startsWith('ghost-')) return;
-      const p = pointer.current ?? { x: 0, y: 0 };
-      setConnectDraft({ source: c.source, target: c.target, ...toLocal(p.x, p.y) });
-    },
-    [readOnly, toLocal],
-  );
-
-  // Dropping a link anywhere on another node (not only on a handle) connects to it.
-  const onConnectEnd = useCallback(
-    (e: MouseEvent | TouchEvent, conn: FinalConnectionState) => {
-      if (readOnly || conn.isValid || !conn.fromNode) return;
-      const pt = 'changedTouches' in e ? e.changedTouches[0] : (e as MouseEvent);
-      if (!pt) return;
-      const el = document.elementFromPoint(pt.clientX, pt.clientY) as HTMLElement | null;
-      const targetId = el?.closest<HTMLElement>('.react-flow__node')?.dataset.id;
-      if (!targetId || targetId === conn.fromNode.id || targetId.startsWith('ghost-')) return;
-      setConnectDraft({ source: conn.fromNode.id, target: targetId, ...toLocal(pt.clientX, pt.clientY) });
-    },
-    [readOnly, toLocal],
-  );
-
-  const pickRelation = useCallback(
-    (relation: Relation) => {
-      if (!connectDraft) return;
-      const id = newEntityId();
-      submit({ type: 'edge.create', edge: { id, source: connectDraft.source, target: connectDraft.target, relation } });
-      setConnectDraft(null);
-    },
-    [connectDraft, submit],
-  );
+  const { connectDraft, setConnectDraft, onConnect, onConnectEnd, pickRelation } = useConnectDraft({ readOnly, submit, pointer, toLocal });
 
   const onNodeDoubleClick = useCallback(
     (_e: ReactMouseEvent, node: FlowNode) => {
-      if (readOnly || node.type !== 'card') return;
-      startEditing(node.id);
+      if (node.type !== 'card') return;
+      if (lowZoom) focusNode(node.id);
+      else if (!readOnly) startEditing(node.id);
     },
-    [readOnly, startEditing],
+    [readOnly, startEditing, lowZoom, focusNode],
   );
 
   const onEdgeClick = useCallback(
@@ -177,7 +144,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       setEdgeEdit(null);
       setConnectDraft(null);
     },
-    [lod],
+    [lod, setConnectDraft],
   );
 
   // Double-click on the empty pane opens a new-note draft there; it is created only when saved with text.
