@@ -24,11 +24,9 @@ This is a benchmark, not a test: it asserts nothing; it prints a table and write
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import platform
-import statistics
 import sys
 import tempfile
 import time
@@ -37,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from canvasweb.bench.browser_report import summarize, table
+from canvasweb.bench.browser_trace import AssetSwap, frame_stats, summarize_trace
 from canvasweb.testing.fixtures import setup_canvas_in
 from canvasweb.testing.servers import Cluster, sqlite_url
 
@@ -90,7 +90,8 @@ FRAME_RECORDER = """() => {
 }"""
 
 OPENED_JS = """() => !document.querySelector('[data-testid=canvas-loading]')
-  && document.querySelectorAll('.react-flow__node').length > 0
+  && (document.querySelectorAll('.react-flow__node').length > 0
+      || Number(document.querySelector('[data-testid=lod-layer]')?.dataset.drawn ?? 0) > 0)
   && window.__canvasweb && window.__canvasweb.getState().nodes.length >= %d"""
 
 FREE_PANE_POINT_JS = """() => {
@@ -136,18 +137,15 @@ print("SNAPSHOT-JSON" + json.dumps({{"build_ms": round(1000 * min(build)), "enco
 ZOOM_JS = "() => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
 
 
-def frame_stats(frames: list[float]) -> dict:
-    gaps = sorted(b - a for a, b in itertools.pairwise(frames))
-    if not gaps:
-        return {"frames": len(frames), "fps": 0.0, "p50_ms": None, "p95_ms": None, "max_ms": None}
-    duration = frames[-1] - frames[0]
-    return {
-        "frames": len(frames),
-        "fps": round((len(frames) - 1) / (duration / 1000), 1),
-        "p50_ms": round(statistics.median(gaps), 1),
-        "p95_ms": round(gaps[int(0.95 * (len(gaps) - 1))], 1),
-        "max_ms": round(gaps[-1], 1),
-    }
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "disabled-by-default-devtools.timeline.frame",
+    "v8.execute",
+    "blink.user_timing",
+]
+
+LOD_NODES_JS = "() => Number(document.querySelector('[data-testid=lod-layer]')?.dataset.drawn ?? 0)"
 
 
 def pan(page, seconds: float) -> dict:
@@ -171,7 +169,19 @@ def pan(page, seconds: float) -> dict:
         "zoom": round(page.evaluate(ZOOM_JS), 3),
         "cards_in_dom": page.evaluate("() => document.querySelectorAll('.react-flow__node').length"),
         "blocks_in_dom": page.evaluate("() => document.querySelectorAll('[data-lod=block]').length"),
+        "lod_layer_nodes": page.evaluate(LOD_NODES_JS),
+        "load": round(os.getloadavg()[0], 2),
     }
+
+
+def traced_pan(browser, page, seconds: float, path: Path) -> dict:
+    """One more pan (not counted in the frame figures: tracing slows the page) under a Chrome trace."""
+    browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+    stats = pan(page, seconds)
+    raw = browser.stop_tracing()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+    return {"file": str(path), "fps_while_tracing": stats.get("fps"), **summarize_trace(json.loads(raw))}
 
 
 def open_breakdown(marks: dict, open_ms: float) -> dict:
@@ -191,122 +201,132 @@ def snapshot_timing(cluster: Cluster, canvas_id: int) -> dict:
     return json.loads(line[len("SNAPSHOT-JSON") :])
 
 
-def run_size(browser, cluster: Cluster, n: int, pan_seconds: float, opens: int) -> dict:
+def seed(cluster: Cluster, n: int) -> tuple[dict, float]:
     data = setup_canvas_in(
         cluster, users=[f"bench{n}"], owner=f"bench{n}", name=f"bench {n}", password=PASSWORD
     )
     cols = int((n * 1.6) ** 0.5)
     t0 = time.perf_counter()
-    cluster.manage(
-        "shell",
-        "-c",
-        SEED_SCRIPT.format(
-            spec=json.dumps({"owner": f"bench{n}", "canvas_id": data["canvas_id"], "n": n, "cols": cols})
-        ),
-    )
-    seed_s = time.perf_counter() - t0
+    spec = json.dumps({"owner": f"bench{n}", "canvas_id": data["canvas_id"], "n": n, "cols": cols})
+    cluster.manage("shell", "-c", SEED_SCRIPT.format(spec=spec))
+    return data, time.perf_counter() - t0
 
+
+def login_state(browser, base: str, username: str) -> dict:
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    page_errors: list[str] = []
-    page.on("pageerror", lambda exc: page_errors.append(str(exc)[:300]))
-    base = cluster.url(0)
     page.goto(f"{base}/login/")
-    page.get_by_test_id("login-username").fill(f"bench{n}")
+    page.get_by_test_id("login-username").fill(username)
     page.get_by_test_id("login-password").fill(PASSWORD)
     page.get_by_test_id("login-submit").click()
     page.wait_for_url(lambda url: "/login" not in url, timeout=10_000)
+    state = context.storage_state()
+    context.close()
+    return state
 
-    result: dict = {"nodes": n, "seed_s": round(seed_s, 1), "load_before": os.getloadavg()[0]}
-    result["server_snapshot"] = snapshot_timing(cluster, data["canvas_id"])
-    open_ms, breakdowns = [], []
-    for _ in range(opens):  # the first is cold (first load of the canvas), the rest are reloads
-        page.goto(f"{base}/canvases/{data['canvas_id']}/")
-        page.wait_for_function(OPENED_JS % n, polling="raf", timeout=60_000)
-        t = page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(performance.now())))")
-        open_ms.append(round(t))
-        breakdowns.append(open_breakdown(page.evaluate(MARKS_JS), t))
-        page.wait_for_timeout(800)
-    result["open_ms"] = open_ms
-    result["open_median_ms"] = round(statistics.median(open_ms))
-    result["open_breakdown_median_ms"] = {
-        k: round(statistics.median(b.get(k, 0) for b in breakdowns)) for k in breakdowns[0]
-    }
-    result["open_zoom"] = round(page.evaluate(ZOOM_JS), 3)
-    result["pan_open_view"] = pan(page, pan_seconds)
 
+def fit_all(page) -> int | None:
+    """Click fit-to-all and wait until the level of detail is drawn (DOM blocks or the LOD layer)."""
     t0 = time.perf_counter()
     page.evaluate("() => document.querySelector('.react-flow__controls-fitview').click()")
-    try:  # the fit itself, and the blocks it mounts
+    try:
         page.wait_for_function(
-            f"() => ({ZOOM_JS})() < 0.45 && document.querySelectorAll('[data-lod=block]').length > 0",
+            f"() => ({ZOOM_JS})() < 0.45 && (document.querySelectorAll('[data-lod=block]').length > 0"
+            f" || ({LOD_NODES_JS})() > 0)",
             polling="raf",
             timeout=30_000,
         )
-        result["fit_all_ms"] = round(1000 * (time.perf_counter() - t0))
     except Exception:
-        result["fit_all_ms"] = None
-    page.wait_for_timeout(1000)
-    result["pan_fit_all"] = pan(page, pan_seconds)
+        return None
+    return round(1000 * (time.perf_counter() - t0))
 
+
+def one_round(browser, cluster: Cluster, state: dict, canvas_id: int, n: int, variant: Variant, opts) -> dict:
+    """A fresh page of one build: open the canvas, pan the three views."""
+    context = browser.new_context(viewport=VIEWPORT, storage_state=state)
+    if variant.swap is not None:
+        context.route("**/static/assets/**", variant.swap.handle)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)[:300]))
+    out: dict = {"variant": variant.name, "load_before": round(os.getloadavg()[0], 2)}
+    page.goto(f"{cluster.url(0)}/canvases/{canvas_id}/")
+    page.wait_for_function(OPENED_JS % n, polling="raf", timeout=60_000)
+    t = page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(performance.now())))")
+    out["open_ms"] = round(t)
+    out["open_breakdown"] = open_breakdown(page.evaluate(MARKS_JS), t)
+    out["open_zoom"] = round(page.evaluate(ZOOM_JS), 3)
+    page.wait_for_timeout(800)
+    out["open"] = pan(page, opts.pan_seconds)
+    out["fit_all_ms"] = fit_all(page)
+    page.wait_for_timeout(1000)
+    out["fit"] = pan(page, opts.pan_seconds)
+    if opts.trace and variant.trace_pending:
+        variant.trace_pending = False
+        path = opts.trace / f"pan-fit-{n}-{variant.name}.json"
+        out["trace_fit"] = traced_pan(browser, page, opts.pan_seconds, path)
     for _ in range(12):
         if page.evaluate(ZOOM_JS) >= 0.5:
             break
         page.evaluate("() => document.querySelector('.react-flow__controls-zoomin').click()")
         page.wait_for_timeout(250)
     page.wait_for_timeout(800)
-    result["pan_zoom_05"] = pan(page, pan_seconds)
-    result["load_after"] = os.getloadavg()[0]
-    result["page_errors"] = page_errors
+    out["z05"] = pan(page, opts.pan_seconds)
+    out["page_errors"] = errors
     context.close()
+    return out
+
+
+def run_size(browser, cluster: Cluster, n: int, variants: list[Variant], opts) -> dict:
+    data, seed_s = seed(cluster, n)
+    result: dict = {"nodes": n, "seed_s": round(seed_s, 1), "load_before": round(os.getloadavg()[0], 2)}
+    result["server_snapshot"] = snapshot_timing(cluster, data["canvas_id"])
+    state = login_state(browser, cluster.url(0), f"bench{n}")
+    rounds = []
+    for i in range(opts.rounds):  # builds alternate which goes first, so neither always gets the calmer slot
+        order = variants if i % 2 == 0 else variants[::-1]
+        for v in order:
+            print(f"   round {i + 1} {v.name} (load {os.getloadavg()[0]:.1f})", flush=True)
+            rounds.append(one_round(browser, cluster, state, data["canvas_id"], n, v, opts))
+    result["rounds"] = rounds
+    result["summary"] = summarize(rounds, [v.name for v in variants])
+    result["load_after"] = round(os.getloadavg()[0], 2)
     return result
 
 
-def table(results: list[dict]) -> str:
-    head = "| nodes | open median (runs, ms) | view | zoom | nodes in DOM | fps | p50 ms | p95 ms | max ms |"
-    rows = [head, "|" + "---|" * 9]
-    for r in results:
-        opens = f"{r['open_median_ms']} ({', '.join(map(str, r['open_ms']))})"
-        for key, label in (
-            ("pan_open_view", "on open"),
-            ("pan_fit_all", "fit all (LOD)"),
-            ("pan_zoom_05", "zoom 0.5"),
-        ):
-            p = r[key]
-            rows.append(
-                f"| {r['nodes']} | {opens} | {label} | {p.get('zoom')} | "
-                f"{p.get('cards_in_dom')} ({p.get('blocks_in_dom')} blocks) | {p.get('fps')} | "
-                f"{p.get('p50_ms')} | {p.get('p95_ms')} | {p.get('max_ms')} |"
-            )
-    steps = list(results[0]["open_breakdown_median_ms"]) if results else []
-    rows += [
-        "",
-        "Open, split (median ms per step; server = in-process snapshot build + JSON encoding):",
-        "",
-        "| nodes | " + " | ".join(steps) + " | server build + encode | snapshot MB | load before / after |",
-        "|" + "---|" * (len(steps) + 4),
-    ]
-    for r in results:
-        b, srv = r["open_breakdown_median_ms"], r["server_snapshot"]
-        rows.append(
-            f"| {r['nodes']} | "
-            + " | ".join(str(b.get(k, "")) for k in steps)
-            + f" | {srv['build_ms']} + {srv['encode_ms']} | {srv['bytes'] / 1e6:.2f} | "
-            f"{r['load_before']:.2f} / {r['load_after']:.2f} |"
-        )
-    return "\n".join(rows)
+class Variant:
+    """A front-end build to measure: this tree's (`swap` None) or another dist served in its place."""
+
+    def __init__(self, name: str, swap: AssetSwap | None) -> None:
+        self.name = name
+        self.swap = swap
+        self.trace_pending = True
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000])
-    parser.add_argument("--opens", type=int, default=5, help="loads per size (first cold, then reloads)")
+    parser.add_argument(
+        "--rounds", "--opens", type=int, default=3, help="fresh pages per size and build (open + pans)"
+    )
     parser.add_argument("--pan-seconds", type=float, default=2.5)
+    parser.add_argument(
+        "--ab-dist",
+        type=Path,
+        help="another build's frontend/dist (e.g. main's), measured as 'old' in the same run, rounds interleaved",
+    )
+    parser.add_argument(
+        "--trace", type=Path, help="write a Chrome trace of one fit-all pan per build into this folder"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench" / "browser-bench.json")
     args = parser.parse_args()
     if not (ROOT / "frontend" / "dist").exists():
         print("build the front end first: cd frontend && npm run build", file=sys.stderr)
         return 2
+    variants = [Variant("new", None)]
+    if args.ab_dist:
+        variants.append(Variant("old", AssetSwap(args.ab_dist)))
+    args.rounds = max(1, args.rounds)
 
     from playwright.sync_api import sync_playwright
 
@@ -326,14 +346,16 @@ def main() -> int:
             )
             for n in args.sizes:
                 print(f"-- {n} nodes", flush=True)
-                results.append(run_size(browser, cluster, n, args.pan_seconds, max(1, args.opens)))
+                results.append(run_size(browser, cluster, n, variants, args))
             browser.close()
     finally:
         cluster.stop()
     report = {
-        "format": "browser-bench-report/1",
+        "format": "browser-bench-report/2",
         "viewport": VIEWPORT,
         "pan_seconds": args.pan_seconds,
+        "rounds": args.rounds,
+        "builds": {v.name: str(args.ab_dist) if v.swap else "frontend/dist" for v in variants},
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "results": results,

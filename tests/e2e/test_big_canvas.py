@@ -81,6 +81,20 @@ def big_canvas(server):
     return {**data, "ids": ids, "lonely": lonely, "far_edge": far_edge}
 
 
+def screen_point(page, x: float, y: float) -> tuple[float, float]:
+    """The screen position of a flow point (the viewport's transform inside the React Flow pane)."""
+    return tuple(
+        page.evaluate(
+            """([x, y]) => {
+              const pane = document.querySelector('[data-testid=canvas] .react-flow').getBoundingClientRect();
+              const m = new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform);
+              return [pane.left + m.e + x * m.a, pane.top + m.f + y * m.a];
+            }""",
+            [x, y],
+        )
+    )
+
+
 def mounted(page, node_id: str):
     return page.locator(f".react-flow__node[data-id='{node_id}']")
 
@@ -127,10 +141,30 @@ def test_culled_nodes_appear_when_panned_to_and_search_still_finds_them(browser,
     expect(page.get_by_test_id(f"node-{lonely}")).to_be_in_viewport()
     expect(page.get_by_test_id(f"node-{lonely}")).to_contain_text("carrier pigeon")
 
-    # Fit-to-all spans the whole canvas, not only the mounted nodes (here: the lone note alone).
+    # Fit-to-all spans the whole canvas, not only the mounted nodes (here: the lone note alone). Zoomed out
+    # that far, the nodes are boxes on one <canvas> (lod/LodLayer.tsx): only the selected note stays a DOM node.
     page.evaluate("() => document.querySelector('.react-flow__controls-fitview').click()")
     page.wait_for_timeout(800)
     assert page.evaluate(ZOOM_JS) < 0.45
-    for corner in (ids[(0, 0)], ids[(COLS - 1, 0)], ids[(0, ROWS - 1)], lonely):
-        expect(page.get_by_test_id(f"node-{corner}")).to_be_in_viewport()
+    layer = page.get_by_test_id("lod-layer")
+    expect(layer).to_have_attribute("data-drawn", str(len(ids)))
+    assert page.locator(".react-flow__node").count() == 1
+    expect(page.get_by_test_id(f"node-{lonely}")).to_be_in_viewport()
+
+    # A click on a box selects its node, which becomes a real (draggable) node, on screen; every corner is.
+    for col, row in ((COLS - 1, 0), (0, ROWS - 1), (COLS - 1, ROWS - 1)):
+        x, y = screen_point(page, col * DX + 100, row * DY + 55)
+        page.mouse.click(x, y)
+        expect(mounted(page, ids[(col, row)])).to_have_count(1)
+        expect(page.get_by_test_id(f"node-{ids[(col, row)]}")).to_be_in_viewport()
+        expect(page.get_by_test_id("inspector-content")).to_have_value(text_at(col, row))
+    # A double-click on a box zooms in to it: a readable card with its text.
+    x, y = screen_point(page, 3 * DX + 100, 20 * DY + 55)
+    page.mouse.dblclick(x, y)
+    card = page.get_by_test_id(f"node-{ids[(3, 20)]}")
+    expect(card).to_contain_text("Cell 3/20")
+    expect(card).to_be_in_viewport()
+    page.wait_for_timeout(500)
+    assert page.evaluate(ZOOM_JS) >= 0.8
+    expect(page.get_by_test_id("lod-layer")).to_have_count(0)
     ctx.close()

@@ -18,17 +18,17 @@ import {
   MiniMap,
   ReactFlow,
   useReactFlow,
-  type Connection,
-  type FinalConnectionState,
 } from '@xyflow/react';
-import type { Relation } from '../api/types';
-import { newEntityId, type EngineState } from '../sync/engine';
+import type { EngineState } from '../sync/engine';
 import { snippet } from '../lib/format';
 import { perfMark } from '../lib/perfMarks';
 import { useCanvasActions, useEditingId, type Selection } from './context';
 import type { CardNode } from './NodeCard';
 import type { RelEdge } from './FloatingEdge';
-import { LOD_FIRST_PASS_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
+import { LOD_FIRST_PASS_NODES, LOD_LAYER_MIN_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
+import { LodLayer } from './lod/LodLayer';
+import type { Scene } from './lod/lodScene';
+import { useLodPointer } from './lod/useLodPointer';
 import { kindMeta } from './kinds';
 import { RelationPicker } from './RelationPicker';
 import { EdgeEditor } from './EdgeEditor';
@@ -44,6 +44,7 @@ import { useEditSession } from './editing/editSession';
 import { useCanvasViewport } from './viewport/useCanvasViewport';
 import { useFlowEdges } from './useFlowEdges';
 import { useFlowChanges } from './useFlowChanges';
+import { useConnectDraft } from './useConnectDraft';
 import { CULL_MIN_NODES } from './lod/culling';
 import { useCulledFlow } from './lod/useCulledFlow';
 import { FitAllButton } from './lod/FitAllButton';
@@ -63,18 +64,22 @@ interface Props {
 
 export function CanvasView({ state, selection, setSelection, onDeleteSelection }: Props) {
   const { t } = useTranslation('editing');
-  const { engine, canvasId, readOnly, submit, startEditing, overlay: overlayStore } = useCanvasActions();
+  const { engine, canvasId, readOnly, submit, startEditing, focusNode, overlay: overlayStore } = useCanvasActions();
   const overlay = useOverlay(overlayStore);
   const editingId = useEditingId();
   const rf = useReactFlow<FlowNode, RelEdge>();
   const wrapperRef = useRef<HTMLDivElement>(null);
   const [rfNodes, setRfNodes] = useState<FlowNode[]>([]);
-  const [connectDraft, setConnectDraft] = useState<{ source: string; target: string; x: number; y: number } | null>(null);
   const [edgeEdit, setEdgeEdit] = useState<{ id: string; x: number; y: number } | null>(null);
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const { doc, pendingIds } = state;
   const session = useEditSession();
-  const activity = usePeerActivity(state.peers);
+  const activity = usePeerActivity(engine);
+  // Zoomed out on a big canvas, one <canvas> draws the nodes React Flow does not need to mount (lod/LodLayer).
+  const lowZoom = useLowDetailFlag();
+  const layer = lowZoom && doc.nodes.size > LOD_LAYER_MIN_NODES;
+  const sceneRef = useRef<Scene | null>(null);
+  const lod = useLodPointer({ active: layer, sceneRef, wrapperRef, selection, setSelection, focusNode });
 
   const ghosts = useMemo(() => ghostsFor(overlay.proposals, doc), [overlay.proposals, doc]);
   const decor = useMemo(() => decorate(overlay, markedNodes(overlay.proposals)), [overlay]);
@@ -104,45 +109,15 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
 
   const { onNodesChange, onEdgesChange, onNodeDrag, onNodeDragStop } = useFlowChanges({ engine, readOnly, submit, setSelection, setRfNodes });
 
-  const onConnect = useCallback(
-    (c: Connection) => {
-      if (readOnly || !c.source || !c.target || c.source === c.target || c.target.startsWith('ghost-') || c.source.startsWith('ghost-')) return;
-      const p = pointer.current ?? { x: 0, y: 0 };
-      setConnectDraft({ source: c.source, target: c.target, ...toLocal(p.x, p.y) });
-    },
-    [readOnly, toLocal],
-  );
-
-  // Dropping a link anywhere on another node (not only on a handle) connects to it.
-  const onConnectEnd = useCallback(
-    (e: MouseEvent | TouchEvent, conn: FinalConnectionState) => {
-      if (readOnly || conn.isValid || !conn.fromNode) return;
-      const pt = 'changedTouches' in e ? e.changedTouches[0] : (e as MouseEvent);
-      if (!pt) return;
-      const el = document.elementFromPoint(pt.clientX, pt.clientY) as HTMLElement | null;
-      const targetId = el?.closest<HTMLElement>('.react-flow__node')?.dataset.id;
-      if (!targetId || targetId === conn.fromNode.id || targetId.startsWith('ghost-')) return;
-      setConnectDraft({ source: conn.fromNode.id, target: targetId, ...toLocal(pt.clientX, pt.clientY) });
-    },
-    [readOnly, toLocal],
-  );
-
-  const pickRelation = useCallback(
-    (relation: Relation) => {
-      if (!connectDraft) return;
-      const id = newEntityId();
-      submit({ type: 'edge.create', edge: { id, source: connectDraft.source, target: connectDraft.target, relation } });
-      setConnectDraft(null);
-    },
-    [connectDraft, submit],
-  );
+  const { connectDraft, setConnectDraft, onConnect, onConnectEnd, pickRelation } = useConnectDraft({ readOnly, submit, pointer, toLocal });
 
   const onNodeDoubleClick = useCallback(
     (_e: ReactMouseEvent, node: FlowNode) => {
-      if (readOnly || node.type !== 'card') return;
-      startEditing(node.id);
+      if (node.type !== 'card') return;
+      if (lowZoom) focusNode(node.id);
+      else if (!readOnly) startEditing(node.id);
     },
-    [readOnly, startEditing],
+    [readOnly, startEditing, lowZoom, focusNode],
   );
 
   const onEdgeClick = useCallback(
@@ -163,23 +138,26 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [onGhostClick],
   );
 
-  const onPaneClick = useCallback(() => {
-    setEdgeEdit(null);
-    setConnectDraft(null);
-  }, []);
+  const onPaneClick = useCallback(
+    (e: ReactMouseEvent) => {
+      lod.onPaneClick(e);
+      setEdgeEdit(null);
+      setConnectDraft(null);
+    },
+    [lod, setConnectDraft],
+  );
 
   // Double-click on the empty pane opens a new-note draft there; it is created only when saved with text.
   const onDoubleClick = useCallback(
     (e: ReactMouseEvent) => {
-      if (readOnly) return;
       const target = e.target as HTMLElement;
-      if (!target.classList?.contains('react-flow__pane')) return;
+      if (!target.classList?.contains('react-flow__pane') || lod.onPaneDoubleClick(e) || readOnly) return;
       const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
       startEditing(null);
       setSelection({ nodes: new Set(), edges: new Set() });
       session.openNoteDraft({ x: coord(p.x - 100), y: coord(p.y - 24), text: '', message: null });
     },
-    [readOnly, rf, setSelection, startEditing, session],
+    [readOnly, rf, setSelection, startEditing, session, lod],
   );
 
   const toWrapper = useCallback(
@@ -202,14 +180,14 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const { sendPresence, rememberViewport, opened } = useCanvasViewport({
     wrapperRef, pointer, engine, overlayStore, canvasId, state, estimateSizes: culled,
   });
-  const flow = useCulledFlow(rfNodes, rfEdges, { active: culled, ready: opened || !state.synced, editingId });
+  const flow = useCulledFlow(rfNodes, rfEdges, { active: culled, ready: opened || !state.synced, layer, editingId });
 
   const hasNodes = flow.nodes.length > 0;
   useEffect(() => {
     if (hasNodes) perfMark('nodes-mounted');
   }, [hasNodes]);
 
-  const lowDetail = useLowDetailFlag() || (!culled && !opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
+  const lowDetail = lowZoom || (!culled && !opened && doc.nodes.size > LOD_FIRST_PASS_NODES);
   const editingEdge = edgeEdit ? doc.edges.get(edgeEdit.id) : undefined;
   const empty = state.synced && doc.nodes.size === 0;
 
@@ -221,6 +199,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       onDoubleClick={onDoubleClick}
       onPointerMove={(e) => {
         pointer.current = { x: e.clientX, y: e.clientY };
+        lod.onPointerMove(e);
         sendPresence();
       }}
       onPointerLeave={() => {
@@ -245,6 +224,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         onNodeClick={onNodeClick}
         onEdgeClick={onEdgeClick}
         onPaneClick={onPaneClick}
+        onSelectionStart={lod.onSelectionStart}
+        onSelectionEnd={lod.onSelectionEnd}
         onMove={sendPresence}
         onMoveEnd={rememberViewport}
         connectionMode={ConnectionMode.Loose}
@@ -277,7 +258,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
           ariaLabel={t('canvasView.miniMap')}
         />
         )}
-        <RemoteCursors peers={state.peers} />
+        {layer && <LodLayer nodes={rfNodes} edges={rfEdges} mounted={flow.mounted} sceneRef={sceneRef} />}
+        <RemoteCursors engine={engine} />
       </ReactFlow>
       </LowDetailContext.Provider>
       </PeerActivityContext.Provider>

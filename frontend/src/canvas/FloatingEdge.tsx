@@ -3,16 +3,18 @@ import { useTranslation } from 'react-i18next';
 import {
   BaseEdge,
   EdgeLabelRenderer,
-  getBezierPath,
-  Position,
   useInternalNode,
+  useStoreApi,
   type Edge,
   type EdgeProps,
   type InternalNode,
+  type ReactFlowState,
 } from '@xyflow/react';
 import type { CanvasEdge } from '../api/types';
 import { relationLabel } from '../api/types';
 import { relationColor } from './kinds';
+import { boxesOverlap, curveBounds, edgeCurve, placeLabel, type Box } from './edgeGeometry';
+import { labelSizes } from './edgeLabelSize';
 
 export interface RelEdgeData extends Record<string, unknown> {
   edge: CanvasEdge;
@@ -24,8 +26,6 @@ export interface RelEdgeData extends Record<string, unknown> {
 }
 export type RelEdge = Edge<RelEdgeData, 'floating'>;
 
-type Box = { x: number; y: number; w: number; h: number };
-
 function box(n: InternalNode): Box {
   return {
     x: n.internals.positionAbsolute.x,
@@ -35,58 +35,40 @@ function box(n: InternalNode): Box {
   };
 }
 
-/** Where the line from b's centre to a's centre crosses a's border. */
-function intersection(a: Box, b: Box) {
-  const w = a.w / 2;
-  const h = a.h / 2;
-  const x2 = a.x + w;
-  const y2 = a.y + h;
-  const x1 = b.x + b.w / 2;
-  const y1 = b.y + b.h / 2;
-  const xx1 = (x1 - x2) / (2 * w) - (y1 - y2) / (2 * h);
-  const yy1 = (x1 - x2) / (2 * w) + (y1 - y2) / (2 * h);
-  const denom = Math.abs(xx1) + Math.abs(yy1) || 1;
-  const a2 = 1 / denom;
-  const xx3 = a2 * xx1;
-  const yy3 = a2 * yy1;
-  return { x: w * (xx3 + yy3) + x2, y: h * (-xx3 + yy3) + y2 };
-}
-
-function side(b: Box, p: { x: number; y: number }): Position {
-  const px = Math.round(p.x);
-  const py = Math.round(p.y);
-  if (px <= Math.round(b.x) + 1) return Position.Left;
-  if (px >= Math.round(b.x + b.w) - 1) return Position.Right;
-  if (py <= Math.round(b.y) + 1) return Position.Top;
-  return Position.Bottom;
+/** the cards a label on this edge could land on: both ends, and any other mounted card near the curve */
+function cardsNear(nodes: ReactFlowState['nodeLookup'], sourceId: string, targetId: string, sb: Box, tb: Box): Box[] {
+  const cards = [sb, tb];
+  const area = curveBounds(sb, tb, 120);
+  for (const n of nodes.values()) {
+    if (n.id === sourceId || n.id === targetId || n.hidden) continue;
+    const b = box(n);
+    if (boxesOverlap(b, area)) cards.push(b);
+  }
+  return cards;
 }
 
 function FloatingEdgeImpl({ id, source, target, data, selected, markerEnd, style }: EdgeProps<RelEdge>) {
   const s = useInternalNode(source);
   const t = useInternalNode(target);
+  const store = useStoreApi();
   const { t: tr } = useTranslation('editing');
   if (!s || !t || !data) return null;
   const sb = box(s);
   const tb = box(t);
-  const sp = intersection(sb, tb);
-  const tp = intersection(tb, sb);
-  const [path, labelX, labelY] = getBezierPath({
-    sourceX: sp.x,
-    sourceY: sp.y,
-    sourcePosition: side(sb, sp),
-    targetX: tp.x,
-    targetY: tp.y,
-    targetPosition: side(tb, tp),
-  });
+  const curve = edgeCurve(sb, tb);
   const { edge, pending, ghostProposalId } = data;
   const ghost = ghostProposalId !== undefined;
   const color = ghost ? '#7c3aed' : relationColor(edge.relation);
   const dashed = edge.relation === 'conflicts_with' || edge.relation === 'supersedes';
+  const relation = relationLabel(edge.relation);
+  const full = `${ghost ? tr('edge.proposedPrefix') : ''}${relation}${edge.label ? ` · ${edge.label}` : ''}`;
+  // Read, not subscribed: the label is placed again whenever either end moves or changes size.
+  const spot = placeLabel(curve, labelSizes(full, relation), cardsNear(store.getState().nodeLookup, source, target, sb, tb));
   return (
     <>
       <BaseEdge
         id={id}
-        path={path}
+        path={curve.path}
         markerEnd={markerEnd}
         interactionWidth={18}
         style={{
@@ -97,25 +79,34 @@ function FloatingEdgeImpl({ id, source, target, data, selected, markerEnd, style
           opacity: ghost ? 0.6 : pending ? 0.7 : 1,
         }}
       />
-      <EdgeLabelRenderer>
-        <button
-          type="button"
-          className={`edge-label nodrag nopan${selected ? ' selected' : ''}${ghost ? ' ghost' : ''}`}
-          style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`, color, borderColor: color }}
-          data-testid={ghost ? `ghost-edge-${ghostProposalId}` : `edge-label-${id}`}
-          data-relation={edge.relation}
-          title={ghost ? tr('edge.proposedHint') : undefined}
-          onClick={(e) => {
-            e.stopPropagation();
-            if (ghost) data.onGhostClick?.(ghostProposalId!);
-            else data.onLabelClick?.(id, e.clientX, e.clientY);
-          }}
-        >
-          {ghost && tr('edge.proposedPrefix')}
-          {relationLabel(edge.relation)}
-          {edge.label && <span className="edge-label-text"> · {edge.label}</span>}
-        </button>
-      </EdgeLabelRenderer>
+      {spot && (
+        <EdgeLabelRenderer>
+          <button
+            type="button"
+            className={`edge-label nodrag nopan level-${spot.level}${selected ? ' selected' : ''}${ghost ? ' ghost' : ''}`}
+            style={{ transform: `translate(-50%, -50%) translate(${spot.x}px, ${spot.y}px)`, color, borderColor: color }}
+            data-testid={ghost ? `ghost-edge-${ghostProposalId}` : `edge-label-${id}`}
+            data-relation={edge.relation}
+            data-level={spot.level}
+            title={ghost ? `${full} — ${tr('edge.proposedHint')}` : spot.level === 'full' ? undefined : full}
+            aria-label={spot.level === 'full' ? undefined : full}
+            onClick={(e) => {
+              e.stopPropagation();
+              if (ghost) data.onGhostClick?.(ghostProposalId!);
+              else data.onLabelClick?.(id, e.clientX, e.clientY);
+            }}
+          >
+            {spot.level === 'full' && (
+              <>
+                {ghost && tr('edge.proposedPrefix')}
+                {relation}
+                {edge.label && <span className="edge-label-text"> · {edge.label}</span>}
+              </>
+            )}
+            {spot.level === 'compact' && relation}
+          </button>
+        </EdgeLabelRenderer>
+      )}
     </>
   );
 }

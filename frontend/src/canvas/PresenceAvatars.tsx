@@ -1,17 +1,19 @@
-import type { PresencePeer } from '../sync/engine';
+import type { PresencePeer, SyncEngine } from '../sync/engine';
+import { usePeers } from './context';
 import type { UserRef } from '../api/types';
 import { Avatar } from '../components/Avatar';
 import { useTranslation } from 'react-i18next';
 
 interface Props {
   me: UserRef | null;
-  peers: readonly PresencePeer[];
+  engine: SyncEngine;
   onFollow(peer: PresencePeer): void;
 }
 
 /** Who is here: one avatar per user (several tabs collapse), me first. */
-export function PresenceAvatars({ me, peers, onFollow }: Props) {
+export function PresenceAvatars({ me, engine, onFollow }: Props) {
   const { t } = useTranslation('canvas');
+  const peers = usePeers(engine);
   const byUser = new Map<number, PresencePeer>();
   for (const p of peers) {
     const prev = byUser.get(p.user.id);

@@ -1,9 +1,11 @@
 import { useStore, ViewportPortal } from '@xyflow/react';
-import type { PresencePeer } from '../sync/engine';
+import type { SyncEngine } from '../sync/engine';
 import { textOn } from '../lib/format';
+import { usePeers } from './context';
 
-/** Other people's pointers, drawn in canvas coordinates at a constant screen size. */
-export function RemoteCursors({ peers }: { peers: readonly PresencePeer[] }) {
+/** Other people's pointers, drawn in canvas coordinates at a constant screen size (the only reader of cursor frames). */
+export function RemoteCursors({ engine }: { engine: SyncEngine }) {
+  const peers = usePeers(engine);
   const zoom = useStore((s) => s.transform[2]);
   return (
     <ViewportPortal>

@@ -1,7 +1,7 @@
 // Contexts shared by the canvas components. Actions are stable; the editing id
 // changes rarely, so node cards do not re-render on every sync update.
 import { createContext, useContext, useSyncExternalStore } from 'react';
-import type { SyncEngine, EngineState } from '../sync/engine';
+import type { SyncEngine, EngineState, PresencePeer } from '../sync/engine';
 import type { Op } from '../api/types';
 import type { OverlayStore } from './overlay';
 
@@ -38,6 +38,11 @@ export function useEditingId(): string | null {
 
 export function useEngineState(engine: SyncEngine): EngineState {
   return useSyncExternalStore(engine.subscribe, engine.getSnapshot, engine.getSnapshot);
+}
+
+/** The other people's presence (cursors, viewports): its own store, so cursor frames re-render only its readers. */
+export function usePeers(engine: SyncEngine): readonly PresencePeer[] {
+  return useSyncExternalStore(engine.subscribePeers, engine.getPeers, engine.getPeers);
 }
 
 export interface Selection {

@@ -246,7 +246,7 @@ function Workspace({
         <>
           <PresenceAvatars
             me={state.user ?? auth.user}
-            peers={state.peers}
+            engine={engine}
             onFollow={(p) => p.viewport && void rf.setCenter(p.viewport.x, p.viewport.y, { zoom: p.viewport.zoom, duration: 400 })}
           />
           <ConnectionIndicator state={state} engine={engine} />

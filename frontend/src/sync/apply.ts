@@ -183,6 +183,17 @@ export function applyOp(doc: Doc, op: Op, ctx: OptimisticContext): Doc {
   return d.result();
 }
 
+/**
+ * Apply a queue of ops in order on one working copy: each map is cloned at
+ * most once however many ops there are (the rebase of pending ops onto every
+ * server change), instead of once per op.
+ */
+export function applyOps(doc: Doc, ops: Iterable<{ op: Op; ctx: OptimisticContext }>): Doc {
+  const d = new Draft(doc);
+  for (const { op, ctx } of ops) applyOpToDraft(d, op, ctx, 0);
+  return d.result();
+}
+
 function applyOpToDraft(d: Draft, op: Op, ctx: OptimisticContext, depth: number): void {
   switch (op.type) {
     case 'node.create': {

@@ -29,7 +29,7 @@ describe('SyncEngine editing activity', () => {
   it('keeps what peers are editing and dragging', () => {
     const { engine, sock } = started();
     sock.receive({ type: 'presence', connection_id: 'b1', user: { id: 2, username: 'bob' }, color: '#123456', viewport: null, cursor: null, editing: 'n9', dragging: { id: 'n9', x: 1, y: 2 } });
-    const [peer] = engine.getSnapshot().peers;
+    const [peer] = engine.getPeers();
     expect(peer.editing).toBe('n9');
     expect(peer.dragging).toEqual({ id: 'n9', x: 1, y: 2 });
   });

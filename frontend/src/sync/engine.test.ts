@@ -501,10 +501,10 @@ describe('SyncEngine presence', () => {
     const s = h.sock();
     s.receive({ type: 'presence', connection_id: 'c-me', user: ALICE, color: '#111', viewport: null, cursor: null });
     s.receive({ type: 'presence', connection_id: 'c-bob', user: BOB, color: '#e76f51', viewport: { x: 0, y: 0, zoom: 1, width: 100, height: 100 }, cursor: { x: 3, y: 4 } });
-    expect(h.engine.getSnapshot().peers.map((p) => p.connectionId)).toEqual(['c-bob']);
-    expect(h.engine.getSnapshot().peers[0].color).toBe('#e76f51');
+    expect(h.engine.getPeers().map((p) => p.connectionId)).toEqual(['c-bob']);
+    expect(h.engine.getPeers()[0].color).toBe('#e76f51');
     s.receive({ type: 'presence_leave', connection_id: 'c-bob' });
-    expect(h.engine.getSnapshot().peers).toHaveLength(0);
+    expect(h.engine.getPeers()).toHaveLength(0);
   });
 
   it('throttles presence to one frame per interval and sends the latest', () => {
@@ -528,21 +528,28 @@ describe('SyncEngine presence', () => {
     const h = setup();
     h.sock().receive({ type: 'presence', connection_id: 'c-bob', user: BOB, color: '#e76f51', viewport: null, cursor: null });
     h.sock().serverClose();
-    expect(h.engine.getSnapshot().peers).toHaveLength(0);
+    expect(h.engine.getPeers()).toHaveLength(0);
   });
 });
 
 describe('SyncEngine view cache', () => {
-  it('keeps the displayed document identical across presence-only updates', () => {
+  it('leaves the engine state alone on presence frames: only presence listeners hear them', () => {
     const h = setup();
     h.engine.submit({ type: 'node.move', id: 'a', x: 3, y: 3 });
     const before = h.engine.getSnapshot();
+    let stateCalls = 0;
+    let peerCalls = 0;
+    h.engine.subscribe(() => stateCalls++);
+    h.engine.subscribePeers(() => peerCalls++);
+    const peersBefore = h.engine.getPeers();
     h.sock().receive({ type: 'presence', connection_id: 'c-bob', user: BOB, color: '#e76f51', viewport: null, cursor: { x: 1, y: 1 } });
-    const after = h.engine.getSnapshot();
-    expect(after).not.toBe(before);
-    expect(after.doc).toBe(before.doc);
-    expect(after.pendingIds).toBe(before.pendingIds);
-    expect(after.doc.nodes.get('a')?.x).toBe(3);
+    h.sock().receive({ type: 'presence', connection_id: 'c-bob', user: BOB, color: '#e76f51', viewport: null, cursor: { x: 2, y: 1 } });
+    expect(h.engine.getSnapshot()).toBe(before);
+    expect(stateCalls).toBe(0);
+    expect(peerCalls).toBe(2);
+    expect(h.engine.getPeers()).not.toBe(peersBefore);
+    expect(h.engine.getPeers()[0].cursor).toEqual({ x: 2, y: 1 });
+    expect(h.engine.getSnapshot().doc.nodes.get('a')?.x).toBe(3);
   });
 });
 

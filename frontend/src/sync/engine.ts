@@ -18,7 +18,7 @@ import type {
   Snapshot,
   UserRef,
 } from '../api/types';
-import { applyChanges, applyOp, docFromLists, EMPTY_DOC, touchedIds, type ChangeSideEffects, type Doc } from './apply';
+import { applyChanges, applyOps, docFromLists, EMPTY_DOC, touchedIds, type ChangeSideEffects, type Doc } from './apply';
 import { perfMark } from '../lib/perfMarks';
 import i18n from 'i18next';
 import { socketErrorText } from '../i18n/errors';
@@ -168,7 +168,6 @@ export interface EngineState {
   user: UserRef | null;
   canvas: CanvasInfo | null;
   connectionId: string | null;
-  peers: readonly PresencePeer[];
   /** membership revoked (close 4403): no reconnects */
   revoked: boolean;
   /** goOffline() was called */
@@ -269,7 +268,11 @@ export class SyncEngine {
   private restoring = false;
 
   // presence
+  // Presence is its own store (getPeers / subscribePeers): cursor frames arrive many times a second and
+  // must not rebuild the engine state, which every canvas and chat component reads.
   private peers = new Map<string, PresencePeer>();
+  private peersSnapshot: readonly PresencePeer[] = [];
+  private peerListeners = new Set<() => void>();
   private presenceLatest: { viewport: PresenceViewport; cursor: PresenceCursor | null } | null = null;
   private presenceActivity: PresenceActivity = { editing: null, dragging: null };
   private presenceLastSentAt = -Infinity;
@@ -324,6 +327,19 @@ export class SyncEngine {
   };
 
   getSnapshot = (): EngineState => this.state;
+
+  /** the other connections' presence (a new array only when it changed) */
+  getPeers = (): readonly PresencePeer[] => this.peersSnapshot;
+
+  subscribePeers = (listener: () => void): (() => void) => {
+    this.peerListeners.add(listener);
+    return () => this.peerListeners.delete(listener);
+  };
+
+  private emitPeers() {
+    this.peersSnapshot = [...this.peers.values()];
+    for (const l of [...this.peerListeners]) l();
+  }
 
   onNotice(listener: (n: Notice) => void): () => void {
     this.noticeListeners.add(listener);
@@ -395,12 +411,12 @@ export class SyncEngine {
       doc = cache.doc;
       pendingIds = cache.pendingIds;
     } else {
-      doc = this.server;
       pendingIds = new Set<string>();
-      for (const p of this.pending) {
-        doc = applyOp(doc, p.op, { user: this.user, clientOpId: p.clientOpId });
-        touchedIds(p.op, pendingIds);
-      }
+      for (const p of this.pending) touchedIds(p.op, pendingIds);
+      doc = applyOps(
+        this.server,
+        this.pending.map((p) => ({ op: p.op, ctx: { user: this.user, clientOpId: p.clientOpId } })),
+      );
       this.viewCache = { server: this.server, pending: [...this.pending], doc, pendingIds };
     }
     return {
@@ -415,7 +431,6 @@ export class SyncEngine {
       user: this.user,
       canvas: this.canvas,
       connectionId: this.connectionId,
-      peers: [...this.peers.values()],
       revoked: this.revoked,
       forcedOffline: this.forcedOffline,
       nextRetryAt: this.nextRetryAt,
@@ -551,7 +566,10 @@ export class SyncEngine {
     this.clearTimer('catchUpTimer');
     this.clearTimer('pumpTimer');
     this.catchUpSentAt = null;
-    this.peers.clear();
+    if (this.peers.size) {
+      this.peers.clear();
+      this.emitPeers();
+    }
     for (const p of this.pending) p.sent = false;
     if (s) {
       s.onopen = s.onmessage = s.onclose = s.onerror = null;
@@ -780,7 +798,7 @@ export class SyncEngine {
       case 'presence':
         return this.onPresence(msg as PresenceFrame);
       case 'presence_leave':
-        if (this.peers.delete(String(msg.connection_id))) this.emit();
+        if (this.peers.delete(String(msg.connection_id))) this.emitPeers();
         return;
       case 'pong':
         return;
@@ -1042,7 +1060,7 @@ export class SyncEngine {
       dragging: msg.dragging && typeof msg.dragging.id === 'string' ? msg.dragging : null,
       updatedAt: this.opts.now(),
     });
-    this.emit();
+    this.emitPeers();
   }
 
   // ------------------------------------------------------------ helpers for UI / tests
@@ -1066,7 +1084,7 @@ export class SyncEngine {
       edges: [...s.doc.edges.values()],
       server: { nodes: [...s.server.nodes.values()], edges: [...s.server.edges.values()] },
       pending: s.pending.map((p) => ({ client_op_id: p.clientOpId, op: p.op, acked_revision: p.ackedRevision })),
-      peers: s.peers.map((p) => ({ ...p })),
+      peers: this.peersSnapshot.map((p) => ({ ...p })),
     };
   }
 }

@@ -1,6 +1,6 @@
 // Who is editing or dragging which node, from the presence of the others.
-import { createContext, useContext, useMemo } from 'react';
-import type { PresencePeer } from '../../sync/engine';
+import { createContext, useContext, useMemo, useSyncExternalStore } from 'react';
+import type { PresencePeer, SyncEngine } from '../../sync/engine';
 
 export interface PeerMark {
   username: string;
@@ -35,11 +35,35 @@ export function activityOf(peers: readonly PresencePeer[]): PeerActivity {
   return { editors, dragged };
 }
 
-/** Activity that keeps its identity while only cursors move (cards re-render only when it changes). */
-export function usePeerActivity(peers: readonly PresencePeer[]): PeerActivity {
-  const key = peers
+/** what activityOf reads from the peers: equal keys give equal activity */
+export function activityKey(peers: readonly PresencePeer[]): string {
+  return peers
+    .filter((p) => p.editing || p.dragging)
     .map((p) => `${p.connectionId}:${p.editing ?? ''}:${p.dragging ? `${p.dragging.id},${p.dragging.x},${p.dragging.y}` : ''}`)
     .join('|');
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  return useMemo(() => activityOf(peers), [key]);
+}
+
+/**
+ * The peers' activity, read from the engine's presence store. It keeps its
+ * identity while only cursors and viewports move, so the canvas re-renders
+ * only when someone starts or stops editing or dragging (or drags on).
+ */
+export function usePeerActivity(engine: SyncEngine): PeerActivity {
+  const read = useMemo(() => {
+    let seen: readonly PresencePeer[] | null = null;
+    let key = '';
+    let value = NO_ACTIVITY;
+    return () => {
+      const peers = engine.getPeers();
+      if (peers === seen) return value;
+      seen = peers;
+      const k = activityKey(peers);
+      if (k !== key) {
+        key = k;
+        value = activityOf(peers);
+      }
+      return value;
+    };
+  }, [engine]);
+  return useSyncExternalStore(engine.subscribePeers, read, read);
 }

@@ -15,6 +15,9 @@ export const LOD_ZOOM = 0.45;
 export const MINIMAP_MAX_NODES = CULL_MIN_NODES;
 /** canvases bigger than this (and not culled) draw blocks in React Flow's first measuring pass (all nodes mount once) */
 export const LOD_FIRST_PASS_NODES = 400;
+/** zoomed out past LOD_ZOOM, canvases bigger than this draw their nodes on one <canvas> (LodLayer.tsx);
+ * smaller ones keep DOM blocks, which can be dragged at once */
+export const LOD_LAYER_MIN_NODES = 400;
 const BLOCK_H = 90;
 const SIDES = [Position.Top, Position.Right, Position.Bottom, Position.Left];
 const SIDE_IDS = ['top', 'right', 'bottom', 'left'];

@@ -2,7 +2,7 @@
 // viewport) and how it opens: remembered or readable (useViewportMemory), then
 // `opened` once it is set (a culled canvas mounts its nodes only then).
 import { useCallback, useEffect, useState, type RefObject } from 'react';
-import { useReactFlow } from '@xyflow/react';
+import { useReactFlow, useStoreApi } from '@xyflow/react';
 import type { EngineState, SyncEngine } from '../../sync/engine';
 import type { OverlayStore } from '../overlay';
 import { round2 } from '../flowNodes';
@@ -24,10 +24,13 @@ interface Options {
 export function useCanvasViewport({ wrapperRef, pointer, engine, overlayStore, canvasId, state, estimateSizes }: Options) {
   const rf = useReactFlow();
 
+  const store = useStoreApi();
   const currentViewport = useCallback(() => {
     const el = wrapperRef.current;
     if (!el) return null;
-    const rect = el.getBoundingClientRect();
+    // called on every pan frame: React Flow's pane size, not a layout read, when it knows it
+    const known = store.getState();
+    const rect = known.width > 0 && known.height > 0 ? known : el.getBoundingClientRect();
     const { x, y, zoom } = rf.getViewport();
     const z = zoom || 1;
     return {
@@ -37,7 +40,7 @@ export function useCanvasViewport({ wrapperRef, pointer, engine, overlayStore, c
       width: Math.max(1, Math.round(rect.width)),
       height: Math.max(1, Math.round(rect.height)),
     };
-  }, [rf, wrapperRef]);
+  }, [rf, wrapperRef, store]);
 
   const sendPresence = useCallback(() => {
     const viewport = currentViewport();
