@@ -198,6 +198,11 @@ def build_ledger(
                 cue_sentences=_cue_sentences(m.content, mentions),
             )
         )
+    if not events:
+        # No message states a value, so nothing can be retired in one (canvas events alone only
+        # own slots at position -1). Skips the pass over every node: a preview without a
+        # conversation on a 100,000-node canvas spent seconds in it.
+        return RetiredValues()
     events.extend(_canvas_events(nodes, len(messages), cache))
     # Canvas events without a time go last; the others by time, then conversation order.
     events.sort(key=lambda e: (e.time is None, e.time or 0.0, e.order, e.role == "canvas"))
@@ -257,10 +262,10 @@ def _canvas_events(
 ) -> list[_Event]:
     by_id = {n.id: n for n in nodes}
     find = functools.partial(_node_mentions, cache=cache)
-    live_values: list[Mention] = []
+    live_values = _ValueSet()
     for n in nodes:
         if not n.superseded_by and not n.archived:
-            live_values.extend(find(n))
+            live_values.update(find(n))
     out = []
     for i, n in enumerate(sorted(nodes, key=lambda n: n.id)):
         if not (n.superseded_by or n.archived):
@@ -292,7 +297,7 @@ def _canvas_events(
                 )
             )
         else:
-            gone = tuple(_as_negated(m) for m in old if not any(same_value(m, x) for x in live_values))
+            gone = tuple(_as_negated(m) for m in old if m not in live_values)
             if gone:
                 out.append(
                     _Event(
@@ -306,6 +311,34 @@ def _canvas_events(
                     )
                 )
     return out
+
+
+class _ValueSet:
+    """`m in values` == any(same_value(m, x) for x in values), by hashing instead of a scan (an archived
+    node was compared with every live value: O(archived x live), ~40 s at 100,000 nodes)."""
+
+    __slots__ = ("keys", "number_typed", "numbers")
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.numbers: set[str] = set()  # numbers of non-version mentions
+        self.number_typed: set[str] = set()  # numbers of "number" mentions
+
+    def update(self, mentions: Sequence[Mention]) -> None:
+        for x in mentions:
+            self.keys.add(x.key)
+            if x.number and x.type != "version":
+                self.numbers.add(x.number)
+                if x.type == "number":
+                    self.number_typed.add(x.number)
+
+    def __contains__(self, m: Mention) -> bool:
+        if m.key in self.keys:
+            return True
+        if not m.number or m.type == "version":
+            return False
+        # same_value: equal numbers when either side is a plain "number" and neither is a version.
+        return m.number in (self.numbers if m.type == "number" else self.number_typed)
 
 
 def _as_negated(m: Mention) -> Mention:
