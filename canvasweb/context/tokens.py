@@ -147,7 +147,6 @@ class TokenCache:
                 self.bytes -= self._sizes.pop(dropped, 0)
         return value
 
-
     def remeasure(self, *, key: Hashable, nbytes: int) -> None:
         """Record that the value under `key` grew or shrank in place (an index kept across compiles)."""
         if self.max_bytes is None:

@@ -188,7 +188,9 @@ async def test_the_socket_answers_pings_and_refuses_a_second_question_while_one_
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     scripted_llm.push({"content": "端口是 6543。"})
-    await ws.send_json_to({"type": "chat.send", "request_id": "slow", "text": "端口是多少？", "viewport": None})
+    await ws.send_json_to(
+        {"type": "chat.send", "request_id": "slow", "text": "端口是多少？", "viewport": None}
+    )
     await ws.send_json_to({"type": "ping"})
     assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
     await ws.send_json_to({"type": "chat.send", "request_id": "second", "text": "再问一次", "viewport": None})
