@@ -83,7 +83,7 @@ def _thread_executor() -> ThreadPoolExecutor:
         return _THREADS
 
 
-def _with_fresh_connection(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def with_fresh_connection(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     close_old_connections()
     try:
         return fn(*args, **kwargs)
@@ -211,17 +211,17 @@ def submit(fn: Callable[..., Any], /, *args: Any, key: int = 0, **kwargs: Any) -
     if chosen == "process":
         slot, pool = _process_executor(key)
         try:
-            return pool.submit(_with_fresh_connection, fn, *args, **kwargs), functools.partial(
+            return pool.submit(with_fresh_connection, fn, *args, **kwargs), functools.partial(
                 _replace_broken, slot, pool
             )
         except BrokenProcessPool:
             _replace_broken(slot, pool)
             slot, pool = _process_executor(key)
-            return pool.submit(_with_fresh_connection, fn, *args, **kwargs), functools.partial(
+            return pool.submit(with_fresh_connection, fn, *args, **kwargs), functools.partial(
                 _replace_broken, slot, pool
             )
     executor: Executor = _thread_executor()
-    return executor.submit(_with_fresh_connection, fn, *args, **kwargs), lambda: None
+    return executor.submit(with_fresh_connection, fn, *args, **kwargs), lambda: None
 
 
 def run(fn: Callable[..., Any], /, *args: Any, key: int = 0, **kwargs: Any) -> Any:
@@ -242,7 +242,7 @@ async def off_db_thread(fn: Callable[..., Any], /, *args: Any, key: int = 0, **k
 
     chosen = mode()
     if chosen == "inline":
-        call = functools.partial(_with_fresh_connection, fn, *args, **kwargs)
+        call = functools.partial(with_fresh_connection, fn, *args, **kwargs)
         return await sync_to_async(call, thread_sensitive=False)()
     future, on_broken = submit(fn, *args, key=key, **kwargs)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.http import JsonResponse
+from django.utils.deprecation import MiddlewareMixin
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -80,15 +81,10 @@ def internal_error_response() -> JsonResponse:
     return JsonResponse({"error": _internal_error()}, status=500)
 
 
-class APIJSONErrorsMiddleware:
+class APIJSONErrorsMiddleware(MiddlewareMixin):
     """Non-DRF code under /api/ (URL resolvers, plain Django views, middleware below this one):
-    an unexpected exception answers 500 INTERNAL as JSON, not the HTML or debug page."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        return self.get_response(request)
+    an unexpected exception answers 500 INTERNAL as JSON, not the HTML or debug page.
+    (MiddlewareMixin: usable in an async chain too.)"""
 
     def process_exception(self, request, exception):
         if not request.path.startswith("/api/"):

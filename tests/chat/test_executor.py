@@ -176,3 +176,45 @@ def test_the_workers_index_follows_edits_in_place_and_matches_the_database(
 def test_inline_mode_runs_in_this_process(settings):
     settings.CANVASWEB = {**settings.CANVASWEB, "COMPILE_MODE": "inline"}
     assert executor.run(executor.worker_info)["pid"] == os.getpid()
+
+
+async def test_a_rest_preview_waiting_for_its_worker_leaves_the_database_thread_free(settings, monkeypatch):
+    """Under Daphne a sync view runs on the one thread all sockets' database work shares: a preview
+    waiting there for its worker would hold up every edit for as long as the compile takes."""
+    import asyncio
+    import threading
+
+    from channels.db import database_sync_to_async
+    from django.test import AsyncClient
+
+    from canvasweb.canvases.models import Canvas
+
+    settings.CANVASWEB = {**settings.CANVASWEB, "COMPILE_MODE": "thread"}
+    entered, release = threading.Event(), threading.Event()
+    real_preview = services.context_preview
+
+    def held_preview(**kwargs):
+        entered.set()
+        release.wait(timeout=30)
+        return real_preview(**kwargs)
+
+    monkeypatch.setattr(services, "context_preview", held_preview)
+    canvas, _users, tokens = await setup_canvas()
+    request = asyncio.ensure_future(
+        AsyncClient().post(
+            f"/api/canvases/{canvas.pk}/context-preview/",
+            {"text": "码头的排班表", "viewport": {"x": 0, "y": 0, "zoom": 1}},
+            content_type="application/json",
+            headers={"Authorization": f"Token {tokens['alice']}"},
+        )
+    )
+    try:
+        assert await asyncio.to_thread(entered.wait, 20), "the preview never reached its worker"
+        # Meanwhile a socket's database step (same thread as database_sync_to_async) still runs.
+        count = await asyncio.wait_for(database_sync_to_async(Canvas.objects.count)(), timeout=10)
+        assert count >= 1
+    finally:
+        release.set()
+    response = await request
+    assert response.status_code == 200, response.content
+    assert "included" in response.json()

@@ -8,7 +8,7 @@ register()
 
 urlpatterns = [
     path("canvases/<dbid:canvas_id>/conversations/", views.ConversationListView.as_view()),
-    path("canvases/<dbid:canvas_id>/context-preview/", views.ContextPreviewView.as_view()),
+    path("canvases/<dbid:canvas_id>/context-preview/", views.context_preview_view),
     path("conversations/<dbid:conversation_id>/messages/", views.MessageListView.as_view()),
     path("conversations/<dbid:conversation_id>/suggestions/", views.SuggestionListView.as_view()),
     path("model-requests/<dbid:request_id>/", views.ModelRequestView.as_view()),

@@ -5,6 +5,12 @@ The streaming chat itself runs over the canvas WebSocket (docs/protocol.md, "Cha
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -212,6 +218,32 @@ class ContextPreviewView(JSONAPIView):
                 key=canvas_id,
             )
         )
+
+
+_context_preview_on_this_thread = ContextPreviewView.as_view()
+
+
+@csrf_exempt  # DRF's session authentication checks CSRF itself, as for every API view
+async def context_preview_view(request: HttpRequest, canvas_id: int) -> HttpResponse:
+    """The preview waits for its compile worker. Under Daphne a sync view runs on the one thread that
+    every socket's database work shares, so that wait would hold up everyone's edits: with a worker,
+    the view runs on a thread of its own (with its own database connection)."""
+    if executor.mode() == "inline":  # the compile runs right here: nothing to wait for
+        return await sync_to_async(_rendered_preview, thread_sensitive=True)(request, canvas_id)
+    call = functools.partial(executor.with_fresh_connection, _rendered_preview, request, canvas_id)
+    return await sync_to_async(call, thread_sensitive=False)()
+
+
+def _rendered_preview(request: HttpRequest, canvas_id: int) -> HttpResponse:
+    response: Any = _context_preview_on_this_thread(request, canvas_id=canvas_id)
+    if hasattr(response, "render"):
+        response.render()
+    return response
+
+
+# drf-spectacular finds the endpoint and its schema through the view class.
+context_preview_view.cls = ContextPreviewView  # type: ignore[attr-defined]
+context_preview_view.initkwargs = {}  # type: ignore[attr-defined]
 
 
 class LLMStatusView(JSONAPIView):
