@@ -317,3 +317,74 @@ def test_node_history_names_the_linked_node(browser, server, history_canvas):
             f" · {expected}"
         )
     ctx.close()
+
+
+def snapshot_node(server, token: str, cid: int, node_id: str) -> dict:
+    return next(
+        n for n in api(server, token, "GET", f"/api/canvases/{cid}/snapshot/")["nodes"] if n["id"] == node_id
+    )
+
+
+def flow_position(page, node_id: str) -> tuple[float, float]:
+    """The card's position as React Flow renders it: translate(x px, y px) on the node wrapper."""
+    transform = page.locator(f".react-flow__node[data-id='{node_id}']").evaluate("el => el.style.transform")
+    match = re.search(r"translate\(\s*(-?[\d.]+)px,\s*(-?[\d.]+)px\)", transform)
+    assert match, transform
+    return float(match.group(1)), float(match.group(2))
+
+
+def drag_node(page, node_id: str, dx: int, dy: int) -> None:
+    box = page.get_by_test_id(f"node-{node_id}").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + 12
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(1, 13):
+        page.mouse.move(x + dx * i / 12, y + dy * i / 12)
+    page.mouse.up()
+
+
+def test_revert_of_a_text_edit_keeps_the_node_where_it_was_moved(browser, server, history_canvas):
+    """#9: "Revert to this version" on a text edit restores that text and leaves the position alone."""
+    cid, token = history_canvas["canvas_id"], history_canvas["tokens"]["alice"]
+    node_id = add_node(server, token, cid, "灰度比例 10%", 0, 0, kind="config")
+    ctx, page = open_canvas(browser, server, "alice", cid)
+    edit_content(page, node_id, "灰度比例 25% for the canary")
+    timeline = api(server, token, "GET", f"/api/canvases/{cid}/nodes/{node_id}/timeline/")
+    first_edit = next(
+        e["revision"]
+        for e in timeline["entries"]
+        if e["action"] == "updated"
+        and any(r["field"] == "content" and r["after"] == "灰度比例 25% for the canary" for r in e["diff"])
+    )
+
+    # Move it by hand, then edit the text once more.
+    click_empty_canvas(page)
+    start = node_of(page, node_id)
+    drag_node(page, node_id, 260, 150)
+    page.wait_for_function(
+        "([id, x, y]) => window.__canvasweb.getState().server.nodes"
+        ".some(n => n.id === id && Math.abs(n.x - x) > 100 && Math.abs(n.y - y) > 60)",
+        arg=[node_id, start["x"], start["y"]],
+        timeout=5_000,
+    )
+    moved = snapshot_node(server, token, cid, node_id)
+    edit_content(page, node_id, "灰度比例 50% — canary paused")
+    assert flow_position(page, node_id) == (moved["x"], moved["y"])
+
+    # Revert to the first text edit from the history panel.
+    page.get_by_test_id("inspector-history-toggle").click()
+    history = page.get_by_test_id("node-history")
+    history.get_by_test_id(f"history-revert-{first_edit}").click()
+    wait_node(page, node_id, "n.content === '灰度比例 25% for the canary'")
+    expect(page.get_by_test_id(f"node-{node_id}").get_by_test_id("node-content")).to_have_text(
+        "灰度比例 25% for the canary"
+    )
+    page.wait_for_timeout(300)
+    after = snapshot_node(server, token, cid, node_id)
+    assert after["content"] == "灰度比例 25% for the canary"
+    assert (after["x"], after["y"]) == (moved["x"], moved["y"]), (after, moved)
+    assert (after["x"], after["y"]) != (0, 0)
+    # On the canvas too: the card's transform (flow coordinates, independent of zoom) did not jump back.
+    page.wait_for_timeout(300)
+    assert flow_position(page, node_id) == (moved["x"], moved["y"])
+    ctx.close()

@@ -68,13 +68,16 @@ export function findFreeSpotAround(
   const stepX = size.w + GAP;
   const stepY = h + GAP;
   for (let ring = 1; ring <= 5; ring++) {
+    // Nearest spots of the ring first: a far corner of the ring can lie outside the view.
+    const ringSpots: { x: number; y: number; d: number }[] = [];
     for (let dy = -ring; dy <= ring; dy++) {
       for (let dx = -ring; dx <= ring; dx++) {
         if (Math.max(Math.abs(dx), Math.abs(dy)) !== ring) continue;
-        const c = { x: start.x + dx * stepX, y: start.y + dy * stepY };
-        if (free(c)) return { x: Math.round(c.x), y: Math.round(c.y) };
+        ringSpots.push({ x: start.x + dx * stepX, y: start.y + dy * stepY, d: (dx * stepX) ** 2 + (dy * stepY) ** 2 });
       }
     }
+    ringSpots.sort((a, b) => a.d - b.d);
+    for (const c of ringSpots) if (free(c)) return { x: Math.round(c.x), y: Math.round(c.y) };
   }
   return { x: Math.round(start.x + 30), y: Math.round(start.y + 30) };
 }
