@@ -109,6 +109,7 @@ class PhaseState:
     rejected: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)
     fanout: list[float] = field(default_factory=list)
+    delivered_late: int = 0  # reached a client only through the `changes` answer to its catch_up
     fanout_cross: list[float] = field(default_factory=list)
     delivered: set = field(default_factory=set)  # (cid, receiver)
     waiters: dict[str, asyncio.Future] = field(default_factory=dict)
@@ -128,6 +129,7 @@ class BenchClient:
         self.reader: asyncio.Task | None = None
         self.node_id: str | None = None
         self.closed_reason: str | None = None
+        self.revision = 0  # the newest revision this client has seen
 
     async def connect(self) -> None:
         import websockets
@@ -144,7 +146,8 @@ class BenchClient:
         welcome = json.loads(await asyncio.wait_for(ws.recv(), 20))
         if welcome.get("type") != "welcome":
             raise RuntimeError(f"client {self.index}: expected welcome, got {welcome}")
-        await asyncio.wait_for(ws.recv(), 20)  # snapshot
+        snapshot = json.loads(await asyncio.wait_for(ws.recv(), 20))
+        self.revision = int(snapshot.get("revision") or 0)
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -160,17 +163,18 @@ class BenchClient:
                 kind = msg.get("type")
                 cid = msg.get("client_op_id")
                 if kind == "change":
-                    origin = phase.sent.get(cid) if cid else None
-                    if (
-                        origin is not None
-                        and origin[0] != self.index
-                        and (cid, self.index) not in phase.delivered
-                    ):
-                        phase.delivered.add((cid, self.index))
-                        ms = (now - origin[1]) * 1000
-                        phase.fanout.append(ms)
-                        if self.servers_of[origin[0]] != self.server:
-                            phase.fanout_cross.append(ms)
+                    revision = msg.get("revision") or 0
+                    if revision > self.revision + 1:
+                        # A gap, as docs/protocol.md tells clients to handle it: with two servers a later
+                        # revision can overtake an earlier one, which the socket then skips.
+                        await self._socket().send(json.dumps({"type": "catch_up", "since": self.revision}))
+                    self.revision = max(self.revision, revision)
+                    self._delivered(phase, cid, now)
+                elif kind == "changes":
+                    for event in msg.get("events") or ():
+                        if self._delivered(phase, event.get("client_op_id"), now):
+                            phase.delivered_late += 1
+                    self.revision = max(self.revision, msg.get("to") or 0)
                 elif kind in ("ack", "reject") and cid in phase.sent:
                     if kind == "ack":
                         phase.acked[cid] = (now - phase.sent[cid][1]) * 1000
@@ -190,6 +194,17 @@ class BenchClient:
             self.closed_reason = f"closed {exc.code}"
         except Exception as exc:  # pragma: no cover - reported, never hangs the run
             self.closed_reason = f"reader failed: {exc!r}"
+
+    def _delivered(self, phase: PhaseState, cid: str | None, now: float) -> bool:
+        origin = phase.sent.get(cid) if cid else None
+        if origin is None or origin[0] == self.index or (cid, self.index) in phase.delivered:
+            return False
+        phase.delivered.add((cid, self.index))
+        ms = (now - origin[1]) * 1000
+        phase.fanout.append(ms)
+        if self.servers_of[origin[0]] != self.server:
+            phase.fanout_cross.append(ms)
+        return True
 
     def _socket(self) -> ClientConnection:
         if self.ws is None:  # the callers run only after connect(); they report the failure
@@ -344,6 +359,7 @@ def _phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
         "deliveries_expected": expected,
         "deliveries_received": len(phase.delivered),
         "deliveries_missed": max(0, expected - len(phase.delivered)),
+        "deliveries_late": phase.delivered_late,
         "lost_acked_ops": lost,
         "committed_but_not_acked": phantom,
     }
@@ -822,6 +838,7 @@ COLUMNS = (
     ("fanout_p99_ms", "p99"),
     ("fanout_cross_process_p50_ms", "cross-proc p50"),
     ("deliveries_missed", "missed deliveries"),
+    ("deliveries_late", "late (catch-up)"),
     ("errors_total", "errors"),
     ("lost_acked_ops", "lost acked"),
 )

@@ -50,6 +50,7 @@ def test_bench_sync_tiny(tmp_path):
         assert row["ops_sent"] == 10 and row["acked"] == 10
         assert row["lost_acked_ops"] == 0 and row["committed_but_not_acked"] == 0
         assert row["fanout_samples"] == 10 and row["deliveries_missed"] == 0
+        assert 0 <= row["deliveries_late"] <= row["fanout_samples"]
         assert 0 < row["fanout_p50_ms"] <= row["fanout_p95_ms"] <= row["fanout_p99_ms"]
         assert row["committed_ops_per_s"] > 0
     lost = next(t for t in report["targets"] if t["name"].startswith("lost acknowledged"))
