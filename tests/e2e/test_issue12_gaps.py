@@ -141,7 +141,11 @@ def test_ctrl_a_selects_everything_and_shift_click_extends(browser, server, team
     expect(page.locator(".react-flow__node.selected")).to_have_count(1)
     page.get_by_test_id(f"node-{ids[2]}").click(modifiers=["Shift"])
     expect(page.locator(".react-flow__node.selected")).to_have_count(2)
-    page.get_by_test_id("canvas").locator(".react-flow__pane").click(position={"x": 900, "y": 600})
+    # An empty spot inside the pane whatever its size (the chat panel's width changes it).
+    pane = page.get_by_test_id("canvas").locator(".react-flow__pane")
+    box = pane.bounding_box()
+    assert box is not None
+    pane.click(position={"x": box["width"] * 0.85, "y": box["height"] * 0.2})
     expect(page.locator(".react-flow__node.selected")).to_have_count(0)
     page.keyboard.press("Control+a")
     expect(page.locator(".react-flow__node.selected")).to_have_count(3)

@@ -29,8 +29,8 @@ KEEP = {
     "delete",
     "react",
     "flow",
-    "alice",
-    "bob",
+    "zhwalk",
+    "zhpeer",
     "english",
     "qps",
     "redis",
@@ -59,8 +59,11 @@ def english_words(page) -> list[str]:
 
 
 def test_every_screen_of_the_chinese_ui(browser, server, shot, tmp_path):
-    data = server.e2e_setup(users=["alice", "bob"], owner="alice", members={"bob": "editor"}, name="发布计划")
-    token, cid = data["tokens"]["alice"], data["canvas_id"]
+    # Users of its own: the list page then shows only this test's canvas, not those of other tests.
+    data = server.e2e_setup(
+        users=["zhwalk", "zhpeer"], owner="zhwalk", members={"zhpeer": "editor"}, name="发布计划"
+    )
+    token, cid = data["tokens"]["zhwalk"], data["canvas_id"]
     db = add_node(server, token, cid, "数据库端口是 5432，只对内网开放", 0, 0, kind="config", tags=["数据库"])
     other = add_node(server, token, cid, "Sessions last thirty minutes", 320, 40, kind="requirement")
     add_node(server, token, cid, "决定：所有服务部署在上海区域", -300, 80, kind="decision", pinned=True)
@@ -87,7 +90,7 @@ def test_every_screen_of_the_chinese_ui(browser, server, shot, tmp_path):
 
     context = browser.new_context(viewport=ZH_VIEWPORT, locale="zh-CN")
     page = context.new_page()
-    login(page, server.url(0), "alice")
+    login(page, server.url(0), "zhwalk")
     found: dict[str, list[str]] = {}
 
     expect(page.get_by_test_id(f"open-canvas-{cid}")).to_be_visible()
