@@ -169,10 +169,8 @@ async def test_context_preview_reports_included_nodes_and_follows_the_viewport(s
     await ws.disconnect()
 
 
-async def test_the_socket_answers_pings_and_refuses_a_second_question_while_one_is_prepared(
-    scripted_llm, monkeypatch
-):
-    """A slow first compile (a worker process starting) must not hold up the socket's heartbeat."""
+def hold_compile(monkeypatch):
+    """Make turn compiles wait (as a first compile in a starting worker does) until the event is set."""
     import threading
 
     from canvasweb.chat import services
@@ -185,6 +183,14 @@ async def test_the_socket_answers_pings_and_refuses_a_second_question_while_one_
         return real_compile(**kwargs)
 
     monkeypatch.setattr(services, "turn_compile", held_compile)
+    return release
+
+
+async def test_the_socket_answers_pings_and_refuses_a_second_question_while_one_is_prepared(
+    scripted_llm, monkeypatch
+):
+    """A slow first compile (a worker process starting) must not hold up the socket's heartbeat."""
+    release = hold_compile(monkeypatch)
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     scripted_llm.push({"content": "端口是 6543。"})
@@ -209,18 +215,7 @@ async def test_the_socket_answers_pings_and_refuses_a_second_question_while_one_
 
 
 async def test_a_stop_sent_while_the_question_is_prepared_stops_the_reply(scripted_llm, monkeypatch):
-    import threading
-
-    from canvasweb.chat import services
-
-    release = threading.Event()
-    real_compile = services.turn_compile
-
-    def held_compile(**kwargs):
-        release.wait(timeout=20)
-        return real_compile(**kwargs)
-
-    monkeypatch.setattr(services, "turn_compile", held_compile)
+    release = hold_compile(monkeypatch)
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     scripted_llm.push({"content": "a slow answer " * 40, "chunk_delay": 0.05})
