@@ -27,6 +27,10 @@ WebsocketCommunicator) nothing changes. See docs/reliability.md.
    "stalled", and one large frame (a 20 MB snapshot of a big canvas) does not count against the
    hard limit by itself: only a backlog that was already there does.
 
+4. Time for the closing handshake. When the server closes (1009, or the app's own close codes)
+   the client gets WS_CLOSE_HANDSHAKE_SECONDS (10 s, Autobahn's default is 1 s) to answer before
+   the TCP connection is aborted; an abort sooner can discard the close frame on a busy client.
+
 Values come from settings.CANVASWEB, else from the environment variables CANVASWEB_<NAME>.
 """
 
@@ -45,6 +49,7 @@ DEFAULTS = {
     "WS_SEND_BUFFER_SOFT_BYTES": 1024 * 1024,
     "WS_SEND_BUFFER_HARD_BYTES": 16 * 1024 * 1024,
     "WS_SEND_STALL_SECONDS": 10.0,
+    "WS_CLOSE_HANDSHAKE_SECONDS": 10.0,
 }
 STATS: Counter[str] = Counter()
 
@@ -115,6 +120,23 @@ def check(protocol: Any, *, frame_bytes: int = 0, now: float | None = None) -> b
     return False
 
 
+def apply_connection_limits(protocol: Any) -> None:
+    """Set the per-connection Autobahn options (called once the handshake is accepted)."""
+    frame_limit = int(limit("WS_MAX_FRAME_BYTES"))
+    if frame_limit > 0:
+        for name in ("maxMessagePayloadSize", "maxFramePayloadSize"):
+            current = getattr(protocol, name, 0) or 0
+            setattr(protocol, name, min(current, frame_limit) if current > 0 else frame_limit)
+        # Fail with a close frame (1009 for an oversized message), not by dropping the TCP
+        # connection: the client should learn why.
+        protocol.failByDrop = False
+    # Autobahn waits 1 s for the client's close reply, then aborts the TCP connection. A busy
+    # client (still writing the rest of its oversized frame) misses that second, and the abort's
+    # RST discards the close frame from its receive buffer before it is read: the client sees a
+    # dropped connection with no code. Give the handshake the time a loaded client needs.
+    protocol.closeHandshakeTimeout = limit("WS_CLOSE_HANDSHAKE_SECONDS")
+
+
 def install() -> bool:
     """Patch Daphne's WebSocketProtocol (idempotent). False when Daphne is not installed."""
     try:
@@ -128,14 +150,7 @@ def install() -> bool:
 
     def onConnect(self: Any, request: Any) -> Any:
         result = original_connect(self, request)
-        frame_limit = int(limit("WS_MAX_FRAME_BYTES"))
-        if frame_limit > 0:
-            for name in ("maxMessagePayloadSize", "maxFramePayloadSize"):
-                current = getattr(self, name, 0) or 0
-                setattr(self, name, min(current, frame_limit) if current > 0 else frame_limit)
-            # Fail with a close frame (1009 for an oversized message), not by dropping the TCP
-            # connection: the client should learn why.
-            self.failByDrop = False
+        apply_connection_limits(self)
         return result
 
     def serverSend(self: Any, content: bytes, binary: bool = False) -> None:

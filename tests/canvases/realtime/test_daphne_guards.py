@@ -84,3 +84,33 @@ def test_draining_below_the_soft_limit_resets_everything(limits):
     assert not send(protocol, 2 * MIB, now=15.0)
     assert not send(protocol, 1 * KIB, now=24.0)
     assert send(protocol, 1 * KIB, now=25.5)
+
+
+class FakeAutobahnProtocol:
+    """The options Autobahn's factory copies onto every protocol (Daphne sets 1 MiB)."""
+
+    def __init__(self):
+        self.maxMessagePayloadSize = self.maxFramePayloadSize = MIB
+        self.failByDrop = True
+        self.closeHandshakeTimeout = 1
+
+
+def test_connection_limits_refuse_big_frames_with_a_close_frame_and_wait_for_the_reply(settings):
+    settings.CANVASWEB = {
+        **settings.CANVASWEB,
+        "WS_MAX_FRAME_BYTES": 64 * KIB,
+        "WS_CLOSE_HANDSHAKE_SECONDS": 10,
+    }
+    protocol = FakeAutobahnProtocol()
+    daphne_guards.apply_connection_limits(protocol)
+    assert protocol.maxMessagePayloadSize == protocol.maxFramePayloadSize == 64 * KIB
+    assert protocol.failByDrop is False  # a close frame with 1009, not a dropped connection
+    # Autobahn's 1 s ends in an abort whose RST can discard the 1009 a busy client has not read.
+    assert protocol.closeHandshakeTimeout == 10
+
+
+def test_a_frame_limit_above_daphnes_keeps_daphnes(settings):
+    settings.CANVASWEB = {**settings.CANVASWEB, "WS_MAX_FRAME_BYTES": 4 * MIB}
+    protocol = FakeAutobahnProtocol()
+    daphne_guards.apply_connection_limits(protocol)
+    assert protocol.maxMessagePayloadSize == MIB
