@@ -107,6 +107,17 @@ FREE_PANE_POINT_JS = """() => {
 MARKS_JS = """() => Object.fromEntries(performance.getEntriesByType('mark')
   .filter((m) => m.name.startsWith('canvasweb:')).map((m) => [m.name.slice(10), Math.round(m.startTime)]))"""
 
+# What the page fetched before the canvas was up: navigation and resource timings, ms from navigation start.
+RESOURCES_JS = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const rows = performance.getEntriesByType('resource').map((r) => ({
+    name: new URL(r.name).pathname, start: Math.round(r.startTime), end: Math.round(r.responseEnd),
+    bytes: r.transferSize,
+  }));
+  return { html_end: nav ? Math.round(nav.responseEnd) : null,
+           dom_content_loaded: nav ? Math.round(nav.domContentLoadedEventEnd) : null, resources: rows };
+}"""
+
 # the parts of the open, in order: (label, mark ending it)
 OPEN_STEPS = (
     ("page + script + socket", "socket-open"),
@@ -255,6 +266,7 @@ def one_round(browser, cluster: Cluster, state: dict, canvas_id: int, n: int, va
     t = page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(performance.now())))")
     out["open_ms"] = round(t)
     out["open_breakdown"] = open_breakdown(page.evaluate(MARKS_JS), t)
+    out["page_fetches"] = page.evaluate(RESOURCES_JS)
     out["open_zoom"] = round(page.evaluate(ZOOM_JS), 3)
     page.wait_for_timeout(800)
     out["open"] = pan(page, opts.pan_seconds)

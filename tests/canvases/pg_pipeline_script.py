@@ -14,9 +14,10 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from canvasweb.canvases import services  # noqa: E402
+from canvasweb.canvases import selectors, services  # noqa: E402
 from canvasweb.canvases.actors import user_actor  # noqa: E402
 from canvasweb.canvases.models import Canvas, Node  # noqa: E402
+from canvasweb.canvases.serialization import node_to_dict  # noqa: E402
 from canvasweb.history.audit import replay_canvas, verify_chain  # noqa: E402
 
 
@@ -85,6 +86,12 @@ def main() -> None:
                 "replay_differences": len(replay_canvas(canvas_id=canvas.pk).differences),
                 "batch_statements": len(queries.captured_queries),
                 "lone_move_statements": len(lone.captured_queries),
+                # the snapshot reads stored uuids/datetimes itself (serialization.node_dicts)
+                "snapshot_equals_models": selectors.canvas_snapshot(canvas=canvas, role="owner")["nodes"]
+                == [
+                    node_to_dict(n)
+                    for n in selectors.visible_nodes(canvas=canvas, role="owner").order_by("created_at", "id")
+                ],
             },
             ensure_ascii=False,
             default=str,

@@ -72,3 +72,7 @@ def test_the_log_chain_and_replay_agree(report):
 def test_statement_counts_do_not_change(report):
     assert report["lone_move_statements"] == 10
     assert report["batch_statements"] < 40
+
+
+def test_the_snapshot_reads_postgres_rows_as_the_model_serializers_do(report):
+    assert report["snapshot_equals_models"] is True

@@ -3,6 +3,8 @@ exactly those of node_to_dict / edge_to_dict, which REST, WebSocket changes and 
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from canvasweb.canvases import selectors, services
@@ -54,3 +56,30 @@ def test_snapshot_rows_equal_the_model_serializers(
     )  # supersedes + depends_on
     assert {n["created_by"]["username"] for n in owner_snapshot["nodes"]} == {"alice", "bob"}
     assert any(n["superseded_by"] for n in owner_snapshot["nodes"])
+
+
+def test_stored_datetimes_read_as_the_model_serializer_writes_them(settings):
+    from datetime import datetime
+
+    from canvasweb.canvases.serialization import _datetime_reader, iso
+
+    read = _datetime_reader("default")
+    aware = datetime(2026, 3, 15, 9, 30, tzinfo=UTC)
+    assert (
+        read(aware.replace(tzinfo=None)) == iso(aware) == "2026-03-15T09:30:00Z"
+    )  # SQLite hands back naive UTC
+    assert read(aware) == iso(aware)  # Postgres hands back aware datetimes
+    assert read("2026-03-15 09:30:00.250000") == "2026-03-15T09:30:00.250000Z"  # a driver returning text
+    assert read(None) is None
+    settings.USE_TZ = False
+    assert _datetime_reader("default")(aware.replace(tzinfo=None)) == "2026-03-15T09:30:00"
+
+
+def test_stored_uuids_read_with_dashes():
+    import uuid
+
+    from canvasweb.canvases.serialization import _uuid_text
+
+    value = uuid.uuid4()
+    assert _uuid_text(value.hex) == _uuid_text(str(value)) == _uuid_text(value) == str(value)
+    assert _uuid_text(None) is None
