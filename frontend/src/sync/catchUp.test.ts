@@ -1,13 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import type { ChangeEvent } from '../api/types';
 import { GapBuffer } from './catchUp';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 const ev = (revision: number): ChangeEvent => ({ type: 'change', revision, client_op_id: null, changes: [] });
 

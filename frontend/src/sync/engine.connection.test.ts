@@ -1,15 +1,11 @@
 // The socket lifecycle: hello, welcome, reconnect with backoff, heartbeat, revoked, offline (connection.ts, reconnect.ts).
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import { SyncEngine } from './engine';
 import { fakeSocketFactory } from '../test/fakeSocket';
 import { node, ALICE, nodeChange, change, setup } from '../test/engineHarness';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 describe('SyncEngine connection', () => {
   it('sends hello with last_revision null on first connect and goes online after welcome', () => {

@@ -1,15 +1,11 @@
 // The op queue: optimistic apply, acks, rejects, resend after reconnect, pacing, and the cached rebase (pendingQueue.ts, sendPacer.ts).
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import { SyncEngine } from './engine';
 import { fakeSocketFactory } from '../test/fakeSocket';
 import { node, edge, ALICE, BOB, nodeChange, change, setup } from '../test/engineHarness';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 describe('SyncEngine ops', () => {
   it('applies an op optimistically, sends it and confirms it on ack', () => {

@@ -1,13 +1,9 @@
 // Presence of the other connections and the throttled presence frames (presence.ts).
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import { ALICE, BOB, setup } from '../test/engineHarness';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 describe('SyncEngine presence', () => {
   it('tracks peers and ignores my own connection', () => {

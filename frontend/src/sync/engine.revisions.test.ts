@@ -1,13 +1,9 @@
 // Revisions: snapshots, change events in and out of order, gaps and catch_up, resync (catchUp.ts).
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import { node, edge, ALICE, nodeChange, change, setup } from '../test/engineHarness';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 describe('SyncEngine revisions', () => {
   it('ignores duplicates, applies R+1 and buffers gaps until catch_up fills them', () => {

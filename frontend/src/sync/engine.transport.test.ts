@@ -1,14 +1,10 @@
 // Frames the engine only carries: chat, context previews, agent frames, request errors.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import type { ServerFrame } from './engine';
 import { setup } from '../test/engineHarness';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 describe('SyncEngine chat transport', () => {
   it('passes chat, preview and agent frames to frame listeners without touching the document', () => {

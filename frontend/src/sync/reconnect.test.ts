@@ -1,12 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersPerTest } from '../test/fakeTimers';
 import { ReconnectSchedule } from './reconnect';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersPerTest();
 
 describe('ReconnectSchedule', () => {
   it('doubles the wait per attempt up to the cap and starts over after reset', () => {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { SendPacer } from './sendPacer';
 
+/** Send until the bucket is empty; how many went. */
+function drain(pacer: SendPacer): number {
+  let sent = 0;
+  while (pacer.waitForToken() === 0) {
+    pacer.take();
+    sent++;
+  }
+  return sent;
+}
+
 describe('SendPacer', () => {
   it('spends its tokens, then says how long until the next one', () => {
     const pacer = new SendPacer(4);
@@ -23,12 +33,7 @@ describe('SendPacer', () => {
     expect(pacer.heldFor(10_350)).toBe(0);
     pacer.refill(11_350);
     // 1 s at the halved rate of 20/s refills at most 20 tokens.
-    let sent = 0;
-    while (pacer.waitForToken() === 0) {
-      pacer.take();
-      sent++;
-    }
-    expect(sent).toBe(20);
+    expect(drain(pacer)).toBe(20);
   });
 
   it('never slows below 5 ops per second and recovers one op per second per commit', () => {
@@ -41,11 +46,6 @@ describe('SendPacer', () => {
     pacer.recover(); // 5 → 8, the ceiling
     pacer.recover();
     pacer.refill(200_000);
-    let sent = 0;
-    while (pacer.waitForToken() === 0) {
-      pacer.take();
-      sent++;
-    }
-    expect(sent).toBe(8);
+    expect(drain(pacer)).toBe(8);
   });
 });
