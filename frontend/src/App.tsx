@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { loadCurrentUser, useAuth } from './lib/auth';
+import { ensureCurrentUser, loadCurrentUser, useAuth } from './lib/auth';
 import { navigate, useRoute } from './lib/router';
 import { LoginPage } from './pages/LoginPage';
 import { CanvasListPage } from './pages/CanvasListPage';
@@ -17,7 +17,7 @@ export function App() {
   const auth = useAuth();
 
   useEffect(() => {
-    void loadCurrentUser();
+    void ensureCurrentUser();
   }, []);
 
   // Redirects between the login page and the app.

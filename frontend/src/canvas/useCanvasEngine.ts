@@ -31,6 +31,9 @@ export function noticeToToast(n: Notice) {
   }
 }
 
+/** longest wait for the socket to open before the workspace renders anyway */
+export const FIRST_RENDER_WAIT_MS = 300;
+
 /** One sync engine per open canvas, started on mount and stopped on unmount. */
 export function useCanvasEngine(canvasId: string | null): SyncEngine | null {
   const [engine, setEngine] = useState<SyncEngine | null>(null);
@@ -53,8 +56,23 @@ export function useCanvasEngine(canvasId: string | null): SyncEngine | null {
     window.addEventListener('offline', onOffline);
     window.addEventListener('beforeunload', onBeforeUnload);
     e.start();
-    setEngine(e);
+    // The workspace's first render keeps the main thread busy for a few hundred ms on a cold page: hand the
+    // engine out (and so render it) only once the socket has opened and the hello is out, so that the
+    // server builds the snapshot while the page renders instead of after (capped: offline opens too).
+    let handed = false;
+    const handOut = () => {
+      if (handed) return;
+      handed = true;
+      offFirst();
+      clearTimeout(cap);
+      setEngine(e);
+    };
+    const offFirst = e.subscribe(handOut);
+    const cap = setTimeout(handOut, FIRST_RENDER_WAIT_MS);
     return () => {
+      handed = true;
+      offFirst();
+      clearTimeout(cap);
       window.removeEventListener('online', onOnline);
       window.removeEventListener('offline', onOffline);
       window.removeEventListener('beforeunload', onBeforeUnload);

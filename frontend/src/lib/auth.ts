@@ -26,6 +26,14 @@ export async function loadCurrentUser(): Promise<void> {
   }
 }
 
+let firstLoad: Promise<void> | null = null;
+
+/** The first load of the current user, started once: main.tsx starts it before React renders, App awaits the same. */
+export function ensureCurrentUser(): Promise<void> {
+  firstLoad ??= loadCurrentUser();
+  return firstLoad;
+}
+
 export function setCurrentUser(user: UserRef | null) {
   set(user ? { status: 'authenticated', user } : { status: 'anonymous', user: null });
 }

@@ -63,7 +63,16 @@ export function nodeRect(n: Placed): Rect {
   };
 }
 
-const overlaps = (a: Rect, b: Rect) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** Whether nodeRect(n) overlaps the window, without allocating a rect per node (cullNodes runs over every node) */
+function inWindow(n: Placed, w: Rect): boolean {
+  const { x, y } = n.position;
+  if (x >= w.x + w.width || y >= w.y + w.height) return false;
+  const height = n.measured?.height ?? ESTIMATED_NODE_H;
+  if (y + height <= w.y) return false;
+  const width = n.measured?.width ?? weightStyle(n.data.node?.weight ?? 1).width;
+  return x + width > w.x;
+}
 
 /** node id -> ids of the nodes it shares an edge with */
 export type Neighbours = ReadonlyMap<string, readonly string[]>;
@@ -91,7 +100,7 @@ export function neighboursOf(edges: Iterable<{ source: string; target: string }>
 export function cullNodes<N extends Placed>(nodes: readonly N[], window: Rect, keep: (n: N) => boolean, neighbours?: Neighbours): N[] {
   const chosen = new Set<string>();
   for (const n of nodes) {
-    if (keep(n) || overlaps(nodeRect(n), window)) chosen.add(n.id);
+    if (keep(n) || inWindow(n, window)) chosen.add(n.id);
   }
   if (neighbours) {
     for (const id of [...chosen]) for (const other of neighbours.get(id) ?? []) chosen.add(other);
