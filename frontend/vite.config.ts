@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { precompress } from './build/precompress';
+import { precompress } from './build/precompress.ts';
 
 // Built assets are served by Django (django-vite + whitenoise) under /static/.
 export default defineConfig({

@@ -125,13 +125,30 @@ def test_streamed_reply_and_inspect(browser, server, scripted_model, chat_canvas
 
 def test_stop_keeps_partial_reply(browser, server, scripted_model, chat_canvas):
     ctx, page = open_canvas(browser, server, "alice", chat_canvas["canvas_id"])
-    scripted_model.push({"content": "这是一个很长的回答。" * 40, "delay": 1.5})
+    # 400 characters, 4 per chunk, 0.1 s apart: ~10 s of streaming, stopped part-way.
+    scripted_model.push({"content": "这是一个很长的回答。" * 40, "chunk_delay": 0.1})
     ask(page, "写一段很长的说明")
     stop = page.get_by_test_id("chat-stop")
-    expect(stop).to_be_visible()
-    stop.click()
+    expect(stop).to_be_visible()  # at once: a question still being prepared can be stopped too
     reply = page.locator("[data-role='assistant']").last
+    # Preparing the turn (the first compile starts a worker process) is slow on a loaded machine.
+    expect(reply).to_contain_text("这是一个很长的回答", timeout=30_000)
+    stop.click()
     expect(reply).to_have_attribute("data-status", "stopped", timeout=10_000)
+    kept = reply.inner_text()
+    assert "这是一个很长的回答" in kept and kept.count("。") < 40, kept  # the part streamed so far, not all
+    expect(page.get_by_test_id("chat-send")).to_be_visible()
+    ctx.close()
+
+
+def test_a_question_still_being_prepared_can_be_stopped(browser, server, scripted_model, chat_canvas):
+    ctx, page = open_canvas(browser, server, "alice", chat_canvas["canvas_id"])
+    scripted_model.push({"content": "不该出现的回答", "delay": 1.0})
+    ask(page, "先别回答")
+    page.get_by_test_id("chat-stop").click()  # before chat.started: message_id null
+    reply = page.locator("[data-role='assistant']").last
+    expect(reply).to_have_attribute("data-status", "stopped", timeout=30_000)
+    assert "不该出现的回答" not in reply.inner_text()
     expect(page.get_by_test_id("chat-send")).to_be_visible()
     ctx.close()
 

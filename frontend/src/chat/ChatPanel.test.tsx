@@ -230,6 +230,19 @@ describe('ChatPanel', () => {
     expect(dialog.querySelector('[data-testid="inspect-usage"]')?.textContent).toContain('120 in');
   });
 
+  it('stops a question still being prepared (before chat.started) with message_id null', async () => {
+    const sock = await render();
+    const input = byTestId('chat-input') as HTMLTextAreaElement;
+    await act(async () => type(input, '把部署步骤写长一点'));
+    await act(async () => {
+      input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    });
+    expect(sock.sentOfType('chat.send')).toHaveLength(1);
+    expect(byTestId('chat-send')).toBeNull();
+    await act(async () => byTestId('chat-stop')!.click());
+    expect(sock.sentOfType('chat.stop')).toEqual([{ type: 'chat.stop', message_id: null }]);
+  });
+
   it('shows a model error with the configuration help', async () => {
     const sock = await render();
     await act(async () => type(byTestId('chat-input') as HTMLTextAreaElement, 'hi'));

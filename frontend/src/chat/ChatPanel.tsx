@@ -152,8 +152,10 @@ export function ChatPanel() {
     [draft, busy, engine, activeId, overlayStore, t],
   );
 
+  // Before `chat.started` the reply has no id yet: `message_id: null` stops it as soon as it starts.
   const stop = () => {
     if (streaming) engine.send({ type: 'chat.stop', message_id: streaming.messageId });
+    else if (state.pending) engine.send({ type: 'chat.stop', message_id: null });
   };
 
   // ------------------------------------------------------------ view

@@ -1,4 +1,4 @@
-// The question input: Enter sends, Shift+Enter is a new line, Esc stops a streaming reply; the
+// The question input: Enter sends, Shift+Enter is a new line, Esc stops a reply (also one still being prepared); the
 // context-preview switch, the character count and Send / Stop.
 import { useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -40,7 +40,7 @@ export function Composer({
     if (e.key === 'Enter' && !e.shiftKey && !isComposing(e)) {
       e.preventDefault();
       if (!tooLong) onSend();
-    } else if (e.key === 'Escape' && streaming) {
+    } else if (e.key === 'Escape' && (streaming || pending)) {
       onStop();
     }
   };
@@ -74,7 +74,7 @@ export function Composer({
         <span className={`char-count inline${tooLong ? ' over' : ''}`} data-testid="chat-char-count" title={t('limitHint', { limit: num(MAX_QUESTION_CHARS) })}>
           {num(count)} / {num(MAX_QUESTION_CHARS)}
         </span>
-        {streaming ? (
+        {streaming || pending ? (
           <button className="btn btn-small btn-danger-ghost" onClick={onStop} data-testid="chat-stop" title={t('stopHint')}>
             <StopIcon size={13} /> {t('stop')}
           </button>
