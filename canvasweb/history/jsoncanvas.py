@@ -6,7 +6,7 @@ two such nodes an edge. Canvasweb's own fields travel under one namespaced key,
 with every field intact while Obsidian and other JSON Canvas apps keep working.
 
 Import (`plan_import`) checks a whole document and returns what to create; the
-writes happen in `canvasweb.history.services.canvas_import`. Any problem rejects
+writes happen in `canvasweb.history.json_import.canvas_import`. Any problem rejects
 the file whole (`ImportRejected` lists every problem found). Mapping of things
 Canvasweb has no equivalent for (docs/history.md):
 
