@@ -1,4 +1,4 @@
-"""Create a new canvas from a JSON Canvas document (checked by jsoncanvas.py), all or nothing."""
+"""Create a new canvas from a JSON Canvas document (checked by the jsoncanvas package), all or nothing."""
 
 from __future__ import annotations
 
