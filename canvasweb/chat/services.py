@@ -7,7 +7,8 @@ suggested fact) go through canvases.services like every other write.
 This module holds the turn itself (check, compile, store, finish) and the context preview; the
 rest of the chat's service layer lives beside it and is importable from here too:
 conversations.py (conversations, messages), summary_fold.py (the rolling summary),
-model_requests.py (the model-request record, LLM status), suggestions.py (fact capture).
+model_requests.py (the model-request record, LLM status), suggestions.py (deciding fact
+suggestions; suggestion_capture.py captures them).
 """
 
 from __future__ import annotations
@@ -47,9 +48,7 @@ from .model_requests import model_request_to_dict as model_request_to_dict
 from .models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
 from .prompts import SYSTEM_PROMPT
 from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
-from .suggestions import (
-    capture_suggestions,
-)
+from .suggestion_capture import capture_suggestions
 from .suggestions import (
     suggestion_accept as suggestion_accept,
 )
@@ -406,7 +405,7 @@ def _title_from(question: str) -> str:
     return line if len(line) <= 60 else line[:59] + "…"
 
 
-# --- fact capture (chat/suggestions.py) ------------------------------------------------------------------
+# --- fact capture (chat/suggestion_capture.py) ------------------------------------------------------------------
 
 
 def _capture_suggestions(*, conversation: Conversation, message: Message, role: str) -> list[dict]:
