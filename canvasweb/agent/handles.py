@@ -19,6 +19,8 @@ _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 
 
 class HandleBook(RunState):
+    """The turn's handle ↔ node id map."""
+
     def _seed(self, handles: dict[str, str]) -> None:
         self.seeded = True
         for handle, node_id in handles.items():

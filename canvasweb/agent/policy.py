@@ -26,6 +26,8 @@ from .records import CallRecords
 
 
 class PolicyChecks(CallRecords):
+    """The checks a call must pass before it writes or proposes."""
+
     def _check_offered(self, name: str) -> None:
         if name in self.offered:
             return

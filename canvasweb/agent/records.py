@@ -21,6 +21,8 @@ from .models import AgentToolCall, ToolOutcome
 
 
 class CallRecords(HandleBook):
+    """Results for the model and the records of each call."""
+
     def _masker(self) -> Callable[[str], str]:
         if self._mask is None:
             secret_mask = self._secret_mask()

@@ -30,6 +30,8 @@ def agent_settings() -> dict:
 
 
 class RunState:
+    """What an AgentRunner keeps between the tool calls of one turn."""
+
     def __init__(self, *, user, canvas_id: int):
         config = agent_settings()
         self.user = user

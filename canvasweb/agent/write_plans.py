@@ -35,6 +35,8 @@ class _Planned:
 
 
 class WritePlans(PolicyChecks):
+    """Write tool call → a checked, placed canvas operation."""
+
     def _plan(self, name: str, args: dict, *, canvas: Canvas, role: str, turn) -> _Planned:
         level_of = permissions.sensitivity_level
         if name == "add_node":

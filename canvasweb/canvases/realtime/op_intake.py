@@ -25,6 +25,8 @@ QUEUE_FULL_RETRY_MS = 200
 
 
 class OpHandlers(CanvasSocket):
+    """`op` frames: admitted on arrival, applied by the canvas committer, acked in order."""
+
     async def handle_op(self, message: dict[str, Any]) -> None:
         client_op_id = message.get("client_op_id")
         if not isinstance(client_op_id, str) or not 1 <= len(client_op_id) <= 64:

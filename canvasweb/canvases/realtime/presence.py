@@ -35,6 +35,8 @@ PRESENCE_COLORS = (
 
 
 class PresenceHandlers(CanvasSocket):
+    """`presence` frames from the client and the presence events from the layer."""
+
     async def handle_presence(self, message: dict[str, Any]) -> None:
         viewport = clean_point(message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport")
         cursor = message.get("cursor")

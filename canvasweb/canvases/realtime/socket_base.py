@@ -39,6 +39,8 @@ def config_int(name: str) -> int:
 
 
 class CanvasSocket(AsyncWebsocketConsumer):
+    """The base of CanvasConsumer: shared state and a receive loop that survives layer outages."""
+
     # Set in CanvasConsumer.connect(); declared here for the parts that use them.
     user: User
     canvas_id: int

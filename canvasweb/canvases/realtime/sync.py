@@ -42,6 +42,8 @@ def sync_check_seconds() -> float:
 
 
 class SyncHandlers(CanvasSocket):
+    """hello, catch_up, the change events from the layer, and the periodic sync check."""
+
     async def handle_hello(self, message: dict[str, Any]) -> None:
         last = message.get("last_revision")
         if last is not None and (
