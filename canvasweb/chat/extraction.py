@@ -32,7 +32,8 @@ from canvasweb.context.types import NodeData
 from .context_inputs import canvas_inputs
 from .llm import ModelConfig
 from .models import FactSuggestion, Message, SuggestionStatus
-from .suggestions import capture_suggestions, visible_nodes
+from .suggestion_capture import capture_suggestions
+from .suggestions import visible_nodes
 
 logger = logging.getLogger(__name__)
 

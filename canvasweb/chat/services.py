@@ -3,23 +3,25 @@
 Synchronous and ORM-bound; the WebSocket streaming lives in chat/turns.py and
 calls these through `database_sync_to_async`. Canvas writes (accepting a
 suggested fact) go through canvases.services like every other write.
+
+This module holds the turn itself (check, compile, store, finish) and the context preview; the
+rest of the chat's service layer lives beside it and is importable from here too:
+conversations.py (conversations, messages), summary_fold.py (the rolling summary),
+model_requests.py (the model-request record, LLM status), suggestions.py (deciding fact
+suggestions; suggestion_capture.py captures them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from django.db import transaction
-from django.db.models import Prefetch
 from django.utils import timezone
 
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.common.errors import InvalidOperation, NotFound
 from canvasweb.context.compiler import compile_context
-from canvasweb.context.redaction import mask_credentials
-from canvasweb.context.summary import SUMMARY_PROMPT_TEMPLATE, build_summary, should_fold, wrap_model_summary
 from canvasweb.context.tokens import count_tokens
 from canvasweb.context.types import CompiledContext, CompileRequest, Role, Strategy
 
@@ -28,17 +30,25 @@ from .context_inputs import (
     archived_history_for,
     canvas_inputs,
     history_for,
-    message_data,
     viewport_from,
 )
+from .conversations import MESSAGE_PAGE_DEFAULT as MESSAGE_PAGE_DEFAULT
+from .conversations import MESSAGE_PAGE_MAX as MESSAGE_PAGE_MAX
+from .conversations import conversation_create as conversation_create
+from .conversations import conversation_for_user
+from .conversations import conversation_to_dict as conversation_to_dict
+from .conversations import conversations_for as conversations_for
+from .conversations import message_to_dict as message_to_dict
+from .conversations import messages_page as messages_page
 from .embeddings import embedding_inputs
 from .llm import ModelConfig
+from .model_requests import llm_status as llm_status
+from .model_requests import model_request_for as model_request_for
+from .model_requests import model_request_to_dict as model_request_to_dict
 from .models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
 from .prompts import SYSTEM_PROMPT
 from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
-from .suggestions import (
-    capture_suggestions,
-)
+from .suggestion_capture import capture_suggestions
 from .suggestions import (
     suggestion_accept as suggestion_accept,
 )
@@ -51,11 +61,14 @@ from .suggestions import (
 from .suggestions import (
     suggestions_for_conversation as suggestions_for_conversation,
 )
+from .summary_fold import KEEP_AFTER_FOLD as KEEP_AFTER_FOLD
+from .summary_fold import SUMMARY_MAX_TOKENS as SUMMARY_MAX_TOKENS
+from .summary_fold import FoldPlan as FoldPlan
+from .summary_fold import summary_fold_plan as summary_fold_plan
+from .summary_fold import summary_prompt as summary_prompt
+from .summary_fold import summary_store as summary_store
 
 MAX_QUESTION_CHARS = 8000
-# Messages always kept verbatim after a fold (the rest go into the summary).
-KEEP_AFTER_FOLD = 4
-SUMMARY_MAX_TOKENS = 600
 
 
 @dataclass
@@ -71,97 +84,6 @@ class PreparedTurn:
     compiled: CompiledContext | None = None
     # The compile report as this role may see it (sent as chat.started.context).
     preview: dict | None = None
-
-
-# --- conversations --------------------------------------------------------------------
-
-
-def conversation_create(*, user, canvas_id: int, title: str = "") -> Conversation:
-    canvas, _ = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
-    if not isinstance(title, str) or len(title) > 200:
-        raise InvalidOperation("title must be a string of at most 200 characters", field="title")
-    return Conversation.objects.create(canvas=canvas, user=user, title=title.strip())
-
-
-def conversation_for_user(*, user, conversation_id: Any) -> Conversation:
-    """The user's own conversation on a canvas they still belong to."""
-    if isinstance(conversation_id, bool) or not isinstance(conversation_id, int):
-        raise InvalidOperation("conversation_id must be an integer", field="conversation_id")
-    conversation = Conversation.objects.select_related("canvas").filter(pk=conversation_id, user=user).first()
-    if (
-        conversation is None
-        or canvas_selectors.user_role(user=user, canvas_id=conversation.canvas_id) is None
-    ):
-        raise NotFound("no such conversation", field="conversation_id")
-    return conversation
-
-
-def conversations_for(*, user, canvas_id: int) -> list[Conversation]:
-    canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
-    return list(Conversation.objects.filter(user=user, canvas_id=canvas_id).order_by("-updated_at"))
-
-
-MESSAGE_PAGE_DEFAULT = 100
-MESSAGE_PAGE_MAX = 500
-
-
-def messages_page(
-    *, conversation: Conversation, before: int | None = None, limit: int | None = None
-) -> tuple[list[Message], int | None]:
-    """The newest `limit` messages with an id below `before`, oldest first, and the `before` of the
-    next (older) page or None. Two queries whatever the page holds: messages, then their model
-    request ids (prefetched, so message_to_dict asks nothing per assistant message)."""
-    limit = MESSAGE_PAGE_DEFAULT if limit is None else limit
-    if not 1 <= limit <= MESSAGE_PAGE_MAX:
-        raise InvalidOperation(f"limit must be between 1 and {MESSAGE_PAGE_MAX}", field="limit")
-    rows = Message.objects.filter(conversation=conversation)
-    if before is not None:
-        rows = rows.filter(id__lt=before)
-    rows = rows.order_by("-id").prefetch_related(
-        Prefetch("model_requests", queryset=ModelRequest.objects.order_by("id").only("id", "message_id"))
-    )
-    page = list(rows[: limit + 1])
-    more = len(page) > limit
-    page = page[:limit]
-    page.reverse()
-    return page, (page[0].pk if more and page else None)
-
-
-def message_to_dict(message: Message) -> dict:
-    # The first request of a turn holds the compiled context; agent rounds follow it.
-    if message.role != MessageRole.ASSISTANT or not message.pk:
-        request_ids = []
-    elif "model_requests" in getattr(message, "_prefetched_objects_cache", {}):
-        request_ids = [r.pk for r in message.model_requests.all()]  # prefetched, in id order
-    else:
-        request_ids = list(message.model_requests.order_by("id").values_list("id", flat=True))
-    request_id = request_ids[0] if request_ids else None
-    return {
-        "id": message.pk,
-        "conversation_id": message.conversation_id,
-        "role": message.role,
-        "source": message.source,
-        "content": message.content,
-        "status": message.status,
-        "error": message.error or None,
-        "error_code": message.error_code or None,
-        "token_count": message.token_count,
-        "model_request_id": request_id,
-        "model_request_ids": request_ids,
-        "created_at": message.created_at.isoformat().replace("+00:00", "Z"),
-        **({"handles": dict(message.handles or {})} if message.role == MessageRole.ASSISTANT else {}),
-    }
-
-
-def conversation_to_dict(conversation: Conversation) -> dict:
-    return {
-        "id": conversation.pk,
-        "canvas_id": conversation.canvas_id,
-        "title": conversation.title,
-        "summary": conversation.summary,
-        "created_at": conversation.created_at.isoformat().replace("+00:00", "Z"),
-        "updated_at": conversation.updated_at.isoformat().replace("+00:00", "Z"),
-    }
 
 
 # --- compiling ------------------------------------------------------------------------
@@ -478,136 +400,14 @@ def record_model_round(
     )
 
 
-@dataclass
-class FoldPlan:
-    """Messages due to be folded into the summary (and the ones kept verbatim)."""
-
-    conversation: Conversation
-    fold: list[Message]
-    keep: list[Message]
-    # Masks the values of the canvas's secret nodes (the fold request and the stored summary never hold them).
-    secret_mask: Callable[[str], str] = field(default=lambda text: text)
-
-
-def summary_fold_plan(*, conversation: Conversation, recent_budget: int) -> FoldPlan | None:
-    """When the verbatim window passes 70 % of its budget, the oldest turns are due for folding."""
-    history = list(
-        Message.objects.filter(conversation=conversation, id__gt=conversation.summarized_through_id)
-        .exclude(status=MessageStatus.ERROR)
-        .order_by("id")
-    )
-    recent_tokens = sum((m.token_count or 0) + 4 for m in history)
-    if len(history) <= KEEP_AFTER_FOLD or not should_fold(
-        recent_tokens=recent_tokens, recent_budget=recent_budget
-    ):
-        return None
-    return FoldPlan(
-        conversation=conversation,
-        fold=history[:-KEEP_AFTER_FOLD],
-        keep=history[-KEEP_AFTER_FOLD:],
-        secret_mask=canvas_inputs(canvas_id=conversation.canvas_id)[2].secret_masker,
-    )
-
-
-def summary_prompt(plan: FoldPlan) -> list[dict]:
-    """The model-written summary request: the template, masked like every prompt (credentials and the
-    values of secret nodes)."""
-    transcript = "\n".join(f"{m.role}: {m.content}" for m in plan.fold)
-    prompt = SUMMARY_PROMPT_TEMPLATE.format(
-        max_words=SUMMARY_MAX_TOKENS // 2,
-        previous_summary=plan.conversation.summary or "(none)",
-        messages=transcript,
-    )
-    return [{"role": "user", "content": plan.secret_mask(mask_credentials(prompt))}]
-
-
-def summary_store(*, plan: FoldPlan, model_text: str | None = None) -> Conversation:
-    """Fold: the model's summary when it wrote one, else the deterministic extractive summary."""
-    conversation = plan.conversation
-    if model_text and model_text.strip():
-        text = wrap_model_summary(plan.secret_mask(mask_credentials(model_text)))
-        tokens = count_tokens(text, encoding=TOKEN_CACHE.encoding)
-    else:
-        result = build_summary(
-            messages=[message_data(m) for m in plan.fold],
-            max_tokens=SUMMARY_MAX_TOKENS,
-            later_messages=[message_data(m) for m in plan.keep],
-            previous_summary=conversation.summary or None,
-            cache=TOKEN_CACHE,
-            # reconciled with the canvas: superseded/archived values leave the summary
-            is_stale=canvas_inputs(canvas_id=conversation.canvas_id)[2].is_stale_text,
-        )
-        text = plan.secret_mask(result.text)
-        tokens = result.tokens if text == result.text else count_tokens(text, encoding=TOKEN_CACHE.encoding)
-    conversation.summary = text
-    conversation.summary_token_count = tokens
-    conversation.summarized_through_id = plan.fold[-1].pk
-    conversation.save(update_fields=["summary", "summary_token_count", "summarized_through_id", "updated_at"])
-    return conversation
-
-
 def _title_from(question: str) -> str:
     line = " ".join(question.split())
     return line if len(line) <= 60 else line[:59] + "…"
 
 
-# --- fact capture (chat/suggestions.py) ------------------------------------------------------------------
+# --- fact capture (chat/suggestion_capture.py) ------------------------------------------------------------------
 
 
 def _capture_suggestions(*, conversation: Conversation, message: Message, role: str) -> list[dict]:
     """The deterministic capture of a user message (the benchmark's `canvas+capture` calls this)."""
     return capture_suggestions(conversation=conversation, message=message, role=role)
-
-
-def model_request_for(*, user, request_id: int) -> ModelRequest:
-    """The asker's own request, and only while they are still a member of its canvas (staff: any)."""
-    request = ModelRequest.objects.filter(pk=request_id).select_related("conversation").first()
-    if request is None or (request.conversation.user_id != user.pk and not user.is_staff):
-        raise NotFound("no such model request", field="request_id")
-    if not user.is_staff and canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) is None:
-        raise NotFound("no such model request", field="request_id")
-    return request
-
-
-def model_request_to_dict(request: ModelRequest, *, user=None) -> dict:
-    """`report` is filtered for the asker's current role (staff who are not members see it whole)."""
-    report = request.report
-    if user is not None:
-        role = canvas_selectors.user_role(user=user, canvas_id=request.canvas_id) or (
-            "owner" if user.is_staff else None
-        )
-        report = visible_report_dict(report, hidden=hidden_node_ids(canvas_id=request.canvas_id, role=role))
-    return {
-        "id": request.pk,
-        "conversation_id": request.conversation_id,
-        "message_id": request.message_id,
-        "purpose": request.purpose,
-        "model": request.model,
-        "base_url": request.base_url,
-        "strategy": request.strategy,
-        "messages": request.messages,
-        "tools": request.tools,
-        "layer_tokens": request.layer_tokens,
-        "budget": request.budget,
-        "included_node_ids": request.included_node_ids,
-        "report": report,
-        "response_text": request.response_text,
-        "tool_calls": request.tool_calls,
-        "usage": request.usage,
-        "latency_ms": request.latency_ms,
-        "error": request.error or None,
-        "created_at": request.created_at.isoformat().replace("+00:00", "Z"),
-    }
-
-
-def llm_status() -> dict:
-    config = ModelConfig.from_settings()
-    return {
-        "configured": config.configured,
-        "model": config.model if config.configured else None,
-        "context_window": config.context_window,
-        "max_output_tokens": config.max_output_tokens,
-        "help": None
-        if config.configured
-        else "Set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL) and restart; see README 'Connecting a model'.",
-    }

@@ -19,7 +19,7 @@ from canvasweb.common.errors import BadMessage, CanvasError
 from . import executor, extraction, services
 from .executor import off_db_thread
 from .llm import ModelConfig, ModelError, ModelNotConfigured, stream_chat
-from .suggestions import capture_suggestions
+from .suggestion_capture import capture_suggestions
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """REST endpoints for history: node timelines, the activity feed, revert, undo/redo, JSON Canvas.
 
-Thin views, like canvasweb/canvases/api/views.py: parse, call a selector or a
+Thin views, like canvasweb/canvases/api/views/: parse, call a selector or a
 service, shape the answer. Writes go through canvasweb.history.services, which
 hands every change to the one write path. Errors are CanvasErrors rendered as
 {"error": {code, message, field}}; a rejected import adds `problems`.

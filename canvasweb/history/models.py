@@ -164,7 +164,7 @@ class UndoStep(models.Model):
     this row says which of the user's revisions it took off their undo (or redo)
     stack, including undos where every part was skipped and nothing was written
     (`revision` is then null). The stacks are rebuilt from the log plus these rows
-    (canvasweb.history.services.undo_stacks). Not part of the audit chain.
+    (canvasweb.history.undo.undo_stacks). Not part of the audit chain.
     """
 
     canvas = models.ForeignKey(

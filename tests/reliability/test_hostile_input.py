@@ -203,12 +203,12 @@ def test_token_request_with_surrogate_username_is_a_cheap_400(db):
 
 def test_an_unexpected_error_under_api_is_json_500_even_with_debug(world, settings, monkeypatch):
     settings.DEBUG = True
-    from canvasweb.canvases.api import views
+    from canvasweb.canvases.api.views import sync as sync_views
 
     def explode(**kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(views.selectors, "canvas_snapshot", explode)
+    monkeypatch.setattr(sync_views.selectors, "canvas_snapshot", explode)
     client = world["client"]
     client.raise_request_exception = False
     response = client.get(f"/api/canvases/{world['canvas'].pk}/snapshot/")

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 EXPLAINED = {
     (
-        "canvasweb/bench/sync_bench.py",
+        "canvasweb/bench/sync/phases.py",
         "B310",
     ): "urlopen of the benchmark's own loopback server (http://127.0.0.1)",
     ("canvasweb/testing/stack.py", "B310"): "test helper: urlopen of the test cluster's loopback server",

@@ -31,7 +31,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from canvasweb.agent import tools as agent_tools
-from canvasweb.agent.runner import DATA_NOTE, AgentRunner
+from canvasweb.agent.reads import DATA_NOTE
+from canvasweb.agent.runner import AgentRunner
 from canvasweb.chat import services as chat_services
 from canvasweb.chat.llm import ModelConfig
 from canvasweb.chat.models import Conversation, Message, MessageRole, MessageSource, MessageStatus

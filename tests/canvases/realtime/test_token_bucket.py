@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from canvasweb.canvases.realtime import consumers
-from canvasweb.canvases.realtime.consumers import TokenBucket
+from canvasweb.canvases.realtime import token_bucket
+from canvasweb.canvases.realtime.token_bucket import TokenBucket
 
 
 class Clock:
@@ -16,7 +16,7 @@ class Clock:
 
 def _bucket(monkeypatch, rate: int = 10) -> tuple[TokenBucket, Clock]:
     clock = Clock()
-    monkeypatch.setattr(consumers.time, "monotonic", clock)
+    monkeypatch.setattr(token_bucket.time, "monotonic", clock)
     return TokenBucket(rate), clock
 
 

@@ -1,0 +1,208 @@
+"""Running the clients through the phases (warm-up, paced, saturated) and measuring each phase.
+
+`paced`: all clients together send a fixed total rate, not waiting for acks; `saturated`: each
+client sends its next op as soon as the previous one is acked (closed loop). A phase row checks
+every acknowledged op against the change log read back over REST.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Sequence
+
+from canvasweb.testing.servers import Cluster
+
+from ..common import Progress, percentile
+from .clients import BenchClient, PhaseState
+
+
+async def run_phase(
+    clients: Sequence[BenchClient],
+    *,
+    name: str,
+    tag: str,
+    ops: int,
+    paced_rate: float | None,
+    timeout: float,
+    progress: Progress | None,
+) -> PhaseState:
+    phase = PhaseState(name=name, tag=tag, paced_rate=paced_rate)
+    for c in clients:
+        c.phase = phase
+        c.node_id = None
+    deadline = time.monotonic() + timeout
+
+    async def closed_loop(c: BenchClient) -> None:
+        for k in range(ops):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                phase.errors["phase_timeout"] += 1
+                return
+            await c.send_op(phase, k, wait=True, timeout=min(left, 30.0))
+            if progress:
+                progress.advance()
+
+    async def paced(c: BenchClient, i: int, rate: float) -> None:
+        interval = len(clients) / rate
+        start = time.perf_counter() + (i / len(clients)) * interval  # stagger the clients evenly
+        for k in range(ops):
+            delay = start + k * interval - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if time.monotonic() > deadline:
+                phase.errors["phase_timeout"] += 1
+                return
+            await c.send_op(phase, k, wait=False, timeout=0)
+            if progress:
+                progress.advance()
+
+    if paced_rate:
+        await asyncio.gather(*(paced(c, i, paced_rate) for i, c in enumerate(clients)))
+    else:
+        await asyncio.gather(*(closed_loop(c) for c in clients))
+    # Wait for the outstanding acks and for the fan-out to drain (bounded).
+    others = len(clients) - 1
+    settle_until = min(deadline, time.monotonic() + 15.0)
+    while time.monotonic() < settle_until:
+        answered = len(phase.acked) + sum(phase.rejected.values())
+        expected = len(phase.acked) * others
+        if answered >= len(phase.sent) and len(phase.delivered) >= expected:
+            break
+        await asyncio.sleep(0.05)
+    return phase
+
+
+def _summ(values: Sequence[float]) -> dict[str, float | None]:
+    def r(v):
+        return None if v is None else round(v, 2)
+
+    return {
+        "p50": r(percentile(values, 0.50)),
+        "p95": r(percentile(values, 0.95)),
+        "p99": r(percentile(values, 0.99)),
+        "max": r(max(values) if values else None),
+        "n": len(values),
+    }
+
+
+def phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
+    acked_new = list(phase.acked)
+    duration = ((phase.last_ack or phase.first_send or 0) - (phase.first_send or 0)) or None
+    lost = sum(1 for c in acked_new if log_counts.get(c, 0) != 1)
+    phantom = sum(1 for c in phase.sent if c not in phase.acked and log_counts.get(c, 0) > 0)
+    fan = _summ(phase.fanout)
+    cross = _summ(phase.fanout_cross)
+    ack = _summ(list(phase.acked.values()))
+    expected = len(phase.acked) * (clients - 1)
+    return {
+        "clients": clients,
+        "phase": phase.name,
+        "ops_sent": len(phase.sent),
+        "acked": len(phase.acked),
+        "duplicate_acks": phase.duplicates,
+        "rejected": dict(phase.rejected),
+        "unanswered": len(phase.sent) - len(phase.acked) - sum(phase.rejected.values()),
+        "errors": dict(phase.errors),
+        "duration_s": round(duration, 3) if duration else None,
+        "committed_ops_per_s": round(len(acked_new) / duration, 1) if duration else None,
+        "ack_p50_ms": ack["p50"],
+        "ack_p95_ms": ack["p95"],
+        "ack_p99_ms": ack["p99"],
+        "fanout_p50_ms": fan["p50"],
+        "fanout_p95_ms": fan["p95"],
+        "fanout_p99_ms": fan["p99"],
+        "fanout_max_ms": fan["max"],
+        "fanout_samples": fan["n"],
+        "fanout_cross_process_p50_ms": cross["p50"],
+        "fanout_cross_process_p99_ms": cross["p99"],
+        "deliveries_expected": expected,
+        "deliveries_received": len(phase.delivered),
+        "deliveries_missed": max(0, expected - len(phase.delivered)),
+        "deliveries_late": phase.delivered_late,
+        "lost_acked_ops": lost,
+        "committed_but_not_acked": phantom,
+    }
+
+
+def fetch_change_log(base_url: str, *, canvas_id: int, token: str) -> Counter:
+    """client_op_id -> how many change-log revisions carry it (REST catch-up, paginated)."""
+    counts: Counter = Counter()
+    since = 0
+    for _ in range(100_000):
+        req = urllib.request.Request(
+            f"{base_url}/api/canvases/{canvas_id}/changes/?since={since}&limit=1000",
+            headers={"Authorization": f"Token {token}", "Accept": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            page = json.loads(resp.read().decode("utf-8"))
+        for event in page.get("events", []):
+            if event.get("client_op_id"):
+                counts[event["client_op_id"]] += 1
+        if not page.get("has_more") or page.get("to") == since:
+            break
+        since = page["to"]
+    return counts
+
+
+def paced_ops(rate: float, seconds: float, clients: int) -> int:
+    """Ops per client in a paced phase: `rate` ops/s in total for about `seconds` (at least 1 each)."""
+    return max(1, round(rate * seconds / clients))
+
+
+async def run_clients(
+    cluster: Cluster,
+    *,
+    canvas_id: int,
+    tokens: list[str],
+    ops: int,
+    rates: Sequence[float],
+    timeout: float,
+    phases: Sequence[str],
+    progress: Progress | None,
+    warmup: int = 0,
+    paced_seconds: float = 20.0,
+) -> tuple[list, list[str]]:
+    servers_of = {i: i % len(cluster.ports) for i in range(len(tokens))}
+    clients = [
+        BenchClient(
+            i,
+            url=cluster.ws_url(servers_of[i], canvas_id),
+            token=tokens[i],
+            server=servers_of[i],
+            servers_of=servers_of,
+        )
+        for i in range(len(tokens))
+    ]
+    notes: list[str] = []
+    await asyncio.gather(*(c.connect() for c in clients))
+    results = []
+    try:
+        if warmup:
+            # Not reported: the first ops on each server process pay for lazy imports and new connections.
+            warm = await run_phase(
+                clients, name="warmup", tag="w", ops=warmup, paced_rate=None, timeout=timeout, progress=None
+            )
+            results.append(warm)
+        plan = [(name, rate) for name in phases for rate in (rates if name == "paced" else [None])]
+        for i, (name, rate) in enumerate(plan):
+            n = paced_ops(rate, paced_seconds, len(clients)) if rate else ops
+            phase = await run_phase(
+                clients,
+                name=name,
+                tag=f"{name[0]}{i}",
+                ops=n,
+                paced_rate=rate,
+                timeout=timeout,
+                progress=progress,
+            )
+            results.append(phase)
+    finally:
+        for c in clients:
+            if c.closed_reason:
+                notes.append(f"client {c.index}: {c.closed_reason}")
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+    return results, notes

@@ -1,0 +1,150 @@
+"""The canvas socket's shared state and its channel-layer resilience.
+
+`CanvasSocket` declares what every part of the canvas consumer (consumers.py, sync.py,
+op_intake.py, presence.py) reads and writes on `self`, and keeps the socket up when the
+channel layer (Redis) fails: the receive is retried with backoff and the group is rejoined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from typing import Any
+
+from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from channels.utils import await_many_dispatch
+from django.contrib.auth.models import User
+
+from canvasweb.canvases import permissions
+from canvasweb.chat.turns import ChatSession
+from canvasweb.common.config import canvasweb_config
+
+from .fanout import encode_frame
+from .token_bucket import TokenBucket
+
+logger = logging.getLogger(__name__)
+
+CLOSE_TOO_LARGE = 1009
+CLOSE_MEMBERSHIP_REVOKED = 4403
+CLOSE_CANVAS_DELETED = 4404
+
+
+def config_int(name: str) -> int:
+    return int(canvasweb_config()[name])
+
+
+class CanvasSocket(AsyncWebsocketConsumer):
+    """The base of CanvasConsumer: shared state and a receive loop that survives layer outages."""
+
+    # Set in CanvasConsumer.connect(); declared here for the parts that use them.
+    user: User
+    canvas_id: int
+    group: str
+    role: str | None
+    synced_revision: int | None  # None until hello has been answered
+    hello_seen: bool
+    connection_id: str
+    presence: dict[str, Any] | None
+    presence_pending: dict[str, Any] | None
+    presence_flush: asyncio.TimerHandle | None
+    last_presence_sent: float
+    bucket: TokenBucket
+    op_queue: asyncio.Queue[Any]
+    op_worker: asyncio.Task[Any] | None
+    max_queued_ops: int
+    joined: bool
+    chat: ChatSession | None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Handlers, layer events and the periodic sync check run one at a time.
+        self._dispatch_lock = asyncio.Lock()
+        self._maintenance: asyncio.Task[Any] | None = None
+        self._layer_down_since: float | None = None
+        self.last_event_at = time.monotonic()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """AsyncConsumer.__call__, except that a channel-layer failure does not end the socket.
+
+        With channels_redis, a Redis outage makes `receive` raise; the stock consumer
+        then dies and Daphne closes every socket with 1011. Here the socket stays up
+        (ops still commit and ack from the database), the receive is retried with
+        backoff, and the periodic sync check rejoins the group and pushes whatever
+        was missed once the layer is back.
+        """
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.base_send = send
+        try:
+            if self.channel_layer is None:
+                await await_many_dispatch([receive], self.dispatch)
+                return
+            self.channel_name = await self.channel_layer.new_channel()
+            self.channel_receive = self._resilient_channel_receive
+            await await_many_dispatch([receive, self.channel_receive], self.dispatch)
+        except StopConsumer:
+            pass
+        finally:
+            for task in (self._maintenance, getattr(self, "op_worker", None)):
+                if task is not None:
+                    task.cancel()
+
+    async def _resilient_channel_receive(self) -> dict[str, Any]:
+        delay = 0.1
+        while True:
+            try:
+                message: dict[str, Any] = await self.channel_layer.receive(self.channel_name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if self._layer_down_since is None:
+                    self._layer_down_since = time.monotonic()
+                    logger.warning(
+                        "channel layer receive failed on canvas %s; retrying",
+                        getattr(self, "canvas_id", None),
+                        exc_info=True,
+                    )
+                await asyncio.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 1.0)
+                continue
+            if self._layer_down_since is not None:
+                logger.warning(
+                    "channel layer receive works again on canvas %s after %.1f s",
+                    getattr(self, "canvas_id", None),
+                    time.monotonic() - self._layer_down_since,
+                )
+                self._layer_down_since = None
+            return message
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # AsyncConsumer.dispatch without its `aclose_old_connections()`: that hops to the (single,
+        # shared) database thread for every frame, so a busy database slowed down *reading* the socket
+        # and the rate limiter saw a flood only as fast as the database worked. Every database call
+        # here goes through database_sync_to_async, which closes stale connections itself.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        async with self._dispatch_lock:
+            await handler(message)
+
+    async def _join_group(self) -> bool:
+        """(Re)join the canvas group; idempotent, and it refreshes the membership's expiry."""
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception:
+            if self._layer_down_since is None:
+                self._layer_down_since = time.monotonic()
+                logger.warning("could not join group %s; will retry", self.group, exc_info=True)
+            return False
+        return True
+
+    def _level(self) -> int:
+        return permissions.role_level(self.role) if self.role else -1
+
+    async def send_json(self, content: Any) -> None:
+        await self.send(text_data=encode_frame(content))

@@ -1,0 +1,208 @@
+"""Keeping one canvas socket in sync: hello and catch-up, incoming change events, the sync check.
+
+Every socket tracks `synced_revision`, the last revision it sent; it answers hello with a snapshot
+or the missed changes, forwards each later change filtered for its role, asks for a resync when
+the role or visibility changed, and heals on its own every WS_SYNC_CHECK_SECONDS
+(docs/protocol.md, docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from canvasweb.canvases import selectors
+from canvasweb.common.config import canvasweb_config
+from canvasweb.common.errors import BadMessage, CanvasError
+
+from . import daphne_guards
+from .fanout import change_frame
+from .socket_base import CLOSE_CANVAS_DELETED, CLOSE_MEMBERSHIP_REVOKED, CanvasSocket, config_int
+
+logger = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+
+
+def sync_check_seconds() -> float:
+    """How often each socket rejoins its group and checks it has not missed a revision (0 = never).
+
+    See docs/reliability.md: the channel layer delivers at most once and loses group
+    memberships when Redis restarts, so every connection heals itself on this period.
+    """
+    value = canvasweb_config().get("WS_SYNC_CHECK_SECONDS")
+    if value is None:
+        value = float(daphne_guards.env_number("CANVASWEB_WS_SYNC_CHECK_SECONDS", 5.0))
+    return float(value)
+
+
+class SyncHandlers(CanvasSocket):
+    """hello, catch_up, the change events from the layer, and the periodic sync check."""
+
+    async def handle_hello(self, message: dict[str, Any]) -> None:
+        last = message.get("last_revision")
+        if last is not None and (
+            isinstance(last, bool) or not isinstance(last, int) or not 0 <= last < 2**53
+        ):
+            raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
+        self.hello_seen = True
+        state = await database_sync_to_async(self._load_state)(since=last)
+        if state is None:
+            await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
+            return
+        await self.send_json(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "canvas": state["canvas"],
+                "user": {"id": self.user.pk, "username": self.user.get_username()},
+                "role": self.role,
+                "connection_id": self.connection_id,
+            }
+        )
+        await self._send_state(state)
+        try:
+            await self.channel_layer.group_send(
+                self.group,
+                {
+                    "type": "presence.query",
+                    "reply_to": self.channel_name,
+                    "connection_id": self.connection_id,
+                },
+            )
+        except Exception:  # presence is a nicety; the layer may be down
+            logger.warning("presence query failed on canvas %s", self.canvas_id, exc_info=True)
+
+    async def handle_catch_up(self, message: dict[str, Any]) -> None:
+        since = message.get("since")
+        if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
+            raise BadMessage("since must be a non-negative integer", field="since")
+        state = await database_sync_to_async(self._load_state)(since=since)
+        if state is None:
+            await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
+            return
+        await self._send_state(state)
+
+    async def canvas_change(self, message: dict[str, Any], *, key: tuple[str, int] | None = None) -> None:
+        event = message["event"]
+        if self._membership_changed(event):
+            role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
+            if role is None:
+                await self.close(
+                    code=CLOSE_CANVAS_DELETED if self._canvas_deleted(event) else CLOSE_MEMBERSHIP_REVOKED
+                )
+                return
+            if role != self.role:
+                self.role = role
+                if self.synced_revision is not None:
+                    await self.send_json({"type": "resync", "reason": "your role changed"})
+                    self.synced_revision = None
+                return
+        self.last_event_at = time.monotonic()
+        if self.synced_revision is None or event["revision"] <= self.synced_revision:
+            return  # before hello (the hello answer will include it) or already sent
+        text, needs_resync = change_frame(event, level=self._level(), key=key)
+        if needs_resync or text is None:
+            await self.send_json({"type": "resync", "reason": "visibility changed"})
+            self.synced_revision = None
+            return
+        self.synced_revision = event["revision"]
+        await self.send(text_data=text)
+
+    async def canvas_changes(self, message: dict[str, Any]) -> None:
+        # One layer message per group commit (realtime/committer.py); one `change` frame per revision,
+        # encoded once per role level in this process (realtime/fanout.py).
+        batch = message.get("batch")
+        for index, event in enumerate(message["events"]):
+            await self.canvas_change(
+                {"type": "canvas.change", "event": event},
+                key=(batch, index) if isinstance(batch, str) else None,
+            )
+
+    def _load_state(self, *, since: int | None, only_if_behind: bool = False) -> dict[str, Any] | None:
+        """Snapshot or missed changes, read in one place (runs in a worker thread).
+
+        None when the user is no longer a member. With `only_if_behind`, {"canvas", "role"}
+        alone when the canvas is not past `since`.
+        """
+        try:
+            canvas, role = selectors.canvas_for_member(user=self.user, canvas_id=self.canvas_id)
+        except CanvasError:
+            return None
+        canvas_info = {"id": canvas.pk, "name": canvas.name, "revision": canvas.revision}
+        if only_if_behind and (since is None or canvas.revision <= since or role != self.role):
+            return {"canvas": canvas_info, "role": role}
+        self.role = role
+        too_far = (
+            since is None
+            or since > canvas.revision
+            or canvas.revision - since > config_int("CATCH_UP_MAX_REVISIONS")
+        )
+        if not too_far and since is not None:
+            # needs_resync covers a change of this user's own role in the range: start from a snapshot.
+            changes = selectors.changes_since(canvas=canvas, role=role, since=since, user_id=self.user.pk)
+            if not changes["needs_resync"] and not changes["has_more"]:
+                return {"canvas": canvas_info, "changes": changes}
+        return {"canvas": canvas_info, "snapshot": selectors.canvas_snapshot(canvas=canvas, role=role)}
+
+    async def _maintenance_loop(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval * (0.75 + 0.5 * random.random()))
+            try:
+                async with self._dispatch_lock:
+                    await self.sync_check(quiet_for=interval)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("sync check failed on canvas %s", self.canvas_id, exc_info=True)
+
+    async def sync_check(self, *, quiet_for: float = 0.0) -> None:
+        """Self-healing, run every WS_SYNC_CHECK_SECONDS: rejoin the group (Redis may have lost it) and,
+        if no change event arrived for `quiet_for` seconds, push any revision this socket missed.
+
+        The channel layer delivers at most once; a lost broadcast is normally noticed by the client as a
+        gap at the next change, but the last changes before a quiet spell would otherwise stay missing.
+        """
+        await self._join_group()
+        if self.synced_revision is None or time.monotonic() - self.last_event_at < quiet_for:
+            return
+        since, role = self.synced_revision, self.role
+        state = await database_sync_to_async(self._load_state)(since=since, only_if_behind=True)
+        if state is None:
+            await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
+            return
+        if state.get("role", role) != role:
+            self.role = state["role"]
+            await self.send_json({"type": "resync", "reason": "your role changed"})
+            self.synced_revision = None
+            return
+        if "snapshot" in state or "changes" in state:
+            if self.synced_revision != since:  # pragma: no cover - guarded by the dispatch lock
+                return
+            await self._send_state(state)
+
+    async def _send_state(self, state: dict[str, Any]) -> None:
+        if "snapshot" in state:
+            snapshot = state["snapshot"]
+            self.synced_revision = snapshot["revision"]
+            await self.send_json({"type": "snapshot", **snapshot})
+        else:
+            changes = state["changes"]
+            self.synced_revision = max(self.synced_revision or 0, changes["to"])
+            await self.send_json(
+                {"type": "changes", "from": changes["from"], "to": changes["to"], "events": changes["events"]}
+            )
+
+    def _membership_changed(self, event: dict[str, Any]) -> bool:
+        return any(
+            c["entity"] == "member" and c["id"] == str(self.user.pk) for c in event["changes"]
+        ) or self._canvas_deleted(event)
+
+    @staticmethod
+    def _canvas_deleted(event: dict[str, Any]) -> bool:
+        return any(c["entity"] == "canvas" and c["action"] == "deleted" for c in event["changes"])
