@@ -142,7 +142,7 @@ _REPLACED_VALUE_RES = (
     re.compile(r"\bfrom\s+(?:the\s+)?(?:[^,.;:!?]|(?<=\d)[.,:](?=\d)){1,40}?\s+(?=to\b)", re.IGNORECASE),
     re.compile(
         rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
-        r"|[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"
+        r"|(?:the\s+)?[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*(?:'s(?:\s+[a-z]+)?)?)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"
     ),
     re.compile(r"不是\s*[^，。；,;！!？?]{1,20}?\s*而是"),
     re.compile(rf"[，,]?\s*(?:而)?不是\s*{_VALUE_START}[^，。；,;！!？?]{{0,20}}"),

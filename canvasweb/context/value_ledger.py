@@ -50,14 +50,21 @@ if TYPE_CHECKING:
 
 _CUE_RE = re.compile(
     r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
-    r"turns out|after all|anymore|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable)\b"
-    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后",
+    r"turns out|after all|anymore|any more|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable|"
+    # a speaker taking back what was just said, or a value that went up or down
+    r"wait|hang on|hold on|sorry|wrong|mistake|misread|typo|make (?:it|that)|(?:down|up) to|"
+    r"rais(?:e|ed|ing)|lower(?:ed)?|drop(?:s|ped)?|bump(?:ed)?|settled?|going with|in the end)\b"
+    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后|"
+    # 以…为准, 不再, 最新, 说错/记错, 追加/涨到/降到, 按…来/准备/算: 说法不同, 都是改口
+    r"以.{1,16}?为准|不再|最新|错|不对|作废|追加|涨|降|增加到|减少到|按.{1,12}?(?:来|准备|算|执行)",
     re.IGNORECASE,
 )
 NEAR_BEST = 0.6
 # Without a correction cue, a statement replaces a value only when most of its subject words are that subject's.
 UNCUED_SHARE = 0.67
 OLD_NAMED_BONUS = 2.0
+# A cued correction that counts the same noun as a subject's value ("… is 40" for "48 seats").
+NOUN_BONUS = 1.0
 OLD_MARKER = "[old value]"
 NOW_MARKER = "[old value → now {value}]"
 
@@ -390,6 +397,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
     for m in ev.mentions:
         if m.negated:
             continue
+        if m.question and ev.role == "user" and _join_asked(m, ev, slots, owner):
+            continue
         words = m.context | ev.node_words
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
@@ -446,11 +455,53 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             owner[(ev.position, m.start)] = home
 
 
+def _join_asked(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> bool:
+    """A value in a question asserts nothing ("I said 10 November last time, right?"): it joins the
+    subject that holds it, as current or as retired, and is rewritten like that subject's other
+    mentions. False when no subject holds it (the question may then state a value of its own)."""
+    holders = [
+        s
+        for s in slots
+        if (s.current is not None and same_value(m, s.current)) or any(same_value(m, r) for r in s.retired)
+    ]
+    if not holders:
+        return False
+    best = max(holders, key=lambda s: (_overlap(m.context, s), slots.index(s)))
+    if ev.position >= 0:
+        owner[(ev.position, m.start)] = best
+    return True
+
+
+def _slot_unit(s: _Slot) -> str:
+    old = s.current or (s.retired[-1] if s.retired else None)
+    return old.unit if old is not None else ""
+
+
+def _counts_the_same_noun(m: Mention, words: frozenset[str], s: _Slot) -> bool:
+    """The correction counts what the subject's value counts: "48 seats" and "the seated maximum is
+    40" (a count's noun is the strongest word of its subject; it weighs only when no other subject
+    counts it). Generic measure words (人, 个, 名) and short words do not count."""
+    noun = _slot_unit(s)
+    if not noun or (noun.isascii() and len(noun) < 3) or (not noun.isascii() and len(noun) < 2):
+        return False
+    return noun == m.unit or noun in words
+
+
 def _score(
     m: Mention, words: frozenset[str], cands: Sequence[_Slot], ev: _Event, named_old: set[int], cued: bool
 ) -> list[tuple[float, float, _Slot, bool]]:
     """(score, overlap, slot, same value?) of the subjects `m` may be about."""
     scored: list[tuple[float, float, _Slot, bool]] = []
+    unit_peers: dict[str, list[_Slot]] = {}
+
+    def noun_peers(unit: str) -> list[_Slot]:
+        """The candidate subjects whose value has this unit (or counts this noun)."""
+        if unit not in unit_peers:
+            unit_peers[unit] = [s for s in cands if _slot_unit(s) == unit]
+        return unit_peers[unit]
+
+    if cued and m.unit:
+        noun_peers(m.unit)
     for s in cands:
         same = s.current is not None and same_value(m, s.current)
         if s.since == ev.order and not same:
@@ -463,6 +514,8 @@ def _score(
         ):
             same = False  # the same value said about something else ("the offsite opens 11 August too")
         score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
+        if cued and not same and _counts_the_same_noun(m, words, s) and noun_peers(_slot_unit(s)) == [s]:
+            score += NOUN_BONUS
         if same and ev.role == "assistant" and not (overlap or not m.context):
             continue
         if same or id(s) in named_old:
@@ -470,8 +523,16 @@ def _score(
         elif ev.role == "canvas":
             need = 1.5
         elif cued:
-            # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two.
-            need = 1.0 if len(words & s.words) >= 2 or len(words) <= 3 else 1.5
+            # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two;
+            # none when the subject is the only one whose value has this unit ("5,000 mAh" for
+            # "3,400 mAh", "3150千伏安" for "2500千伏安"), said by another name.
+            need = (
+                1.0
+                if len(words & s.words) >= 2 or len(words) <= 3 or (m.unit and unit_peers.get(m.unit) == [s])
+                else 1.5
+            )
+            if m.unit and unit_peers.get(m.unit) == [s] and not same:
+                score = max(score, 1.0)
         else:
             need = max(2.0, UNCUED_SHARE * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
         if score >= need and score > 0:

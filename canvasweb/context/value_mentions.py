@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 from .capture.values import find_values
-from .lexical import tokenize
-from .text import stem
+from .lexical import EN_EXTRA_STOPWORDS, ZH_STOPWORDS, tokenize
+from .text import CJK_STOP_CHARS, STOPWORDS, stem
 
 # A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
@@ -33,7 +33,7 @@ _IDENT_RE = re.compile(
 # Text right before a value that names it as the replaced one.
 _OLD_BEFORE_RE = re.compile(
     r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bwas|\bold|\bprevious(?:ly)?|\bformer|"
-    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
+    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从|不再[按用是要]?)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
     re.IGNORECASE,
 )
 # Text right after a value that names it as the replaced one.
@@ -62,6 +62,7 @@ class Mention:
     sentence: int  # index of its sentence in the message
     negated: bool
     sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
+    question: bool = False  # said in a sentence that asks ("I said 10 November last time, right?")
     unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
 
 
@@ -91,6 +92,28 @@ def subject_words(text: str) -> frozenset[str]:
     )  # 改, 到: no subject
 
 
+_CJK_UNIT_PREFIXES = frozenset("千百万兆毫厘微公平立小")
+
+
+def _unit_after(text: str, end: int) -> str:
+    """The word after a bare number, as its unit ("12 pages" -> "page"); a function word is no unit
+    ("196 once they …", "60 for the workshops", "15 而是"), nor is a CJK run that starts with a
+    function character."""
+    um = _UNIT_AFTER_RE.match(text, end)
+    if not um:
+        return ""
+    word = um.group(1).lower()
+    if "\u4e00" <= word[0] <= "\u9fff":
+        # A Chinese unit is one measure character ("180件算了" -> 件), two when the first is a
+        # prefix of a compound unit (千瓦, 平方米, 公斤, 小时).
+        word = word[:2] if word[0] in _CJK_UNIT_PREFIXES and len(word) > 1 else word[:1]
+        if word.startswith("个"):  # the most common measure word (个 is also a stop character)
+            return word
+    if word in STOPWORDS or word in EN_EXTRA_STOPWORDS or word in ZH_STOPWORDS or word[0] in CJK_STOP_CHARS:
+        return ""
+    return stem(word)
+
+
 def _leading_number(raw: str) -> str:
     m = re.search(r"\d+(?:[.,]\d+)*", raw)
     return m.group(0).replace(",", "") if m else ""
@@ -113,7 +136,9 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         return ()
     values = []
     for v in find_values(text):
-        if v.key.startswith("rel:") or (v.type == "time" and not re.search(r"\d:\d|点", v.raw)):
+        if v.key.startswith("rel:") or (
+            v.type == "time" and not re.search(r"\d:\d|点|\d\s*[ap]m", v.raw, re.IGNORECASE)
+        ):
             continue
         if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2:
             continue  # "2 spare", "3 of them": too common to be anyone's value
@@ -153,13 +178,19 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         if len(words) < MIN_CONTEXT and ci + 1 < len(clauses):
             words |= clause_words[ci + 1]
         words |= header
+        if kind == "count":
+            # The noun of a count is what it counts: "240 seats" is about seats (the value span
+            # hides it from the clause words), as "the seated limit is 196" is.
+            words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
         before = text[max(0, start - 16) : start]
         after = text[end : end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
         unit = ""
-        if kind in ("number", "count"):
-            um = _UNIT_AFTER_RE.match(text, end)
-            unit = stem(um.group(1).lower()) if um else ""
+        if kind == "number":
+            unit = _unit_after(text, end)
+        elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
+            noun = re.sub(r"^[\d.,\s]+", "", raw).lower()
+            unit = noun[:2] if noun.startswith("个人") else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
         out.append(
             Mention(
                 start=start,
@@ -173,6 +204,8 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
                 sentence=si,
                 negated=negated,
                 sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words),
+                question=si < len(sentences)
+                and text[sentences[si][0] : sentences[si][1]].rstrip().endswith(("?", "？")),
             )
         )
     return tuple(out)
