@@ -43,7 +43,7 @@ from .capture.values import compatible
 from .ranking import parse_timestamp
 from .sentences import CORRECTION_RE
 from .types import MessageData, NodeData
-from .value_mentions import Mention, find_mentions, same_value, subject_words
+from .value_mentions import Mention, find_mentions, same_value, sentence_spans, subject_words
 
 if TYPE_CHECKING:
     from .tokens import TokenCache
@@ -87,6 +87,7 @@ class _Event:
     mentions: tuple[Mention, ...]
     cue_sentences: frozenset[int]
     node_words: frozenset[str] = frozenset()
+    cued_text_sentences: frozenset[int] = frozenset()  # by value_mentions' split, with or without a value
 
 
 def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
@@ -97,6 +98,14 @@ def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
     if cued and len(sentences) <= 2:
         return frozenset(m.sentence for m in mentions)
     return frozenset(m.sentence for m in mentions if m.sentence in cued) if cued else frozenset()
+
+
+def _cued_text_sentences(text: str) -> frozenset[int]:
+    """Indices of the sentences (numbered as value_mentions numbers them) that carry a cue."""
+    spans = sentence_spans(text)
+    return frozenset(
+        i for i, (a, b) in enumerate(spans) if _CUE_RE.search(text[a:b]) or CORRECTION_RE.search(text[a:b])
+    )
 
 
 class RetiredValues:
@@ -161,8 +170,41 @@ def _relocate(m: Mention, original: str, text: str, after: int) -> int:
 
 
 def _overlap(words: frozenset[str], slot: _Slot) -> float:
-    """Shared subject words, a word said in many messages counting less (min(1, 4 / messages))."""
-    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words)
+    """Shared subject words, a word said in many messages counting less (min(1, 4 / messages)).
+    Words that say "this changed" ("update", "now", "最新", "改成") are about no subject."""
+    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words if w not in _CUE_WORDS)
+
+
+def _shared(words: frozenset[str], slot: _Slot) -> int:
+    """How many subject words a statement shares with a subject, unweighted (cue words left out)."""
+    return sum(1 for w in words & slot.words if w not in _CUE_WORDS)
+
+
+def _is_cue_word(w: str) -> bool:
+    return bool(_CUE_RE.fullmatch(w) or CORRECTION_RE.fullmatch(w))
+
+
+class _CueWords:
+    """`w in _CUE_WORDS`: a subject word that is a correction cue on its own, memoized."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bool] = {}
+
+    def __contains__(self, w: object) -> bool:
+        if not isinstance(w, str):
+            return False
+        got = self._seen.get(w)
+        if got is None:
+            got = self._seen[w] = _is_cue_word(w) or w in _CUE_STEMS
+        return got
+
+
+# Stems of cue words as the tokenizer leaves them ("update" -> "updat", "moved" -> "mov").
+_CUE_STEMS = frozenset(
+    "updat now new actually final finally instead chang mov switch correct correction scratch turn wrong "
+    "wait sorry still again revis latest".split()
+)
+_CUE_WORDS = _CueWords()
 
 
 def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
@@ -203,6 +245,7 @@ def build_ledger(
                 position=pos,
                 mentions=mentions,
                 cue_sentences=_cue_sentences(m.content, mentions),
+                cued_text_sentences=_cued_text_sentences(m.content),
             )
         )
     if not events:
@@ -403,12 +446,17 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
         ]
-        cued = m.sentence in ev.cue_sentences
+        cued = m.sentence in ev.cue_sentences or _cue_just_before(m, ev)
         scored = _score(m, words, cands, ev, named_old, cued)
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
             # we pushed 0.9.417"): try the whole sentence's words.
-            wide = [c for c in _score(m, m.sentence_words | words, cands, ev, named_old, cued) if c[1] >= 1.0]
+            # A correction may also name its subject in the sentence before, when that one is the
+            # cue ("We're not doing X any more. It's Y now.").
+            around = m.sentence_words | (
+                m.previous_words if m.sentence - 1 in ev.cued_text_sentences else frozenset()
+            )
+            wide = [c for c in _score(m, around | words, cands, ev, named_old, cued) if c[1] >= 1.0]
             scored = (
                 sorted(wide, key=lambda c: -c[1])[:1]
                 if len(wide) == 1
@@ -453,6 +501,17 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _cue_just_before(m: Mention, ev: _Event) -> bool:
+    """The sentence before states no value and carries the cue: "Committee finally settled it.
+    Adults at £17." / "起点换了。以东门为准…"."""
+    before = m.sentence - 1
+    return (
+        ev.role == "user"
+        and before in ev.cued_text_sentences
+        and not any(x.sentence == before for x in ev.mentions)
+    )
 
 
 def _join_asked(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> bool:
@@ -510,6 +569,7 @@ def _score(
         if (
             same
             and ev.role == "user"
+            and s.since != ev.order  # said twice in one message: one fact ("£18 … thinks £18 is steep")
             and overlap < max(1.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
         ):
             same = False  # the same value said about something else ("the offsite opens 11 August too")
@@ -526,11 +586,13 @@ def _score(
             # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two;
             # none when the subject is the only one whose value has this unit ("5,000 mAh" for
             # "3,400 mAh", "3150千伏安" for "2500千伏安"), said by another name.
+            shared = _shared(words, s)
             need = (
-                1.0
-                if len(words & s.words) >= 2 or len(words) <= 3 or (m.unit and unit_peers.get(m.unit) == [s])
-                else 1.5
+                1.0 if shared >= 2 or len(words) <= 3 or (m.unit and unit_peers.get(m.unit) == [s]) else 1.5
             )
+            # In a correction each shared subject word counts in full: the subject a correction
+            # names is often the one the conversation keeps coming back to (a frequent word).
+            score = max(score, float(shared) + (score - overlap))
             if m.unit and unit_peers.get(m.unit) == [s] and not same:
                 score = max(score, 1.0)
         else:

@@ -63,6 +63,9 @@ class Mention:
     negated: bool
     sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
     question: bool = False  # said in a sentence that asks ("I said 10 November last time, right?")
+    previous_words: frozenset[str] = (
+        frozenset()
+    )  # the sentence before's subject words ("Not X any more. It's Y.")
     unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
 
 
@@ -81,6 +84,11 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     if start < len(text):
         out.append((start, len(text)))
     return [(s, e) for s, e in out if text[s:e].strip()]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of `text` as find_mentions numbers them (Mention.sentence)."""
+    return _spans(text, _SENTENCE_BREAK_RE)
 
 
 def subject_words(text: str) -> frozenset[str]:
@@ -204,6 +212,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
                 sentence=si,
                 negated=negated,
                 sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words),
+                previous_words=sentence_words[si - 1] if 0 < si <= len(sentence_words) else frozenset(),
                 question=si < len(sentences)
                 and text[sentences[si][0] : sentences[si][1]].rstrip().endswith(("?", "？")),
             )
