@@ -442,6 +442,17 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             continue
         if m.question and ev.role == "user" and _join_asked(m, ev, slots, owner):
             continue
+        if user_like and ev.position >= 0:
+            # The old value named beside the new one in the same correction ("dinner is £52 a head,
+            # the £48 was last year's"): it is the value this message just retired.
+            just_retired = [
+                s
+                for s in slots
+                if s.since == ev.order and s.current is not m and any(same_value(m, r) for r in s.retired)
+            ]
+            if just_retired:
+                owner[(ev.position, m.start)] = just_retired[0]
+                continue
         words = m.context | ev.node_words
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
@@ -476,6 +487,11 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             for sc, ov, s, same in scored
             if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same
         ]
+        # A value this message names as the old one beside its replacement is that subject's: it
+        # joins it and states nothing for any other subject.
+        named_here = [c for c in chosen if c[2] and id(c[1]) in named_old]
+        if named_here:
+            chosen = named_here
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
             echo = [c for c in scored if c[3]] or [
@@ -588,7 +604,12 @@ def _score(
             # "3,400 mAh", "3150千伏安" for "2500千伏安"), said by another name.
             shared = _shared(words, s)
             need = (
-                1.0 if shared >= 2 or len(words) <= 3 or (m.unit and unit_peers.get(m.unit) == [s]) else 1.5
+                1.0
+                if shared >= 2
+                or len(words) <= 3
+                or (shared and 2 * shared >= len(s.words))  # a subject of few words, one of them named
+                or (m.unit and unit_peers.get(m.unit) == [s])
+                else 1.5
             )
             # In a correction each shared subject word counts in full: the subject a correction
             # names is often the one the conversation keeps coming back to (a frequent word).

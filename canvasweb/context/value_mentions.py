@@ -100,6 +100,8 @@ def subject_words(text: str) -> frozenset[str]:
     )  # 改, 到: no subject
 
 
+# 人, 名, 位 and 个人 all count people: "800人" and "800名" are one value.
+_PERSON_MEASURES = frozenset("人名位个")
 _CJK_UNIT_PREFIXES = frozenset("千百万兆毫厘微公平立小")
 
 
@@ -198,7 +200,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
             unit = _unit_after(text, end)
         elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
             noun = re.sub(r"^[\d.,\s]+", "", raw).lower()
-            unit = noun[:2] if noun.startswith("个人") else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
+            unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
         out.append(
             Mention(
                 start=start,
