@@ -275,7 +275,11 @@ def build_ledger(
             continue
         if slot.current is not None and same_value(mention, slot.current):
             continue
-        now = slot.current.raw if slot.current is not None and not mention.negated else ""
+        now = (
+            slot.current.raw + slot.current.unit_text
+            if slot.current is not None and not mention.negated
+            else ""
+        )
         marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
         result.by_position.setdefault(pos, []).append((mention, marker))
         result.count += 1

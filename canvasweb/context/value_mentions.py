@@ -63,10 +63,10 @@ class Mention:
     negated: bool
     sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
     question: bool = False  # said in a sentence that asks ("I said 10 November last time, right?")
-    previous_words: frozenset[str] = (
-        frozenset()
-    )  # the sentence before's subject words ("Not X any more. It's Y.")
+    # the sentence before's subject words ("Not X any more. It's Y.")
+    previous_words: frozenset[str] = frozenset()
     unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
+    unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
 
 
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -195,9 +195,18 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         before = text[max(0, start - 16) : start]
         after = text[end : end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
-        unit = ""
+        unit = unit_text = ""
         if kind == "number":
             unit = _unit_after(text, end)
+            if unit:  # the unit as written, for markers that name the value ("72张", "12 performers")
+                um = _UNIT_AFTER_RE.match(text, end)
+                unit_text = (
+                    um.group(0)[: len(um.group(0)) - len(um.group(1))] + um.group(1)[: len(unit)]
+                    if um
+                    else ""
+                )
+                if um and not ("\u4e00" <= unit[0] <= "\u9fff"):
+                    unit_text = um.group(0)
         elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
             noun = re.sub(r"^[\d.,\s]+", "", raw).lower()
             unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
@@ -210,6 +219,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
                 key=key,
                 number=_leading_number(raw),
                 unit=unit,
+                unit_text=unit_text,
                 context=frozenset(words),
                 sentence=si,
                 negated=negated,
