@@ -175,9 +175,10 @@ def _overlap(words: frozenset[str], slot: _Slot) -> float:
     return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words if w not in _CUE_WORDS)
 
 
-def _shared(words: frozenset[str], slot: _Slot) -> int:
-    """How many subject words a statement shares with a subject, unweighted (cue words left out)."""
-    return sum(1 for w in words & slot.words if w not in _CUE_WORDS)
+def _shared(words: frozenset[str], slot: _Slot, common_unit: str = "") -> int:
+    """How many subject words a statement shares with a subject, unweighted (cue words left out,
+    and the unit word when other subjects are measured in it too: "litres" names no tank)."""
+    return sum(1 for w in words & slot.words if w not in _CUE_WORDS and w != common_unit)
 
 
 def _is_cue_word(w: str) -> bool:
@@ -275,11 +276,9 @@ def build_ledger(
             continue
         if slot.current is not None and same_value(mention, slot.current):
             continue
-        now = (
-            slot.current.raw + slot.current.unit_text
-            if slot.current is not None and not mention.negated
-            else ""
-        )
+        now = slot.current.raw if slot.current is not None and not mention.negated else ""
+        if now and slot.current is not None and not mention.unit_text:
+            now += slot.current.unit_text  # the unit as written, unless the old mention's own follows
         marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
         result.by_position.setdefault(pos, []).append((mention, marker))
         result.count += 1
@@ -493,7 +492,11 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         ]
         # A value this message names as the old one beside its replacement is that subject's: it
         # joins it and states nothing for any other subject.
-        named_here = [c for c in chosen if c[2] and id(c[1]) in named_old]
+        named_here = [
+            c
+            for c in scored_named(scored, named_old)
+            if c[1].current is not None and same_value(m, c[1].current)
+        ]
         if named_here:
             chosen = named_here
         if not user_like:
@@ -521,6 +524,13 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def scored_named(
+    scored: Sequence[tuple[float, float, _Slot, bool]], named_old: set[int]
+) -> list[tuple[float, _Slot, bool]]:
+    """The scored subjects this event names as old, as (score, slot, same) like `chosen`."""
+    return [(sc, s, same) for sc, _ov, s, same in scored if id(s) in named_old]
 
 
 def _cue_just_before(m: Mention, ev: _Event) -> bool:
@@ -606,18 +616,20 @@ def _score(
             # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two;
             # none when the subject is the only one whose value has this unit ("5,000 mAh" for
             # "3,400 mAh", "3150千伏安" for "2500千伏安"), said by another name.
-            shared = _shared(words, s)
+            common = m.unit if m.unit and len(noun_peers(m.unit)) > 1 else ""
+            shared = _shared(words, s, common)
             need = (
                 1.0
                 if shared >= 2
-                or len(words) <= 3
+                or sum(1 for w in words if w not in _CUE_WORDS) <= 3
                 or (shared and 2 * shared >= len(s.words))  # a subject of few words, one of them named
                 or (m.unit and unit_peers.get(m.unit) == [s])
                 else 1.5
             )
             # In a correction each shared subject word counts in full: the subject a correction
             # names is often the one the conversation keeps coming back to (a frequent word).
-            score = max(score, float(shared) + (score - overlap))
+            in_words = float(shared) + (score - overlap)
+            score = in_words if common and common in words & s.words else max(score, in_words)
             if m.unit and unit_peers.get(m.unit) == [s] and not same:
                 score = max(score, 1.0)
         else:

@@ -105,6 +105,18 @@ _PERSON_MEASURES = frozenset("人名位个")
 _CJK_UNIT_PREFIXES = frozenset("千百万兆毫厘微公平立小")
 
 
+def _counted(text: str, end: int) -> bool:
+    """A one-digit number is a value when a noun follows it as its unit ("3个小区", "9 gateways");
+    not when it modifies the next word ("2 spare", "5 more")."""
+    unit = _unit_after(text, end)
+    if not unit:
+        return False
+    if "\u4e00" <= unit[0] <= "\u9fff":
+        return True
+    um = _UNIT_AFTER_RE.match(text, end)
+    return um is not None and um.group(1).lower().endswith("s")  # a plural noun: "9 gateways"
+
+
 def _unit_after(text: str, end: int) -> str:
     """The word after a bare number, as its unit ("12 pages" -> "page"); a function word is no unit
     ("196 once they …", "60 for the workshops", "15 而是"), nor is a CJK run that starts with a
@@ -150,8 +162,8 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
             v.type == "time" and not re.search(r"\d:\d|点|\d\s*[ap]m", v.raw, re.IGNORECASE)
         ):
             continue
-        if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2:
-            continue  # "2 spare", "3 of them": too common to be anyone's value
+        if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2 and not _counted(text, v.end):
+            continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
         values.append((v.start, v.end, v.raw, v.type, v.key))
     taken = [(s, e) for s, e, *_ in values]
     for m in _IDENT_RE.finditer(text):

@@ -237,3 +237,64 @@ def test_a_stated_old_value_after_the_correction_is_current_again():
         )
     )
     assert "3 March" in out[4] and "9 March" not in out[3]
+
+
+# --- the old value named beside the new one, and cues in the sentence before -----------------------------
+
+
+def test_the_old_value_named_after_the_new_one_is_rewritten_too():
+    out = rewritten(
+        msgs(
+            ("user", "The team lunch is £35 a head."),
+            *aside(2),
+            ("user", "sorry, wrong number: lunch is £38 a head, the £35 was the old menu."),
+        )
+    )
+    assert "£35" not in out[0] and "£35" not in out[3] and "£38" in out[3]
+
+
+def test_a_cue_in_the_sentence_before_carries_to_the_value():
+    out = rewritten(
+        msgs(
+            ("user", "Members pay £42 for the annual pass."),
+            *aside(4),
+            ("user", "The board finally settled the pass. Members at £45, from January."),
+        )
+    )
+    assert "£42" not in out[0]
+
+
+def test_without_a_cue_the_sentence_before_carries_nothing():
+    # control: the same two sentences with no cue are a second fact, not a correction
+    out = rewritten(
+        msgs(
+            ("user", "Members pay £42 for the annual pass."),
+            *aside(4),
+            ("user", "The board looked at the pass. Members bring guests at £45, from January."),
+        )
+    )
+    assert "£42" in out[0]
+
+
+def test_people_counted_in_ren_and_ming_are_one_value():
+    out = rewritten(
+        msgs(
+            ("user", "保洁员要招40人。"),
+            ("assistant", "好的，保洁员40名。"),
+            *aside(2),
+            ("user", "之前说的40人作废，保洁员按46人准备。"),
+        )
+    )
+    assert "40" not in out[0] and "40" not in out[1]
+
+
+def test_the_now_marker_keeps_the_unit_as_written():
+    out = rewritten(
+        msgs(("user", "仓库货架暂定300。"), *aside(4), ("user", "货架调整为340组，二层加一排。"))
+    )
+    assert "now 340组" in out[0]
+    # control: when the old mention has its own unit after it, the marker does not repeat it
+    kept = rewritten(
+        msgs(("user", "仓库货架一共300组。"), *aside(4), ("user", "货架调整为340组，二层加一排。"))
+    )
+    assert "[old value → now 340]组" in kept[0]
