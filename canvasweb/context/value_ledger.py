@@ -470,7 +470,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             around = m.sentence_words | (
                 m.previous_words if m.sentence - 1 in ev.cued_text_sentences else frozenset()
             )
-            wide = [c for c in _score(m, around | words, cands, ev, named_old, cued) if c[1] >= 1.0]
+            wide = [c for c in _score(m, around | words, cands, ev, named_old, cued) if c[0] >= 1.0]
             scored = (
                 sorted(wide, key=lambda c: -c[1])[:1]
                 if len(wide) == 1
@@ -623,6 +623,7 @@ def _score(
                 if shared >= 2
                 or sum(1 for w in words if w not in _CUE_WORDS) <= 3
                 or (shared and 2 * shared >= len(s.words))  # a subject of few words, one of them named
+                or (shared and m.changed_to)  # "moved us to 5434" with one subject word in the sentence
                 or (m.unit and unit_peers.get(m.unit) == [s])
                 else 1.5
             )

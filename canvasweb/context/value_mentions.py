@@ -46,6 +46,13 @@ _OLD_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A change verb whose object is the value: "moved us to 5434", "bumped it up to 12", "改成 7点".
+_CHANGED_TO_RE = re.compile(
+    r"\b(?:mov|chang|switch|push|bump|rais|lower|increas|reduc|updat|adjust|shift)\w*"
+    r"(?:\s+[\w'-]+){0,3}?\s+to\s+(?:the\s+)?[$€£¥]?\s*$"
+    r"|(?:改成|改为|改到|调整为|调整到|换成|提高到|降到|延到|推迟到|提前到|变成|更新为)\s*$",
+    re.IGNORECASE,
+)
 _UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
 
@@ -66,6 +73,7 @@ class Mention:
     # the sentence before's subject words ("Not X any more. It's Y.")
     previous_words: frozenset[str] = frozenset()
     unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
+    changed_to: bool = False  # the object of a change verb ("moved us to 5434", "调整为72张")
     unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
 
 
@@ -207,6 +215,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         before = text[max(0, start - 16) : start]
         after = text[end : end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
+        changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
         unit = unit_text = ""
         if kind == "number":
             unit = _unit_after(text, end)
@@ -232,6 +241,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
                 number=_leading_number(raw),
                 unit=unit,
                 unit_text=unit_text,
+                changed_to=changed_to,
                 context=frozenset(words),
                 sentence=si,
                 negated=negated,

@@ -289,12 +289,26 @@ def test_people_counted_in_ren_and_ming_are_one_value():
 
 
 def test_the_now_marker_keeps_the_unit_as_written():
-    out = rewritten(
-        msgs(("user", "仓库货架暂定300。"), *aside(4), ("user", "货架调整为340组，二层加一排。"))
-    )
+    out = rewritten(msgs(("user", "仓库货架暂定300。"), *aside(4), ("user", "货架调整为340组，二层加一排。")))
     assert "now 340组" in out[0]
     # control: when the old mention has its own unit after it, the marker does not repeat it
     kept = rewritten(
         msgs(("user", "仓库货架一共300组。"), *aside(4), ("user", "货架调整为340组，二层加一排。"))
     )
     assert "[old value → now 340]组" in kept[0]
+
+
+def test_the_object_of_a_change_verb_needs_one_subject_word_in_its_sentence():
+    history = msgs(
+        ("user", "The print server listens on port 6310 in the new office."),
+        *aside(4),
+        ("user", "hmm actually IT moved us to 6312, something about a port clash with the scanner box."),
+    )
+    assert "6310" not in rewritten(history)[0]
+    # control: the same number said without a change verb is not taken as the port's new value
+    plain = msgs(
+        ("user", "The print server listens on port 6310 in the new office."),
+        *aside(4),
+        ("user", "hmm IT says ticket 6312 is about a port clash with the scanner box."),
+    )
+    assert "6310" in rewritten(plain)[0]
