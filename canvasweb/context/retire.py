@@ -66,7 +66,8 @@ CANVAS_OUTDATED_MARKER = "[outdated statement omitted: the canvas holds the curr
 
 
 def _marker_for(corr: SentenceInfo | None) -> str:
-    value = corr.value_text if corr is not None else ""
+    # The new value as the correction says it, without the old one it names ("800人作废，按950人").
+    value = strip_replaced_values(corr.value_text) if corr is not None and corr.value_text else ""
     if value and len(value) <= 60 and "]" not in value:
         return CORRECTED_MARKER.format(value=value)
     return OUTDATED_MARKER
@@ -142,7 +143,7 @@ _REPLACED_VALUE_RES = (
     re.compile(r"\bfrom\s+(?:the\s+)?(?:[^,.;:!?]|(?<=\d)[.,:](?=\d)){1,40}?\s+(?=to\b)", re.IGNORECASE),
     re.compile(
         rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
-        r"|[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"
+        r"|(?:the\s+)?[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*(?:'s(?:\s+[a-z]+)?)?)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"
     ),
     re.compile(r"不是\s*[^，。；,;！!？?]{1,20}?\s*而是"),
     re.compile(rf"[，,]?\s*(?:而)?不是\s*{_VALUE_START}[^，。；,;！!？?]{{0,20}}"),
@@ -150,7 +151,7 @@ _REPLACED_VALUE_RES = (
         r"从\s*[^，。；,;]{1,20}?\s*(?=(?:改成|改为|改到|调整到|调整为|换成|延到|延期到|推迟到|提前到|降到|提高到|涨到|砍到))"
     ),
     re.compile(
-        rf"[^，。；,;]*{_VALUE_START}[^，。；,;]*?(?:走不了|不行了|取消了|赶不上|来不及|作废了)[，,]\s*"
+        rf"[^，。；,;]*{_VALUE_START}[^，。；,;]*?(?:走不了|不行了|取消了|赶不上|来不及|作废了?|不用了|停用了?)[，,]\s*"
     ),
 )
 

@@ -43,21 +43,28 @@ from .capture.values import compatible
 from .ranking import parse_timestamp
 from .sentences import CORRECTION_RE
 from .types import MessageData, NodeData
-from .value_mentions import Mention, find_mentions, same_value, subject_words
+from .value_mentions import Mention, find_mentions, same_value, sentence_spans, subject_words
 
 if TYPE_CHECKING:
     from .tokens import TokenCache
 
 _CUE_RE = re.compile(
     r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
-    r"turns out|after all|anymore|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable)\b"
-    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后",
+    r"turns out|after all|anymore|any more|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable|"
+    # a speaker taking back what was just said, or a value that went up or down
+    r"wait|hang on|hold on|sorry|wrong|mistake|misread|typo|make (?:it|that)|(?:down|up) to|"
+    r"rais(?:e|ed|ing)|lower(?:ed)?|drop(?:s|ped)?|bump(?:ed)?|settled?|going with|in the end)\b"
+    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后|"
+    # 以…为准, 不再, 最新, 说错/记错, 追加/涨到/降到, 按…来/准备/算: 说法不同, 都是改口
+    r"以.{1,16}?为准|不再|最新|错|不对|作废|追加|涨|降|增加到|减少到|按.{1,12}?(?:来|准备|算|执行)",
     re.IGNORECASE,
 )
 NEAR_BEST = 0.6
 # Without a correction cue, a statement replaces a value only when most of its subject words are that subject's.
 UNCUED_SHARE = 0.67
 OLD_NAMED_BONUS = 2.0
+# A cued correction that counts the same noun as a subject's value ("… is 40" for "48 seats").
+NOUN_BONUS = 1.0
 OLD_MARKER = "[old value]"
 NOW_MARKER = "[old value → now {value}]"
 
@@ -80,6 +87,7 @@ class _Event:
     mentions: tuple[Mention, ...]
     cue_sentences: frozenset[int]
     node_words: frozenset[str] = frozenset()
+    cued_text_sentences: frozenset[int] = frozenset()  # by value_mentions' split, with or without a value
 
 
 def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
@@ -90,6 +98,14 @@ def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
     if cued and len(sentences) <= 2:
         return frozenset(m.sentence for m in mentions)
     return frozenset(m.sentence for m in mentions if m.sentence in cued) if cued else frozenset()
+
+
+def _cued_text_sentences(text: str) -> frozenset[int]:
+    """Indices of the sentences (numbered as value_mentions numbers them) that carry a cue."""
+    spans = sentence_spans(text)
+    return frozenset(
+        i for i, (a, b) in enumerate(spans) if _CUE_RE.search(text[a:b]) or CORRECTION_RE.search(text[a:b])
+    )
 
 
 class RetiredValues:
@@ -154,8 +170,42 @@ def _relocate(m: Mention, original: str, text: str, after: int) -> int:
 
 
 def _overlap(words: frozenset[str], slot: _Slot) -> float:
-    """Shared subject words, a word said in many messages counting less (min(1, 4 / messages))."""
-    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words)
+    """Shared subject words, a word said in many messages counting less (min(1, 4 / messages)).
+    Words that say "this changed" ("update", "now", "最新", "改成") are about no subject."""
+    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words if w not in _CUE_WORDS)
+
+
+def _shared(words: frozenset[str], slot: _Slot, common_unit: str = "") -> int:
+    """How many subject words a statement shares with a subject, unweighted (cue words left out,
+    and the unit word when other subjects are measured in it too: "litres" names no tank)."""
+    return sum(1 for w in words & slot.words if w not in _CUE_WORDS and w != common_unit)
+
+
+def _is_cue_word(w: str) -> bool:
+    return bool(_CUE_RE.fullmatch(w) or CORRECTION_RE.fullmatch(w))
+
+
+class _CueWords:
+    """`w in _CUE_WORDS`: a subject word that is a correction cue on its own, memoized."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bool] = {}
+
+    def __contains__(self, w: object) -> bool:
+        if not isinstance(w, str):
+            return False
+        got = self._seen.get(w)
+        if got is None:
+            got = self._seen[w] = _is_cue_word(w) or w in _CUE_STEMS
+        return got
+
+
+# Stems of cue words as the tokenizer leaves them ("update" -> "updat", "moved" -> "mov").
+_CUE_STEMS = frozenset(
+    "updat now new actually final finally instead chang mov switch correct correction scratch turn wrong "
+    "wait sorry still again revis latest".split()
+)
+_CUE_WORDS = _CueWords()
 
 
 def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
@@ -196,6 +246,7 @@ def build_ledger(
                 position=pos,
                 mentions=mentions,
                 cue_sentences=_cue_sentences(m.content, mentions),
+                cued_text_sentences=_cued_text_sentences(m.content),
             )
         )
     if not events:
@@ -226,6 +277,8 @@ def build_ledger(
         if slot.current is not None and same_value(mention, slot.current):
             continue
         now = slot.current.raw if slot.current is not None and not mention.negated else ""
+        if now and slot.current is not None and not mention.unit_text:
+            now += slot.current.unit_text  # the unit as written, unless the old mention's own follows
         marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
         result.by_position.setdefault(pos, []).append((mention, marker))
         result.count += 1
@@ -390,16 +443,34 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
     for m in ev.mentions:
         if m.negated:
             continue
+        if m.question and ev.role == "user" and _join_asked(m, ev, slots, owner):
+            continue
+        if user_like and ev.position >= 0:
+            # The old value named beside the new one in the same correction ("dinner is £52 a head,
+            # the £48 was last year's"): it is the value this message just retired.
+            just_retired = [
+                s
+                for s in slots
+                if s.since == ev.order and s.current is not m and any(same_value(m, r) for r in s.retired)
+            ]
+            if just_retired:
+                owner[(ev.position, m.start)] = just_retired[0]
+                continue
         words = m.context | ev.node_words
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
         ]
-        cued = m.sentence in ev.cue_sentences
+        cued = m.sentence in ev.cue_sentences or _cue_just_before(m, ev)
         scored = _score(m, words, cands, ev, named_old, cued)
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
             # we pushed 0.9.417"): try the whole sentence's words.
-            wide = [c for c in _score(m, m.sentence_words | words, cands, ev, named_old, cued) if c[1] >= 1.0]
+            # A correction may also name its subject in the sentence before, when that one is the
+            # cue ("We're not doing X any more. It's Y now.").
+            around = m.sentence_words | (
+                m.previous_words if m.sentence - 1 in ev.cued_text_sentences else frozenset()
+            )
+            wide = [c for c in _score(m, around | words, cands, ev, named_old, cued) if c[0] >= 1.0]
             scored = (
                 sorted(wide, key=lambda c: -c[1])[:1]
                 if len(wide) == 1
@@ -419,6 +490,15 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             for sc, ov, s, same in scored
             if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same
         ]
+        # A value this message names as the old one beside its replacement is that subject's: it
+        # joins it and states nothing for any other subject.
+        named_here = [
+            c
+            for c in scored_named(scored, named_old)
+            if c[1].current is not None and same_value(m, c[1].current)
+        ]
+        if named_here:
+            chosen = named_here
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
             echo = [c for c in scored if c[3]] or [
@@ -446,11 +526,71 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             owner[(ev.position, m.start)] = home
 
 
+def scored_named(
+    scored: Sequence[tuple[float, float, _Slot, bool]], named_old: set[int]
+) -> list[tuple[float, _Slot, bool]]:
+    """The scored subjects this event names as old, as (score, slot, same) like `chosen`."""
+    return [(sc, s, same) for sc, _ov, s, same in scored if id(s) in named_old]
+
+
+def _cue_just_before(m: Mention, ev: _Event) -> bool:
+    """The sentence before states no value and carries the cue: "Committee finally settled it.
+    Adults at £17." / "起点换了。以东门为准…"."""
+    before = m.sentence - 1
+    return (
+        ev.role == "user"
+        and before in ev.cued_text_sentences
+        and not any(x.sentence == before for x in ev.mentions)
+    )
+
+
+def _join_asked(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> bool:
+    """A value in a question asserts nothing ("I said 10 November last time, right?"): it joins the
+    subject that holds it, as current or as retired, and is rewritten like that subject's other
+    mentions. False when no subject holds it (the question may then state a value of its own)."""
+    holders = [
+        s
+        for s in slots
+        if (s.current is not None and same_value(m, s.current)) or any(same_value(m, r) for r in s.retired)
+    ]
+    if not holders:
+        return False
+    best = max(holders, key=lambda s: (_overlap(m.context, s), slots.index(s)))
+    if ev.position >= 0:
+        owner[(ev.position, m.start)] = best
+    return True
+
+
+def _slot_unit(s: _Slot) -> str:
+    old = s.current or (s.retired[-1] if s.retired else None)
+    return old.unit if old is not None else ""
+
+
+def _counts_the_same_noun(m: Mention, words: frozenset[str], s: _Slot) -> bool:
+    """The correction counts what the subject's value counts: "48 seats" and "the seated maximum is
+    40" (a count's noun is the strongest word of its subject; it weighs only when no other subject
+    counts it). Generic measure words (人, 个, 名) and short words do not count."""
+    noun = _slot_unit(s)
+    if not noun or (noun.isascii() and len(noun) < 3) or (not noun.isascii() and len(noun) < 2):
+        return False
+    return noun == m.unit or noun in words
+
+
 def _score(
     m: Mention, words: frozenset[str], cands: Sequence[_Slot], ev: _Event, named_old: set[int], cued: bool
 ) -> list[tuple[float, float, _Slot, bool]]:
     """(score, overlap, slot, same value?) of the subjects `m` may be about."""
     scored: list[tuple[float, float, _Slot, bool]] = []
+    unit_peers: dict[str, list[_Slot]] = {}
+
+    def noun_peers(unit: str) -> list[_Slot]:
+        """The candidate subjects whose value has this unit (or counts this noun)."""
+        if unit not in unit_peers:
+            unit_peers[unit] = [s for s in cands if _slot_unit(s) == unit]
+        return unit_peers[unit]
+
+    if cued and m.unit:
+        noun_peers(m.unit)
     for s in cands:
         same = s.current is not None and same_value(m, s.current)
         if s.since == ev.order and not same:
@@ -459,10 +599,13 @@ def _score(
         if (
             same
             and ev.role == "user"
+            and s.since != ev.order  # said twice in one message: one fact ("£18 … thinks £18 is steep")
             and overlap < max(1.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
         ):
             same = False  # the same value said about something else ("the offsite opens 11 August too")
         score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
+        if cued and not same and _counts_the_same_noun(m, words, s) and noun_peers(_slot_unit(s)) == [s]:
+            score += NOUN_BONUS
         if same and ev.role == "assistant" and not (overlap or not m.context):
             continue
         if same or id(s) in named_old:
@@ -470,8 +613,26 @@ def _score(
         elif ev.role == "canvas":
             need = 1.5
         elif cued:
-            # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two.
-            need = 1.0 if len(words & s.words) >= 2 or len(words) <= 3 else 1.5
+            # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two;
+            # none when the subject is the only one whose value has this unit ("5,000 mAh" for
+            # "3,400 mAh", "3150千伏安" for "2500千伏安"), said by another name.
+            common = m.unit if m.unit and len(noun_peers(m.unit)) > 1 else ""
+            shared = _shared(words, s, common)
+            need = (
+                1.0
+                if shared >= 2
+                or sum(1 for w in words if w not in _CUE_WORDS) <= 3
+                or (shared and 2 * shared >= len(s.words))  # a subject of few words, one of them named
+                or (shared and m.changed_to)  # "moved us to 5434" with one subject word in the sentence
+                or (m.unit and unit_peers.get(m.unit) == [s])
+                else 1.5
+            )
+            # In a correction each shared subject word counts in full: the subject a correction
+            # names is often the one the conversation keeps coming back to (a frequent word).
+            in_words = float(shared) + (score - overlap)
+            score = in_words if common and common in words & s.words else max(score, in_words)
+            if m.unit and unit_peers.get(m.unit) == [s] and not same:
+                score = max(score, 1.0)
         else:
             need = max(2.0, UNCUED_SHARE * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
         if score >= need and score > 0:

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 from .capture.values import find_values
-from .lexical import tokenize
-from .text import stem
+from .lexical import EN_EXTRA_STOPWORDS, ZH_STOPWORDS, tokenize
+from .text import CJK_STOP_CHARS, STOPWORDS, stem
 
 # A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
@@ -33,7 +33,7 @@ _IDENT_RE = re.compile(
 # Text right before a value that names it as the replaced one.
 _OLD_BEFORE_RE = re.compile(
     r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bwas|\bold|\bprevious(?:ly)?|\bformer|"
-    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
+    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从|不再[按用是要]?)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
     re.IGNORECASE,
 )
 # Text right after a value that names it as the replaced one.
@@ -46,6 +46,13 @@ _OLD_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A change verb whose object is the value: "moved us to 5434", "bumped it up to 12", "改成 7点".
+_CHANGED_TO_RE = re.compile(
+    r"\b(?:mov|chang|switch|push|bump|rais|lower|increas|reduc|updat|adjust|shift)\w*"
+    r"(?:\s+[\w'-]+){0,3}?\s+to\s+(?:the\s+)?[$€£¥]?\s*$"
+    r"|(?:改成|改为|改到|调整为|调整到|换成|提高到|降到|延到|推迟到|提前到|变成|更新为)\s*$",
+    re.IGNORECASE,
+)
 _UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
 
@@ -62,7 +69,12 @@ class Mention:
     sentence: int  # index of its sentence in the message
     negated: bool
     sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
+    question: bool = False  # said in a sentence that asks ("I said 10 November last time, right?")
+    # the sentence before's subject words ("Not X any more. It's Y.")
+    previous_words: frozenset[str] = frozenset()
     unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
+    changed_to: bool = False  # the object of a change verb ("moved us to 5434", "调整为72张")
+    unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
 
 
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -82,6 +94,11 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out if text[s:e].strip()]
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of `text` as find_mentions numbers them (Mention.sentence)."""
+    return _spans(text, _SENTENCE_BREAK_RE)
+
+
 def subject_words(text: str) -> frozenset[str]:
     """Words that say what a text is about: ranking tokens without numbers."""
     return frozenset(
@@ -89,6 +106,42 @@ def subject_words(text: str) -> frozenset[str]:
         for t in tokenize(text)
         if not t[0].isdigit() and not t.startswith("字:") and not (len(t) == 1 and "\u3400" <= t <= "\u9fff")
     )  # 改, 到: no subject
+
+
+# 人, 名, 位 and 个人 all count people: "800人" and "800名" are one value.
+_PERSON_MEASURES = frozenset("人名位个")
+_CJK_UNIT_PREFIXES = frozenset("千百万兆毫厘微公平立小")
+
+
+def _counted(text: str, end: int) -> bool:
+    """A one-digit number is a value when a noun follows it as its unit ("3个小区", "9 gateways");
+    not when it modifies the next word ("2 spare", "5 more")."""
+    unit = _unit_after(text, end)
+    if not unit:
+        return False
+    if "\u4e00" <= unit[0] <= "\u9fff":
+        return True
+    um = _UNIT_AFTER_RE.match(text, end)
+    return um is not None and um.group(1).lower().endswith("s")  # a plural noun: "9 gateways"
+
+
+def _unit_after(text: str, end: int) -> str:
+    """The word after a bare number, as its unit ("12 pages" -> "page"); a function word is no unit
+    ("196 once they …", "60 for the workshops", "15 而是"), nor is a CJK run that starts with a
+    function character."""
+    um = _UNIT_AFTER_RE.match(text, end)
+    if not um:
+        return ""
+    word = um.group(1).lower()
+    if "\u4e00" <= word[0] <= "\u9fff":
+        # A Chinese unit is one measure character ("180件算了" -> 件), two when the first is a
+        # prefix of a compound unit (千瓦, 平方米, 公斤, 小时).
+        word = word[:2] if word[0] in _CJK_UNIT_PREFIXES and len(word) > 1 else word[:1]
+        if word.startswith("个"):  # the most common measure word (个 is also a stop character)
+            return word
+    if word in STOPWORDS or word in EN_EXTRA_STOPWORDS or word in ZH_STOPWORDS or word[0] in CJK_STOP_CHARS:
+        return ""
+    return stem(word)
 
 
 def _leading_number(raw: str) -> str:
@@ -113,10 +166,12 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         return ()
     values = []
     for v in find_values(text):
-        if v.key.startswith("rel:") or (v.type == "time" and not re.search(r"\d:\d|点", v.raw)):
+        if v.key.startswith("rel:") or (
+            v.type == "time" and not re.search(r"\d:\d|点|\d\s*[ap]m", v.raw, re.IGNORECASE)
+        ):
             continue
-        if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2:
-            continue  # "2 spare", "3 of them": too common to be anyone's value
+        if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2 and not _counted(text, v.end):
+            continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
         values.append((v.start, v.end, v.raw, v.type, v.key))
     taken = [(s, e) for s, e, *_ in values]
     for m in _IDENT_RE.finditer(text):
@@ -153,13 +208,29 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         if len(words) < MIN_CONTEXT and ci + 1 < len(clauses):
             words |= clause_words[ci + 1]
         words |= header
+        if kind == "count":
+            # The noun of a count is what it counts: "240 seats" is about seats (the value span
+            # hides it from the clause words), as "the seated limit is 196" is.
+            words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
         before = text[max(0, start - 16) : start]
         after = text[end : end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
-        unit = ""
-        if kind in ("number", "count"):
-            um = _UNIT_AFTER_RE.match(text, end)
-            unit = stem(um.group(1).lower()) if um else ""
+        changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
+        unit = unit_text = ""
+        if kind == "number":
+            unit = _unit_after(text, end)
+            if unit:  # the unit as written, for markers that name the value ("72张", "12 performers")
+                um = _UNIT_AFTER_RE.match(text, end)
+                unit_text = (
+                    um.group(0)[: len(um.group(0)) - len(um.group(1))] + um.group(1)[: len(unit)]
+                    if um
+                    else ""
+                )
+                if um and not ("\u4e00" <= unit[0] <= "\u9fff"):
+                    unit_text = um.group(0)
+        elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
+            noun = re.sub(r"^[\d.,\s]+", "", raw).lower()
+            unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
         out.append(
             Mention(
                 start=start,
@@ -169,10 +240,15 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
                 key=key,
                 number=_leading_number(raw),
                 unit=unit,
+                unit_text=unit_text,
+                changed_to=changed_to,
                 context=frozenset(words),
                 sentence=si,
                 negated=negated,
                 sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words),
+                previous_words=sentence_words[si - 1] if 0 < si <= len(sentence_words) else frozenset(),
+                question=si < len(sentences)
+                and text[sentences[si][0] : sentences[si][1]].rstrip().endswith(("?", "？")),
             )
         )
     return tuple(out)

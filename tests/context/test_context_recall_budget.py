@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers_context import all_text, node
 
-from canvasweb.context import compiler as compiler_mod
+from canvasweb.context import compile_budget as budget_mod
+from canvasweb.context import compile_canvas as canvas_mod
 from canvasweb.context import recall_rank
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.history_recall import RecallCandidate, past_match_share, rank_turns
@@ -121,7 +122,7 @@ SHED_TALK = {
 def test_idle_canvas_hands_window_and_summary_plan_to_recall(monkeypatch):
     msgs = chat(300, {**LONG_FACTS, **SHED_TALK})
     with_shift = compile_(messages=msgs, question=SHED_Q, budget=1000)
-    monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
+    monkeypatch.setattr(budget_mod, "CHAT_MEMORY_SHIFT", 0.0)
     without = compile_(messages=msgs, question=SHED_Q, budget=1000)
     got, old = with_shift.report.layer_tokens, without.report.layer_tokens
     assert got["recall"] > old["recall"]
@@ -133,9 +134,9 @@ def test_idle_canvas_hands_window_and_summary_plan_to_recall(monkeypatch):
 @pytest.mark.parametrize("follows", [True, False])
 def test_idle_canvas_share_of_the_summary_follows_to_recall(monkeypatch, follows):
     msgs = chat(300, {**LONG_FACTS, **SHED_TALK})
-    monkeypatch.setattr(compiler_mod, "IDLE_SHARE_FOLLOWS", follows)
+    monkeypatch.setattr(budget_mod, "IDLE_SHARE_FOLLOWS", follows)
     got = compile_(messages=msgs, question=SHED_Q, budget=1000).report.layer_tokens
-    monkeypatch.setattr(compiler_mod, "IDLE_SHARE_FOLLOWS", False)
+    monkeypatch.setattr(budget_mod, "IDLE_SHARE_FOLLOWS", False)
     old = compile_(messages=msgs, question=SHED_Q, budget=1000).report.layer_tokens
     if follows:
         assert got["recall"] > old["recall"]
@@ -156,7 +157,7 @@ def test_busy_canvas_keeps_its_window(monkeypatch):
     )
     msgs = chat(300, LONG_FACTS)
     a = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
-    monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
+    monkeypatch.setattr(budget_mod, "CHAT_MEMORY_SHIFT", 0.0)
     b = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
     assert a.report.layer_tokens["canvas"] > 0
     assert a.report.layer_tokens == b.report.layer_tokens  # the canvas used its share: nothing moved
@@ -166,7 +167,7 @@ def test_question_about_nothing_said_keeps_the_window(monkeypatch):
     msgs = chat(300, LONG_FACTS)
     q = "what is the airspeed of an unladen swallow?"
     a = compile_(messages=msgs, question=q, budget=1000)
-    monkeypatch.setattr(compiler_mod, "CHAT_MEMORY_SHIFT", 0.0)
+    monkeypatch.setattr(budget_mod, "CHAT_MEMORY_SHIFT", 0.0)
     b = compile_(messages=msgs, question=q, budget=1000)
     assert a.report.layer_tokens["recent"] == b.report.layer_tokens["recent"]
 
@@ -188,11 +189,11 @@ def test_chinese_fact_gets_the_bigger_recall_share():
 
 # ---------------------------------------------------------------- small canvas blocks
 def test_question_share_grows_in_small_blocks():
-    share = compiler_mod._question_share
-    assert share(0.25, 200) == compiler_mod.QUESTION_SHARE_SMALL
-    assert share(0.25, 2 * compiler_mod.SMALL_BLOCK_TOKENS) == 0.25
-    mid = share(0.25, int(1.5 * compiler_mod.SMALL_BLOCK_TOKENS))
-    assert 0.25 < mid < compiler_mod.QUESTION_SHARE_SMALL
+    share = canvas_mod.question_share
+    assert share(0.25, 200) == canvas_mod.QUESTION_SHARE_SMALL
+    assert share(0.25, 2 * canvas_mod.SMALL_BLOCK_TOKENS) == 0.25
+    mid = share(0.25, int(1.5 * canvas_mod.SMALL_BLOCK_TOKENS))
+    assert 0.25 < mid < canvas_mod.QUESTION_SHARE_SMALL
     assert share(0.7, 100) == 0.7  # a larger configured share is kept
 
 
@@ -219,7 +220,7 @@ def test_small_block_gives_far_question_matches_more_seats(monkeypatch):
     ):
         nodes = busy_canvas(lang)
         a = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
-        monkeypatch.setattr(compiler_mod, "QUESTION_SHARE_SMALL", 0.25)
+        monkeypatch.setattr(canvas_mod, "QUESTION_SHARE_SMALL", 0.25)
         b = compile_(nodes=nodes, question=q, budget=1000, recall_history=False)
         monkeypatch.undo()
         assert _far_included(a) > _far_included(b) >= 1, lang

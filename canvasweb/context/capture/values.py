@@ -127,7 +127,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?:\s*(?P<ap>am|pm))?(?![\d:])", re.IGNORECASE),
     ),
     ("time", re.compile(r"(?<![\d.])(?P<h>\d{1,2})\s*(?P<ap>am|pm)\b", re.IGNORECASE)),
-    ("time", re.compile(r"(?P<ap>上午|下午|晚上|早上)?\s*(?P<h>\d{1,2})\s*点(?:(?P<mi>\d{1,2})分?|半)?")),
+    (
+        "time",
+        re.compile(
+            r"(?P<ap>上午|下午|晚上|早上|凌晨|中午)?\s*(?P<h>\d{1,2})\s*点(?:(?P<mi>\d{1,2})分?|(?P<half>半)|(?P<q>[一三])刻)?"
+        ),
+    ),
     (
         "money",
         re.compile(
@@ -307,6 +312,10 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         if ap in ("pm", "下午", "晚上") and hour < 12:
             hour += 12
         minute = int(_group(g, "mi")) if g.get("mi") else 0
+        if g.get("half"):  # 7点半 = 07:30, not 07:00
+            minute = 30
+        elif g.get("q"):  # 一刻 / 三刻 = a quarter / three quarters past
+            minute = 15 if g["q"] == "一" else 45
         return f"{hour:02d}:{minute:02d}"
     if kind == "money":
         mul = _MULTIPLIER.get((g.get("mul") or "").lower(), 1)
@@ -338,6 +347,10 @@ def find_values(text: str) -> list[TypedValue]:
             raw = m.group(0).strip()
             if not raw or any(start < e and s < end for s, e in taken):
                 continue
+            # The span is the stripped value's: "£780 for" matched "£780 " (the optional multiplier
+            # after \s*), and a span one character longer than `raw` could not be rewritten in place.
+            lead = len(m.group(0)) - len(m.group(0).lstrip())
+            start, end = start + lead, start + lead + len(raw)
             if kind == "port":
                 start, end = m.span("n")
                 raw = m.group("n")

@@ -1,0 +1,314 @@
+"""Ways of saying "that value changed" that the value ledger reads by structure and value type.
+
+Own sentences (EN and ZH), none from bench/. Each rule has a control in which the
+mechanism does not apply (another subject, no change said, or the old parse), so the
+test can fail.
+"""
+
+from __future__ import annotations
+
+from canvasweb.context import value_mentions
+from canvasweb.context.retire import strip_replaced_values
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+from canvasweb.context.value_mentions import find_mentions
+
+
+def msgs(*pairs):
+    return tuple(MessageData(id=f"f{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
+
+
+def rewritten(history):
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+def aside(n):
+    return [
+        ("user" if i % 2 == 0 else "assistant", f"Side remark {i}: the printer on floor two jams again.")
+        for i in range(n)
+    ]
+
+
+# --- value types ----------------------------------------------------------------------------------------
+
+
+def test_half_past_in_chinese_is_not_the_full_hour():
+    (half,) = find_mentions("晨会定在早上8点半")
+    (full,) = find_mentions("晨会改成早上8点")
+    assert half.key == "08:30" and full.key == "08:00"
+    (quarter,) = find_mentions("晨会定在早上8点一刻")
+    assert quarter.key == "08:15"
+
+
+def test_a_half_hour_corrected_to_the_full_hour_is_retired():
+    out = rewritten(msgs(("user", "门诊每天早上8点半开诊。"), *aside(4), ("user", "开诊时间改成早上8点整。")))
+    assert "8点半" not in out[0] and "[old value" in out[0]
+
+
+def test_the_same_clock_time_said_again_is_not_retired():
+    # control: no other value was said, so nothing changed
+    out = rewritten(
+        msgs(("user", "门诊每天早上8点半开诊。"), *aside(4), ("user", "提醒一下，开诊是早上8点半。"))
+    )
+    assert "8点半" in out[0]
+
+
+def test_am_pm_times_without_minutes_are_values():
+    (m,) = find_mentions("the choir warms up at 6pm")
+    assert m.type == "time" and m.key == "18:00"
+    out = rewritten(
+        msgs(("user", "Choir warm-up is at 6pm."), *aside(4), ("user", "Scratch that, warm-up at 5pm."))
+    )
+    assert "6pm" not in out[0]
+
+
+def test_a_counted_noun_is_the_subject_of_its_count():
+    (m,) = find_mentions("the cafe licence allows 48 seats")
+    assert "seat" in m.context
+    out = rewritten(
+        msgs(
+            ("user", "The cafe licence allows 48 seats inside."),
+            *aside(4),
+            ("user", "Turns out the seated maximum is 40 because of the new fire door."),
+        )
+    )
+    assert "48 seats" not in out[0]
+
+
+def test_a_count_of_another_noun_keeps_its_value():
+    # control: a correction about the staff leaves the seats alone
+    out = rewritten(
+        msgs(
+            ("user", "The cafe licence allows 48 seats inside."),
+            *aside(4),
+            ("user", "Turns out the weekend rota needs 6 baristas, not 5."),
+        )
+    )
+    assert "48 seats" in out[0]
+
+
+def test_a_function_word_after_a_number_is_not_its_unit():
+    (m,) = find_mentions("the cap is 120 once the ramp is in")
+    assert m.unit == ""
+    (u,) = find_mentions("we print 120 leaflets")
+    assert u.unit == "leaflet"
+
+
+def test_function_word_units_used_to_block_the_correction(monkeypatch):
+    """Control: with the old unit rule ("196 once" -> unit "onc") the same correction is missed."""
+    history = msgs(
+        ("user", "The cafe licence allows 48 seats inside."),
+        *aside(4),
+        ("user", "Turns out the seated maximum is 40 once the new fire door is fitted."),
+    )
+    assert "48 seats" not in rewritten(history)[0]
+    monkeypatch.setattr(
+        value_mentions, "_unit_after", lambda text, end: (text[end:].split() or [""])[0].lower()[:6]
+    )
+    assert "48 seats" in rewritten(history)[0]
+
+
+# --- cue forms ------------------------------------------------------------------------------------------
+
+
+def test_taking_it_back_a_turn_later_retires_the_value():
+    out = rewritten(
+        msgs(
+            ("user", "The scaffold hire is £780 for the job."),
+            ("assistant", "Noted, £780 for the scaffold."),
+            ("user", "hang on, £780 was for one elevation. For all four sides it comes to £1,240."),
+            *aside(4),
+        )
+    )
+    assert "£780" not in out[0] and "£1,240" in out[2]
+
+
+def test_a_second_price_without_any_change_said_is_a_fact_of_its_own():
+    # control: two prices said plainly about different things stay current
+    out = rewritten(
+        msgs(
+            ("user", "The scaffold hire is £780 for the job."),
+            ("assistant", "Noted, £780 for the scaffold."),
+            ("user", "The skip for the rubble costs £240 a week."),
+            *aside(4),
+        )
+    )
+    assert "£780" in out[0]
+
+
+def test_chinese_cues_by_structure():
+    cases = [
+        ("仓库租金每月1.2万元。", "仓库租金以合同为准，每月1.35万元。"),
+        ("打包机每小时180件。", "打包机不再按180件算了，每小时按220件来。"),
+        ("月度盘点在每月28日。", "最新消息：月度盘点在每月26日。"),
+    ]
+    for first, later in cases:
+        out = rewritten(msgs(("user", first), *aside(4), ("user", later)))
+        assert "[old value" in out[0], (first, later, out[0])
+
+
+def test_a_chinese_statement_about_another_subject_keeps_the_value():
+    # control: a cue word in a sentence about another subject does not retire the rent
+    out = rewritten(
+        msgs(
+            ("user", "仓库租金每月1.2万元。"),
+            *aside(4),
+            ("user", "最新消息：叉车保养每季度一次，每次800元。"),
+        )
+    )
+    assert "1.2万元" in out[0]
+
+
+# --- names of the old thing inside a correction --------------------------------------------------------
+
+
+def test_instead_of_a_possessive_or_a_the_name_is_cut_from_the_correction():
+    assert "Harlow" not in strip_replaced_values(
+        "Deliveries now come through the side gate instead of Harlow's yard, the lorries fit better."
+    )
+    assert "Quayside" not in strip_replaced_values(
+        "We moved the launch party to the Old Mill instead of the Quayside."
+    )
+
+
+# --- a subject said by another name, found by the unit of its value -----------------------------------
+
+
+def test_a_correction_by_another_name_finds_the_only_value_with_that_unit():
+    out = rewritten(
+        msgs(
+            ("user", "The rainwater tank holds 1,200 litres."),
+            *aside(4),
+            ("user", "Correction on the cistern: we are fitting one of 1,500 litres."),
+        )
+    )
+    assert "1,200" not in out[0]
+    zh = rewritten(
+        msgs(
+            ("user", "冷库制冷机组功率45千瓦。"), *aside(4), ("user", "压缩机那边应该是55千瓦，厂家刚确认。")
+        )
+    )
+    assert "45千瓦" not in zh[0]
+
+
+def test_two_values_with_that_unit_need_the_subject_words():
+    # control: with two subjects measured in litres, a correction by another name retires neither
+    out = rewritten(
+        msgs(
+            ("user", "The rainwater tank holds 1,200 litres."),
+            ("user", "The pond pump moves 3,000 litres an hour."),
+            *aside(4),
+            ("user", "Correction on the cistern: we are fitting one of 1,500 litres."),
+        )
+    )
+    assert "1,200" in out[0] and "3,000" in out[1]
+
+
+def test_a_value_span_is_the_value_alone():
+    (m,) = find_mentions("the deposit is £450 for the hall")
+    assert "the deposit is £450 for the hall"[m.start : m.end] == m.raw == "£450"
+
+
+# --- a value in a question asserts nothing ------------------------------------------------------------
+
+
+def test_an_old_value_asked_about_after_the_correction_stays_retired():
+    out = rewritten(
+        msgs(
+            ("user", "The kiln firing is booked for 3 March."),
+            *aside(2),
+            ("user", "Kiln update: the firing moves to 9 March."),
+            ("user", "I put the kiln firing on 3 March before, didn't I?"),
+            ("assistant", "You did; it is 9 March now."),
+        )
+    )
+    assert "3 March" not in out[0] and "3 March" not in out[4]
+
+
+def test_a_stated_old_value_after_the_correction_is_current_again():
+    # control: said as a statement (not asked), the old date is current again (A -> B -> A)
+    out = rewritten(
+        msgs(
+            ("user", "The kiln firing is booked for 3 March."),
+            *aside(2),
+            ("user", "Kiln update: the firing moves to 9 March."),
+            ("user", "Kiln update again: the firing is back on 3 March."),
+        )
+    )
+    assert "3 March" in out[4] and "9 March" not in out[3]
+
+
+# --- the old value named beside the new one, and cues in the sentence before -----------------------------
+
+
+def test_the_old_value_named_after_the_new_one_is_rewritten_too():
+    out = rewritten(
+        msgs(
+            ("user", "The team lunch is £35 a head."),
+            *aside(2),
+            ("user", "sorry, wrong number: lunch is £38 a head, the £35 was the old menu."),
+        )
+    )
+    assert "£35" not in out[0] and "£35" not in out[3] and "£38" in out[3]
+
+
+def test_a_cue_in_the_sentence_before_carries_to_the_value():
+    out = rewritten(
+        msgs(
+            ("user", "Members pay £42 for the annual pass."),
+            *aside(4),
+            ("user", "The board finally settled the pass. Members at £45, from January."),
+        )
+    )
+    assert "£42" not in out[0]
+
+
+def test_without_a_cue_the_sentence_before_carries_nothing():
+    # control: the same two sentences with no cue are a second fact, not a correction
+    out = rewritten(
+        msgs(
+            ("user", "Members pay £42 for the annual pass."),
+            *aside(4),
+            ("user", "The board looked at the pass. Members bring guests at £45, from January."),
+        )
+    )
+    assert "£42" in out[0]
+
+
+def test_people_counted_in_ren_and_ming_are_one_value():
+    out = rewritten(
+        msgs(
+            ("user", "保洁员要招40人。"),
+            ("assistant", "好的，保洁员40名。"),
+            *aside(2),
+            ("user", "之前说的40人作废，保洁员按46人准备。"),
+        )
+    )
+    assert "40" not in out[0] and "40" not in out[1]
+
+
+def test_the_now_marker_keeps_the_unit_as_written():
+    out = rewritten(msgs(("user", "仓库货架暂定300。"), *aside(4), ("user", "货架调整为340组，二层加一排。")))
+    assert "now 340组" in out[0]
+    # control: when the old mention has its own unit after it, the marker does not repeat it
+    kept = rewritten(
+        msgs(("user", "仓库货架一共300组。"), *aside(4), ("user", "货架调整为340组，二层加一排。"))
+    )
+    assert "[old value → now 340]组" in kept[0]
+
+
+def test_the_object_of_a_change_verb_needs_one_subject_word_in_its_sentence():
+    history = msgs(
+        ("user", "The print server listens on port 6310 in the new office."),
+        *aside(4),
+        ("user", "hmm actually IT moved us to 6312, something about a port clash with the scanner box."),
+    )
+    assert "6310" not in rewritten(history)[0]
+    # control: the same number said without a change verb is not taken as the port's new value
+    plain = msgs(
+        ("user", "The print server listens on port 6310 in the new office."),
+        *aside(4),
+        ("user", "hmm IT says ticket 6312 is about a port clash with the scanner box."),
+    )
+    assert "6310" in rewritten(plain)[0]
