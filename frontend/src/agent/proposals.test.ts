@@ -1,30 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CanvasNode, Proposal } from '../api/types';
+import type { Proposal } from '../api/types';
 import { docFromLists } from '../sync/apply';
 import { decidedProposals, ghostNodeId, ghostsFor, INITIAL_PROPOSALS, markedNodes, pendingProposals, proposalsReducer, staleReason } from './proposals';
-
-function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
-  return {
-    id,
-    content: `content ${id}`,
-    kind: 'fact',
-    x: 0,
-    y: 0,
-    weight: 1,
-    tags: [],
-    pinned: false,
-    sensitivity: 'public',
-    superseded_by: null,
-    archived: false,
-    created_by: null,
-    author_kind: 'user',
-    provenance: null,
-    version: 1,
-    created_at: null,
-    updated_at: null,
-    ...extra,
-  };
-}
+import { node } from '../test/engineHarness';
 
 function proposal(id: number, extra: Partial<Proposal> = {}): Proposal {
   return {

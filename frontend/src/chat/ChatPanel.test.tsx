@@ -1,43 +1,9 @@
 import { act } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CanvasPage } from '../pages/CanvasPage';
-import { Toasts } from '../components/Toasts';
-import { FakeSocket } from '../test/fakeSocket';
-import { installTestHooks } from '../lib/testHooks';
-import type { CanvasNode, Proposal } from '../api/types';
+import { describe, expect, it, vi } from 'vitest';
+import type { Proposal } from '../api/types';
+import { byTestId, flush, installCanvasHarness, json, q, renderCanvas } from '../test/canvasHarness';
+import { node } from '../test/engineHarness';
 import { ChatPanel } from './ChatPanel';
-
-const sockets: FakeSocket[] = [];
-class TestWebSocket extends FakeSocket {
-  constructor(url: string) {
-    super(url);
-    sockets.push(this);
-  }
-}
-
-function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
-  return {
-    id,
-    content: `content ${id}`,
-    kind: 'fact',
-    x: 0,
-    y: 0,
-    weight: 1,
-    tags: [],
-    pinned: false,
-    sensitivity: 'public',
-    superseded_by: null,
-    archived: false,
-    created_by: { id: 1, username: 'alice' },
-    author_kind: 'user',
-    provenance: null,
-    version: 1,
-    created_at: null,
-    updated_at: null,
-    ...extra,
-  };
-}
 
 const NODES = [node('n-db', { content: '数据库端口是 5433', kind: 'config' }), node('n-far', { content: '远处的节点', x: 3000, y: 3000 })];
 
@@ -74,97 +40,47 @@ const REPORT = {
   notes: [],
 };
 
-let container: HTMLDivElement;
-let root: Root;
-
-async function flush(ms = 0) {
-  await act(async () => {
-    await new Promise((r) => setTimeout(r, ms));
-  });
+function answer(url: string): Response {
+  if (url === '/api/llm/') return json({ configured: true, model: 'scripted', context_window: 16000, max_output_tokens: 1000, help: null });
+  if (url === '/api/canvases/7/conversations/') return json([]);
+  if (url.startsWith('/api/canvases/7/proposals/')) return json([PROPOSAL]);
+  if (url === '/api/canvases/7/undo/') return json({ can_undo: false, can_redo: false, undo_revision: null, redo_revision: null });
+  if (url === '/api/model-requests/41/')
+    return json({
+      id: 41,
+      conversation_id: 12,
+      message_id: 89,
+      purpose: 'chat',
+      model: 'scripted',
+      base_url: 'http://x',
+      strategy: 'canvas',
+      messages: [
+        { role: 'system', content: 'You are the assistant' },
+        { role: 'user', content: '数据库端口是多少？' },
+      ],
+      tools: null,
+      layer_tokens: REPORT.layer_tokens,
+      budget: 1000,
+      included_node_ids: ['n-db'],
+      report: { budget: REPORT.budget, total_tokens: 139, included_nodes: REPORT.included, excluded_nodes: REPORT.excluded, excluded_counts: REPORT.excluded_counts },
+      response_text: '端口是 5433。',
+      tool_calls: null,
+      usage: { prompt_tokens: 120, completion_tokens: 8, total_tokens: 128 },
+      latency_ms: 840,
+      error: null,
+      created_at: '2026-11-30T12:00:00Z',
+    });
+  if (url === '/api/canvases/7/') return json({ id: 7, name: '发布计划', description: '', role: 'owner', revision: 3, member_count: 2, created_at: '', updated_at: '', agent_policy: { mode: 'propose', scope: 'all', protect_pinned: true, allow_archive: true } });
+  return json({ error: { code: 'NOT_FOUND', message: 'nope', field: null } }, 404);
 }
 
-function json(body: unknown, status = 200) {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
-
-beforeEach(() => {
-  sockets.length = 0;
-  window.localStorage.setItem('canvasweb.chatOpen', '1');
-  installTestHooks();
-  vi.stubGlobal('WebSocket', TestWebSocket);
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: string) => {
-      const url = String(input);
-      if (url === '/api/llm/') return json({ configured: true, model: 'scripted', context_window: 16000, max_output_tokens: 1000, help: null });
-      if (url === '/api/canvases/7/conversations/') return json([]);
-      if (url.startsWith('/api/canvases/7/proposals/')) return json([PROPOSAL]);
-      if (url === '/api/canvases/7/undo/') return json({ can_undo: false, can_redo: false, undo_revision: null, redo_revision: null });
-      if (url === '/api/model-requests/41/')
-        return json({
-          id: 41,
-          conversation_id: 12,
-          message_id: 89,
-          purpose: 'chat',
-          model: 'scripted',
-          base_url: 'http://x',
-          strategy: 'canvas',
-          messages: [
-            { role: 'system', content: 'You are the assistant' },
-            { role: 'user', content: '数据库端口是多少？' },
-          ],
-          tools: null,
-          layer_tokens: REPORT.layer_tokens,
-          budget: 1000,
-          included_node_ids: ['n-db'],
-          report: { budget: REPORT.budget, total_tokens: 139, included_nodes: REPORT.included, excluded_nodes: REPORT.excluded, excluded_counts: REPORT.excluded_counts },
-          response_text: '端口是 5433。',
-          tool_calls: null,
-          usage: { prompt_tokens: 120, completion_tokens: 8, total_tokens: 128 },
-          latency_ms: 840,
-          error: null,
-          created_at: '2026-11-30T12:00:00Z',
-        });
-      if (url === '/api/canvases/7/') return json({ id: 7, name: '发布计划', description: '', role: 'owner', revision: 3, member_count: 2, created_at: '', updated_at: '', agent_policy: { mode: 'propose', scope: 'all', protect_pinned: true, allow_archive: true } });
-      return json({ error: { code: 'NOT_FOUND', message: 'nope', field: null } }, 404);
-    }),
-  );
+installCanvasHarness({
+  fetch: answer,
+  beforeEach: () => window.localStorage.setItem('canvasweb.chatOpen', '1'),
+  afterEach: () => window.localStorage.removeItem('canvasweb.chatOpen'),
 });
 
-afterEach(async () => {
-  window.localStorage.removeItem('canvasweb.chatOpen');
-  await act(async () => root.unmount());
-  container.remove();
-  vi.unstubAllGlobals();
-});
-
-async function render() {
-  container = document.createElement('div');
-  container.style.width = '1400px';
-  container.style.height = '900px';
-  document.body.appendChild(container);
-  root = createRoot(container);
-  await act(async () => {
-    root.render(
-      <>
-        <CanvasPage canvasId="7" chat={<ChatPanel />} />
-        <Toasts />
-      </>,
-    );
-  });
-  await flush();
-  const sock = sockets[sockets.length - 1];
-  await act(async () => {
-    sock.open();
-    sock.receive({ type: 'welcome', protocol: 1, canvas: { id: 7, name: '发布计划', revision: 3 }, user: { id: 1, username: 'alice' }, role: 'owner', connection_id: 'me' });
-    sock.receive({ type: 'snapshot', revision: 3, nodes: NODES, edges: [] });
-  });
-  await flush(20);
-  return sock;
-}
-
-const q = (sel: string) => container.querySelector(sel) as HTMLElement | null;
-const byTestId = (id: string) => q(`[data-testid="${id}"]`);
+const render = () => renderCanvas('owner', { chat: <ChatPanel />, width: 1400, height: 900, nodes: NODES, edges: [], settleMs: 20 });
 
 function type(el: HTMLTextAreaElement, text: string) {
   const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!;
@@ -341,7 +257,7 @@ describe('ChatPanel', () => {
     expect(reply.querySelector('code')?.textContent).toBe('[n1]');
     await act(async () => refs[0].click());
     await flush(20);
-    const card = container.querySelector<HTMLElement>('.react-flow__node[data-id="n-db"]')!;
+    const card = q('.react-flow__node[data-id="n-db"]')!;
     expect(card.classList.contains('selected')).toBe(true);
     expect(card.dataset.searchFlash).toBe('1');
     // chips from the list: the agent's proposal, the decided suggestions under the question, the pending one below

@@ -1,19 +1,9 @@
 // Op order under rate limits and across page loads (issue: an edge whose node
 // was rate-limited used to be dropped, and a move could end at an older spot).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CanvasNode } from '../api/types';
 import { SyncEngine, type Notice, type PendingStore, type StoredOp } from './engine';
 import { fakeSocketFactory, opAs } from '../test/fakeSocket';
-
-const ALICE = { id: 1, username: 'alice' };
-
-function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
-  return {
-    id, content: `text ${id}`, kind: 'fact', x: 0, y: 0, weight: 1, tags: [], pinned: false, sensitivity: 'public',
-    superseded_by: null, archived: false, created_by: ALICE, author_kind: 'user', provenance: null, version: 1,
-    created_at: null, updated_at: null, ...extra,
-  };
-}
+import { ALICE, node } from '../test/engineHarness';
 
 function memoryStore(initial: { userId: number | string | null; ops: StoredOp[] } | null = null) {
   const saved: { userId: number | string | null; ops: StoredOp[] }[] = [];
