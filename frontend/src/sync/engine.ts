@@ -7,16 +7,16 @@
 // unacknowledged op is simply sent again in order.
 //
 // The parts: connection.ts (socket lifecycle, with reconnect.ts for the backoff),
-// pendingQueue.ts (queue and rebase), sendPacer.ts (pace of sending), catchUp.ts
-// (revision gaps), offlineQueue.ts (the queue across page loads), presence.ts.
+// confirmedDoc.ts (the server document, with catchUp.ts for revision gaps),
+// pendingQueue.ts (queue and rebase), opPump.ts with sendPacer.ts (sending),
+// offlineQueue.ts (the queue across page loads), presence.ts.
 // This class ties them together and is what the app imports.
 
 import type { CanvasNode, ChangeEvent, Op, PresenceActivity, PresenceCursor, PresenceViewport, Role, Snapshot, UserRef } from '../api/types';
-import { applyChanges, docFromLists, EMPTY_DOC, type ChangeSideEffects, type Doc } from './apply';
-import { perfMark } from '../lib/perfMarks';
+import type { ChangeSideEffects } from './apply';
 import i18n from 'i18next';
 import { socketErrorText } from '../i18n/errors';
-import { GapBuffer } from './catchUp';
+import { ConfirmedDoc } from './confirmedDoc';
 import { Connection } from './connection';
 import { engineSettings, type EngineOptions, type EngineSettings } from './engineOptions';
 import type { CanvasInfo, EngineState, Notice, PendingOp, PresencePeer, ServerFrame, WireFrame } from './engineTypes';
@@ -25,8 +25,8 @@ import { Listeners } from './listeners';
 import { OfflineQueue } from './offlineQueue';
 import { PendingQueue } from './pendingQueue';
 import { PeerStore, PresenceSender } from './presence';
-import { SendPacer } from './sendPacer';
-import { Timer } from './timer';
+import { rejectOutcome } from './rejects';
+import { OpPump } from './opPump';
 import { isServerFrame, type AckFrame, type ErrorFrame, type PresenceFrame, type RejectFrame, type WelcomeFrame } from './wireFrames';
 
 export type {
@@ -56,17 +56,11 @@ export class SyncEngine {
   private started = false;
 
   // sync
-  private server: Doc = EMPTY_DOC;
-  private revision: number | null = null;
-  private synced = false;
+  private readonly confirmed: ConfirmedDoc;
   private awaitingSync = false;
-  private readonly gaps: GapBuffer;
   private readonly queue: PendingQueue;
 
-  // sending: ops leave strictly in queue order, paced by a token bucket, and
-  // pause after RATE_LIMITED until the server's retry_after_ms has passed.
-  private readonly pacer: SendPacer;
-  private readonly pumpTimer = new Timer();
+  private readonly sender: OpPump;
   private readonly offline: OfflineQueue;
 
   // presence
@@ -88,21 +82,27 @@ export class SyncEngine {
     this.sessionId = options.sessionId ?? randomId().slice(0, 8);
     this.opts = engineSettings(options);
     this.conn = new Connection(this.opts, {
-      helloFrame: () => ({ type: 'hello', last_revision: this.revision }),
+      helloFrame: () => ({ type: 'hello', last_revision: this.confirmed.revision }),
       greeted: () => {
         this.awaitingSync = true;
         // Resend everything not yet committed, in order, with the same ids.
         this.queue.markAllUnsent();
-        this.pump();
+        this.sender.pump();
       },
       message: (msg) => this.handleMessage(msg),
       socketGone: () => this.socketGone(),
       changed: () => this.emit(),
       notice: (n) => this.notice(n),
     });
-    this.gaps = new GapBuffer(this.opts.catchUpTimeoutMs, this.opts.now);
+    this.confirmed = new ConfirmedDoc(this.opts.catchUpTimeoutMs, this.opts.now, {
+      committed: (ev) => this.markCommitted(ev),
+      sideEffects: (effects) => this.adoptSideEffects(effects),
+    });
     this.queue = new PendingQueue(this.sessionId);
-    this.pacer = new SendPacer(this.opts.opsPerSecond);
+    this.sender = new OpPump(this.opts.opsPerSecond, this.opts.maxInFlight, this.opts.now, this.queue, {
+      ready: () => this.conn.isOpen() && !this.offline.restoring && !(this.offline.holdsRestored && !this.user),
+      send: (p) => this.conn.sendFrame({ type: 'op', client_op_id: p.clientOpId, op: p.op }),
+    });
     this.offline = new OfflineQueue(options.pendingStore ?? null);
     this.presence = new PresenceSender(this.opts.presenceIntervalMs, this.opts.now, {
       canSend: () => this.conn.isOpen(),
@@ -175,13 +175,14 @@ export class SyncEngine {
   }
 
   private buildState(): EngineState {
-    const { doc, pendingIds } = this.queue.view(this.server, this.user);
+    const server = this.confirmed.doc;
+    const { doc, pendingIds } = this.queue.view(server, this.user);
     return {
       status: this.conn.status,
-      revision: this.revision,
-      synced: this.synced,
+      revision: this.confirmed.revision,
+      synced: this.confirmed.synced,
       doc,
-      server: this.server,
+      server,
       pending: [...this.queue.ops],
       pendingIds,
       role: this.role,
@@ -209,7 +210,7 @@ export class SyncEngine {
     const restored = this.offline.takeFor(this.user);
     if (restored.length > 0) this.queue.prependRestored(restored);
     this.persist();
-    this.pump();
+    this.sender.pump();
     this.emit();
   }
 
@@ -225,8 +226,8 @@ export class SyncEngine {
   stop(): void {
     this.conn.stop();
     this.presence.stop();
-    this.gaps.settle();
-    this.pumpTimer.clear();
+    this.confirmed.gaps.settle();
+    this.sender.cancel();
     this.listeners.clear();
     this.noticeListeners.clear();
     this.frameListeners.clear();
@@ -254,44 +255,10 @@ export class SyncEngine {
   /** The socket was dropped: nothing is on the wire any more, and nobody's presence is known. */
   private socketGone() {
     this.awaitingSync = false;
-    this.gaps.settle();
-    this.pumpTimer.clear();
+    this.confirmed.gaps.settle();
+    this.sender.cancel();
     this.peers.clear();
     this.queue.markAllUnsent();
-  }
-
-  /**
-   * Send the unsent ops in queue order. Never skips one: a later op (an edge
-   * to a node being created, a second move) must not overtake an earlier one.
-   */
-  private pump() {
-    if (!this.conn.isOpen() || this.offline.restoring || (this.offline.holdsRestored && !this.user)) return;
-    const now = this.opts.now();
-    const held = this.pacer.heldFor(now);
-    if (held > 0) {
-      this.schedulePump(held);
-      return;
-    }
-    this.pacer.refill(now);
-    let inFlight = this.queue.inFlight();
-    for (const p of this.queue.ops) {
-      if (p.ackedRevision !== null || p.sent) continue;
-      if (inFlight >= this.opts.maxInFlight) return; // the next answer pumps again
-      const wait = this.pacer.waitForToken();
-      if (wait > 0) {
-        this.schedulePump(wait);
-        return;
-      }
-      if (!this.conn.sendFrame({ type: 'op', client_op_id: p.clientOpId, op: p.op })) return;
-      this.pacer.take();
-      p.sent = true;
-      inFlight++;
-    }
-  }
-
-  private schedulePump(delay: number) {
-    if (this.pumpTimer.active) return;
-    this.pumpTimer.once(Math.max(1, delay), () => this.pump());
   }
 
   // ------------------------------------------------------------ ops
@@ -313,7 +280,7 @@ export class SyncEngine {
     const p: PendingOp = { clientOpId, op, ackedRevision: null, retries: 0 };
     this.queue.push(p);
     this.persist();
-    this.pump();
+    this.sender.pump();
     this.emit();
     return clientOpId;
   }
@@ -341,7 +308,7 @@ export class SyncEngine {
       case 'changes':
         return this.onChanges(msg as { events?: ChangeEvent[] });
       case 'change':
-        this.onChange(msg as unknown as ChangeEvent);
+        this.confirmed.receive(msg as unknown as ChangeEvent);
         this.afterChanges();
         this.emit();
         return;
@@ -383,7 +350,7 @@ export class SyncEngine {
     this.canvas = msg.canvas ? { ...(this.canvas ?? {}), ...msg.canvas } : this.canvas;
     this.connectionId = msg.connection_id != null ? String(msg.connection_id) : null;
     this.conn.welcomed();
-    if (this.revision !== null && msg.canvas && msg.canvas.revision === this.revision) {
+    if (this.confirmed.revision !== null && msg.canvas && msg.canvas.revision === this.confirmed.revision) {
       // Already up to date; the server may still send an empty `changes`.
       this.awaitingSync = false;
     }
@@ -393,41 +360,18 @@ export class SyncEngine {
   }
 
   private onSnapshot(msg: Snapshot & { type: 'snapshot' }) {
-    this.server = docFromLists(msg.nodes ?? [], msg.edges ?? []);
-    perfMark('snapshot-store-built');
-    this.revision = msg.revision;
-    this.synced = true;
+    this.confirmed.loadSnapshot(msg.nodes ?? [], msg.edges ?? [], msg.revision);
     this.awaitingSync = false;
-    this.gaps.settle();
     this.afterChanges();
     this.emit();
   }
 
   private onChanges(msg: { events?: ChangeEvent[] }) {
     this.awaitingSync = false;
-    this.gaps.settle();
-    for (const ev of msg.events ?? []) this.onChange({ ...ev, type: 'change' });
+    this.confirmed.gaps.settle();
+    for (const ev of msg.events ?? []) this.confirmed.receive({ ...ev, type: 'change' });
     this.afterChanges();
     this.emit();
-  }
-
-  /** Route one change event: ignore old ones, apply the next, buffer gaps. */
-  private onChange(ev: ChangeEvent) {
-    if (typeof ev.revision !== 'number') return;
-    if (this.revision === null) {
-      this.gaps.hold(ev);
-      return;
-    }
-    if (ev.revision <= this.revision) {
-      this.markCommitted(ev);
-      return;
-    }
-    if (ev.revision === this.revision + 1) {
-      this.applyEvent(ev);
-      return;
-    }
-    this.markCommitted(ev);
-    this.gaps.hold(ev);
   }
 
   private markCommitted(ev: ChangeEvent) {
@@ -441,17 +385,13 @@ export class SyncEngine {
   private committed(p: PendingOp, revision: number) {
     p.ackedRevision = revision;
     p.sent = false;
-    this.pacer.recover();
     this.queue.replayIfOvertaken(p);
     this.persist();
-    this.schedulePump(0);
+    this.sender.committed();
   }
 
-  private applyEvent(ev: ChangeEvent) {
-    const effects: ChangeSideEffects = {};
-    this.server = applyChanges(this.server, ev.changes ?? [], effects);
-    this.revision = ev.revision;
-    this.markCommitted(ev);
+  /** Canvas fields and my role as an applied change left them. */
+  private adoptSideEffects(effects: ChangeSideEffects) {
     if (effects.canvas && this.canvas) this.canvas = { ...this.canvas, ...effects.canvas };
     else if (effects.canvas) this.canvas = { id: '', name: '', ...effects.canvas } as CanvasInfo;
     for (const m of effects.members ?? []) {
@@ -461,24 +401,18 @@ export class SyncEngine {
 
   /** Drain the gap buffer, drop committed pending ops, request missing revisions. */
   private afterChanges() {
-    if (this.revision !== null) {
-      this.gaps.dropUpTo(this.revision);
-      let next = this.gaps.takeNext(this.revision);
-      while (next) {
-        this.applyEvent(next);
-        next = this.gaps.takeNext(this.revision);
-      }
-    }
-    const r = this.revision;
+    this.confirmed.drain();
+    const r = this.confirmed.revision;
     if (r !== null && this.queue.dropConfirmed(r)) this.persist();
-    if (this.gaps.size > 0 || this.queue.waitsForRevision()) this.requestCatchUp();
-    else this.gaps.settle();
+    if (this.confirmed.gaps.size > 0 || this.queue.waitsForRevision()) this.requestCatchUp();
+    else this.confirmed.gaps.settle();
   }
 
   private requestCatchUp() {
-    if (this.revision === null || this.awaitingSync || !this.conn.isOpen()) return;
-    this.gaps.request(
-      this.revision,
+    const revision = this.confirmed.revision;
+    if (revision === null || this.awaitingSync || !this.conn.isOpen()) return;
+    this.confirmed.gaps.request(
+      revision,
       (frame) => this.conn.sendFrame(frame),
       () => {
         this.afterChanges();
@@ -492,7 +426,7 @@ export class SyncEngine {
     if (p && p.ackedRevision === null) this.committed(p, msg.revision);
     if (!msg.duplicate && typeof msg.revision === 'number') {
       // The ack carries the same changes as the change event for its revision.
-      this.onChange({
+      this.confirmed.receive({
         type: 'change',
         revision: msg.revision,
         client_op_id: msg.client_op_id,
@@ -508,29 +442,25 @@ export class SyncEngine {
     const idx = this.queue.indexOf(msg.client_op_id);
     const p = idx >= 0 ? this.queue.ops[idx] : undefined;
     const code = msg.error?.code;
-    if (p && code === 'RATE_LIMITED') {
+    const outcome = rejectOutcome(p, msg.error, (op) => this.queue.waitsBehindEarlier(op), this.opts);
+    if (p && outcome.kind === 'pause') {
       // Nothing was applied. Pause, then resend from this op on, in order; never drop it.
       p.retries++;
       p.sent = false;
-      const hinted = Number(msg.error?.retry_after_ms);
-      const pause = Math.min(this.opts.maxBackoffMs, Number.isFinite(hinted) && hinted > 0 ? hinted : this.opts.rateLimitPauseMs);
-      this.pacer.throttle(this.opts.now(), pause);
-      this.pumpTimer.clear();
-      this.schedulePump(pause);
+      this.sender.rateLimited(outcome.pauseMs);
       this.emit();
       return;
     }
-    if (p && code === 'NOT_FOUND' && (p.orderRetries ?? 0) < 2 && this.queue.waitsBehindEarlier(p)) {
-      // e.g. an edge whose node.create was rate-limited: send it again after that op.
+    if (p && outcome.kind === 'after-earlier') {
       p.orderRetries = (p.orderRetries ?? 0) + 1;
       p.sent = false;
-      this.pump();
+      this.sender.pump();
       return;
     }
     if (idx >= 0) {
       this.queue.removeAt(idx);
       this.persist();
-      this.schedulePump(0);
+      this.sender.schedule(0);
     }
     this.notice({
       kind: 'reject',
@@ -547,9 +477,7 @@ export class SyncEngine {
   private onResync() {
     // Keep showing the old document until the new snapshot replaces it, but
     // stop applying changes on top of it.
-    this.revision = null;
-    this.gaps.clear();
-    this.gaps.settle();
+    this.confirmed.forgetRevision();
     if (this.conn.sendFrame({ type: 'hello', last_revision: null })) this.awaitingSync = true;
     this.emit();
   }
