@@ -16,7 +16,7 @@ from django.utils import timezone
 from canvasweb.canvases import permissions
 from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import Actor
-from canvasweb.canvases.models import AgentMode, Canvas, Membership, Node
+from canvasweb.canvases.models import AgentMode, Canvas, Node
 from canvasweb.common.errors import CanvasError, Forbidden, NotFound, RateLimited
 from canvasweb.context.redaction import mask_credentials
 
@@ -47,12 +47,7 @@ class PolicyChecks(CallRecords):
 
     def _current(self) -> tuple[Canvas, str]:
         """The canvas and the user's role now (they may have changed since the turn began)."""
-        canvas = Canvas.objects.filter(pk=self.canvas_id, deleted_at__isnull=True).first()
-        role = (
-            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
-            .values_list("role", flat=True)
-            .first()
-        )
+        canvas, role = self._canvas_and_role_now()
         if canvas is None or role is None:
             raise NotFound("no such canvas", field="canvas_id")
         if not permissions.role_allows(role, "node.update"):

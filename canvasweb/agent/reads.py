@@ -11,7 +11,7 @@ import math
 from django.db.models import Q
 
 from canvasweb.canvases import permissions
-from canvasweb.canvases.models import Edge, Membership
+from canvasweb.canvases.models import Edge
 from canvasweb.common.errors import NotFound, RateLimited
 from canvasweb.context.redaction import secret_placeholder
 from canvasweb.context.text import extract_terms, flatten_markup
@@ -27,11 +27,7 @@ class ReadTools(HandleBook):
     """search_nodes and read_node."""
 
     def _read(self, name: str, args: dict) -> dict:
-        role = (
-            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
-            .values_list("role", flat=True)
-            .first()
-        )
+        role = self._role_now()
         if role is None:
             raise NotFound("no such canvas", field="canvas_id")
         if self.reads >= self.config["MAX_READS_PER_TURN"]:

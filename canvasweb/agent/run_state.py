@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 from django.conf import settings
 
+from canvasweb.canvases.models import Canvas, Membership
+
 from .models import AgentRun
 
 
@@ -51,3 +53,16 @@ class RunState:
         self.seeded = False
         self.writes = 0
         self.reads = 0
+
+    def _role_now(self) -> str | None:
+        """The user's role on the canvas now (it may have changed since the turn began)."""
+        return (
+            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
+            .values_list("role", flat=True)
+            .first()
+        )
+
+    def _canvas_and_role_now(self) -> tuple[Canvas | None, str | None]:
+        """The canvas (None once deleted) and the user's role on it now."""
+        canvas = Canvas.objects.filter(pk=self.canvas_id, deleted_at__isnull=True).first()
+        return canvas, self._role_now()

@@ -48,7 +48,7 @@ from django.utils import timezone
 from canvasweb.canvases import permissions
 from canvasweb.canvases import services as canvas_services
 from canvasweb.canvases.actors import agent_actor
-from canvasweb.canvases.models import AgentMode, Canvas, Membership
+from canvasweb.canvases.models import AgentMode
 from canvasweb.chat.suggestions import dismiss_duplicates_of_agent_op
 from canvasweb.common.errors import CanvasError, RateLimited
 from canvasweb.history.models import SecurityEvent
@@ -86,12 +86,7 @@ class AgentRunner(WritePlans, ReadTools):
         """The tool schemas for this turn: read tools for everyone, write tools for editors and owners."""
         if self.run is not None:
             return [self._schema(name) for name in self.offered]
-        canvas = Canvas.objects.filter(pk=self.canvas_id, deleted_at__isnull=True).first()
-        role = (
-            Membership.objects.filter(canvas_id=self.canvas_id, user=self.user)
-            .values_list("role", flat=True)
-            .first()
-        )
+        canvas, role = self._canvas_and_role_now()
         if canvas is None or role is None:
             self.unavailable = "you are not a member of this canvas"
             return []

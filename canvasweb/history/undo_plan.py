@@ -124,24 +124,51 @@ def plan_inverse(*, canvas: Canvas, revision: int, user, level: int) -> InverseP
     return plan
 
 
+def _still_there(entry, tid, current, kind: str, other_change, skip) -> bool:
+    """Does the entity still exist? If not, the entry is skipped."""
+    if current is None:
+        skip(entry, f"the {kind} was deleted since", by=other_change(tid))
+        return False
+    return True
+
+
+def _unchanged_since_created(entry, tid, current, kind: str, other_change, skip) -> bool:
+    """Is what a `created` entry made still there, changed by nobody since? If not, the entry is skipped."""
+    if not _still_there(entry, tid, current, kind, other_change, skip):
+        return False
+    by = other_change(tid)
+    if by is not None:
+        skip(entry, f"{_who(by)['label']} changed the {kind} since", by=by)
+        return False
+    return True
+
+
+def _fields_to_restore(entry, tid, current, other_change, skip) -> dict[str, Any]:
+    """The fields of an `updated` entry that nobody changed since, with their values before it.
+
+    A field someone else changed, or that no longer holds what the entry wrote, is skipped.
+    """
+    restore: dict[str, Any] = {}
+    for name in entry.fields or []:
+        by = other_change(tid, name)
+        if by is not None:
+            skip(entry, f"{_who(by)['label']} changed {name} since", name=name, by=by)
+        elif current.get(name) != (entry.after or {}).get(name):
+            skip(entry, f"{name} has changed since", name=name)
+        else:
+            restore[name] = (entry.before or {}).get(name)
+    return restore
+
+
 def _plan_node(entry, tid, state, plan, other_change, skip, visible) -> None:
     current = state.node(tid)
     if entry.action == "updated":
-        if current is None:
-            skip(entry, "the node was deleted since", by=other_change(tid))
+        if not _still_there(entry, tid, current, "node", other_change, skip):
             return
         if not visible(current["sensitivity"]):
             skip(entry, "you may no longer see this node")
             return
-        restore: dict[str, Any] = {}
-        for name in entry.fields or []:
-            by = other_change(tid, name)
-            if by is not None:
-                skip(entry, f"{_who(by)['label']} changed {name} since", name=name, by=by)
-            elif current.get(name) != (entry.after or {}).get(name):
-                skip(entry, f"{name} has changed since", name=name)
-            else:
-                restore[name] = (entry.before or {}).get(name)
+        restore = _fields_to_restore(entry, tid, current, other_change, skip)
         if "sensitivity" in restore and not visible(restore["sensitivity"]):
             skip(entry, f"you may not mark nodes {restore.pop('sensitivity')}", name="sensitivity")
         editable = {k: v for k, v in restore.items() if k in NODE_FIELDS}
@@ -162,12 +189,7 @@ def _plan_node(entry, tid, state, plan, other_change, skip, visible) -> None:
             state.nodes[tid] = {**current, **restore}
             plan.applied.append({"entity": "node", "id": tid, "action": "updated", "fields": list(restore)})
     elif entry.action == "created":
-        if current is None:
-            skip(entry, "the node was deleted since", by=other_change(tid))
-            return
-        by = other_change(tid)
-        if by is not None:
-            skip(entry, f"{_who(by)['label']} changed the node since", by=by)
+        if not _unchanged_since_created(entry, tid, current, "node", other_change, skip):
             return
         foreign = [
             e
@@ -205,29 +227,15 @@ def _plan_node(entry, tid, state, plan, other_change, skip, visible) -> None:
 def _plan_edge(entry, tid, state, plan, other_change, skip, visible) -> None:
     current = state.edge(tid)
     if entry.action == "updated":
-        if current is None:
-            skip(entry, "the edge was deleted since", by=other_change(tid))
+        if not _still_there(entry, tid, current, "edge", other_change, skip):
             return
-        restore = {}
-        for name in entry.fields or []:
-            by = other_change(tid, name)
-            if by is not None:
-                skip(entry, f"{_who(by)['label']} changed {name} since", name=name, by=by)
-            elif current.get(name) != (entry.after or {}).get(name):
-                skip(entry, f"{name} has changed since", name=name)
-            else:
-                restore[name] = (entry.before or {}).get(name)
+        restore = _fields_to_restore(entry, tid, current, other_change, skip)
         if restore:
             plan.ops.append(parse_operation({"type": "edge.update", "id": tid, "fields": restore}))
             state.edges[tid] = {**current, **restore}
             plan.applied.append({"entity": "edge", "id": tid, "action": "updated", "fields": list(restore)})
     elif entry.action == "created":
-        if current is None:
-            skip(entry, "the edge was deleted since", by=other_change(tid))
-            return
-        by = other_change(tid)
-        if by is not None:
-            skip(entry, f"{_who(by)['label']} changed the edge since", by=by)
+        if not _unchanged_since_created(entry, tid, current, "edge", other_change, skip):
             return
         plan.ops.append(parse_operation({"type": "edge.delete", "id": tid}))
         state.edges[tid] = None
