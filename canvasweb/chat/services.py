@@ -4,34 +4,28 @@ Synchronous and ORM-bound; the WebSocket streaming lives in chat/turns.py and
 calls these through `database_sync_to_async`. Canvas writes (accepting a
 suggested fact) go through canvases.services like every other write.
 
-This module holds the turn itself (check, compile, store, finish) and the context preview; the
-rest of the chat's service layer lives beside it and is importable from here too:
-conversations.py (conversations, messages), summary_fold.py (the rolling summary),
-model_requests.py (the model-request record, LLM status), suggestions.py (deciding fact
-suggestions; suggestion_capture.py captures them).
+This module holds the turn itself (check, compile, store, finish); the rest of the chat's
+service layer lives beside it and is importable from here too: turn_context.py (compiling
+the context, the context preview), conversations.py (conversations, messages),
+summary_fold.py (the rolling summary), model_requests.py (the model-request record, LLM
+status), suggestions.py (deciding fact suggestions; suggestion_capture.py captures them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from canvasweb.canvases import selectors as canvas_selectors
-from canvasweb.common.errors import InvalidOperation, NotFound
-from canvasweb.context.compiler import compile_context
+from canvasweb.common.errors import NotFound
 from canvasweb.context.tokens import count_tokens
-from canvasweb.context.types import CompiledContext, CompileRequest, Role, Strategy
+from canvasweb.context.types import CompiledContext
 
-from .context_inputs import (
-    TOKEN_CACHE,
-    archived_history_for,
-    canvas_inputs,
-    history_for,
-    viewport_from,
-)
+from .context_inputs import TOKEN_CACHE
+from .context_inputs import history_for as history_for
 from .conversations import MESSAGE_PAGE_DEFAULT as MESSAGE_PAGE_DEFAULT
 from .conversations import MESSAGE_PAGE_MAX as MESSAGE_PAGE_MAX
 from .conversations import conversation_create as conversation_create
@@ -40,14 +34,12 @@ from .conversations import conversation_to_dict as conversation_to_dict
 from .conversations import conversations_for as conversations_for
 from .conversations import message_to_dict as message_to_dict
 from .conversations import messages_page as messages_page
-from .embeddings import embedding_inputs
 from .llm import ModelConfig
 from .model_requests import llm_status as llm_status
 from .model_requests import model_request_for as model_request_for
 from .model_requests import model_request_to_dict as model_request_to_dict
 from .models import Conversation, Message, MessageRole, MessageSource, MessageStatus, ModelRequest
-from .prompts import SYSTEM_PROMPT
-from .report_visibility import hidden_node_ids, visible_exclusions, visible_report_dict
+from .report_visibility import hidden_node_ids, visible_report_dict
 from .suggestion_capture import capture_suggestions
 from .suggestions import (
     suggestion_accept as suggestion_accept,
@@ -67,8 +59,11 @@ from .summary_fold import FoldPlan as FoldPlan
 from .summary_fold import summary_fold_plan as summary_fold_plan
 from .summary_fold import summary_prompt as summary_prompt
 from .summary_fold import summary_store as summary_store
-
-MAX_QUESTION_CHARS = 8000
+from .turn_context import MAX_QUESTION_CHARS as MAX_QUESTION_CHARS
+from .turn_context import compile_for as compile_for
+from .turn_context import context_preview as context_preview
+from .turn_context import preview_payload as preview_payload
+from .turn_context import validate_question as validate_question
 
 
 @dataclass
@@ -84,114 +79,6 @@ class PreparedTurn:
     compiled: CompiledContext | None = None
     # The compile report as this role may see it (sent as chat.started.context).
     preview: dict | None = None
-
-
-# --- compiling ------------------------------------------------------------------------
-
-
-def validate_question(text: Any) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidOperation("the question is empty", field="text")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidOperation(
-            f"the question is {len(text)} characters; the limit is {MAX_QUESTION_CHARS}", field="text"
-        )
-    return text.strip()
-
-
-def compile_for(
-    *,
-    canvas_id: int,
-    role: str,
-    question: str,
-    viewport: dict | None,
-    conversation: Conversation | None = None,
-    exclude_message_id: int | None = None,
-    strategy: Strategy = "canvas",
-    budget: int | None = None,
-) -> CompiledContext:
-    nodes, edges, index = canvas_inputs(canvas_id=canvas_id)
-    history = history_for(conversation=conversation, exclude_id=exclude_message_id) if conversation else ()
-    archived = archived_history_for(conversation=conversation) if conversation else ()
-    config = ModelConfig.from_settings()
-    vectors = embedding_inputs(
-        question=question, nodes=nodes, messages=archived + history, role=role, config=config
-    )
-    try:
-        view = viewport_from(viewport)
-    except (TypeError, ValueError) as exc:
-        raise InvalidOperation(f"viewport is invalid: {exc}", field="viewport") from None
-    request = CompileRequest(
-        system_prompt=SYSTEM_PROMPT,
-        question=question,
-        messages=history,
-        nodes=nodes,
-        edges=edges,
-        index=index,
-        viewport=view,
-        role=cast(Role, role),  # a membership role: Membership.role's choices are exactly these
-        budget=budget or config.prompt_budget,
-        strategy=strategy,
-        token_cache=TOKEN_CACHE,
-        encoding=TOKEN_CACHE.encoding,
-        rolling_summary=(conversation.summary or None) if conversation else None,
-        archived_messages=archived,
-        now=timezone.now().isoformat(),
-        embeddings=vectors,
-    )
-    return compile_context(request=request)
-
-
-def context_preview(
-    *, user, canvas_id: int, text: str, viewport: dict | None, conversation_id: int | None = None
-) -> dict:
-    """What the next turn would send, without sending or storing anything."""
-    _, role = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
-    conversation = (
-        conversation_for_user(user=user, conversation_id=conversation_id)
-        if conversation_id is not None
-        else None
-    )
-    question = text.strip() if isinstance(text, str) and text.strip() else "(your next question)"
-    compiled = compile_for(
-        canvas_id=canvas_id,
-        role=role,
-        question=question[:MAX_QUESTION_CHARS],
-        viewport=viewport,
-        conversation=conversation,
-    )
-    return preview_payload(compiled, canvas_id=canvas_id, role=role)
-
-
-def preview_payload(compiled: CompiledContext, *, canvas_id: int, role: str) -> dict:
-    """The report as this role may see it: nodes it may not see are left out, even as ids or counts."""
-    report = compiled.report
-    excluded, excluded_counts = visible_exclusions(
-        report.excluded_nodes, report.excluded_counts, hidden=hidden_node_ids(canvas_id=canvas_id, role=role)
-    )
-    return {
-        "budget": report.budget,
-        "layer_tokens": report.layer_tokens,
-        "total_tokens": report.total_tokens,
-        "included": [
-            {
-                "node_id": n.node_id,
-                "handle": n.handle,
-                "rank": n.rank,
-                "reason": n.reason,
-                "tokens": n.tokens,
-                "placeholder": n.placeholder,
-            }
-            for n in report.included_nodes
-        ],
-        "excluded": excluded[:200],
-        "excluded_counts": excluded_counts,
-        "truncations": [
-            vars(t) if not hasattr(t, "__slots__") else {s: getattr(t, s) for s in t.__slots__}
-            for t in report.truncations
-        ],
-        "notes": report.notes,
-    }
 
 
 # --- a chat turn -------------------------------------------------------------------------
