@@ -1,33 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Proposal } from '../api/types';
 import { docFromLists } from '../sync/apply';
 import { decidedProposals, ghostNodeId, ghostsFor, INITIAL_PROPOSALS, markedNodes, pendingProposals, proposalsReducer, staleReason } from './proposals';
-import { node } from '../test/engineHarness';
-
-function proposal(id: number, extra: Partial<Proposal> = {}): Proposal {
-  return {
-    id,
-    canvas_id: 3,
-    status: 'pending',
-    tool: 'add_node',
-    summary: `Add note: "缓存用 Memcached ${id}"`,
-    diff: { node: { id: `new-${id}`, content: `缓存用 Memcached ${id}`, kind: 'decision', x: 100, y: 50 }, fields: [] },
-    op: { type: 'node.create', node: { id: `new-${id}`, content: 'x', x: 100, y: 50 } },
-    stale: false,
-    stale_reason: null,
-    requested_by: { id: 1, username: 'alice' },
-    conversation_id: 12,
-    message_id: 89,
-    agent_run_id: 'run-1',
-    decided_by: null,
-    decided_at: null,
-    forced: false,
-    result_revision: null,
-    error: null,
-    created_at: '2026-11-30T12:00:00Z',
-    ...extra,
-  };
-}
+import { node, proposal } from '../test/engineHarness';
 
 describe('proposal list state', () => {
   it('lists pending proposals newest first and applies live frames', () => {

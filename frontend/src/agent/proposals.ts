@@ -3,7 +3,7 @@
 // checked against the document this client sees (a node the proposal changes
 // got a new version, or a node it links to is gone).
 import type { CanvasEdge, CanvasNode, Proposal } from '../api/types';
-import type { Doc } from '../sync/apply';
+import { normalizeNode, type Doc } from '../sync/apply';
 import i18n from 'i18next';
 
 export interface ProposalsState {
@@ -102,23 +102,7 @@ export interface GhostEdgeData {
 export const ghostNodeId = (proposalId: number) => `ghost-p${proposalId}`;
 
 function fakeNode(base: Partial<CanvasNode> & { id: string; x: number; y: number }): CanvasNode {
-  return {
-    content: '',
-    kind: 'note',
-    weight: 1,
-    tags: [],
-    pinned: false,
-    sensitivity: 'public',
-    superseded_by: null,
-    archived: false,
-    created_by: null,
-    author_kind: 'agent',
-    provenance: null,
-    version: 0,
-    created_at: null,
-    updated_at: null,
-    ...base,
-  } as CanvasNode;
+  return normalizeNode({ author_kind: 'agent', ...base });
 }
 
 /**

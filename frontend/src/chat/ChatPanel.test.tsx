@@ -1,33 +1,18 @@
 import { act } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import type { Proposal } from '../api/types';
 import { byTestId, flush, installCanvasHarness, json, q, renderCanvas } from '../test/canvasHarness';
-import { node } from '../test/engineHarness';
+import { node, proposal } from '../test/engineHarness';
 import { ChatPanel } from './ChatPanel';
 
 const NODES = [node('n-db', { content: '数据库端口是 5433', kind: 'config' }), node('n-far', { content: '远处的节点', x: 3000, y: 3000 })];
 
-const PROPOSAL: Proposal = {
-  id: 7,
+const PROPOSAL = proposal(7, {
   canvas_id: 7,
-  status: 'pending',
-  tool: 'add_node',
   summary: 'Add decision: "缓存改用 Memcached"',
   diff: { node: { id: 'p-node', content: '缓存改用 Memcached', kind: 'decision', x: 200, y: 100 }, fields: [] },
   op: { type: 'node.create', node: { id: 'p-node', content: '缓存改用 Memcached', x: 200, y: 100 } },
-  stale: false,
-  stale_reason: null,
-  requested_by: { id: 1, username: 'alice' },
-  conversation_id: 12,
-  message_id: 89,
   agent_run_id: 'r1',
-  decided_by: null,
-  decided_at: null,
-  forced: false,
-  result_revision: null,
-  error: null,
-  created_at: '2026-11-30T12:00:00Z',
-};
+});
 
 const REPORT = {
   budget: { total: 1000, system: 100, canvas: 500, summary: 100, recent: 200, question: 100 },

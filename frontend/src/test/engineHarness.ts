@@ -1,29 +1,12 @@
 // The engine test harness: canvas fixtures and an engine that is welcomed and synced on a fake socket.
-import type { CanvasEdge, CanvasNode } from '../api/types';
+import type { CanvasEdge, CanvasNode, Proposal } from '../api/types';
+import { normalizeNode } from '../sync/apply';
 import { SyncEngine, type Notice } from '../sync/engine';
 import { fakeSocketFactory, type FakeSocket } from './fakeSocket';
 
 export function node(id: string, extra: Partial<CanvasNode> = {}): CanvasNode {
-  return {
-    id,
-    content: `content ${id}`,
-    kind: 'fact',
-    x: 0,
-    y: 0,
-    weight: 1,
-    tags: [],
-    pinned: false,
-    sensitivity: 'public',
-    superseded_by: null,
-    archived: false,
-    created_by: { id: 1, username: 'alice' },
-    author_kind: 'user',
-    provenance: null,
-    version: 1,
-    created_at: null,
-    updated_at: null,
-    ...extra,
-  };
+  // the rest as a server payload without them would be filled in
+  return normalizeNode({ id, content: `content ${id}`, kind: 'fact', created_by: { id: 1, username: 'alice' }, version: 1, ...extra });
 }
 
 export function edge(id: string, source: string, target: string, extra: Partial<CanvasEdge> = {}): CanvasEdge {
@@ -43,6 +26,32 @@ export function edge(id: string, source: string, target: string, extra: Partial<
 
 export const ALICE = { id: 1, username: 'alice' };
 export const BOB = { id: 2, username: 'bob' };
+
+/** A pending add_node proposal. */
+export function proposal(id: number, extra: Partial<Proposal> = {}): Proposal {
+  return {
+    id,
+    canvas_id: 3,
+    status: 'pending',
+    tool: 'add_node',
+    summary: `Add note: "缓存用 Memcached ${id}"`,
+    diff: { node: { id: `new-${id}`, content: `缓存用 Memcached ${id}`, kind: 'decision', x: 100, y: 50 }, fields: [] },
+    op: { type: 'node.create', node: { id: `new-${id}`, content: 'x', x: 100, y: 50 } },
+    stale: false,
+    stale_reason: null,
+    requested_by: { id: 1, username: 'alice' },
+    conversation_id: 12,
+    message_id: 89,
+    agent_run_id: 'run-1',
+    decided_by: null,
+    decided_at: null,
+    forced: false,
+    result_revision: null,
+    error: null,
+    created_at: '2026-11-30T12:00:00Z',
+    ...extra,
+  };
+}
 
 export function nodeChange(n: CanvasNode, action = 'updated') {
   return { entity: 'node', action, id: n.id, fields: [], data: n };
