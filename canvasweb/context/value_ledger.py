@@ -456,6 +456,9 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             if just_retired:
                 owner[(ev.position, m.start)] = just_retired[0]
                 continue
+        if m.share:
+            _open_share(m, ev, slots, owner)
+            continue
         words = m.context | ev.node_words
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
@@ -524,6 +527,20 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
+    """A share of another quantity ("€7,600, half of the new total") is a subject of its own: it
+    joins a subject that already holds that value, or opens one, and never replaces the quantity
+    it is a share of."""
+    holder = next((s for s in slots if s.current is not None and same_value(m, s.current)), None)
+    if holder is None:
+        holder = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+        slots.append(holder)
+    else:
+        holder.words |= m.context
+    if ev.position >= 0:
+        owner[(ev.position, m.start)] = holder
 
 
 def scored_named(

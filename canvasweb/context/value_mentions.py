@@ -53,6 +53,27 @@ _CHANGED_TO_RE = re.compile(
     r"|(?:改成|改为|改到|调整为|调整到|换成|提高到|降到|延到|推迟到|提前到|变成|更新为)\s*$",
     re.IGNORECASE,
 )
+# A share or multiple of another quantity: "€7,600, half of the new total", "the deposit is a third
+# of the fee: £900", "定金是总价的一半，1.5 万". Such a value belongs to its own subject (the deposit),
+# never to the quantity it is a share of.
+_SHARE_WORDS = (
+    r"(?:half|a third|one third|two thirds|a quarter|one quarter|three quarters|a fifth|a tenth|"
+    r"twice|double|triple|\d+(?:\.\d+)?\s*%|\d+ per ?cent)"
+)
+_SHARE_OF = r"\s+(?:of\s+(?!it\b|that\b|this\b|which\b|them\b)|the\b|our\b|their\b|what\b)"
+_CJK_SHARE = r"的(?:一半|三分之[一二]|四分之[一三]|[两二三]倍|[一二三四五六七八九]成)"
+_SHARE_AFTER_RE = re.compile(
+    r"^\s*(?:then\s*)?[,:(\u2013\u2014-]\s*(?:(?:that's|that is|which is|i\.e\.|so|about|roughly|exactly|just)\s+)?"
+    + _SHARE_WORDS
+    + _SHARE_OF
+    + r"|^\s*[，,]?\s*(?:是|为|占|即|相当于)[^。！？；，,\n]{0,8}"
+    + _CJK_SHARE,
+    re.IGNORECASE,
+)
+_SHARE_BEFORE_RE = re.compile(
+    r"\b" + _SHARE_WORDS + _SHARE_OF + r"[^.,;!?\n]{0,24}$" + r"|" + _CJK_SHARE + r"[^。！？；\n]{0,6}$",
+    re.IGNORECASE,
+)
 _UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
 
@@ -74,6 +95,7 @@ class Mention:
     previous_words: frozenset[str] = frozenset()
     unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
     changed_to: bool = False  # the object of a change verb ("moved us to 5434", "调整为72张")
+    share: bool = False  # a share or multiple of another quantity ("half of the new total")
     unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
 
 
@@ -216,6 +238,10 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         after = text[end : end + 24]
         negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
         changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
+        share = bool(
+            _SHARE_AFTER_RE.search(text[end : end + 40])
+            or _SHARE_BEFORE_RE.search(text[max(0, start - 48) : start])
+        )
         unit = unit_text = ""
         if kind == "number":
             unit = _unit_after(text, end)
@@ -242,6 +268,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
                 unit=unit,
                 unit_text=unit_text,
                 changed_to=changed_to,
+                share=share,
                 context=frozenset(words),
                 sentence=si,
                 negated=negated,

@@ -312,3 +312,55 @@ def test_the_object_of_a_change_verb_needs_one_subject_word_in_its_sentence():
         ("user", "hmm IT says ticket 6312 is about a port clash with the scanner box."),
     )
     assert "6310" in rewritten(plain)[0]
+
+
+# --- a share of another quantity --------------------------------------------------------------------------
+
+
+def test_a_share_of_the_new_total_keeps_the_total():
+    out = rewritten(
+        msgs(
+            ("user", "The kitchen refit now totals £18,400 with the new worktops."),
+            ("assistant", "Understood, £18,400 in all."),
+            ("user", "ok, so the deposit: £9,200 then, half of the new total."),
+            *aside(4),
+        )
+    )
+    assert "£18,400" in out[0] and "£9,200" in out[2]
+
+
+def test_a_changed_total_without_a_share_still_retires_the_old_one():
+    # control: the same cue without "half of" is a correction of the total
+    out = rewritten(
+        msgs(
+            ("user", "The kitchen refit now totals £18,400 with the new worktops."),
+            ("assistant", "Understood, £18,400 in all."),
+            ("user", "ok, scratch that, the new total is £19,100 after the tiling quote."),
+            *aside(4),
+        )
+    )
+    assert "£18,400" not in out[0] and "£19,100" in out[2]
+
+
+def test_a_chinese_share_keeps_the_total():
+    out = rewritten(
+        msgs(
+            ("user", "装修总价定为 36 万。"),
+            ("assistant", "好的，总价 36 万。"),
+            ("user", "改一下付款方式：首付是总价的一半，18 万。"),
+            *aside(4),
+        )
+    )
+    assert "36 万" in out[0] and "18 万" in out[2]
+
+
+def test_share_wording_is_read_by_structure():
+    def share_of(text, value):
+        return next(m.share for m in find_mentions(text) if m.raw == value)
+
+    assert share_of("fine, €3,300 then, half of the new total", "€3,300")
+    assert share_of("a third of the fee is £900", "£900")
+    assert share_of("尾款 6 万，是总价的三成", "6 万")
+    # controls: a split of the value itself, and a share said about another quantity later on
+    assert not share_of("the fee is €14,000, half upfront", "€14,000")
+    assert not share_of("the budget is €40,000 and 10% of the budget is contingency", "€40,000")
