@@ -219,6 +219,8 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
         return False
     if a.unit and b.unit and a.unit != b.unit:
         return False  # "12 pages" and "10 sites" are about different things
+    if (a.type == "percent") != (b.type == "percent") and (a.type == "percent" or a.unit):
+        return False  # "below 25%" is no count of gateways nor a 15-minute interval
     slack = 1 if {a.type, b.type} & {"count", "percent"} or (a.unit and a.unit == b.unit) else 0
     return abs(len(a.number.split(".")[0]) - len(b.number.split(".")[0])) <= slack
 

@@ -75,6 +75,12 @@ _SHARE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER_RE = re.compile(r"\s*([A-Za-z]{2,}|[\u4e00-\u9fff]{1,2})")
+# A word between a number and its plural noun modifies the noun ("6 LoRa gateways", "40 oak chairs"),
+# unless it is a measure of its own ("30 day trials", "250 GB drives", "5,000 mAh ones").
+_MODIFIED_NOUN_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s+([a-z]{2,}[a-rt-z]s)\b")
+_MEASURE_WORDS = frozenset(
+    "second minute hour day week month year night metre meter mile inch foot page seat person".split()
+)
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
 
 
@@ -143,18 +149,35 @@ def _counted(text: str, end: int) -> bool:
         return False
     if "\u4e00" <= unit[0] <= "\u9fff":
         return True
-    um = _UNIT_AFTER_RE.match(text, end)
-    return um is not None and um.group(1).lower().endswith("s")  # a plural noun: "9 gateways"
+    um = _unit_match(text, end)
+    return um is not None and um.group(um.lastindex or 1).lower().endswith("s")  # a plural noun: "9 gateways"
+
+
+def _unit_match(text: str, end: int) -> re.Match[str] | None:
+    """The word after a number that may be its unit; its last group is that word."""
+    mm = _MODIFIED_NOUN_RE.match(text, end)
+    if mm:
+        modifier = mm.group(1)
+        if not (
+            len(modifier) <= 3  # a unit of its own: "5,000 mAh ones", "250 GB drives"
+            or mm.group(2) in ("ones", "others")
+            or modifier.lower().endswith("s")
+            or stem(modifier.lower()) in _MEASURE_WORDS
+            or modifier.lower() in STOPWORDS
+            or modifier.lower() in EN_EXTRA_STOPWORDS
+        ):
+            return mm
+    return _UNIT_AFTER_RE.match(text, end)
 
 
 def _unit_after(text: str, end: int) -> str:
     """The word after a bare number, as its unit ("12 pages" -> "page"); a function word is no unit
     ("196 once they …", "60 for the workshops", "15 而是"), nor is a CJK run that starts with a
     function character."""
-    um = _UNIT_AFTER_RE.match(text, end)
+    um = _unit_match(text, end)
     if not um:
         return ""
-    word = um.group(1).lower()
+    word = um.group(um.lastindex or 1).lower()
     if "\u4e00" <= word[0] <= "\u9fff":
         # A Chinese unit is one measure character ("180件算了" -> 件), two when the first is a
         # prefix of a compound unit (千瓦, 平方米, 公斤, 小时).
@@ -246,9 +269,10 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         if kind == "number":
             unit = _unit_after(text, end)
             if unit:  # the unit as written, for markers that name the value ("72张", "12 performers")
-                um = _UNIT_AFTER_RE.match(text, end)
+                um = _unit_match(text, end)
                 unit_text = (
-                    um.group(0)[: len(um.group(0)) - len(um.group(1))] + um.group(1)[: len(unit)]
+                    um.group(0)[: len(um.group(0)) - len(um.group(um.lastindex or 1))]
+                    + um.group(um.lastindex or 1)[: len(unit)]
                     if um
                     else ""
                 )

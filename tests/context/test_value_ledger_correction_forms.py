@@ -364,3 +364,35 @@ def test_share_wording_is_read_by_structure():
     # controls: a split of the value itself, and a share said about another quantity later on
     assert not share_of("the fee is €14,000, half upfront", "€14,000")
     assert not share_of("the budget is €40,000 and 10% of the budget is contingency", "€40,000")
+
+
+# --- units behind a modifier, and percentages ---------------------------------------------------------------
+
+
+def test_a_word_between_the_number_and_its_noun_keeps_the_noun_as_unit():
+    out = rewritten(
+        msgs(
+            ("user", "For the greenhouse the installer says 4 Zigbee repeaters will do."),
+            ("assistant", "Four repeaters, noted."),
+            ("user", "Site visit done, scratch that: it needs 7 repeaters because of the glass."),
+            *aside(4),
+        )
+    )
+    assert "4 Zigbee" not in out[0] and "7 repeaters" in out[2]
+    # a short measure word stays the unit
+    assert [m.unit for m in find_mentions("we're fitting the 5,000 mAh ones")] == ["mah"]
+
+
+def test_a_percentage_never_replaces_a_count():
+    out = rewritten(
+        msgs(
+            ("user", "The greenhouse gets 7 repeaters along the glass wall."),
+            ("assistant", "7 repeaters along the glass wall."),
+            (
+                "user",
+                "Irrigation: change the tomato bed trigger to below 30% moisture, the glass wall side dries fast.",
+            ),
+            *aside(4),
+        )
+    )
+    assert "7 repeaters" in out[0] and "30%" in out[2]
