@@ -88,6 +88,14 @@ _PRIORITY = {
 }
 
 
+# A sentence that only says no (or names someone) and has fewer than two other words is a reaction.
+_REACTION_CATS = frozenset({"negation", "name"})
+_REACTION_WORDS = frozenset(
+    "no not nope never yet really actually seriously lol haha oh ah hmm wow yeah ok okay well sure maybe "
+    "guess think idea sorry doesn don didn isn won wasn aren".split()
+)
+
+
 def _section(cats: frozenset[str]) -> str:
     if "correction" in cats:
         return "Corrections (verbatim)"
@@ -211,6 +219,8 @@ def build_summary(
                 cats = frozenset({"decision"})
             if cats == frozenset({"name"}) and m.role != "user":
                 continue  # a capitalised word alone is not worth keeping from replies
+            if not carried and cats <= _REACTION_CATS and len(info.terms - _REACTION_WORDS) < 2:
+                continue  # "no!", "lol no", "not really…": a reaction, not a fact
             if "question" in cats:
                 if len(info.terms) < 3 or any(jaccard(info.terms, q) >= 0.6 for q in questions):
                     continue  # "Thoughts?" and re-asked questions
@@ -323,6 +333,11 @@ def _compact(sentence: str, q_terms: frozenset[str]) -> str | None:
         return None
     clauses = [raw for raw, _, _ in analysed]
     keep = [i for i, (_, strong, terms) in enumerate(analysed) if strong or (q_terms and terms & q_terms)]
+    # A kept clause of fewer than two words besides its numbers ("…, at 73") says nothing without
+    # the clause before it, which names what the number is about.
+    keep = sorted(
+        set(keep) | {i - 1 for i in keep if i > 0 and sum(1 for t in analysed[i][2] if not t.isdigit()) < 2}
+    )
     if not keep or len(keep) == len(clauses):
         return None
     out = []

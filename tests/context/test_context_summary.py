@@ -206,3 +206,27 @@ def test_compact_clauses_are_verbatim_and_keep_times_and_thousands_whole():
         max_tokens=75,
     )
     assert "the budget is 1,000 dollars, deploys start at 10:30…" in summary.text, summary.text
+
+
+def test_reactions_that_only_say_no_are_not_kept():
+    history = msgs(
+        "The boiler service is booked for the 14th.",
+        "lol no",
+        "no!",
+        "not really, no",
+        "No gas heaters in the loft conversion, ever.",
+    )
+    summary = build_summary(messages=history, max_tokens=400)
+    assert "No gas heaters in the loft conversion" in summary.text
+    assert "lol no" not in summary.text and "- no!" not in summary.text and "not really" not in summary.text
+
+
+def test_a_number_clause_keeps_the_clause_that_names_it():
+    summary = build_summary(
+        messages=msgs(
+            "Grandad still rows the lake every Sunday morning in summer, at 81, "
+            "and he talks about the old boathouse, the ducks and the weather the whole way round."
+        ),
+        max_tokens=60,
+    )
+    assert "rows the lake every Sunday morning in summer, at 81" in summary.text, summary.text
