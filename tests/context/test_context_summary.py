@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from canvasweb.context.sentences import SUMMARY_HEADER
 from canvasweb.context.summary import (
     SUMMARY_PROMPT_TEMPLATE,
     build_summary,
@@ -7,7 +8,6 @@ from canvasweb.context.summary import (
     should_fold,
     split_sentences,
 )
-from canvasweb.context.sentences import SUMMARY_HEADER
 from canvasweb.context.tokens import count_tokens
 from canvasweb.context.types import MessageData
 
