@@ -88,6 +88,7 @@ class _Event:
     cue_sentences: frozenset[int]
     node_words: frozenset[str] = frozenset()
     cued_text_sentences: frozenset[int] = frozenset()  # by value_mentions' split, with or without a value
+    plain_sentences: frozenset[int] = frozenset()  # sentences that neither ask nor advise
 
 
 def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
@@ -106,6 +107,19 @@ def _cued_text_sentences(text: str) -> frozenset[int]:
     return frozenset(
         i for i, (a, b) in enumerate(spans) if _CUE_RE.search(text[a:b]) or CORRECTION_RE.search(text[a:b])
     )
+
+
+# Advice, conditions and questions: a reply that says them reports no change.
+_HEDGE_RE = re.compile(
+    r"\b(?:could|would|should|might|maybe|perhaps|suggest|recommend|if|how about|what about|option|consider)\b"
+    r"|[?？]|建议|可以|如果|要不|或者|考虑|是否|吗",
+    re.IGNORECASE,
+)
+
+
+def _plain_sentences(text: str) -> frozenset[int]:
+    """Indices of the sentences (numbered as value_mentions numbers them) that neither ask nor advise."""
+    return frozenset(i for i, (a, b) in enumerate(sentence_spans(text)) if not _HEDGE_RE.search(text[a:b]))
 
 
 class RetiredValues:
@@ -249,6 +263,7 @@ def build_ledger(
                 mentions=mentions,
                 cue_sentences=_cue_sentences(m.content, mentions),
                 cued_text_sentences=_cued_text_sentences(m.content),
+                plain_sentences=_plain_sentences(m.content) if m.role == "assistant" else frozenset(),
             )
         )
     if not events:
@@ -466,6 +481,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
         ]
         cued = m.sentence in ev.cue_sentences or _cue_just_before(m, ev)
+        user_like = ev.role in ("user", "canvas") or _reports_a_change(m, ev)
         scored = _score(m, words, cands, ev, named_old, cued)
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
@@ -550,6 +566,19 @@ def scored_named(
 ) -> list[tuple[float, _Slot, bool]]:
     """The scored subjects this event names as old, as (score, slot, same) like `chosen`."""
     return [(sc, s, same) for sc, _ov, s, same in scored if id(s) in named_old]
+
+
+def _reports_a_change(m: Mention, ev: _Event) -> bool:
+    """A reply that reports a change as done ("TAP changed my flight, I'm on TP1363 now") is a
+    correction like the user's: its cued sentence states this one value of its kind, plainly. Advice
+    ("we could move it to 10:00?") and sentences with several values of a kind (a sum, a comparison)
+    are not."""
+    return (
+        ev.role == "assistant"
+        and m.sentence in ev.plain_sentences
+        and m.sentence in ev.cue_sentences
+        and sum(1 for x in ev.mentions if x.sentence == m.sentence and compatible(x.type, m.type)) == 1
+    )
 
 
 def _cue_just_before(m: Mention, ev: _Event) -> bool:

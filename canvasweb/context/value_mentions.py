@@ -28,6 +28,8 @@ _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\
 _SENTENCE_BREAK_RE = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
 _IDENT_RE = re.compile(
     r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])"
+    # a code of capitals and digits: flight TP1363, train G7362, booking QX7841
+    r"|(?<![\w.-])[A-Z]{1,3}\d{3,6}[A-Z]?(?![\w-])"
 )
 
 # Text right before a value that names it as the replaced one.

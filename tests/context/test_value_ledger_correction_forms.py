@@ -396,3 +396,48 @@ def test_a_percentage_never_replaces_a_count():
         )
     )
     assert "7 repeaters" in out[0] and "30%" in out[2]
+
+
+# --- a reply that reports a change; codes of capitals and digits ----------------------------------------------
+
+
+def test_a_reply_that_reports_a_change_as_done_retires_the_old_value():
+    out = rewritten(
+        msgs(
+            ("user", "Book the ferry for the band, please."),
+            ("assistant", "Booked: ferry QX4410 from Dover, Friday."),
+            ("user", "thanks!"),
+            (
+                "assistant",
+                "heads-up, the ferry company changed the sailing. I'm on QX4472 now, same evening.",
+            ),
+            *aside(4),
+        )
+    )
+    assert "QX4410" not in out[1] and "QX4472" in out[3]
+
+
+def test_a_reply_that_only_suggests_a_change_retires_nothing():
+    # control: advice is no change
+    out = rewritten(
+        msgs(
+            ("user", "Book the ferry for the band, please."),
+            ("assistant", "Booked: ferry QX4410 from Dover, Friday."),
+            ("user", "thanks!"),
+            ("assistant", "the ferry company may cancel. we could switch to QX4472 instead."),
+            *aside(4),
+        )
+    )
+    assert "QX4410" in out[1]
+
+
+def test_a_reply_with_several_values_of_a_kind_replaces_none():
+    # control: "按每桌 12 人算" in a reply that confirms a headcount is arithmetic, not a new headcount
+    out = rewritten(
+        msgs(
+            ("user", "年会到场人数更新了，是 268 人。"),
+            ("assistant", "更正：到场 268 人。按每桌 12 人算大概 23 桌。"),
+            *aside(4),
+        )
+    )
+    assert "268 人" in out[0]
