@@ -20,7 +20,8 @@ Format (one record per line, deterministic for the same input):
   by rank, so the best items open the block; when there are 5+ records, a
   short recap of the top 3 closes it, because models attend best to the start
   and the end of a long context. The recap is the first thing dropped when
-  tokens are short.
+  tokens are short, and left out when it would take more than a tenth of the
+  block (a small block is read whole).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ HEADER = (
 RECAP_MIN_RECORDS = 5
 RECAP_ITEMS = 3
 RECAP_ITEM_TOKENS = 40
+RECAP_MAX_SHARE = 0.1  # of the block's budget
 
 
 def quote_text(text: str) -> str:
@@ -164,8 +166,8 @@ def render_canvas_block(
         recap_cost = count("Recap of key items: ") + sum(
             handle_cost + min(p.cost, RECAP_ITEM_TOKENS) + 2 for p in head
         )
-        if recap_cost > available // 3:
-            recap_cost = 0
+        if recap_cost > available * RECAP_MAX_SHARE:
+            recap_cost = 0  # a small block is short enough to be read whole: spend it on records
     available -= recap_cost
 
     # Anchors first; then question matches and nodes linked to selected ones get reserved shares so
