@@ -23,6 +23,7 @@ Rendered oldest first with the turn number and speaker, inside
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -39,6 +40,7 @@ from .recall_rank import (
     turn_sentences,
 )
 from .recall_signals import value_score
+from .retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER
 from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
 
@@ -60,6 +62,13 @@ RECALL_HEADER = (
     "Newer messages and the canvas override them."
 )
 ELLIPSIS = "…"
+_EMPTY_MARKERS_RE = re.compile("|".join(re.escape(m) for m in (OUTDATED_MARKER, CANVAS_OUTDATED_MARKER)))
+
+
+def _without_empty_markers(sentence: str) -> str:
+    return _EMPTY_MARKERS_RE.sub("", sentence).strip() if "[outdated" in sentence else sentence
+
+
 # A recalled turn shorter than this (tokens) is shown whole from the start.
 WHOLE_TURN_TOKENS = 60
 # Hits below this share are weak: they get at most half of what the strong hits
@@ -126,8 +135,10 @@ def recall_history(
         t = turns.get(ci)
         if t is None:
             cand = candidates[ci]
-            sents = turn_sentences(cand.text)
-            t = turns[ci] = _Turn(cand=cand, sentences=sents, tokens=[count(s) for s in sents])
+            # Same sentence numbering as the ranker's; a retired statement that names no new value
+            # says nothing the prompt needs, so it is quoted as nothing (and costs nothing).
+            sents = [_without_empty_markers(s) for s in turn_sentences(cand.text)]
+            t = turns[ci] = _Turn(cand=cand, sentences=sents, tokens=[count(s) if s else 0 for s in sents])
         return t
 
     used = frame_cost
@@ -142,7 +153,11 @@ def recall_history(
         nonlocal used
         t = turn(ci)
         # A sentence repeated in several turns is quoted once.
-        want = {i for i in want if i in t.keep or normalize_sentence(t.sentences[i]) not in quoted}
+        want = {
+            i
+            for i in want
+            if t.sentences[i] and (i in t.keep or normalize_sentence(t.sentences[i]) not in quoted)
+        }
         if not want:
             return False
         new = t.keep | want
@@ -259,11 +274,12 @@ def _render(turns: Sequence[_Turn]) -> str:
         parts: list[str] = []
         prev = -1
         for i in sorted(t.keep):
-            if i != prev + 1:
+            if i != prev + 1 and any(t.sentences[prev + 1 : i]):
                 parts.append(ELLIPSIS)
-            parts.append(t.sentences[i])
+            if t.sentences[i]:
+                parts.append(t.sentences[i])
             prev = i
-        if prev != len(t.sentences) - 1:
+        if any(t.sentences[prev + 1 :]):
             parts.append(ELLIPSIS)
         body = escape_delimiters(" ".join(parts).replace("\n", " "))
         lines.append(f"[#{t.cand.position + 1} {t.cand.message.role}] {body}")

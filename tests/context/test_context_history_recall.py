@@ -6,6 +6,7 @@ from helpers_context import all_text, node
 
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.history_recall import RecallCandidate, is_low_information, recall_history
+from canvasweb.context.retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER
 from canvasweb.context.selection import CanvasIndex, select_nodes
 from canvasweb.context.tokens import TokenCache, count_tokens
 from canvasweb.context.types import Budget, CompileRequest, MessageData, Viewport
@@ -140,6 +141,21 @@ def test_recalled_sentence_already_in_the_window_is_not_repeated():
         already_shown=[fact],
     )
     assert r.text == ""
+
+
+def test_a_retired_sentence_that_names_no_new_value_is_not_quoted():
+    text = f"The demo environment resets every Sunday. {OUTDATED_MARKER} {CANVAS_OUTDATED_MARKER}"
+    cands = [RecallCandidate(position=0, message=MessageData(id="a", role="user", content=text), text=text)]
+    cache = TokenCache()
+    r = recall_history(
+        candidates=cands,
+        question="When does the demo environment reset?",
+        max_tokens=200,
+        count=cache.count,
+        cache=cache,
+    )
+    assert "resets every Sunday" in r.text
+    assert OUTDATED_MARKER not in r.text and CANVAS_OUTDATED_MARKER not in r.text
 
 
 def test_low_information_turns():
