@@ -34,7 +34,7 @@ from .lexical import (
     term_weights,
     tokenize,
 )
-from .recall_signals import asks_for_value, value_score
+from .recall_signals import asks_for_value, counted_answer, value_score
 from .text import normalize_sentence, split_sentences
 from .tokens import TokenCache
 from .types import MessageData
@@ -48,6 +48,9 @@ CONTEXT_WEIGHT = 0.5
 MAX_HITS = 60
 # A question that asks for a value lifts turns whose matching sentence states one (recall_signals).
 VALUE_LIFT = 0.6
+HIT_VALUE_SENTENCES = 2  # the value lift looks at this many best matching sentences of a turn
+# A "how many X / 多少人 / 多少钱" question lifts turns that state a number of X (or an amount).
+COUNT_LIFT = 0.5
 RESTATED_FACTOR = 0.6
 # The reply to a matching question inherits this share of its score (_inherit_from_questions),
 # looking at most ANSWER_REACH turns ahead.
@@ -132,6 +135,19 @@ def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
     if cache is None:
         return compute()
     return cache.memo(key=("recall-value", cand.message.id), source=cand.text, compute=compute)
+
+
+def _hit_value(
+    cand: RecallCandidate, hits: tuple[float, list[tuple[float, int]]] | None, cache: TokenCache | None
+) -> float:
+    """How much the turn's best matching sentences state a value: in a long turn, a number in
+    another paragraph says nothing about whether the part that matches the question answers it.
+    A turn ranked through its neighbours only (no sentence hit) counts as a whole."""
+    if not hits:
+        return _turn_value(cand, cache)
+    sentences = turn_sentences(cand.text)
+    best = sorted(hits[1], reverse=True)[:HIT_VALUE_SENTENCES]
+    return max((value_score(sentences[si]) for _, si in best if si < len(sentences)), default=0.0)
 
 
 def _demote_restated(
@@ -357,9 +373,12 @@ def rank_turns(
         for ci in [ci for ci in scored if ci not in per_turn]:
             if carries_nothing(candidates[ci], flat_by_ci.get(ci, ()), cache):
                 del scored[ci]
+    counted = counted_answer(question)
     for ci in scored:
         if lift:
-            scored[ci] *= 1.0 + lift * _turn_value(candidates[ci], cache)
+            scored[ci] *= 1.0 + lift * _hit_value(candidates[ci], per_turn.get(ci), cache)
+        if counted is not None and counted.search(candidates[ci].text):
+            scored[ci] *= 1.0 + COUNT_LIFT  # states the count the question asks for
     if lift:
         _demote_restated(scored, candidates=candidates, flat_by_ci=flat_by_ci, q=q, cache=cache)
     lexical = sorted(scored, key=lambda ci: (-scored[ci], -candidates[ci].position))

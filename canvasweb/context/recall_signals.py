@@ -53,3 +53,44 @@ _ASKS_VALUE_RE = re.compile(
 def asks_for_value(question: str) -> bool:
     """True when the question wants a specific fact rather than an explanation or an opinion."""
     return bool(question and _ASKS_VALUE_RE.search(question))
+
+
+# "how many prompts …", "how many of the scanner guns …", "多少人", "几个服", "多少钱": what the answer counts.
+_HOW_MANY_RE = re.compile(
+    r"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?([a-z-]+)(?:\s+([a-z-]+))?", re.I
+)
+_CJK_HOW_MANY_RE = re.compile(r"(?:多少|几)\s*([\u4e00-\u9fff])")
+_MONEY_RE = r"(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:万|千)?\s*(?:元|块|美元|欧元|英镑|dollars?|euros?|pounds?))"
+_STEM_RE = re.compile(r"(?:ies|es|s)$")
+_NOT_NOUNS = frozenset(
+    "are is was were do does did have has had will would can could should the our their you they we "
+    "there more".split()
+)
+
+
+def counted_answer(question: str) -> re.Pattern[str] | None:
+    """A pattern for a sentence that states the count or sum a "how many / 多少" question asks
+    for: a number next to the noun it counts ("1,318 prompts", "342 人"), or an amount of money
+    ("多少钱" -> "2850 美元"). None when the question asks for no count."""
+    m = _HOW_MANY_RE.search(question or "")
+    if m:
+        nouns = [
+            _STEM_RE.sub("", w.lower())
+            for w in m.groups()
+            if w and len(w) > 2 and w.lower() not in _NOT_NOUNS
+        ]
+        if not nouns:
+            return None
+        noun = "|".join(re.escape(n) for n in nouns)
+        return re.compile(rf"\d[\d,.]*\s+(?:[\w-]+\s+)?(?:{noun})\w*", re.I)
+    m = _CJK_HOW_MANY_RE.search(question or "")
+    if m:
+        unit = m.group(1)
+        if unit == "钱":
+            return re.compile(_MONEY_RE, re.I)
+        return re.compile(rf"(?:\d[\d,.]*|[一二两三四五六七八九十百千万]+)\s*(?:万\s*)?{re.escape(unit)}")
+    if re.search(
+        r"\bhow much\b.*\b(?:cost|pay|paid|charge|spend|spent|price|budget|fee)", question or "", re.I
+    ):
+        return re.compile(_MONEY_RE, re.I)
+    return None

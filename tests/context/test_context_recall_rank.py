@@ -214,3 +214,34 @@ def test_the_kept_index_counts_what_it_holds_against_the_cache_byte_bound():
     tight.memo(key=("other", 1), source="x", compute=lambda: "kept while it fits")
     rank_turns(candidates=turns, question="R120 货架归谁管？", cache=tight)
     assert tight.bytes <= tight.max_bytes
+
+
+# --- a "how many" question and the turn that states the count -----------------------------------------
+
+
+def test_counted_answer_reads_the_counted_noun_and_money():
+    from canvasweb.context.recall_signals import counted_answer
+
+    assert counted_answer("how many kayaks are left in the shed?").search("we still have 14 kayaks there")
+    assert not counted_answer("how many kayaks are left in the shed?").search("the shed is 14 metres long")
+    assert counted_answer("仓库里还有多少箱？").search("还剩 36 箱，下周补货")
+    assert counted_answer("修车花了多少钱？").search("换刹车片一共 680 元")
+    assert counted_answer("how much did the plumber charge?").search("he billed us £185 in the end")
+    assert counted_answer("what colour is the van?") is None
+
+
+@pytest.mark.parametrize("lift", [0.0, 0.5])
+def test_a_turn_that_states_the_count_is_lifted_above_chat_about_the_subject(monkeypatch, lift):
+    monkeypatch.setattr(recall_rank, "COUNT_LIFT", lift)
+    cands = chat(
+        {
+            8: "kayak club update: the sea kayaks got new rudders, and we counted 14 kayaks in the shed after the trip.",
+            20: "the kayak shed door sticks again, someone tell the kayak club committee",
+            22: "kayak shed painting day soon, bring old clothes for the kayak shed",
+        }
+    )
+    ranked = rank_turns(candidates=cands, question="how many kayaks are in the kayak shed?")
+    score = {ci: s for ci, s, _ in ranked}
+    assert rank_of(ranked, 8) == 0
+    # the lift is what puts a clear margin between the count and the chat about the shed
+    assert (score[8] >= 1.5 * max(score[20], score[22])) == (lift > 0)
