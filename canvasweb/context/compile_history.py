@@ -95,6 +95,13 @@ class HistoryView:
             else None
         )
         self._prepared: dict[int, PreparedMessage] = {}
+        # A marker never names a value the ledger retired ("corrected later to 4月15日" after a
+        # second correction moved it again).
+        self._retired_values = (
+            frozenset(m.raw for spans in self.ledger.by_position.values() for m, _ in spans)
+            if self.ledger is not None
+            else frozenset()
+        )
 
     def __len__(self) -> int:
         return len(self.messages)
@@ -132,6 +139,7 @@ class HistoryView:
             is_restricted=self.restricted,
             cache=self.cache,
             position=position,
+            retired_values=self._retired_values,
         )
         ledger = self.ledger
         if ledger and position in ledger.by_position:

@@ -65,10 +65,11 @@ CORRECTED_MARKER = "[outdated statement omitted: corrected later to {value}]"
 CANVAS_OUTDATED_MARKER = "[outdated statement omitted: the canvas holds the current value]"
 
 
-def _marker_for(corr: SentenceInfo | None) -> str:
-    # The new value as the correction says it, without the old one it names ("800人作废，按950人").
+def _marker_for(corr: SentenceInfo | None, retired_values: frozenset[str] = frozenset()) -> str:
+    # The new value as the correction says it, without the old one it names ("800人作废，按950人"),
+    # unless that value was itself retired later.
     value = strip_replaced_values(corr.value_text) if corr is not None and corr.value_text else ""
-    if value and len(value) <= 60 and "]" not in value:
+    if value and len(value) <= 60 and "]" not in value and not any(r in value for r in retired_values):
         return CORRECTED_MARKER.format(value=value)
     return OUTDATED_MARKER
 
@@ -86,6 +87,7 @@ def retire_outdated(
     is_restricted: Callable[[frozenset[str]], bool] | None = None,
     cache: TokenCache | None = None,
     position: int | None = None,
+    retired_values: frozenset[str] = frozenset(),
 ) -> str | None:
     """Rewrite a history message without superseded or restricted sentences.
 
@@ -112,7 +114,7 @@ def retire_outdated(
             continue
         hit, corr = retired_by(info)
         if hit:
-            marker = _marker_for(corr) if corr is not None else CANVAS_OUTDATED_MARKER
+            marker = _marker_for(corr, retired_values) if corr is not None else CANVAS_OUTDATED_MARKER
             replace.append((info.text, _retire_clauses(info, marker, retired_by) or marker))
             if "correction" in info.categories and message.role == "user" and later_corrections is not None:
                 # A corrected correction (A -> B -> C) still retires what it corrected (A), and

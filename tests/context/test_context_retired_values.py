@@ -237,3 +237,19 @@ def test_value_said_in_chat_between_two_canvas_versions_is_retired():
     )
     assert "28 July" in text and "14 July" not in text and "load test moves to 21 July" not in text
     assert "release retro is on 21 July" in text
+
+
+def test_a_marker_never_names_a_value_that_was_retired_later():
+    from canvasweb.context.retire import OUTDATED_MARKER, retire_outdated
+
+    old = MessageData(id="o", role="user", content="The pottery fair stand is booked for 9 May.")
+    correction = MessageData(id="c", role="user", content="Correction: the pottery fair stand is on 16 May.")
+    later: list = []
+    assert retire_outdated(message=correction, later_corrections=later) is None  # newest first
+    named = retire_outdated(message=old, later_corrections=list(later))
+    assert named is not None and "corrected later to" in named and "16 May" in named
+    # once 16 May is retired in turn (by the value ledger), the marker names no value
+    unnamed = retire_outdated(
+        message=old, later_corrections=list(later), retired_values=frozenset({"16 May"})
+    )
+    assert unnamed == OUTDATED_MARKER
