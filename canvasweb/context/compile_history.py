@@ -8,7 +8,7 @@ passes the history filters, newest first:
   with a restricted role: a viewer's chat may quote internal canvas content);
 * statements retired by a later correction in the chat, or restating a
   superseded/archived node, are blanked out (version drift);
-* the value ledger (value_ledger.py) rewrites each retired value mention.
+* the value ledger (value_ledger/) rewrites each retired value mention.
 
 Baselines keep stale history verbatim. Messages are prepared lazily: turns that
 end up folded into the summary are never tokenized.

@@ -5,7 +5,7 @@ finds what a correction changes) or when it restates a superseded or archived
 canvas node (`is_stale`, from the CanvasIndex). The sentence is replaced by a
 marker that says why; a long sentence loses only its retired clauses; a
 correction no longer names the value it replaces. Values retired by subject
-across the whole history are handled by value_ledger.py.
+across the whole history are handled by value_ledger/.
 """
 
 from __future__ import annotations

@@ -232,7 +232,7 @@ class CompileRequest:
     archived_messages: tuple[MessageData, ...] = ()
     # Recall past turns that answer the question (strategy "canvas").
     recall_history: bool = True
-    # Rewrite values retired by subject in the history (value_ledger.py; strategy "canvas").
+    # Rewrite values retired by subject in the history (value_ledger/; strategy "canvas").
     retire_values: bool = True
     # Reference time (ISO 8601) for priority decay; None = the newest
     # updated_at on the canvas, so the core stays deterministic.

@@ -10,7 +10,7 @@ clause before it and of the message's topic header ("infra: …", "预算这边�
 
 A mention is *negated* when the text names it as the value being replaced:
 "not 4840", "instead of 5433", "from 140 to …", "8443 停用了", "不是 22%",
-"99.2 is too loose", "4月9日走不了". The ledger (value_ledger.py) decides
+"99.2 is too loose", "4月9日走不了". The ledger (value_ledger/) decides
 which values are retired; this module only reads text.
 """
 

@@ -1,0 +1,129 @@
+"""Which values in the history are retired, by subject: a store of subjects and their current values.
+
+The conversation is read oldest first, with the canvas's supersedes and
+archives put in at the time they happened. Every value mention
+(value_mentions.py) either joins a *subject* (a slot: the words said around
+its values, and the value that is current for it) or opens a new one:
+
+* a user statement of a value of a compatible type (a port for a port, a
+  date for a date) about the same subject replaces the subject's current
+  value, which is then retired. "About the same subject" = shared subject
+  words: one is enough when the sentence carries a correction cue
+  ("actually", "scratch that", "now", "no longer", "改成", "刚才说错了", …) or
+  the message names the subject's current value as the old one; otherwise
+  two, covering half of the statement's words. Every subject that matches
+  nearly as well as the best (>= 60 %) is replaced too, so A said in a node
+  and B said in chat both give way to C; one that matches clearly worse (a
+  look-alike: "current crash-free 99.71 %" next to "halt below 99.2 %") keeps
+  its value;
+* a mention named as the old value ("not 4840", "8443 停用了", "99.2 is too
+  loose") retires that value in the subject it matches best;
+* a superseded node: at the time of the supersede, its replacement is read as
+  a correction whose old values are the ones only the old version has;
+  an archived node: its values that no live node holds are retired in the
+  subjects that share its words;
+* assistant replies never retire anything; their mentions join the subject
+  they echo.
+
+A value said again later by the user as current is current again (A -> B -> A).
+`RetiredValues.rewrite` replaces each retired mention in a message by
+`[old value → now <current>]` (or `[old value]` when there is no current value,
+and inside the message that retires it).
+
+`build_ledger` (here) runs the parts: events.py builds the events it reads (messages and
+canvas nodes), cues.py holds the correction cues, scoring.py scores the subjects a mention may
+be about, apply_event.py applies each event to the subjects, result.py is `RetiredValues`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..ranking import parse_timestamp
+from ..types import MessageData, NodeData
+from ..value_mentions import Mention, same_value
+from .apply_event import _apply
+from .events import (
+    _canvas_events,
+    _cue_sentences,
+    _cued_text_sentences,
+    _Event,
+    _mentions,
+    _plain_sentences,
+    _ValueSet,
+)
+from .result import NOW_MARKER, OLD_MARKER, RetiredValues
+from .scoring import _WEIGHTS, _Slot
+
+if TYPE_CHECKING:
+    from ..tokens import TokenCache
+
+__all__ = ["NOW_MARKER", "OLD_MARKER", "RetiredValues", "_ValueSet", "build_ledger"]
+
+
+def build_ledger(
+    *, messages: Sequence[MessageData], nodes: Sequence[NodeData] = (), cache: TokenCache | None = None
+) -> RetiredValues:
+    """Retired value mentions of `messages` (the whole history, oldest first) given the canvas `nodes`."""
+    events: list[_Event] = []
+    for pos, m in enumerate(messages):
+        if m.role == "tool":
+            continue
+        mentions = _mentions(m, cache)
+        if not mentions:
+            continue
+        when = parse_timestamp(m.created_at)
+        events.append(
+            _Event(
+                time=when,
+                order=pos,
+                role=m.role,
+                position=pos,
+                mentions=mentions,
+                cue_sentences=_cue_sentences(m.content, mentions),
+                cued_text_sentences=_cued_text_sentences(m.content),
+                plain_sentences=_plain_sentences(m.content) if m.role == "assistant" else frozenset(),
+            )
+        )
+    if not events:
+        # No message states a value, so nothing can be retired in one (canvas events alone only
+        # own slots at position -1). Skips the pass over every node: a preview without a
+        # conversation on a 100,000-node canvas spent seconds in it.
+        return RetiredValues()
+    events.extend(_canvas_events(nodes, len(messages), cache))
+    # Canvas events without a time go last; the others by time, then conversation order.
+    events.sort(key=lambda e: (e.time is None, e.time or 0.0, e.order, e.role == "canvas"))
+    df: dict[str, int] = {}
+    for ev in events:
+        for w in set().union(*(m.context for m in ev.mentions)):
+            df[w] = df.get(w, 0) + 1
+    _WEIGHTS.clear()
+    _WEIGHTS.update({w: min(1.0, 4.0 / n) for w, n in df.items()})
+    slots: list[_Slot] = []
+    owner: dict[tuple[int, int], _Slot] = {}
+    for ev in events:
+        _apply(ev, slots, owner)
+    result = RetiredValues()
+    for (pos, start), slot in owner.items():
+        if pos < 0:
+            continue
+        mention = next(x for x in _event_mentions(events, pos) if x.start == start)
+        if not any(same_value(mention, r) for r in slot.retired):
+            continue
+        if slot.current is not None and same_value(mention, slot.current):
+            continue
+        now = slot.current.raw if slot.current is not None and not mention.negated else ""
+        if now and slot.current is not None and not mention.unit_text:
+            now += slot.current.unit_text  # the unit as written, unless the old mention's own follows
+        marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
+        result.by_position.setdefault(pos, []).append((mention, marker))
+        result.count += 1
+    return result
+
+
+def _event_mentions(events: Sequence[_Event], pos: int) -> tuple[Mention, ...]:
+    for e in events:
+        if e.position == pos and e.role != "canvas":
+            return e.mentions
+    return ()

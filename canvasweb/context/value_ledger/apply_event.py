@@ -1,0 +1,206 @@
+"""Applying one event to the subjects: a value replaces, joins or opens a subject, or retires one.
+
+`owner` maps each mention, by (message position, start), to the subject it belongs to; the
+result (result.py) rewrites the mentions whose subject has retired their value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..capture.values import compatible
+from ..value_mentions import Mention, same_value
+from .events import _Event
+from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot
+
+
+def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
+    user_like = ev.role in ("user", "canvas")
+    named_old: set[int] = set()  # ids of slots whose value this event names as the old one
+    for m in ev.mentions:
+        if not m.negated:
+            continue
+        words = m.context | ev.node_words
+        holders = [s for s in slots if s.current is not None and same_value(m, s.current)]
+        holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
+        if ev.role == "canvas":
+            holders = [s for s in holders if words & s.words]
+        best = max(holders, key=lambda s: (_overlap(words, s), slots.index(s)), default=None)
+        if best is None:
+            if ev.role != "canvas":
+                slot = _Slot(kind=m.type, words=set(m.context), current=None, retired=[m])
+                slots.append(slot)
+                owner[(ev.position, m.start)] = slot
+            continue
+        if user_like and best.current is not None and same_value(m, best.current):
+            best.retired.append(best.current)
+            best.current = None
+        best.words |= m.context
+        named_old.add(id(best))
+        if ev.position >= 0:
+            owner[(ev.position, m.start)] = best
+    # Slots whose value the same message names (non-negated) next to a new value of its kind.
+    for m in ev.mentions:
+        if m.negated:
+            continue
+        for s in slots:
+            if (
+                s.current is not None
+                and same_value(m, s.current)
+                and any(
+                    x is not m and not x.negated and compatible(x.type, s.kind) and not same_value(x, m)
+                    for x in ev.mentions
+                )
+                and m.sentence in ev.cue_sentences
+            ):
+                named_old.add(id(s))
+    for m in ev.mentions:
+        if m.negated:
+            continue
+        if m.question and ev.role == "user" and _join_asked(m, ev, slots, owner):
+            continue
+        if user_like and ev.position >= 0:
+            # The old value named beside the new one in the same correction ("dinner is £52 a head,
+            # the £48 was last year's"): it is the value this message just retired.
+            just_retired = [
+                s
+                for s in slots
+                if s.since == ev.order and s.current is not m and any(same_value(m, r) for r in s.retired)
+            ]
+            if just_retired:
+                owner[(ev.position, m.start)] = just_retired[0]
+                continue
+        if m.share:
+            _open_share(m, ev, slots, owner)
+            continue
+        words = m.context | ev.node_words
+        cands = [
+            s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
+        ]
+        cued = m.sentence in ev.cue_sentences or _cue_just_before(m, ev)
+        user_like = ev.role in ("user", "canvas") or _reports_a_change(m, ev)
+        scored = _score(m, words, cands, ev, named_old, cued)
+        if not scored and cued and user_like and ev.role != "canvas":
+            # A correction often names its subject in another clause ("scratch that build number,
+            # we pushed 0.9.417"): try the whole sentence's words.
+            # A correction may also name its subject in the sentence before, when that one is the
+            # cue ("We're not doing X any more. It's Y now.").
+            around = m.sentence_words | (
+                m.previous_words if m.sentence - 1 in ev.cued_text_sentences else frozenset()
+            )
+            wide = [c for c in _score(m, around | words, cands, ev, named_old, cued) if c[0] >= 1.0]
+            scored = (
+                sorted(wide, key=lambda c: -c[1])[:1]
+                if len(wide) == 1
+                or (len(wide) > 1 and sorted(c[1] for c in wide)[-2] < NEAR_BEST * max(c[1] for c in wide))
+                else []
+            )
+        if not scored:
+            if ev.role != "canvas":
+                slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+                slots.append(slot)
+                if ev.position >= 0:
+                    owner[(ev.position, m.start)] = slot
+            continue
+        best_overlap = max(ov for _, ov, _, _ in scored)
+        chosen = [
+            (sc, s, same)
+            for sc, ov, s, same in scored
+            if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same
+        ]
+        # A value this message names as the old one beside its replacement is that subject's: it
+        # joins it and states nothing for any other subject.
+        named_here = [
+            c
+            for c in scored_named(scored, named_old)
+            if c[1].current is not None and same_value(m, c[1].current)
+        ]
+        if named_here:
+            chosen = named_here
+        if not user_like:
+            # An echo joins the subject whose value it repeats; it never replaces a value.
+            echo = [c for c in scored if c[3]] or [
+                c for c in scored if c[2].current is None and any(same_value(m, r) for r in c[2].retired)
+            ]
+            if echo:
+                s = max(echo, key=lambda c: c[1])[2]
+                s.words |= m.context
+                owner[(ev.position, m.start)] = s
+            else:
+                slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+                slots.append(slot)
+                owner[(ev.position, m.start)] = slot
+            continue
+        home = None
+        for _rank, s, _same in sorted(chosen, key=lambda c: -c[0]):
+            if s.current is not None and not same_value(m, s.current):
+                s.retired.append(s.current)
+                s.since = ev.order
+            s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
+            s.current = m
+            s.words |= m.context
+            home = home or s
+        if ev.position >= 0 and home is not None:
+            owner[(ev.position, m.start)] = home
+
+
+def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
+    """A share of another quantity ("€7,600, half of the new total") is a subject of its own: it
+    joins a subject that already holds that value, or opens one, and never replaces the quantity
+    it is a share of."""
+    holder = next((s for s in slots if s.current is not None and same_value(m, s.current)), None)
+    if holder is None:
+        holder = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+        slots.append(holder)
+    else:
+        holder.words |= m.context
+    if ev.position >= 0:
+        owner[(ev.position, m.start)] = holder
+
+
+def scored_named(
+    scored: Sequence[tuple[float, float, _Slot, bool]], named_old: set[int]
+) -> list[tuple[float, _Slot, bool]]:
+    """The scored subjects this event names as old, as (score, slot, same) like `chosen`."""
+    return [(sc, s, same) for sc, _ov, s, same in scored if id(s) in named_old]
+
+
+def _reports_a_change(m: Mention, ev: _Event) -> bool:
+    """A reply that reports a change as done ("TAP changed my flight, I'm on TP1363 now") is a
+    correction like the user's: its cued sentence states this one value of its kind, plainly. Advice
+    ("we could move it to 10:00?") and sentences with several values of a kind (a sum, a comparison)
+    are not."""
+    return (
+        ev.role == "assistant"
+        and m.sentence in ev.plain_sentences
+        and m.sentence in ev.cue_sentences
+        and sum(1 for x in ev.mentions if x.sentence == m.sentence and compatible(x.type, m.type)) == 1
+    )
+
+
+def _cue_just_before(m: Mention, ev: _Event) -> bool:
+    """The sentence before states no value and carries the cue: "Committee finally settled it.
+    Adults at £17." / "起点换了。以东门为准…"."""
+    before = m.sentence - 1
+    return (
+        ev.role == "user"
+        and before in ev.cued_text_sentences
+        and not any(x.sentence == before for x in ev.mentions)
+    )
+
+
+def _join_asked(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> bool:
+    """A value in a question asserts nothing ("I said 10 November last time, right?"): it joins the
+    subject that holds it, as current or as retired, and is rewritten like that subject's other
+    mentions. False when no subject holds it (the question may then state a value of its own)."""
+    holders = [
+        s
+        for s in slots
+        if (s.current is not None and same_value(m, s.current)) or any(same_value(m, r) for r in s.retired)
+    ]
+    if not holders:
+        return False
+    best = max(holders, key=lambda s: (_overlap(m.context, s), slots.index(s)))
+    if ev.position >= 0:
+        owner[(ev.position, m.start)] = best
+    return True

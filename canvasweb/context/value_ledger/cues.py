@@ -1,0 +1,56 @@
+"""The words that say "this changed": correction cues, and the hedges that make a reply advice.
+
+Shared by the events (which sentences carry a cue) and the scoring (cue words name no subject).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sentences import CORRECTION_RE
+
+_CUE_RE = re.compile(
+    r"\b(?:now|no longer|final(?:ly)?|instead|changed?|moved?|switch(?:ed)?|push(?:ed)?|revised|updated?|new|"
+    r"turns out|after all|anymore|any more|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable|"
+    # a speaker taking back what was just said, or a value that went up or down
+    r"wait|hang on|hold on|sorry|wrong|mistake|misread|typo|make (?:it|that)|(?:down|up) to|"
+    r"rais(?:e|ed|ing)|lower(?:ed)?|drop(?:s|ped)?|bump(?:ed)?|settled?|going with|in the end)\b"
+    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后|"
+    # 以…为准, 不再, 最新, 说错/记错, 追加/涨到/降到, 按…来/准备/算: 说法不同, 都是改口
+    r"以.{1,16}?为准|不再|最新|错|不对|作废|追加|涨|降|增加到|减少到|按.{1,12}?(?:来|准备|算|执行)",
+    re.IGNORECASE,
+)
+
+# Advice, conditions and questions: a reply that says them reports no change.
+_HEDGE_RE = re.compile(
+    r"\b(?:could|would|should|might|maybe|perhaps|suggest|recommend|if|how about|what about|option|consider)\b"
+    r"|[?？]|建议|可以|如果|要不|或者|考虑|是否|吗",
+    re.IGNORECASE,
+)
+
+
+def _is_cue_word(w: str) -> bool:
+    return bool(_CUE_RE.fullmatch(w) or CORRECTION_RE.fullmatch(w))
+
+
+class _CueWords:
+    """`w in _CUE_WORDS`: a subject word that is a correction cue on its own, memoized."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bool] = {}
+
+    def __contains__(self, w: object) -> bool:
+        if not isinstance(w, str):
+            return False
+        got = self._seen.get(w)
+        if got is None:
+            got = self._seen[w] = _is_cue_word(w) or w in _CUE_STEMS
+        return got
+
+
+# Stems of cue words as the tokenizer leaves them ("update" -> "updat", "moved" -> "mov").
+_CUE_STEMS = frozenset(
+    "updat now new actually final finally instead chang mov switch correct correction scratch turn wrong "
+    "wait sorry still again revis latest".split()
+)
+_CUE_WORDS = _CueWords()

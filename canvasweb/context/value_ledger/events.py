@@ -1,0 +1,166 @@
+"""What the ledger reads: one event per message that states a value, and per superseded or archived node.
+
+An event carries its mentions (value_mentions.py) and which of its sentences carry a cue or
+neither ask nor advise, so that applying it (apply_event.py) needs no second look at the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..ranking import parse_timestamp
+from ..sentences import CORRECTION_RE
+from ..types import MessageData, NodeData
+from ..value_mentions import Mention, find_mentions, same_value, sentence_spans, subject_words
+from .cues import _CUE_RE, _HEDGE_RE
+
+if TYPE_CHECKING:
+    from ..tokens import TokenCache
+
+
+@dataclass(slots=True)
+class _Event:
+    time: float | None
+    order: int
+    role: str  # "user" | "assistant" | "tool" | "canvas"
+    position: int  # message position (canvas events: -1)
+    mentions: tuple[Mention, ...]
+    cue_sentences: frozenset[int]
+    node_words: frozenset[str] = frozenset()
+    cued_text_sentences: frozenset[int] = frozenset()  # by value_mentions' split, with or without a value
+    plain_sentences: frozenset[int] = frozenset()  # sentences that neither ask nor advise
+
+
+def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
+    sentences = re.split(r"(?<=[。！？!?\n])|(?<=\.)\s", text)
+    cued = {i for i, s in enumerate(sentences) if _CUE_RE.search(s) or CORRECTION_RE.search(s)}
+    # sentence numbering in mentions follows value_mentions' own split; a cue anywhere in the
+    # message counts for a short message, and per sentence otherwise
+    if cued and len(sentences) <= 2:
+        return frozenset(m.sentence for m in mentions)
+    return frozenset(m.sentence for m in mentions if m.sentence in cued) if cued else frozenset()
+
+
+def _cued_text_sentences(text: str) -> frozenset[int]:
+    """Indices of the sentences (numbered as value_mentions numbers them) that carry a cue."""
+    spans = sentence_spans(text)
+    return frozenset(
+        i for i, (a, b) in enumerate(spans) if _CUE_RE.search(text[a:b]) or CORRECTION_RE.search(text[a:b])
+    )
+
+
+def _plain_sentences(text: str) -> frozenset[int]:
+    """Indices of the sentences (numbered as value_mentions numbers them) that neither ask nor advise."""
+    return frozenset(i for i, (a, b) in enumerate(sentence_spans(text)) if not _HEDGE_RE.search(text[a:b]))
+
+
+def _mentions(m: MessageData, cache: TokenCache | None) -> tuple[Mention, ...]:
+    if cache is None:
+        return find_mentions(m.content)
+    return cache.memo(
+        key=("value-mentions", m.id), source=m.content, compute=lambda: find_mentions(m.content)
+    )
+
+
+def _node_mentions(n: NodeData, cache: TokenCache | None) -> tuple[Mention, ...]:
+    if cache is None:
+        return find_mentions(n.content)
+    return cache.memo(
+        key=("value-mentions-node", n.id, n.version),
+        source=n.content,
+        compute=lambda: find_mentions(n.content),
+    )
+
+
+def _canvas_events(
+    nodes: Sequence[NodeData], n_messages: int, cache: TokenCache | None = None
+) -> list[_Event]:
+    by_id = {n.id: n for n in nodes}
+    find = functools.partial(_node_mentions, cache=cache)
+    live_values = _ValueSet()
+    for n in nodes:
+        if not n.superseded_by and not n.archived:
+            live_values.update(find(n))
+    out = []
+    for i, n in enumerate(sorted(nodes, key=lambda n: n.id)):
+        if not (n.superseded_by or n.archived):
+            continue
+        old = find(n)
+        if not old:
+            continue
+        when = parse_timestamp(n.updated_at)
+        order = n_messages + i
+        if n.superseded_by:
+            repl = by_id.get(n.superseded_by)
+            new = find(repl) if repl is not None else ()
+            gone = tuple(_as_negated(m) for m in old if not any(same_value(m, x) for x in new))
+            stated = tuple(m for m in new if not any(same_value(m, x) for x in old))
+            if not gone and not stated:
+                continue
+            words = subject_words(n.content) | (
+                subject_words(repl.content) if repl is not None else frozenset()
+            )
+            out.append(
+                _Event(
+                    time=when,
+                    order=order,
+                    role="canvas",
+                    position=-1,
+                    mentions=gone + stated,
+                    cue_sentences=frozenset(m.sentence for m in stated),
+                    node_words=frozenset(words),
+                )
+            )
+        else:
+            gone = tuple(_as_negated(m) for m in old if m not in live_values)
+            if gone:
+                out.append(
+                    _Event(
+                        time=when,
+                        order=order,
+                        role="canvas",
+                        position=-1,
+                        mentions=gone,
+                        cue_sentences=frozenset(),
+                        node_words=subject_words(n.content),
+                    )
+                )
+    return out
+
+
+class _ValueSet:
+    """`m in values` == any(same_value(m, x) for x in values), by hashing instead of a scan (an archived
+    node was compared with every live value: O(archived x live), ~40 s at 100,000 nodes)."""
+
+    __slots__ = ("keys", "number_typed", "numbers")
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.numbers: set[str] = set()  # numbers of non-version mentions
+        self.number_typed: set[str] = set()  # numbers of "number" mentions
+
+    def update(self, mentions: Sequence[Mention]) -> None:
+        for x in mentions:
+            self.keys.add(x.key)
+            if x.number and x.type != "version":
+                self.numbers.add(x.number)
+                if x.type == "number":
+                    self.number_typed.add(x.number)
+
+    def __contains__(self, m: Mention) -> bool:
+        if m.key in self.keys:
+            return True
+        if not m.number or m.type == "version":
+            return False
+        # same_value: equal numbers when either side is a plain "number" and neither is a version.
+        return m.number in (self.numbers if m.type == "number" else self.number_typed)
+
+
+def _as_negated(m: Mention) -> Mention:
+    from dataclasses import replace
+
+    return replace(m, negated=True)

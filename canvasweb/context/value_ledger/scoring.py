@@ -1,0 +1,145 @@
+"""Which subjects a mention may be about, and how well: shared words, kinds of value, the thresholds.
+
+A subject (`_Slot`) is the words said around its values and the value current for it.
+`_WEIGHTS` (a word said in many messages counts less) is set by `build_ledger` for each history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..capture.values import compatible
+from ..value_mentions import Mention, same_value
+from .cues import _CUE_WORDS
+from .events import _Event
+
+NEAR_BEST = 0.6
+# Without a correction cue, a statement replaces a value only when most of its subject words are that subject's.
+UNCUED_SHARE = 0.67
+OLD_NAMED_BONUS = 2.0
+# A cued correction that counts the same noun as a subject's value ("… is 40" for "48 seats").
+NOUN_BONUS = 1.0
+
+
+@dataclass(slots=True)
+class _Slot:
+    kind: str
+    words: set[str]
+    current: Mention | None
+    retired: list[Mention] = field(default_factory=list)
+    since: int = -2  # the event whose statement made `current` current
+
+
+_WEIGHTS: dict[str, float] = {}
+
+
+def _overlap(words: frozenset[str], slot: _Slot) -> float:
+    """Shared subject words, a word said in many messages counting less (min(1, 4 / messages)).
+    Words that say "this changed" ("update", "now", "最新", "改成") are about no subject."""
+    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words if w not in _CUE_WORDS)
+
+
+def _shared(words: frozenset[str], slot: _Slot, common_unit: str = "") -> int:
+    """How many subject words a statement shares with a subject, unweighted (cue words left out,
+    and the unit word when other subjects are measured in it too: "litres" names no tank)."""
+    return sum(1 for w in words & slot.words if w not in _CUE_WORDS and w != common_unit)
+
+
+def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
+    """A value can replace one of the same kind and shape: a port a port, a date a date; a bare
+    number only a number of about as many digits ("5433" -> "5434", not "16" -> "5433")."""
+    if not (compatible(a.type, kind) or compatible(kind, a.type)):
+        return False
+    if b is None or (a.type not in _NUMERIC and b.type not in _NUMERIC):
+        return True
+    if not (a.number and b.number) or ("." in a.number) != ("." in b.number):
+        return False
+    if a.unit and b.unit and a.unit != b.unit:
+        return False  # "12 pages" and "10 sites" are about different things
+    if (a.type == "percent") != (b.type == "percent") and (a.type == "percent" or a.unit):
+        return False  # "below 25%" is no count of gateways nor a 15-minute interval
+    slack = 1 if {a.type, b.type} & {"count", "percent"} or (a.unit and a.unit == b.unit) else 0
+    return abs(len(a.number.split(".")[0]) - len(b.number.split(".")[0])) <= slack
+
+
+_NUMERIC = frozenset({"number", "count", "port", "percent"})
+
+
+def _slot_unit(s: _Slot) -> str:
+    old = s.current or (s.retired[-1] if s.retired else None)
+    return old.unit if old is not None else ""
+
+
+def _counts_the_same_noun(m: Mention, words: frozenset[str], s: _Slot) -> bool:
+    """The correction counts what the subject's value counts: "48 seats" and "the seated maximum is
+    40" (a count's noun is the strongest word of its subject; it weighs only when no other subject
+    counts it). Generic measure words (人, 个, 名) and short words do not count."""
+    noun = _slot_unit(s)
+    if not noun or (noun.isascii() and len(noun) < 3) or (not noun.isascii() and len(noun) < 2):
+        return False
+    return noun == m.unit or noun in words
+
+
+def _score(
+    m: Mention, words: frozenset[str], cands: Sequence[_Slot], ev: _Event, named_old: set[int], cued: bool
+) -> list[tuple[float, float, _Slot, bool]]:
+    """(score, overlap, slot, same value?) of the subjects `m` may be about."""
+    scored: list[tuple[float, float, _Slot, bool]] = []
+    unit_peers: dict[str, list[_Slot]] = {}
+
+    def noun_peers(unit: str) -> list[_Slot]:
+        """The candidate subjects whose value has this unit (or counts this noun)."""
+        if unit not in unit_peers:
+            unit_peers[unit] = [s for s in cands if _slot_unit(s) == unit]
+        return unit_peers[unit]
+
+    if cued and m.unit:
+        noun_peers(m.unit)
+    for s in cands:
+        same = s.current is not None and same_value(m, s.current)
+        if s.since == ev.order and not same:
+            continue  # two values in one message are two facts, not a correction
+        overlap = _overlap(words, s)
+        if (
+            same
+            and ev.role == "user"
+            and s.since != ev.order  # said twice in one message: one fact ("£18 … thinks £18 is steep")
+            and overlap < max(1.0, 0.5 * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
+        ):
+            same = False  # the same value said about something else ("the offsite opens 11 August too")
+        score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
+        if cued and not same and _counts_the_same_noun(m, words, s) and noun_peers(_slot_unit(s)) == [s]:
+            score += NOUN_BONUS
+        if same and ev.role == "assistant" and not (overlap or not m.context):
+            continue
+        if same or id(s) in named_old:
+            need = 1.0
+        elif ev.role == "canvas":
+            need = 1.5
+        elif cued:
+            # A short correction ("体检刚才说错了，改到 6月10日") needs one shared word; a longer one two;
+            # none when the subject is the only one whose value has this unit ("5,000 mAh" for
+            # "3,400 mAh", "3150千伏安" for "2500千伏安"), said by another name.
+            common = m.unit if m.unit and len(noun_peers(m.unit)) > 1 else ""
+            shared = _shared(words, s, common)
+            need = (
+                1.0
+                if shared >= 2
+                or sum(1 for w in words if w not in _CUE_WORDS) <= 3
+                or (shared and 2 * shared >= len(s.words))  # a subject of few words, one of them named
+                or (shared and m.changed_to)  # "moved us to 5434" with one subject word in the sentence
+                or (m.unit and unit_peers.get(m.unit) == [s])
+                else 1.5
+            )
+            # In a correction each shared subject word counts in full: the subject a correction
+            # names is often the one the conversation keeps coming back to (a frequent word).
+            in_words = float(shared) + (score - overlap)
+            score = in_words if common and common in words & s.words else max(score, in_words)
+            if m.unit and unit_peers.get(m.unit) == [s] and not same:
+                score = max(score, 1.0)
+        else:
+            need = max(2.0, UNCUED_SHARE * sum(_WEIGHTS.get(w, 1.0) for w in m.context))
+        if score >= need and score > 0:
+            scored.append((score, overlap, s, same))
+    return scored
