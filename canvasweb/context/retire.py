@@ -147,6 +147,11 @@ _REPLACED_VALUE_RES = (
         rf"[,;]?\s*\b(?:not|instead of|rather than|no longer)\s+(?:{_VALUE_START}[\w%/-]*(?:[.,:]\d+)*(?:\s?[A-Za-z%]+)?"
         r"|(?:the\s+)?[A-Z][\w.&-]*(?:\s+[A-Z][\w.&-]*)*(?:'s(?:\s+[a-z]+)?)?)(?=\s*(?:[,.;:!?)]|$|and\b|but\b))"
     ),
+    # "it was Wednesday 08:30 and now it's Thursday", "原来是 3 号，现在改到 5 号"
+    re.compile(
+        r"\b(?:[Ii]t|[Tt]hat|[Tt]his)\s+was\s+(?=[^,.;!?]{0,40}?(?:\d|\b[A-Z]))[^,.;!?]{1,40}?,?\s+(?:and\s+|but\s+)?(?=now\b)"
+    ),
+    re.compile(r"(?:原来|本来|之前)是?\s*[^，。；,;！!？?]{1,20}?[，,]\s*(?=现在)"),
     re.compile(r"不是\s*[^，。；,;！!？?]{1,20}?\s*而是"),
     re.compile(rf"[，,]?\s*(?:而)?不是\s*{_VALUE_START}[^，。；,;！!？?]{{0,20}}"),
     re.compile(

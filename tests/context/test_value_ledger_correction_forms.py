@@ -441,3 +441,13 @@ def test_a_reply_with_several_values_of_a_kind_replaces_none():
         )
     )
     assert "268 人" in out[0]
+
+
+def test_it_was_x_and_now_y_names_only_the_new_value():
+    assert strip_replaced_values("the vet moved it, it was Tuesday 10:15 and now it's Friday at 16:00.") == (
+        "the vet moved it, now it's Friday at 16:00."
+    )
+    assert strip_replaced_values("It was 40 seats but now 52") == "now 52"
+    assert strip_replaced_values("复诊原来是 3 号，现在改到 5 号了") == "复诊现在改到 5 号了"
+    # control: no value in the "it was" part
+    assert strip_replaced_values("it was fun and now we rest") == "it was fun and now we rest"
