@@ -451,3 +451,32 @@ def test_it_was_x_and_now_y_names_only_the_new_value():
     assert strip_replaced_values("复诊原来是 3 号，现在改到 5 号了") == "复诊现在改到 5 号了"
     # control: no value in the "it was" part
     assert strip_replaced_values("it was fun and now we rest") == "it was fun and now we rest"
+
+
+def test_a_reply_repeating_the_value_just_set_in_other_words_is_retired_with_it():
+    history = msgs(
+        ("user", "The kiln controller listens on port 7012 for the firing schedule."),
+        ("assistant", "Noted."),
+        ("user", "actually the installer moved the controller to 7014, clash with the camera."),
+        ("assistant", "OK, so the app should talk to 7014 from now on."),
+        *aside(4),
+        ("user", "installer again: the kiln controller port is final at 7020. update everything"),
+        *aside(2),
+    )
+    out = rewritten(history)
+    assert "7014" not in out[2] and "7014" not in out[3]
+
+
+def test_a_value_repeated_long_after_in_other_words_keeps_its_own_subject():
+    # control: far from where the value was set, a reply without the subject's words is no echo
+    history = msgs(
+        ("user", "The kiln controller listens on port 7012 for the firing schedule."),
+        ("assistant", "Noted."),
+        ("user", "actually the installer moved the controller to 7014, clash with the camera."),
+        *aside(8),
+        ("assistant", "The glaze batch label printer shows 7014 as its job code."),
+        ("user", "installer again: the kiln controller port is final at 7020. update everything"),
+        *aside(2),
+    )
+    out = rewritten(history)
+    assert "7014" not in out[2] and "7014" in out[11]

@@ -96,6 +96,13 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 else []
             )
         if not scored:
+            recent = _recent_holder(m, ev, slots) if not user_like else None
+            if recent is not None:
+                # A reply repeating the value just set ("OK, so the app should point at 5434 now")
+                # is that subject's, whatever words it uses.
+                if ev.position >= 0:
+                    owner[(ev.position, m.start)] = recent
+                continue
             if ev.role != "canvas":
                 slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
                 slots.append(slot)
@@ -156,6 +163,19 @@ def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[in
         holder.words |= m.context
     if ev.position >= 0:
         owner[(ev.position, m.start)] = holder
+
+
+ECHO_REACH = 4  # events: how soon after a value is set a reply repeating it is an echo of it
+
+
+def _recent_holder(m: Mention, ev: _Event, slots: list[_Slot]) -> _Slot | None:
+    """The one subject whose current value `m` repeats, set at most ECHO_REACH events ago."""
+    holders = [
+        s
+        for s in slots
+        if s.current is not None and same_value(m, s.current) and 0 < ev.order - s.since <= ECHO_REACH
+    ]
+    return holders[0] if len(holders) == 1 else None
 
 
 def scored_named(
