@@ -480,3 +480,33 @@ def test_a_value_repeated_long_after_in_other_words_keeps_its_own_subject():
     )
     out = rewritten(history)
     assert "7014" not in out[2] and "7014" in out[11]
+
+
+def test_amounts_orders_of_magnitude_apart_are_different_things():
+    out = rewritten(
+        msgs(
+            ("user", "展位费谈下来是 28 万，含搭建。"),
+            ("assistant", "好的，展位费 28 万。"),
+            ("user", "展位那边还说了，样品单价 89 元。另外展位费改成 31 万了。"),
+            *aside(4),
+        )
+    )
+    assert "89 元" in out[2]  # a unit price is no new stand fee
+    assert "28 万" not in out[0] and "31 万" in out[2]  # control: the fee of its own size is replaced
+
+
+def test_amount_magnitudes_read_the_multiplier():
+    from canvasweb.context.value_ledger.scoring import _magnitude
+
+    def mag(text):
+        return _magnitude(find_mentions(text)[0])
+
+    assert (
+        mag("定金 1.5 万") == 5
+        and mag("a $9k budget") == 4
+        and mag("a £1.2m deal") == 7
+        and mag("€14,000") == 5
+    )
+    # a bare 万 amount before a particle is money; before a counted noun it is not
+    assert [m.type for m in find_mentions("展位费改成 31 万了")] == ["money"]
+    assert [m.type for m in find_mentions("来了 3 万人")] != ["money"]

@@ -153,7 +153,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿|千)?\s*(?P<cur>元|块|美元|欧元|人民币)"
         ),
     ),
-    ("money", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿)(?![\u4e00-\u9fff])")),
+    # "28 万", "31 万了", "40 万左右": a bare 万/亿 amount, not "3 万人" or "2 万步"
+    (
+        "money",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿)"
+            r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多]))"
+        ),
+    ),
     ("percent", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)),
     ("percent", re.compile(r"百分之\s*(?P<n>\d+(?:\.\d+)?)")),
     (

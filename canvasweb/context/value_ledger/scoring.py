@@ -6,6 +6,7 @@ A subject (`_Slot`) is the words said around its values and the value current fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,8 +52,12 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
     number only a number of about as many digits ("5433" -> "5434", not "16" -> "5433")."""
     if not (compatible(a.type, kind) or compatible(kind, a.type)):
         return False
-    if b is None or (a.type not in _NUMERIC and b.type not in _NUMERIC):
+    if b is None:
         return True
+    if a.type not in _NUMERIC and b.type not in _NUMERIC:
+        # Amounts two orders of magnitude apart are different things ("坑位费 45 万", "日常价 169 元").
+        ma, mb = _magnitude(a), _magnitude(b)
+        return ma is None or mb is None or abs(ma - mb) < 2
     if not (a.number and b.number) or ("." in a.number) != ("." in b.number):
         return False
     if a.unit and b.unit and a.unit != b.unit:
@@ -64,6 +69,30 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
 
 
 _NUMERIC = frozenset({"number", "count", "port", "percent"})
+_MULTIPLIER_RE = re.compile(r"(亿|万|千|百)|(?<=\d)\s?(bn|billion|mn|million|m|thousand|k)\b", re.I)
+_MULTIPLIER_DIGITS = {
+    "亿": 8,
+    "万": 4,
+    "千": 3,
+    "百": 2,
+    "bn": 9,
+    "billion": 9,
+    "m": 6,
+    "mn": 6,
+    "million": 6,
+}
+
+
+def _magnitude(m: Mention) -> int | None:
+    """Digits before the decimal point once "万", "k", "million" are applied; None for non-amounts."""
+    if m.type != "money" or not m.number:
+        return None
+    digits = len(m.number.split(".")[0].lstrip("0") or "0")
+    mult = _MULTIPLIER_RE.search(m.raw)
+    if mult:
+        word = (mult.group(1) or mult.group(2)).lower()
+        digits += _MULTIPLIER_DIGITS.get(word, 3)
+    return digits
 
 
 def _slot_unit(s: _Slot) -> str:
