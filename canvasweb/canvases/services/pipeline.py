@@ -90,13 +90,17 @@ class Pending:
         return out
 
 
-def insert_rows(model: type[Model], objs: list[Any], *, ignore_conflicts: bool = False) -> None:
-    """INSERT `objs` (rows with an auto-increment id) in one statement without reading their ids back.
+def insert_rows(
+    model: type[Model], objs: list[Any], *, ignore_conflicts: bool = False, stamped: bool = False
+) -> None:
+    """INSERT `objs` in one statement without reading anything back.
 
     Unlike bulk_create on PostgreSQL: no RETURNING, which in pipeline mode waits for a round trip of
     its own; and a plain VALUES list rather than UNNEST of one array per column, because psycopg's
     client-side binding escapes each array element in Python (a fifth of a group commit's CPU time).
-    The objects' `pk` stays unset: only for rows nobody reads back in this transaction.
+    An auto-increment `pk` is left to the database and stays unset on the objects: only for rows
+    nobody reads back in this transaction. With `stamped`, the objects' `auto_now`/`auto_now_add`
+    times are written as set (the caller already showed them), not stamped anew.
     """
     from django.db.models import AutoField, BigAutoField, SmallAutoField
     from django.db.models.constants import OnConflict
@@ -105,13 +109,14 @@ def insert_rows(model: type[Model], objs: list[Any], *, ignore_conflicts: bool =
 
     if not objs:
         return
-    if not isinstance(model._meta.pk, AutoField | BigAutoField | SmallAutoField):
-        raise TypeError(f"{model.__name__} has no auto-increment id")
+    auto_pk = isinstance(model._meta.pk, AutoField | BigAutoField | SmallAutoField)
     fields = [
-        f for f in model._meta.concrete_fields if not f.primary_key and not getattr(f, "generated", False)
+        f
+        for f in model._meta.concrete_fields
+        if not (f.primary_key and auto_pk) and not getattr(f, "generated", False)
     ]
     query = InsertQuery(model, on_conflict=OnConflict.IGNORE if ignore_conflicts else None)
-    query.insert_values(fields, objs)
+    query.insert_values(fields, objs, raw=stamped)
     compiler = query.get_compiler(using=connection.alias)
     # The generic VALUES form, not the PostgreSQL compiler's UNNEST specialization (see above).
     compiler.assemble_as_sql = SQLInsertCompiler.assemble_as_sql.__get__(compiler)
