@@ -28,7 +28,7 @@ from .commit import (
 from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
 from .new_ids import IdOwners
 from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
-from .pipeline import Pending, pipelined
+from .pipeline import Pending, commit_in_pipeline, pipelined
 
 logger = logging.getLogger(__name__)
 
@@ -250,8 +250,10 @@ def _apply_batch(
         results[i] = result
     # Plain statements whose results nobody reads: one round trip in pipeline mode. (General ops run
     # outside it: the ORM checks row counts, which pipeline mode reports only after a sync.)
+    # The COMMIT goes with them when this is the outermost transaction (nothing runs after it here).
     with pipelined():
         batch.finish()
+        commit_in_pipeline()
     return batch.events
 
 

@@ -46,6 +46,30 @@ def pipelined() -> Iterator[Callable[[], None]]:
         yield pipeline.sync
 
 
+def commit_in_pipeline() -> bool:
+    """Queue the COMMIT of the outermost transaction in the open pipeline, behind the writes.
+
+    The writes and COMMIT then reach the server in one round trip instead of two, and the canvas row
+    lock is released a round trip sooner (the other server process waits on it). The caller syncs
+    the pipeline before returning, so an error in COMMIT is raised inside the atomic block as before.
+    Django's own commit at the end of the block then finds the connection idle, and psycopg sends
+    nothing. Only in pipeline mode, in an outermost `atomic()` that commits on exit and is not marked
+    for rollback; False (nothing done) otherwise.
+    """
+    if connection.vendor != "postgresql":
+        return False
+    raw = connection.connection
+    pgconn = getattr(raw, "pgconn", None)
+    if pgconn is None or not pgconn.pipeline_status:
+        return False
+    if len(connection.atomic_blocks) != 1 or not connection.commit_on_exit or connection.needs_rollback:
+        return False
+    # Not through a Django cursor: it stands for the COMMIT Django would send, which is not counted
+    # as a query either.
+    raw.execute("COMMIT")
+    return True
+
+
 class Pending:
     """A query sent now whose rows are read later (in pipeline mode, with the others' in one trip)."""
 
