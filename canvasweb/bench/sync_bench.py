@@ -14,7 +14,9 @@ client, API tokens, no passwords). Client i connects to server i % 2, sends
 * `paced`: all clients together send `--rate` ops/s (each at rate/clients),
   not waiting for acks: the fan-out latency under a steady, realistic load;
 * `saturated`: each client sends its next op as soon as the previous one is
-  acked (closed loop): committed ops/s at full load, and latency under it.
+  acked (closed loop): committed ops/s at full load, and latency under it;
+* `pipelined` (with `--window N`, N > 1): the same closed loop, but each client
+  keeps up to N unacked ops in flight, as a client sending quick edits does.
 
 Every op carries a unique `client_op_id`; its send time is kept in this
 process, and every `change` event with that id arriving at another client
@@ -40,7 +42,7 @@ from pathlib import Path
 from canvasweb.testing.servers import Cluster, RedisServer, drop_postgres_database
 
 from .common import Progress
-from .sync.phases import fetch_change_log, paced_ops, phase_row, run_clients
+from .sync.phases import fetch_change_log, paced_ops, phase_plan, phase_row, run_clients
 from .sync.report import floor_ratios
 from .sync.report import floor_table as floor_table
 from .sync.report import floor_targets as floor_targets
@@ -70,6 +72,8 @@ class SyncOptions:
     # Also run the same clients against a bare Channels relay (canvasweb/bench/relay_asgi.py) on the
     # same Redis and report the app's figures as ratios of the relay's.
     floor: bool = False
+    # Unacked ops each client keeps in flight in the `pipelined` phase (app and relay alike).
+    window: int = 1
 
 
 def run_floor(
@@ -93,6 +97,7 @@ def run_floor(
                     progress=None,
                     warmup=options.warmup,
                     paced_seconds=options.paced_seconds,
+                    window=options.window,
                 )
             )
             notes += [f"relay {n} clients: {x}" for x in client_notes]
@@ -150,8 +155,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
             tokens = [data["tokens"][u] for u in data["usernames"]]
             total = n * sum(
                 paced_ops(rate, options.paced_seconds, n) if rate else options.ops
-                for name in options.phases
-                for rate in (options.rates if name == "paced" else [None])
+                for _, rate, _ in phase_plan(options.phases, options.rates, options.window)
             )
             progress = Progress(total, label=f"sync {n} clients", enabled=options.progress)
             phases, client_notes = asyncio.run(
@@ -166,6 +170,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
                     progress=progress,
                     warmup=options.warmup,
                     paced_seconds=options.paced_seconds,
+                    window=options.window,
                 )
             )
             progress.close()

@@ -214,6 +214,8 @@ CANVASWEB: dict[str, Any] = {
     "CATCH_UP_MAX_REVISIONS": env_int("CANVASWEB_CATCH_UP_MAX_REVISIONS", 500),
     # Ops per connection per second before the server throttles.
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
+    # A change that overtakes an earlier revision (two server processes) waits this long for it.
+    "WS_REORDER_HOLD_MS": env_int("CANVASWEB_WS_REORDER_HOLD_MS", 50),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
     # window.__canvasweb for browser tests and the browser benchmark; off everywhere else.

@@ -11,38 +11,35 @@ import os
 import shutil
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from canvasweb.bench import sync_bench
 
 pytestmark = [pytest.mark.crossprocess]
 
 
-def test_bench_sync_tiny(tmp_path):
+def _run_bench(out, *args: str) -> dict:
     if shutil.which("redis-server") is None:
         if os.environ.get("CI"):
             pytest.fail("redis-server is not installed")
         pytest.skip("redis-server is not installed (scripts/setup.sh installs it)")
-    out = tmp_path / "out"
     call_command(
         "bench_sync",
         "--clients",
         "2",
-        "--ops",
-        "5",
-        "--rate",
-        "20",
-        "--paced-seconds",
-        "0.5",
-        "--warmup",
-        "1",
+        *args,
         "--out",
         str(out),
         "--no-progress",
         stdout=open("/dev/null", "w"),
         stderr=open("/dev/null", "w"),
     )
-    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    return json.loads((out / "report.json").read_text(encoding="utf-8"))
+
+
+def test_bench_sync_tiny(tmp_path):
+    out = tmp_path / "out"
+    report = _run_bench(out, "--ops", "5", "--rate", "20", "--paced-seconds", "0.5", "--warmup", "1")
     assert report["format"] == sync_bench.REPORT_FORMAT
     phases = [(r["clients"], r["phase"], r["paced_rate"]) for r in report["rows"]]
     assert phases == [(2, "paced", 20.0), (2, "saturated", None)]
@@ -56,3 +53,28 @@ def test_bench_sync_tiny(tmp_path):
     lost = next(t for t in report["targets"] if t["name"].startswith("lost acknowledged"))
     assert lost["met"] is True
     assert (out / "report.md").read_text(encoding="utf-8").startswith("# Real-time fan-out")
+
+
+def test_bench_sync_window_adds_a_pipelined_phase_for_app_and_relay(tmp_path):
+    out = tmp_path / "out"
+    report = _run_bench(
+        out, "--ops", "6", "--phases", "saturated", "--window", "3", "--warmup", "0", "--floor"
+    )
+    assert report["window"] == 3
+    assert [(r["phase"], r["window"]) for r in report["rows"]] == [("saturated", 1), ("pipelined", 3)]
+    for row in report["rows"]:
+        assert row["ops_sent"] == 12 and row["acked"] == 12
+        assert row["lost_acked_ops"] == 0 and row["deliveries_missed"] == 0
+    assert [(r["phase"], r["window"]) for r in report["floor_rows"]] == [("saturated", 1), ("pipelined", 3)]
+    assert all(r["acked"] == 12 for r in report["floor_rows"])
+    assert [(r["phase"], r["window"]) for r in report["floor"]] == [("saturated", 1), ("pipelined", 3)]
+    assert "| 2 | pipelined w3 |" in (out / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--phases", "pipelined"], ["--window", "0"], ["--phases", "paced,pipelined", "--window", "1"]],
+)
+def test_bench_sync_refuses_a_pipelined_phase_without_a_window(args):
+    with pytest.raises(CommandError, match="window"):
+        call_command("bench_sync", "--clients", "2", *args, stdout=open("/dev/null", "w"))

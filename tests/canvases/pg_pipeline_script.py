@@ -11,14 +11,37 @@ import django
 django.setup()
 
 from django.contrib.auth.models import User  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from canvasweb.canvases import selectors, services  # noqa: E402
 from canvasweb.canvases.actors import user_actor  # noqa: E402
 from canvasweb.canvases.models import Canvas, Node  # noqa: E402
 from canvasweb.canvases.serialization import node_to_dict  # noqa: E402
+from canvasweb.canvases.services import batch as batch_module  # noqa: E402
 from canvasweb.history.audit import replay_canvas, verify_chain  # noqa: E402
+
+COMMITTED_IN_PIPELINE: list[bool] = []
+
+
+def _recording_commit_in_pipeline(real=batch_module.commit_in_pipeline) -> bool:
+    COMMITTED_IN_PIPELINE.append(real())
+    return COMMITTED_IN_PIPELINE[-1]
+
+
+batch_module.commit_in_pipeline = _recording_commit_in_pipeline
+
+
+def _nodes_seen_elsewhere(canvas_id: int) -> int:
+    """Nodes of the canvas as another connection sees them: only what has committed."""
+    import psycopg
+
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"], port=settings["PORT"], user=settings["USER"], dbname=settings["NAME"]
+    ) as other:
+        row = other.execute("SELECT count(*) FROM canvases_node WHERE canvas_id = %s", [canvas_id]).fetchone()
+        return int(row[0]) if row else -1
 
 
 def main() -> None:
@@ -64,6 +87,18 @@ def main() -> None:
             requests=[request(owner, {"type": "node.move", "id": ids[2], "x": 3.0, "y": 3.0}, "m6")],
         )
 
+    revision = Canvas.objects.get(pk=canvas.pk).revision
+    seen_after_batches = _nodes_seen_elsewhere(canvas.pk)
+    committed_alone = list(COMMITTED_IN_PIPELINE)
+    # Inside a caller's transaction the batch must not commit: nothing is seen until the caller's end.
+    with transaction.atomic():
+        services.apply_operations(
+            canvas_id=canvas.pk,
+            requests=[request(owner, {"type": "node.create", "node": {"content": "外层", "x": 0, "y": 0}})],
+        )
+        seen_inside_outer = _nodes_seen_elsewhere(canvas.pk)
+    seen_after_outer = _nodes_seen_elsewhere(canvas.pk)
+
     def describe(result):
         if isinstance(result, services.ApplyResult):
             return {"revision": result.revision, "duplicate": result.duplicate, "changes": result.changes}
@@ -77,7 +112,7 @@ def main() -> None:
                 "results": [describe(r) for r in outcome.results],
                 "event_revisions": [e["revision"] for e in outcome.events],
                 "again": describe(again),
-                "revision": Canvas.objects.get(pk=canvas.pk).revision,
+                "revision": revision,
                 "positions": {str(n.pk): [n.x, n.y] for n in Node.objects.filter(canvas=canvas)},
                 "archived": sorted(str(n.pk) for n in Node.objects.filter(canvas=canvas, archived=True)),
                 "ids": ids,
@@ -86,6 +121,12 @@ def main() -> None:
                 "replay_differences": len(replay_canvas(canvas_id=canvas.pk).differences),
                 "batch_statements": len(queries.captured_queries),
                 "lone_move_statements": len(lone.captured_queries),
+                "committed_in_pipeline": committed_alone,
+                "committed_in_pipeline_inside_outer": COMMITTED_IN_PIPELINE[len(committed_alone) :],
+                "nodes_total": Node.objects.filter(canvas=canvas).count(),
+                "seen_after_batches": seen_after_batches,
+                "seen_inside_outer": seen_inside_outer,
+                "seen_after_outer": seen_after_outer,
                 # the snapshot reads stored uuids/datetimes itself (serialization.node_dicts)
                 "snapshot_equals_models": selectors.canvas_snapshot(canvas=canvas, role="owner")["nodes"]
                 == [

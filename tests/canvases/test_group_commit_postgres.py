@@ -25,7 +25,9 @@ def report():
         done = subprocess.run(
             [sys.executable, str(SCRIPT)],
             cwd=SCRIPT.parents[2],
-            env=cluster.env(),
+            # The script's folder, not the checkout, is first on its path: name the checkout, or an
+            # installed copy of canvasweb (another worktree's) would run instead.
+            env={**cluster.env(), "PYTHONPATH": str(SCRIPT.parents[2])},
             capture_output=True,
             text=True,
             timeout=180,
@@ -76,3 +78,13 @@ def test_statement_counts_do_not_change(report):
 
 def test_the_snapshot_reads_postgres_rows_as_the_model_serializers_do(report):
     assert report["snapshot_equals_models"] is True
+
+
+def test_a_batch_commits_in_its_write_pipeline_unless_a_caller_holds_the_transaction(report):
+    # Four batches on their own: each sent COMMIT with its writes (and the rows are committed).
+    assert report["committed_in_pipeline"] == [True] * 4
+    assert report["seen_after_batches"] == report["nodes_total"] - 1
+    # Inside a caller's atomic() the caller commits: nothing is visible elsewhere before it does.
+    assert report["committed_in_pipeline_inside_outer"] == [False]
+    assert report["seen_inside_outer"] == report["seen_after_batches"]
+    assert report["seen_after_outer"] == report["nodes_total"]

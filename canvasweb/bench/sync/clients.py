@@ -27,6 +27,7 @@ class PhaseState:
     name: str
     tag: str = ""  # unique per phase in a run: prefixes client_op_ids
     paced_rate: float | None = None
+    window: int = 1  # unacked ops a client may have in flight (closed-loop phases)
     sent: dict[str, tuple[int, float]] = field(default_factory=dict)  # cid -> (client index, send time)
     acked: dict[str, float] = field(default_factory=dict)  # cid -> ack latency ms
     ack_revision: dict[str, int] = field(default_factory=dict)
@@ -151,6 +152,12 @@ class BenchClient:
         return {"type": "node.move", "id": self.node_id, "x": float(self.index * 50 + k), "y": float(k * 10)}
 
     async def send_op(self, phase: PhaseState, k: int, *, wait: bool, timeout: float) -> None:
+        ack = await self.start_op(phase, k, wait=wait)
+        if ack is not None:
+            await self.await_ack(phase, ack, timeout=timeout)
+
+    async def start_op(self, phase: PhaseState, k: int, *, wait: bool) -> asyncio.Future | None:
+        """Send op `k`; with `wait`, a future that the reader resolves with its ack or reject."""
         cid = f"{phase.tag}-{self.index}-{k}-{uuid.uuid4().hex[:12]}"
         frame = json.dumps({"type": "op", "client_op_id": cid, "op": self._op(k)})
         fut = asyncio.get_running_loop().create_future() if wait else None
@@ -165,12 +172,15 @@ class BenchClient:
         except Exception:
             phase.errors["send_failed"] += 1
             phase.waiters.pop(cid, None)
-            return
-        if fut is not None:
-            try:
-                await asyncio.wait_for(fut, timeout)
-            except TimeoutError:
-                phase.errors["ack_timeout"] += 1
+            return None
+        return fut
+
+    @staticmethod
+    async def await_ack(phase: PhaseState, ack: asyncio.Future, *, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(ack, timeout)
+        except TimeoutError:
+            phase.errors["ack_timeout"] += 1
 
     async def close(self) -> None:
         if self.ws is not None:

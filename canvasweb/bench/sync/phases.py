@@ -1,8 +1,9 @@
 """Running the clients through the phases (warm-up, paced, saturated) and measuring each phase.
 
 `paced`: all clients together send a fixed total rate, not waiting for acks; `saturated`: each
-client sends its next op as soon as the previous one is acked (closed loop). A phase row checks
-every acknowledged op against the change log read back over REST.
+client sends its next op as soon as the previous one is acked (closed loop); `pipelined`: the same
+closed loop with up to `window` unacked ops per client in flight. A phase row checks every
+acknowledged op against the change log read back over REST.
 """
 
 from __future__ import annotations
@@ -29,22 +30,36 @@ async def run_phase(
     paced_rate: float | None,
     timeout: float,
     progress: Progress | None,
+    window: int = 1,
 ) -> PhaseState:
-    phase = PhaseState(name=name, tag=tag, paced_rate=paced_rate)
+    phase = PhaseState(name=name, tag=tag, paced_rate=paced_rate, window=window)
     for c in clients:
         c.phase = phase
         c.node_id = None
     deadline = time.monotonic() + timeout
 
+    def count_answered(_: asyncio.Future) -> None:
+        if progress is not None:
+            progress.advance()
+
     async def closed_loop(c: BenchClient) -> None:
+        # Up to `window` unacked ops in flight: the next op goes out as soon as one is answered.
+        in_flight: set[asyncio.Task] = set()
         for k in range(ops):
+            if len(in_flight) >= window:
+                _, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
             left = deadline - time.monotonic()
             if left <= 0:
                 phase.errors["phase_timeout"] += 1
-                return
-            await c.send_op(phase, k, wait=True, timeout=min(left, 30.0))
-            if progress:
-                progress.advance()
+                break
+            ack = await c.start_op(phase, k, wait=True)
+            if ack is None:
+                continue
+            answered = asyncio.ensure_future(c.await_ack(phase, ack, timeout=min(left, 30.0)))
+            answered.add_done_callback(count_answered)
+            in_flight.add(answered)
+        if in_flight:
+            await asyncio.wait(in_flight)
 
     async def paced(c: BenchClient, i: int, rate: float) -> None:
         interval = len(clients) / rate
@@ -101,6 +116,7 @@ def phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
     return {
         "clients": clients,
         "phase": phase.name,
+        "window": phase.window,
         "ops_sent": len(phase.sent),
         "acked": len(phase.acked),
         "duplicate_acks": phase.duplicates,
@@ -153,6 +169,20 @@ def paced_ops(rate: float, seconds: float, clients: int) -> int:
     return max(1, round(rate * seconds / clients))
 
 
+def phase_plan(
+    phases: Sequence[str], rates: Sequence[float], window: int
+) -> list[tuple[str, float | None, int]]:
+    """(phase, paced rate, ops in flight per client) in run order: one paced phase per rate,
+    `saturated` with one op in flight, `pipelined` with `window`."""
+    plan: list[tuple[str, float | None, int]] = []
+    for name in phases:
+        if name == "paced":
+            plan += [(name, rate, 1) for rate in rates]
+        else:
+            plan.append((name, None, window if name == "pipelined" else 1))
+    return plan
+
+
 async def run_clients(
     cluster: Cluster,
     *,
@@ -165,6 +195,7 @@ async def run_clients(
     progress: Progress | None,
     warmup: int = 0,
     paced_seconds: float = 20.0,
+    window: int = 1,
 ) -> tuple[list, list[str]]:
     servers_of = {i: i % len(cluster.ports) for i in range(len(tokens))}
     clients = [
@@ -187,8 +218,7 @@ async def run_clients(
                 clients, name="warmup", tag="w", ops=warmup, paced_rate=None, timeout=timeout, progress=None
             )
             results.append(warm)
-        plan = [(name, rate) for name in phases for rate in (rates if name == "paced" else [None])]
-        for i, (name, rate) in enumerate(plan):
+        for i, (name, rate, phase_window) in enumerate(phase_plan(phases, rates, window)):
             n = paced_ops(rate, paced_seconds, len(clients)) if rate else ops
             phase = await run_phase(
                 clients,
@@ -198,6 +228,7 @@ async def run_clients(
                 paced_rate=rate,
                 timeout=timeout,
                 progress=progress,
+                window=phase_window,
             )
             results.append(phase)
     finally:

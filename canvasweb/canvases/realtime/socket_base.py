@@ -67,6 +67,9 @@ class CanvasSocket(AsyncWebsocketConsumer):
         self._maintenance: asyncio.Task[Any] | None = None
         self._layer_down_since: float | None = None
         self.last_event_at = time.monotonic()
+        # Change events that arrived before an earlier revision, by revision (realtime/sync.py).
+        self._held: dict[int, tuple[dict[str, Any], tuple[str, int] | None]] = {}
+        self._held_release: asyncio.Task[Any] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """AsyncConsumer.__call__, except that a channel-layer failure does not end the socket.
@@ -90,7 +93,7 @@ class CanvasSocket(AsyncWebsocketConsumer):
         except StopConsumer:
             pass
         finally:
-            for task in (self._maintenance, getattr(self, "op_worker", None)):
+            for task in (self._maintenance, getattr(self, "op_worker", None), self._held_release):
                 if task is not None:
                     task.cancel()
 

@@ -29,6 +29,11 @@ logger = logging.getLogger(__name__)
 PROTOCOL_VERSION = 1
 
 
+def reorder_hold_seconds() -> float:
+    """How long a socket holds a change that overtook an earlier revision (0 = forward at once)."""
+    return float(canvasweb_config().get("WS_REORDER_HOLD_MS", 50)) / 1000
+
+
 def sync_check_seconds() -> float:
     """How often each socket rejoins its group and checks it has not missed a revision (0 = never).
 
@@ -106,13 +111,49 @@ class SyncHandlers(CanvasSocket):
         self.last_event_at = time.monotonic()
         if self.synced_revision is None or event["revision"] <= self.synced_revision:
             return  # before hello (the hello answer will include it) or already sent
+        if event["revision"] > self.synced_revision + 1 and reorder_hold_seconds() > 0:
+            # Two server processes commit a canvas in turn and broadcast after their commits, so a later
+            # revision can arrive first. Hold it briefly for the one before: forwarded now, the earlier one
+            # would be skipped and the client would have to catch up (a database read per socket).
+            self._held[event["revision"]] = (event, key)
+            if self._held_release is None or self._held_release.done():
+                self._held_release = asyncio.ensure_future(self._release_held(reorder_hold_seconds()))
+            return
+        await self._forward_change(event, key)
+        await self._forward_held(in_order_only=True)
+        if not self._held and self._held_release is not None:
+            self._held_release.cancel()  # nothing left to wait for (it waits outside the dispatch lock)
+            self._held_release = None
+
+    async def _forward_change(self, event: dict[str, Any], key: tuple[str, int] | None) -> None:
         text, needs_resync = change_frame(event, level=self._level(), key=key)
         if needs_resync or text is None:
             await self.send_json({"type": "resync", "reason": "visibility changed"})
             self.synced_revision = None
+            self._held.clear()
             return
         self.synced_revision = event["revision"]
         await self.send(text_data=text)
+
+    async def _forward_held(self, *, in_order_only: bool) -> None:
+        """Send held revisions: those that follow on now (`in_order_only`), or all, gaps and all."""
+        while self._held and self.synced_revision is not None:
+            for stale in [r for r in self._held if r <= self.synced_revision]:
+                del self._held[stale]
+            following = self.synced_revision + 1
+            if following not in self._held and (in_order_only or not self._held):
+                break
+            revision = following if following in self._held else min(self._held)
+            await self._forward_change(*self._held.pop(revision))
+        if self.synced_revision is None:
+            self._held.clear()
+
+    async def _release_held(self, after: float) -> None:
+        # The revision before never came (lost, or later than the hold): send what is held; the client
+        # sees the gap and catches up (docs/protocol.md).
+        await asyncio.sleep(after)
+        async with self._dispatch_lock:
+            await self._forward_held(in_order_only=False)
 
     async def canvas_changes(self, message: dict[str, Any]) -> None:
         # One layer message per group commit (realtime/committer.py); one `change` frame per revision,

@@ -14,7 +14,7 @@ from canvasweb.common.errors import CanvasError, NotFound
 
 from .. import permissions
 from ..actors import Actor
-from ..models import Canvas, Membership, Node, OpReceipt
+from ..models import Canvas, Edge, Membership, Node, OpReceipt
 from ..operations import Operation, parse_operation
 from .commit import (
     ApplyResult,
@@ -26,8 +26,9 @@ from .commit import (
     _Write,
 )
 from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
+from .new_ids import IdOwners
 from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
-from .pipeline import Pending, pipelined
+from .pipeline import Pending, commit_in_pipeline, pipelined
 
 logger = logging.getLogger(__name__)
 
@@ -61,16 +62,17 @@ class BatchOutcome:
     events: list[dict[str, Any]]
 
 
-# Ops whose only writes are plain node fields: applied from the batch's node cache, their rows
-# written together by one bulk_update, no savepoint needed (every check runs before any change).
-_FAST_OPS = ("node.move", "node.update")
+# Ops whose only writes are node rows: applied from the batch's node cache, new rows written by one
+# INSERT and changed fields by one bulk_update, no savepoint needed (every check runs before any change).
+_FAST_OPS = ("node.move", "node.update", "node.create")
 
 
 def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bool = False) -> BatchOutcome:
     """Group commit: apply many node/edge operations (from any actors) on one canvas in one transaction.
 
     One canvas lock, one membership query, one receipt query, the targeted nodes fetched together,
-    one bulk_update of the changed node fields, one bulk INSERT of log entries, one revision UPDATE
+    the ids asked for by node.create checked together (one query for nodes, one for edges), one
+    INSERT of the new nodes, one bulk_update of the changed node fields, one bulk INSERT of log entries, one revision UPDATE
     and one receipts INSERT (ON CONFLICT DO NOTHING) for the whole batch. Each op still gets its own
     revision, log entries, receipt and change event, in request order, so the protocol is unchanged.
     One op's refusal does not touch the others: fast ops are fully checked before they change
@@ -143,7 +145,8 @@ def _apply_batch(
             results[i] = exc
     user_ids = {requests[i].actor.user.pk for i in todo}
     op_ids = {requests[i].client_op_id for i in todo if requests[i].client_op_id}
-    fast_ids = {parsed[i].target for i in parsed if parsed[i].type in _FAST_OPS}
+    fast_ids = {parsed[i].target for i in parsed if parsed[i].type in ("node.move", "node.update")}
+    new_ids = IdOwners(parsed[i].body["id"] for i in parsed if parsed[i].type == "node.create")
     # The batch's reads go out together and their rows come back in one round trip (pipeline mode,
     # services/pipeline.py). The lock comes first, so every later read sees the canvas as the batch
     # before committed it.
@@ -168,6 +171,22 @@ def _apply_batch(
             if fast_ids
             else None
         )
+        taken = (
+            (
+                Pending(
+                    Node.objects.filter(pk__in=new_ids.free).values_list("id", "canvas_id", "sensitivity")
+                ),
+                Pending(
+                    Edge.objects.filter(pk__in=new_ids.free).values_list(
+                        "id", "canvas_id", "source__sensitivity", "target__sensitivity"
+                    )
+                ),
+            )
+            if new_ids.free
+            else None
+        )
+    if taken is not None:
+        new_ids.add_rows(taken[0].rows(), taken[1].rows())
     found = cast(list[Canvas], locked.instances())
     roles = dict(cast(list[tuple[int, str]], members.rows()))
     receipts: dict[tuple[Any, ...], ApplyResult] = {}
@@ -201,6 +220,8 @@ def _apply_batch(
             op_type=op.type,
             node_cache=node_cache if fast else None,
             deferred=batch.deferred if fast else None,
+            new_nodes=batch.new_nodes if fast else None,
+            new_ids=new_ids if fast else None,
         )
         handler = _op_handler(request.actor, op)
         try:
@@ -211,6 +232,7 @@ def _apply_batch(
                 # and the cached node objects may be stale after it.
                 batch.flush_nodes()
                 node_cache.clear()
+                new_ids.forget()  # it may take or free ids: later creates ask the database
                 with transaction.atomic():  # a savepoint: a refusal half-way leaves nothing behind
                     handler(write)
         except CanvasError as exc:
@@ -228,8 +250,10 @@ def _apply_batch(
         results[i] = result
     # Plain statements whose results nobody reads: one round trip in pipeline mode. (General ops run
     # outside it: the ORM checks row counts, which pipeline mode reports only after a sync.)
+    # The COMMIT goes with them when this is the outermost transaction (nothing runs after it here).
     with pipelined():
         batch.finish()
+        commit_in_pipeline()
     return batch.events
 
 

@@ -25,6 +25,7 @@ from canvasweb.history.security_log import record_security_event
 from ..actors import Actor
 from ..models import Canvas, Membership, Node, OpReceipt, Role
 from ..serialization import iso, user_ref
+from .new_ids import IdOwners
 from .pipeline import insert_rows
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,10 @@ class _Write:
     # row writes wait for one bulk_update at the end of the batch ({pk: (node, fields)}).
     node_cache: dict[uuid.UUID, Node] | None = None
     deferred: dict[uuid.UUID, tuple[Node, set[str]]] | None = None
+    # Group commit: new nodes whose INSERT waits for the batch's (services/batch.py), and what the
+    # batch knows of the ids its creates ask for (services/new_ids.py).
+    new_nodes: list[Node] | None = None
+    new_ids: IdOwners | None = None
 
     def record(
         self,
@@ -151,6 +156,7 @@ class _Batch:
         self.receipts: list[OpReceipt] = []
         self.events: list[dict[str, Any]] = []
         self.deferred: dict[uuid.UUID, tuple[Node, set[str]]] = {}
+        self.new_nodes: list[Node] = []
         self.first_revision = canvas.revision
 
     def add(self, write: _Write, *, client_op_id: str | None) -> ApplyResult:
@@ -174,6 +180,9 @@ class _Batch:
         return result
 
     def flush_nodes(self) -> None:
+        # New rows first: a node created in the batch may also have been moved in it.
+        insert_rows(Node, self.new_nodes, stamped=True)
+        self.new_nodes.clear()
         by_fields: dict[tuple[str, ...], list[Node]] = {}
         for node, fields in self.deferred.values():
             by_fields.setdefault(tuple(sorted(fields)), []).append(node)

@@ -11,7 +11,8 @@ from ..models import Edge
 from ..operations import EDGE_FIELDS, Operation
 from ..serialization import edge_to_dict
 from .commit import _Write
-from .nodes import _create_edge, _edge_level, _get_node, require_usable_id
+from .new_ids import require_usable_id
+from .nodes import _create_edge, _edge_level, _get_node
 
 
 def _get_edge(write: _Write, edge_id: uuid.UUID) -> Edge:

@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from canvasweb.common.errors import Conflict, EditConflict, InvalidOperation, NotFound
+from canvasweb.common.errors import EditConflict, InvalidOperation, NotFound
 from canvasweb.history.models import ChangeLogEntry
 
 from .. import permissions
@@ -18,6 +18,7 @@ from ..models import AuthorKind, Edge, Node, Relation
 from ..operations import NODE_FIELDS, Operation
 from ..serialization import edge_to_dict, node_to_dict, user_ref
 from .commit import _Write
+from .new_ids import require_usable_id
 
 
 def _node_level(node: Node) -> int:
@@ -82,7 +83,7 @@ def _create_node(write: _Write, body: dict[str, Any], *, field_prefix: str = "no
     permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=body)
     require_usable_id(write, body["id"], field=f"{field_prefix}id")
     actor = write.actor
-    node = Node.objects.create(
+    node = Node(
         id=body["id"],
         canvas=write.canvas,
         content=body["content"],
@@ -97,6 +98,16 @@ def _create_node(write: _Write, body: dict[str, Any], *, field_prefix: str = "no
         author_kind=AuthorKind.AGENT if actor.is_agent else AuthorKind.USER,
         provenance=_agent_provenance(actor),
     )
+    if write.new_nodes is not None and write.node_cache is not None:
+        # Group commit: inserted with the batch's other new nodes in one statement, before the batch's
+        # node updates (a later move of this node in the batch finds it in the cache).
+        node.created_at = node.updated_at = timezone.now()
+        write.new_nodes.append(node)
+        write.node_cache[node.pk] = node
+    else:
+        node.save(force_insert=True)
+    if write.new_ids is not None:
+        write.new_ids.taken(node.pk, canvas_id=write.canvas.pk, level=_node_level(node))
     write.record(
         entity="node",
         action="created",
@@ -108,37 +119,6 @@ def _create_node(write: _Write, body: dict[str, Any], *, field_prefix: str = "no
         va=_node_level(node),
     )
     return node
-
-
-# Fresh ids no client may use; an id taken where the actor cannot look gets the same answer.
-RESERVED_IDS = frozenset({uuid.UUID(int=0), uuid.UUID(int=(1 << 128) - 1)})
-
-
-def require_usable_id(write: _Write, new_id: uuid.UUID, *, field: str) -> None:
-    """A client-chosen node/edge id must be new.
-
-    Taken by a node or edge this role sees on this canvas: 409 CONFLICT (the client knows that row).
-    Taken anywhere else (another canvas, or a row above the role here) or reserved: the same INVALID
-    answer as for the reserved ids, so the refusal says nothing about whether or where the id exists.
-    """
-    node = Node.objects.filter(pk=new_id).only("canvas_id", "sensitivity").first()
-    if (
-        node is not None
-        and node.canvas_id == write.canvas.pk
-        and permissions.can_see(write.role, node.sensitivity)
-    ):
-        raise Conflict(f"id {new_id} already exists", field=field)
-    edge = None
-    if node is None:
-        edge = Edge.objects.filter(pk=new_id).select_related("source", "target").first()
-        if (
-            edge is not None
-            and edge.canvas_id == write.canvas.pk
-            and _edge_level(edge.source, edge.target) <= permissions.role_level(write.role)
-        ):
-            raise Conflict(f"id {new_id} already exists", field=field)
-    if node is not None or edge is not None or new_id in RESERVED_IDS:
-        raise InvalidOperation(f"id {new_id} cannot be used: choose a new random UUID", field=field)
 
 
 def _agent_provenance(actor: Actor) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """`manage.py bench_sync`: WebSocket fan-out latency and committed ops/s on two Daphne processes.
 
-    python manage.py bench_sync --clients 10,50 --ops 20 \\
+    python manage.py bench_sync --clients 10,50 --ops 20 [--window 8] \\
         --postgres-url postgres://postgres@127.0.0.1:5432/postgres --out var/bench/sync
 
 Starts its own Redis and servers on 127.0.0.1 and stops them at the end. With
@@ -38,7 +38,18 @@ class Command(BaseCommand):
             default=20.0,
             help="length of each paced phase (ops per client = rate x seconds / clients, >= 1)",
         )
-        parser.add_argument("--phases", default="paced,saturated", help="paced, saturated or both")
+        parser.add_argument(
+            "--phases",
+            default="paced,saturated",
+            help="comma-separated, in run order: paced, saturated, pipelined (pipelined needs --window > 1)",
+        )
+        parser.add_argument(
+            "--window",
+            type=int,
+            default=1,
+            help="unacked ops each client keeps in flight in the pipelined phase (app and relay alike); "
+            "above 1, a pipelined phase runs after the others unless --phases names it (default 1: none)",
+        )
         parser.add_argument(
             "--postgres-url",
             default=None,
@@ -84,8 +95,17 @@ class Command(BaseCommand):
         if not clients or any(n < 2 for n in clients):
             raise CommandError("--clients values must be at least 2 (fan-out needs a receiver)")
         phases = tuple(p.strip() for p in opts["phases"].split(",") if p.strip())
-        if not phases or any(p not in ("paced", "saturated") for p in phases):
-            raise CommandError("--phases takes paced, saturated or both")
+        if not phases or any(p not in ("paced", "saturated", "pipelined") for p in phases):
+            raise CommandError("--phases takes paced, saturated and/or pipelined")
+        window = opts["window"]
+        if window < 1:
+            raise CommandError("--window must be at least 1")
+        if "pipelined" in phases and window == 1:
+            raise CommandError(
+                "the pipelined phase needs --window above 1 (with 1 it is the saturated phase)"
+            )
+        if window > 1 and "pipelined" not in phases:
+            phases += ("pipelined",)
         try:
             rates = [float(v) for v in opts["rate"].split(",") if v.strip()]
         except ValueError:
@@ -111,6 +131,7 @@ class Command(BaseCommand):
             progress=not opts["no_progress"],
             warmup=max(0, opts["warmup"]),
             floor=opts["floor"],
+            window=window,
         )
         started = started_at()
         try:
@@ -130,6 +151,7 @@ class Command(BaseCommand):
             "rates": rates,
             "paced_seconds": opts["paced_seconds"],
             "phases": list(phases),
+            "window": window,
             **result,
             "targets": sync_bench.targets(result["rows"], postgres=postgres, warmup=result["warmup"])
             + sync_bench.floor_targets(result["floor"]),
