@@ -315,20 +315,22 @@ class CanvasIndex:
             if shared >= 2 and shared >= 0.6 * min(len(terms), len(node_terms)):
                 return True
             # A sentence wrapped in other words ("there's a thing I shouldn't spread around, we got
-            # ...") that repeats a value only hidden nodes hold, with enough of their subject.
-            if (
-                shared >= 3
-                and shared >= 0.4 * min(len(terms), len(node_terms))
-                and any(self._hidden_value(t, role_level) for t in common)
-            ):
+            # ...", "保底 15 万设成内部节点了") that repeats a value only hidden nodes hold, with two
+            # words of their subject.
+            if shared >= 3 and any(self._hidden_value(t, role_level, common - {t}) for t in common):
                 return True
         return False
 
-    def _hidden_value(self, term: str, role_level: int) -> bool:
-        """A term with a digit that no current node this role may see contains."""
+    def _hidden_value(self, term: str, role_level: int, subject: frozenset[str] = frozenset()) -> bool:
+        """A term with a digit that no current node this role may see contains next to one of the
+        `subject` words ("15" of "保底 15 万" stays hidden when a visible note says "15 分钟")."""
         if not any(ch.isdigit() for ch in term):
             return False
-        return all(self.level[i] > role_level for i in self.postings.get(term, ()))
+        holders = self.postings.get(term, ())
+        if subject:
+            about = {i for w in subject for i in self.postings.get(w, ())}
+            holders = [i for i in holders if i in about]
+        return all(self.level[i] > role_level for i in holders)
 
     def _stale_index(self) -> _StaleIndex:
         if self._stale is None:

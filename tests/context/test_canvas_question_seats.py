@@ -191,7 +191,9 @@ def test_a_sentence_that_wraps_a_hidden_value_in_other_words_is_withheld_from_a_
     assert index.is_restricted_text(said, role="viewer")
     assert not index.is_restricted_text(said, role="editor")
 
-    monkeypatch.setattr(CanvasIndex, "_hidden_value", lambda self, term, role_level: False)
+    monkeypatch.setattr(
+        CanvasIndex, "_hidden_value", lambda self, term, role_level, subject=frozenset(): False
+    )
     fresh = _role_index()
     assert not fresh.is_restricted_text(said, role="viewer")  # the share rule alone misses it
 
@@ -218,5 +220,21 @@ def test_hidden_value_in_chinese_is_withheld(monkeypatch):
 
     said = extract_terms("私下说一句，房租比挂牌价低 9%，签了五年，别外传")
     assert build().is_restricted_text(said, role="viewer")
-    monkeypatch.setattr(CanvasIndex, "_hidden_value", lambda self, term, role_level: False)
+    monkeypatch.setattr(
+        CanvasIndex, "_hidden_value", lambda self, term, role_level, subject=frozenset(): False
+    )
     assert not build().is_restricted_text(said, role="viewer")
+
+
+def test_a_hidden_number_a_visible_note_uses_for_something_else_is_still_withheld():
+    index = CanvasIndex.build(
+        nodes=[
+            node("floor", "内部：供应商底价 42 元一件，低于这个不做", sensitivity="internal"),
+            node("pub", "每周例会 42 分钟，周一上午", x=100),
+        ],
+        edges=[],
+    )
+    said = extract_terms("底价 42 元设成内部卡片了，品牌方看不到。")
+    assert index.is_restricted_text(said, role="viewer")
+    # control: the visible note's own use of the number
+    assert not index.is_restricted_text(extract_terms("例会开了 42 分钟，挺长的"), role="viewer")
