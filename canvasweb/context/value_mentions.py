@@ -207,6 +207,13 @@ def _header_words(text: str) -> frozenset[str]:
     return words if len(words) <= 4 else frozenset()
 
 
+def _named_old(text: str, start: int, end: int) -> bool:
+    """The value at start:end is named as the replaced one ("not 7442", "800人作废")."""
+    return bool(
+        _OLD_BEFORE_RE.search(text[max(0, start - 16) : start]) or _OLD_AFTER_RE.match(text[end : end + 24])
+    )
+
+
 def find_mentions(text: str) -> tuple[Mention, ...]:
     """Every value in `text`, left to right."""
     if not text or not re.search(r"\d", text):
@@ -240,6 +247,9 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         blank[start:end] = " " * (end - start)
     bare = "".join(blank)
     clause_words = [subject_words(bare[s:e]) for s, e in clauses]
+    clause_has_value = [
+        any(s <= v[0] < e and not _named_old(text, v[0], v[1]) for v in values) for s, e in clauses
+    ]
     sentence_words = [
         frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words, strict=True) if s <= cs < e))
         | header
@@ -250,18 +260,19 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
         si = next((i for i, (s, e) in enumerate(sentences) if s <= start < e), len(sentences) - 1)
         words = set(clause_words[ci])
-        if len(words) < MIN_CONTEXT and ci > 0:
+        # A short clause borrows a neighbour's words, unless that neighbour states a value of its
+        # own: another item of a list ("early-bird £140, student £70": "student" is not about
+        # early-bird). A neighbour naming the old value ("800人作废，按950人准备") is the same subject.
+        if len(words) < MIN_CONTEXT and ci > 0 and not clause_has_value[ci - 1]:
             words |= clause_words[ci - 1]
-        if len(words) < MIN_CONTEXT and ci + 1 < len(clauses):
+        if len(words) < MIN_CONTEXT and ci + 1 < len(clauses) and not clause_has_value[ci + 1]:
             words |= clause_words[ci + 1]
         words |= header
         if kind == "count":
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
             words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
-        before = text[max(0, start - 16) : start]
-        after = text[end : end + 24]
-        negated = bool(_OLD_BEFORE_RE.search(before) or _OLD_AFTER_RE.match(after))
+        negated = _named_old(text, start, end)
         changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
         share = bool(
             _SHARE_AFTER_RE.search(text[end : end + 40])

@@ -510,3 +510,29 @@ def test_amount_magnitudes_read_the_multiplier():
     # a bare 万 amount before a particle is money; before a counted noun it is not
     assert [m.type for m in find_mentions("展位费改成 31 万了")] == ["money"]
     assert [m.type for m in find_mentions("来了 3 万人")] != ["money"]
+
+
+def test_an_item_of_a_list_keeps_its_own_subject():
+    out = rewritten(
+        msgs(
+            ("user", "Tickets: adult entry £24, child £12, family pass £60."),
+            ("assistant", "Noted the three prices."),
+            ("user", "Update: adult entry is £26 from March, the council raised it."),
+            *aside(4),
+        )
+    )
+    assert "£24" not in out[0] and "child £12" in out[0] and "family pass £60" in out[0]
+
+
+def test_a_short_clause_next_to_the_old_value_is_about_the_same_subject():
+    # control: the neighbour that names the old value lends its words
+    out = rewritten(
+        msgs(
+            ("user", "帐篷那边要准备 40 顶，营地可以放下。"),
+            ("assistant", "好的，帐篷 40 顶。"),
+            ("user", "遮阳伞准备 12 顶，放在签到处。"),
+            ("user", "帐篷那边之前说的 40 顶作废，按 55 顶准备。"),
+            *aside(4),
+        )
+    )
+    assert "40 顶" not in out[0] and "55 顶" in out[3] and "12 顶" in out[2]
