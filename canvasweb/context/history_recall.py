@@ -28,16 +28,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import recall_rank
+from .recall_index import RecallCandidate, is_low_information, sentence_tokens, turn_sentences
 from .recall_rank import (
     SHORT_REPLY_TOKENS,
-    RecallCandidate,
     carries_nothing,
-    is_low_information,
     past_match_share,
     rank_turns,
-    sentence_tokens,
     turn_asks,
-    turn_sentences,
 )
 from .recall_signals import value_score
 from .retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER

@@ -7,7 +7,7 @@ import pytest
 
 from canvasweb.context import history_recall, lexical, recall_rank
 from canvasweb.context.history_recall import RecallCandidate, rank_turns, recall_history
-from canvasweb.context.recall_rank import RecallIndex, recall_index_for
+from canvasweb.context.recall_index import RecallIndex, recall_index_for
 from canvasweb.context.tokens import TokenCache, count_tokens
 from canvasweb.context.types import MessageData
 
