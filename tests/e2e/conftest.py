@@ -105,4 +105,5 @@ def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
     page.get_by_test_id("login-username").fill(username)
     page.get_by_test_id("login-password").fill(password)
     page.get_by_test_id("login-submit").click()
-    page.wait_for_url(lambda url: "/login" not in url, timeout=10_000)
+    # A deadline for a hang, not a speed check: logging in hashes the password, slow when suites share cores.
+    page.wait_for_url(lambda url: "/login" not in url, timeout=30_000)
