@@ -56,7 +56,6 @@ class SyncHandlers(CanvasSocket):
         ):
             raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
         self.hello_seen = True
-        self.welcomed = False
         state = await database_sync_to_async(self._load_state)(since=last)
         if state is None:
             await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
@@ -72,7 +71,6 @@ class SyncHandlers(CanvasSocket):
             }
         )
         await self._send_state(state)
-        self.welcomed = True
         try:
             await self.channel_layer.group_send(
                 self.group,
