@@ -251,9 +251,15 @@ class SimNetwork:
         socket = self.sockets_by_channel.get(channel)
         if socket is None:
             return
-        if message.get("type") == "canvas.change" and self.rng.random() < self.config.layer_drop_probability:
+        kind = message.get("type")
+        if (
+            kind in ("canvas.change", "canvas.changes")
+            and self.rng.random() < self.config.layer_drop_probability
+        ):
+            events = [message["event"]] if kind == "canvas.change" else message["events"]
             self.stats["layer_drops"] += 1
-            self.trace.append(f"layer drops r{message['event']['revision']} for {socket.client.name}")
+            revisions = ",".join(f"r{event['revision']}" for event in events)
+            self.trace.append(f"layer drops {revisions} for {socket.client.name}")
             return
         socket.inbox.append(message)
 

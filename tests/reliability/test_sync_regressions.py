@@ -129,6 +129,56 @@ async def test_catch_up_across_your_own_role_change_is_a_snapshot():
         await assert_converged(net, editor, "viewer")
 
 
+async def test_a_lost_role_change_is_told_at_the_next_catch_up(settings):
+    """Bug: when the broadcast of a viewer's promotion was lost, the client caught up at the next gap and
+    got a snapshot for its new role, but nothing told it the role: it went on acting as a viewer."""
+    settings.CANVASWEB = {**settings.CANVASWEB, "WS_REORDER_HOLD_MS": 0}  # forward the gap at once
+    async with sim_network(7, ["owner", "viewer"]) as net:
+        owner, member = net.clients
+        for sim in net.clients:
+            await net.connect(sim)
+        await drain(net)
+        assert member.client.role == "viewer"
+        await database_sync_to_async(services.member_set)(
+            actor=user_actor(owner.user), canvas_id=net.canvas_id, user_id=member.user.pk, role="editor"
+        )
+        assert member.socket.inbox
+        member.socket.inbox.clear()  # the membership change is lost on the way
+        owner.client.submit(node("after the promotion"))
+        await drain(net)  # the next change shows a gap: the member catches up
+        assert member.client.stats["resyncs"] == 1, member.client.stats
+        assert member.client.role == "editor"
+        await assert_converged(net, member, "editor")
+        cid = member.client.submit(node("now an editor"))
+        await drain(net)
+        assert cid in member.client.acked and not member.client.anomalies
+
+
+async def test_a_copy_in_flight_after_a_reject_is_a_new_attempt():
+    """A reject leaves no receipt: a second copy of the op, sent before the first was answered, is judged
+    on the role of its own time. Once the viewer is an editor it applies, and its ack is the outcome."""
+    async with sim_network(8, ["owner", "viewer"]) as net:
+        owner, member = net.clients
+        for sim in net.clients:
+            await net.connect(sim)
+        await drain(net)
+        cid = member.client.submit(node("written by a viewer"))
+        member.client.resend(cid)  # a second copy, before any answer
+        await member.socket.deliver_to_server()
+        while member.socket.to_client:
+            await member.socket.deliver_to_client()
+        assert member.client.rejected[cid]["code"] == "FORBIDDEN"
+        await database_sync_to_async(services.member_set)(
+            actor=user_actor(owner.user), canvas_id=net.canvas_id, user_id=member.user.pk, role="editor"
+        )
+        while member.socket.inbox:  # the server hears of the promotion before the second copy
+            await member.socket.deliver_layer(net.rng, 0.0)
+        await drain(net)
+        assert cid in member.client.acked and cid not in member.client.rejected
+        assert member.client.stats["rejects_overturned"] == 1 and not member.client.anomalies
+        await assert_converged(net, member, "editor")
+
+
 async def test_noop_ack_is_not_taken_for_the_revision_it_names():
     """Bug: an op that changed nothing was acked with the current revision and no changes, `duplicate:
     false`; a client one revision behind applied it as that revision's (someone else's) change event and

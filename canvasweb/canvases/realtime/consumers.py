@@ -50,6 +50,7 @@ class CanvasConsumer(SyncHandlers, OpHandlers, PresenceHandlers):
         self.role = None
         self.synced_revision = None  # None until hello has been answered
         self.hello_seen = False  # ops may follow hello at once, also while a resync is under way
+        self.welcomed = False
         self.connection_id = secrets.token_hex(4)
         self.presence = None
         self.presence_pending = None

@@ -71,12 +71,14 @@ class PresenceHandlers(CanvasSocket):
                 wait, lambda: asyncio.ensure_future(self._publish_presence())
             )
 
+    # Presence reaches a socket from the moment it joins its group, before its hello is answered; the
+    # protocol's first frame is `welcome`, and the presence of everyone there follows it (presence.query).
     async def presence_update(self, message: dict[str, Any]) -> None:
-        if message["payload"]["connection_id"] != self.connection_id:
+        if self.welcomed and message["payload"]["connection_id"] != self.connection_id:
             await self.send_json(message["payload"])
 
     async def presence_leave(self, message: dict[str, Any]) -> None:
-        if message["connection_id"] != self.connection_id:
+        if self.welcomed and message["connection_id"] != self.connection_id:
             await self.send_json({"type": "presence_leave", "connection_id": message["connection_id"]})
 
     async def presence_query(self, message: dict[str, Any]) -> None:
@@ -89,7 +91,8 @@ class PresenceHandlers(CanvasSocket):
                 logger.warning("presence reply failed on canvas %s", self.canvas_id, exc_info=True)
 
     async def presence_state(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["payload"])
+        if self.welcomed:
+            await self.send_json(message["payload"])
 
     async def _publish_presence(self) -> None:
         self.presence_flush = None

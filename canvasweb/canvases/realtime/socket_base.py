@@ -48,6 +48,7 @@ class CanvasSocket(AsyncWebsocketConsumer):
     role: str | None
     synced_revision: int | None  # None until hello has been answered
     hello_seen: bool
+    welcomed: bool  # the last hello answered (welcome + changes/snapshot): presence may follow, not precede
     connection_id: str
     presence: dict[str, Any] | None
     presence_pending: dict[str, Any] | None

@@ -56,6 +56,7 @@ class SyncHandlers(CanvasSocket):
         ):
             raise BadMessage("last_revision must be null or a non-negative integer", field="last_revision")
         self.hello_seen = True
+        self.welcomed = False
         state = await database_sync_to_async(self._load_state)(since=last)
         if state is None:
             await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
@@ -71,6 +72,7 @@ class SyncHandlers(CanvasSocket):
             }
         )
         await self._send_state(state)
+        self.welcomed = True
         try:
             await self.channel_layer.group_send(
                 self.group,
@@ -87,9 +89,16 @@ class SyncHandlers(CanvasSocket):
         since = message.get("since")
         if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**53:
             raise BadMessage("since must be a non-negative integer", field="since")
+        role_before = self.role
         state = await database_sync_to_async(self._load_state)(since=since)
         if state is None:
             await self.close(code=CLOSE_MEMBERSHIP_REVOKED)
+            return
+        if self.role != role_before:
+            # The membership change was lost on the way (at-most-once delivery): the client must learn
+            # its new role from a welcome, not keep acting on the old one with the new role's snapshot.
+            await self.send_json({"type": "resync", "reason": "your role changed"})
+            self.synced_revision = None
             return
         await self._send_state(state)
 

@@ -95,6 +95,10 @@ class SyncClient:
         self.sent_ops: dict[str, dict] = {}  # every op ever submitted (for resends and reports)
         self.acked: dict[str, AckRecord] = {}
         self.rejected: dict[str, dict] = {}
+        # A reject has no receipt: a copy of the op still in flight is a new attempt and may be applied
+        # (say, the role changed in between); its ack is then the outcome (docs/protocol.md).
+        self.unanswered_copies: Counter = Counter()
+        self.rejected_with_copy_in_flight: set[str] = set()
         self.retry_at: dict[str, float] = {}  # RATE_LIMITED ops: when to resend
         self._counter = 0
 
@@ -137,6 +141,7 @@ class SyncClient:
         self.awaiting_state = False
         self.catch_up_sent_at = None
         self.buffer.clear()
+        self.unanswered_copies.clear()  # the answers to what was in flight are lost with the socket
         self.stats["disconnects"] += 1
         if code == 4403:
             self.revoked = True
@@ -167,7 +172,7 @@ class SyncClient:
         """
         if self.connected and client_op_id in self.sent_ops and client_op_id not in self.rejected:
             self.stats["duplicate_resends"] += 1
-            self._send({"type": "op", "client_op_id": client_op_id, "op": self.sent_ops[client_op_id]})
+            self._send_copy(client_op_id, self.sent_ops[client_op_id])
 
     def tick(self, *, force: bool = False) -> None:
         """Timers: resend rate-limited ops, ask for revisions an ack or welcome revealed."""
@@ -272,12 +277,17 @@ class SyncClient:
             self.anomalies.append(f"{self.name}: ack without a revision: {frame}")
             return
         self.stats["acks"] += 1
+        self._answered(client_op_id)
         previous = self.acked.get(client_op_id)
         if previous is not None and previous.revision != revision:
             self.anomalies.append(
                 f"{self.name}: {client_op_id} acked at revision {previous.revision} and again at {revision}"
             )
-        if client_op_id in self.rejected:
+        if client_op_id in self.rejected_with_copy_in_flight:
+            self.rejected_with_copy_in_flight.discard(client_op_id)
+            self.rejected.pop(client_op_id, None)
+            self.stats["rejects_overturned"] += 1
+        elif client_op_id in self.rejected:
             self.anomalies.append(f"{self.name}: {client_op_id} was rejected and later acked")
         if frame.get("duplicate"):
             self.stats["duplicate_acks"] += 1
@@ -305,6 +315,7 @@ class SyncClient:
         error = frame.get("error") or {}
         code = error.get("code")
         self.stats[f"reject:{code}"] += 1
+        copies_in_flight = self._answered(client_op_id) if isinstance(client_op_id, str) else 0
         if code == "INTERNAL":
             self.anomalies.append(f"{self.name}: INTERNAL reject for {client_op_id}: {error}")
         if client_op_id in self.acked:
@@ -318,6 +329,10 @@ class SyncClient:
         if client_op_id in self.pending:
             self.pending.pop(client_op_id)
             self.rejected[client_op_id] = error
+            if copies_in_flight:
+                self.rejected_with_copy_in_flight.add(client_op_id)
+        elif not copies_in_flight:
+            self.rejected_with_copy_in_flight.discard(client_op_id)
 
     def _on_resync(self, frame: dict) -> None:
         self.stats["resyncs"] += 1
@@ -403,7 +418,18 @@ class SyncClient:
     # --- output -------------------------------------------------------------------------------
 
     def _send_op(self, client_op_id: str) -> None:
-        self._send({"type": "op", "client_op_id": client_op_id, "op": self.pending[client_op_id]})
+        self._send_copy(client_op_id, self.pending[client_op_id])
+
+    def _send_copy(self, client_op_id: str, op: dict) -> None:
+        if self.transport is not None:
+            self.unanswered_copies[client_op_id] += 1
+        self._send({"type": "op", "client_op_id": client_op_id, "op": op})
+
+    def _answered(self, client_op_id: str) -> int:
+        """One copy of the op answered; how many are still in flight."""
+        if self.unanswered_copies[client_op_id] > 0:
+            self.unanswered_copies[client_op_id] -= 1
+        return self.unanswered_copies[client_op_id]
 
     def _send(self, frame: dict) -> None:
         if self.transport is not None:

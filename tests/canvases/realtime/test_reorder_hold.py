@@ -1,5 +1,6 @@
-"""A change that overtakes an earlier revision is held for it, so the socket sends revisions in order
-(realtime/sync.py); one whose predecessor never comes is sent after the hold, gap and all."""
+"""Frames in protocol order: a change that overtakes an earlier revision is held for it, so the socket
+sends revisions in order (realtime/sync.py); one whose predecessor never comes is sent after the hold,
+gap and all; presence never comes before the answer to hello."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from canvasweb.canvases import services
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.realtime.groups import canvas_group
 
-from .test_consumer import channel_layer, join, node_op, receive_type, setup_canvas
+from .test_consumer import channel_layer, communicator, join, node_op, receive_type, setup_canvas
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,4 +59,20 @@ async def test_a_revision_whose_predecessor_is_lost_is_sent_after_the_hold(chann
     await deliver(canvas, later)
     change = await receive_type(ws, "change")
     assert change["revision"] == later["revision"] == state["revision"] + 2  # the client sees the gap
+    await ws.disconnect()
+
+
+async def test_presence_that_arrives_before_the_hello_is_answered_never_precedes_the_welcome(channel_layer):
+    canvas, _users, tokens = await setup_canvas()
+    ws = communicator(canvas.pk, tokens["bob"])
+    connected, _ = await ws.connect()
+    assert connected
+    # someone else leaves while this socket is in its group but has not said hello yet
+    await get_channel_layer().group_send(
+        canvas_group(canvas.pk), {"type": "presence.leave", "connection_id": "gone1234"}
+    )
+    await ws.send_json_to({"type": "hello", "last_revision": None})
+    first = await ws.receive_json_from()
+    second = await ws.receive_json_from()
+    assert first["type"] == "welcome" and second["type"] == "snapshot", (first, second)
     await ws.disconnect()
