@@ -32,7 +32,7 @@ from .recall_index import (
     turn_sentences,
 )
 from .recall_signals import asks_for_value, counted_answer, value_score
-from .text import normalize_sentence
+from .text import asks_question, normalize_sentence
 from .tokens import TokenCache
 from .types import MessageData
 
@@ -138,7 +138,7 @@ def carries_nothing(cand: RecallCandidate, toks: Sequence[str], cache: TokenCach
 
 
 def turn_asks(cand: RecallCandidate) -> bool:
-    return cand.text.rstrip().endswith(("?", "？"))
+    return asks_question(cand.text)
 
 
 def _inherit_from_questions(
