@@ -33,6 +33,7 @@ from .recall_index import (
 )
 from .recall_signals import asks_for_value, counted_answer, value_score
 from .text import asks_question, normalize_sentence
+from .thesaurus import expansion
 from .tokens import TokenCache
 from .types import MessageData
 
@@ -185,6 +186,9 @@ def rank_turns(
     weights = term_weights(q)
     if not q or not candidates:
         return []
+    extra = expansion([t for t in q if not t.startswith(CHAR_PREFIX)])
+    q = q + list(extra)
+    weights.update(extra)
     ci_of = {c.message.id: ci for ci, c in enumerate(candidates)}
     index = recall_index_for(candidates, cache)
     with index.lock:
