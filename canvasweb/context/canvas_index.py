@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar, cast
 
 from .ranking import NodeTextIndex, parse_timestamp
 from .redaction import build_secret_masker, secret_fingerprint, secret_values
@@ -27,6 +28,8 @@ from .types import (
     EdgeData,
     NodeData,
 )
+
+T = TypeVar("T")
 
 _OK, _SUPERSEDED, _ARCHIVED = 0, 1, 2
 _FILTER_DF_CAP = 500  # terms in more nodes than this do not nominate candidates
@@ -71,6 +74,7 @@ class CanvasIndex:
         self._stale: _StaleIndex | None = None
         self._restricted: dict[int, tuple[list[frozenset[str]], dict[str, list[int]]]] = {}
         self._filter_memo: dict[tuple[object, ...], bool] = {}
+        self._derived: dict[str, object] = {}  # derived(): data computed from the nodes' contents
         # Kept by index_update.IndexUpdate: churn since the build, the edge id -> position map
         # (built on first edge change), and whether appended edges broke the build's edge order.
         self._tombstones = 0
@@ -252,6 +256,13 @@ class CanvasIndex:
             hit = self._check_restricted(terms, role_level)
             self._memo_put(key, hit)
         return hit
+
+    def derived(self, key: str, compute: Callable[[], T]) -> T:
+        """`compute()` once per index state: an update that changes a node's text, status or a retired
+        node's time starts afresh (index_update.IndexUpdate.finish), a move or an edge change does not."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return cast(T, self._derived[key])
 
     def _memo_put(self, key: tuple[object, ...], value: bool) -> None:
         if len(self._filter_memo) > 50_000:

@@ -109,6 +109,7 @@ class IndexUpdate:
         self._own_edges = False
         self._reset_text = False
         self._reset_secrets = False
+        self._reset_derived = False
         if in_place:
             self._own_bands = self._own_cells = self._own_terms = self._own_adj_lists = _Everything()
             self._own_postings = self._own_adjacency = True
@@ -150,6 +151,10 @@ class IndexUpdate:
             node.superseded_by,
         ):
             self._reset_text = True
+        if self._reset_text or (
+            old.updated_at != node.updated_at and (old_status != _OK or new_status != _OK)
+        ):
+            self._reset_derived = True  # the value ledger reads retired nodes' times
         if "secret" in (old.sensitivity, node.sensitivity) and (old.content, old.sensitivity) != (
             node.content,
             node.sensitivity,
@@ -225,6 +230,8 @@ class IndexUpdate:
         if self._reset_secrets:
             ix._secret_masker = None
             ix._secret_fingerprint = ""
+        if self._reset_text or self._reset_derived:
+            ix._derived = {}  # a new dict: a forked index must not clear its base's
         return ix
 
     # ----------------------------------------------------------- nodes

@@ -143,11 +143,13 @@ def test_incremental_index_compiles_like_a_fresh_build():
     for j in range(120):
         a, b = rng.sample(ids, 2)
         edges[f"e{j}"] = EdgeData(id=f"e{j}", source=a, target=b, relation="depends_on")
+    figures = random.Random(14)  # its own stream: the edits stay the ones this test always made
     history = tuple(
         MessageData(
             id=f"m{i}",
             role="user" if i % 2 == 0 else "assistant",
-            content=f"we talked about {rng.choice(WORDS)} and {rng.choice(WORDS)}",
+            # Values the nodes also state, so the value ledger (kept per index state) takes part.
+            content=f"we talked about {rng.choice(WORDS)} and {rng.choice(WORDS)}, figure {figures.randint(1, 500)}",
         )
         for i in range(8)
     )

@@ -62,3 +62,84 @@ def test_archived_values_still_live_elsewhere_are_not_retired():
     assert not build_ledger(messages=history, nodes=canvas)
     alone = [replace(canvas[0]), node("other", "The kiln monitor listens on 9000.")]
     assert build_ledger(messages=history, nodes=alone)
+
+
+def _kiln_prompt(index, history) -> str:
+    from helpers_context import all_text
+
+    from canvasweb.context.compiler import compile_context
+    from canvasweb.context.types import CompileRequest, Viewport
+
+    compiled = compile_context(
+        request=CompileRequest(
+            system_prompt="rules",
+            question="what temperature does the kiln fire at?",
+            messages=history,
+            index=index,
+            viewport=Viewport(x=0, y=0),
+            role="editor",
+            budget=3000,
+        )
+    )
+    return all_text(compiled.messages)
+
+
+def test_the_ledger_kept_on_the_index_follows_a_supersede_and_survives_a_move():
+    from canvasweb.context.index_update import IndexUpdate
+    from canvasweb.context.selection import CanvasIndex
+
+    kiln = node("kiln", "The kiln fires at 1180 degrees.")
+    shelf = node("shelf", "Drying shelves hold 40 pots.", x=300)
+    history = (
+        MessageData(id="k1", role="user", content="Remember: the kiln fires at 1180 degrees."),
+        MessageData(id="k2", role="assistant", content="Noted."),
+    )
+    index = CanvasIndex.build(nodes=[kiln, shelf])
+    assert "1180" in _kiln_prompt(index, history)
+    held = index.derived("value-ledger", list)
+
+    update = IndexUpdate(index)
+    update.upsert_node(replace(shelf, x=900, version=2))  # a move: the kept ledger still holds
+    moved = update.finish()
+    assert moved.derived("value-ledger", list) is held
+
+    update = IndexUpdate(moved)
+    update.upsert_node(node("kiln-new", "The kiln fires at 1240 degrees."))
+    update.upsert_node(replace(kiln, superseded_by="kiln-new", version=2))
+    superseded = update.finish()
+    assert superseded.derived("value-ledger", list) is not held
+    assert "1180" not in _kiln_prompt(superseded, history)
+    ((_, ledger),) = superseded.derived("value-ledger", list)
+    assert 0 in ledger.by_position  # the kept ledger is the new canvas's: it retires 1180
+    assert "1180" in _kiln_prompt(moved, history)  # the fork left the older index's ledger alone
+    ((_, older),) = moved.derived("value-ledger", list)
+    assert not older
+
+
+def test_canvas_changes_that_share_nothing_with_the_chat_are_left_out_without_changing_the_result():
+    from canvasweb.context.value_ledger import _reaching_the_conversation
+    from canvasweb.context.value_ledger.events import _canvas_events, _mentions
+
+    canvas = [
+        node("kiln-old", "The kiln fires at 1180 degrees.", superseded_by="kiln-new"),
+        node("kiln-new", "The kiln fires at 1240 degrees."),
+        node("press-old", "The clay press takes 12 bar.", superseded_by="press-new"),
+        node("press-new", "The clay press takes 14 bar."),
+        node("van", "The delivery van seats 3.", archived=True),
+    ]
+    history = (MessageData(id="h1", role="user", content="The kiln fires at 1180 degrees, right?"),)
+    events = _canvas_events(canvas)
+    message_events = [
+        type(events[0])(
+            time=None,
+            order=0,
+            role="user",
+            position=0,
+            mentions=_mentions(history[0], None),
+            cue_sentences=frozenset(),
+        )
+    ]
+    kept = _reaching_the_conversation(events, message_events)
+    assert len(events) == 2 and len(kept) == 1  # the kiln's supersede, not the press's
+    ledger = build_ledger(messages=history, nodes=canvas)
+    assert ledger and 0 in ledger.by_position

@@ -76,9 +76,9 @@ def _node_mentions(n: NodeData, cache: TokenCache | None) -> tuple[Mention, ...]
     )
 
 
-def _canvas_events(
-    nodes: Sequence[NodeData], n_messages: int, cache: TokenCache | None = None
-) -> list[_Event]:
+def _canvas_events(nodes: Sequence[NodeData], cache: TokenCache | None = None) -> tuple[_Event, ...]:
+    """The value changes the canvas made (supersedes, archives), in node id order (`order`); they
+    depend on the nodes alone, so a compile reuses them while the canvas's texts stay the same."""
     by_id = {n.id: n for n in nodes}
     find = functools.partial(_node_mentions, cache=cache)
     live_values = _ValueSet()
@@ -93,7 +93,7 @@ def _canvas_events(
         if not old:
             continue
         when = parse_timestamp(n.updated_at)
-        order = n_messages + i
+        order = i
         if n.superseded_by:
             repl = by_id.get(n.superseded_by)
             new = find(repl) if repl is not None else ()
@@ -129,7 +129,7 @@ def _canvas_events(
                         node_words=subject_words(n.content),
                     )
                 )
-    return out
+    return tuple(out)
 
 
 class _ValueSet:
