@@ -171,16 +171,11 @@ def recall_history(
         """The turn that carries a hit's context, if it needs one."""
         cand = candidates[ci]
         toks = [t for sentence in sentence_tokens(cand, cache) for t in sentence]
-        if turn_asks(cand):
-            # A matching question needs its answer; a short answer ("Klaro, it's open source") is the
-            # payload itself, so only a filler reply is left out.
-            answer = by_pos.get(cand.position + 1)
-            if answer is None or is_low_information(candidates[answer].text):
-                return None
-            return answer
-        if len(toks) > SHORT_REPLY_TOKENS:
-            return None
-        found = by_pos.get(cand.position - 1)
+        found: int | None = None
+        if len(toks) <= SHORT_REPLY_TOKENS:
+            found = by_pos.get(cand.position - 1)
+        elif turn_asks(cand):
+            found = by_pos.get(cand.position + 1)
         if found is None or (DROP_EMPTY_NEIGHBOURS and _carries_nothing_at(found)):
             return None
         return found

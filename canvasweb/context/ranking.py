@@ -11,7 +11,6 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Protocol, cast
 
 from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
-from .thesaurus import expansion
 from .types import NodeData
 
 if TYPE_CHECKING:
@@ -46,8 +45,6 @@ def hybrid_scores(
         if ti is None:
             raise TypeError("hybrid_scores needs index.text_index (callers check it)")
         bm25 = _bm25_bounded(ti, q)
-        for node_id, s in _expansion_scores(ti, q).items():
-            bm25[node_id] = bm25.get(node_id, 0.0) + s
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}
     for node_id, s in bm25.items():
@@ -107,20 +104,6 @@ def _bm25_bounded(ti: NodeTextIndex, terms: Sequence[str]) -> dict[str, float]:
                 if tf:
                     acc[d] += w * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * lengths[d] / avg))
     return acc
-
-
-def _expansion_scores(ti: NodeTextIndex, terms: Sequence[str]) -> dict[str, float]:
-    """BM25 of the thesaurus' other names for the question's words, at their lower weights; on a large
-    canvas only the rare ones count (as in _bm25_bounded), so a common word costs no long posting walk."""
-    extra = expansion(terms)
-    if not extra:
-        return {}
-    bm25 = ti.bm25
-    n = len(bm25)
-    if n >= COMMON_FROM_NODES:
-        cut = max(COMMON_MIN, int(COMMON_SHARE * n))
-        extra = {t: w for t, w in extra.items() if len(bm25.postings.get(t, ())) <= cut}
-    return cast(dict[str, float], bm25.scores(list(extra), weights=extra)) if extra else {}
 
 
 class _Decay:

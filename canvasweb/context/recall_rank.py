@@ -32,8 +32,7 @@ from .recall_index import (
     turn_sentences,
 )
 from .recall_signals import asks_for_value, counted_answer, value_score
-from .text import asks_question, normalize_sentence
-from .thesaurus import expansion
+from .text import normalize_sentence
 from .tokens import TokenCache
 from .types import MessageData
 
@@ -139,7 +138,7 @@ def carries_nothing(cand: RecallCandidate, toks: Sequence[str], cache: TokenCach
 
 
 def turn_asks(cand: RecallCandidate) -> bool:
-    return asks_question(cand.text)
+    return cand.text.rstrip().endswith(("?", "？"))
 
 
 def _inherit_from_questions(
@@ -186,9 +185,6 @@ def rank_turns(
     weights = term_weights(q)
     if not q or not candidates:
         return []
-    extra = expansion([t for t in q if not t.startswith(CHAR_PREFIX)])
-    q = q + list(extra)
-    weights.update(extra)
     ci_of = {c.message.id: ci for ci, c in enumerate(candidates)}
     index = recall_index_for(candidates, cache)
     with index.lock:

@@ -117,33 +117,6 @@ def normalize_sentence(sentence: str) -> str:
     return re.sub(r"\s+", " ", sentence.lower()).strip(" .。!！?？;；,，")
 
 
-# Chat questions often drop the question mark ("cookie banner, what are we using", "老许哪里人"):
-# the last clause is read for a question word where a question starts, or a Chinese question particle.
-_EN_ASKS_RE = re.compile(
-    r"(?:^|[,;:(]|\b(?:so|and|but|ok|okay|then|also|btw|hey|wait|sorry|remind me|quick one))\s*"
-    r"(?:what|which|who|whom|whose|where|when|why|how|"
-    r"(?:do|does|did|is|are|was|were|can|could|should|shall|will|would|have|has|any)"
-    r"\s+(?:we|you|i|they|he|she|it|there|that|this|the|our|your|anyone|someone))\b",
-    re.IGNORECASE,
-)
-_ZH_ASKS_RE = re.compile(
-    r"(?:[吗呢么]$|什么|啥|哪(?!怕)|谁|多少|几[个点号天月年次位种家]|怎么|如何|为何|为什么|是否|有没有|要不要|能不能|是不是|行不行|对不对)"
-)
-_LAST_CLAUSE_RE = re.compile(r"[^.!。！\n]*$")
-
-
-def asks_question(text: str) -> bool:
-    """Whether a message ends by asking something, with or without a question mark."""
-    stripped = (text or "").rstrip()
-    if stripped.endswith(("?", "？")):
-        return True
-    clause = _LAST_CLAUSE_RE.search(stripped.rstrip(".!。！ ~…"))
-    last = clause.group(0).strip() if clause else ""
-    if not last or len(last) > 160:
-        return False
-    return bool(_EN_ASKS_RE.search(last) or _ZH_ASKS_RE.search(last))
-
-
 _SPLIT_RE = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=\S)|\n+")
 _BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 

@@ -106,20 +106,6 @@ def test_short_answer_comes_with_its_question():
     assert "snappy compression" in text and "acme-archive-eu" in text
 
 
-def test_a_question_without_a_question_mark_brings_its_short_answer():
-    msgs = list(long_chat(160, {}))
-    msgs[50] = MessageData(
-        id="m50", role="user", content="invoicing tool for the freelancers, which one do we pick"
-    )
-    msgs[51] = MessageData(id="m51", role="assistant", content="Zervant, cheap and simple")
-    msgs[90] = MessageData(id="m90", role="user", content="年会的场地最后定在哪了")
-    msgs[91] = MessageData(id="m91", role="assistant", content="西溪宾馆，二楼大厅")
-    c = compile_(messages=tuple(msgs), question="Which invoicing tool did we go with?", budget=1000)
-    assert "Zervant" in all_text(c.messages)
-    c = compile_(messages=tuple(msgs), question="年会在什么地方办？", budget=1000)
-    assert "西溪宾馆" in all_text(c.messages)
-
-
 def test_long_message_is_excerpted_around_the_match():
     padding = " ".join(
         f"Paragraph {k} discusses the roadmap themes, hiring plans and the general mood of the team."

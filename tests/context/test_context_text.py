@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from canvasweb.context.text import asks_question, extract_terms, flatten_markup, jaccard, match_score, stem
+from canvasweb.context.text import extract_terms, flatten_markup, jaccard, match_score, stem
 
 
 def test_english_terms_lowercase_stopwords_and_stems():
@@ -52,26 +52,3 @@ def test_flatten_markdown_and_html():
 
 def test_flatten_plain_text_unchanged():
     assert flatten_markup("数据库端口是 5433。 plain") == "数据库端口是 5433。 plain"
-
-
-def test_asks_question_with_or_without_a_question_mark():
-    asking = [
-        "Is the staging bucket public?",
-        "printer toner, which brand are we ordering",
-        "ok so when does the lease end",
-        "do we have a venue yet",
-        "Done with the draft. what next",
-        "新同事哪天入职",
-        "押金交了吗",
-        "这个月预算还剩多少",
-    ]
-    stating = [
-        "that is exactly what I told the landlord",
-        "The lease ends on 30 June.",
-        "we know how the toner gets jammed",
-        "那么就按这个来",
-        "场地定了，下周五去看",
-        "哪怕下雨也照常开工",
-    ]
-    assert [t for t in asking if not asks_question(t)] == []
-    assert [t for t in stating if asks_question(t)] == []
