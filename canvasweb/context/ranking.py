@@ -6,6 +6,7 @@ scores (BM25 + bigram share, fused with embeddings), and priority decay by age.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator, Sequence
 from datetime import UTC
 from typing import TYPE_CHECKING, Protocol, cast
@@ -23,6 +24,11 @@ class NodeFactors(Protocol):
     """Per node index a factor (a list, or the lazy _Decay)."""
 
     def __getitem__(self, i: int, /) -> float: ...
+
+
+# Question matches kept for ageing, feedback and selection: per match wanted, and at least.
+QUESTION_CANDIDATES_PER_MATCH = 25
+QUESTION_CANDIDATES_MIN = 500
 
 
 def hybrid_scores(
@@ -53,6 +59,11 @@ def hybrid_scores(
             out[i] = 0.7 * s / top
     for i, s in term_share.items():
         out[i] = out.get(i, 0.0) + 0.3 * s
+    cap = max(QUESTION_CANDIDATES_PER_MATCH * limit, QUESTION_CANDIDATES_MIN)
+    if len(out) > cap:
+        # A word common on a large canvas matches thousands of nodes; only the best can be chosen,
+        # and ageing (at most halving a score) cannot lift one from far below them.
+        out = dict(heapq.nlargest(cap, out.items(), key=lambda kv: (kv[1], -kv[0])))
     if question_vector is not None and node_vectors:
         lexical = sorted(out, key=lambda i: (-out[i], i))[: limit * 3]
         dense_ids = [

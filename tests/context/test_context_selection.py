@@ -224,3 +224,19 @@ def test_naive_linear_select_scores_every_node_without_filters():
     nodes.append(node("sup", x=0, y=1, superseded_by="n1"))
     got = naive_linear_select(nodes=nodes, viewport=Viewport(), k=15)
     assert len(got) == 15 and got[0].id == "n0" and "sup" in [n.id for n in got]
+
+
+def test_a_word_common_on_a_large_canvas_keeps_only_the_best_matches_and_the_best_wins():
+    from canvasweb.context.ranking import QUESTION_CANDIDATES_MIN, hybrid_scores
+    from canvasweb.context.selection import CanvasIndex
+    from canvasweb.context.types import NodeData
+
+    nodes = [NodeData(id=f"n{i:05d}", content=f"ferry timetable note {i}", x=i, y=0) for i in range(1500)]
+    nodes.append(NodeData(id="best", content="ferry ferry timetable", x=-5000, y=0))
+    index = CanvasIndex.build(nodes=nodes)
+    scores = hybrid_scores(
+        index, "which ferry timetable?", {}, decay=None, question_vector=None, node_vectors=None, limit=20
+    )
+    assert len(scores) == QUESTION_CANDIDATES_MIN
+    best = max(scores, key=lambda i: scores[i])
+    assert index.nodes[best].id == "best"
