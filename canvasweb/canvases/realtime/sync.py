@@ -97,8 +97,7 @@ class SyncHandlers(CanvasSocket):
         if self.role != role_before:
             # The membership change was lost on the way (at-most-once delivery): the client must learn
             # its new role from a welcome, not keep acting on the old one with the new role's snapshot.
-            await self.send_json({"type": "resync", "reason": "your role changed"})
-            self.synced_revision = None
+            await self._resync_for_new_role()
             return
         await self._send_state(state)
 
@@ -114,8 +113,7 @@ class SyncHandlers(CanvasSocket):
             if role != self.role:
                 self.role = role
                 if self.synced_revision is not None:
-                    await self.send_json({"type": "resync", "reason": "your role changed"})
-                    self.synced_revision = None
+                    await self._resync_for_new_role()
                 return
         self.last_event_at = time.monotonic()
         if self.synced_revision is None or event["revision"] <= self.synced_revision:
@@ -228,13 +226,17 @@ class SyncHandlers(CanvasSocket):
             return
         if state.get("role", role) != role:
             self.role = state["role"]
-            await self.send_json({"type": "resync", "reason": "your role changed"})
-            self.synced_revision = None
+            await self._resync_for_new_role()
             return
         if "snapshot" in state or "changes" in state:
             if self.synced_revision != since:  # pragma: no cover - guarded by the dispatch lock
                 return
             await self._send_state(state)
+
+    async def _resync_for_new_role(self) -> None:
+        """The role changed: the client starts over with hello, and learns the role from welcome."""
+        await self.send_json({"type": "resync", "reason": "your role changed"})
+        self.synced_revision = None
 
     async def _send_state(self, state: dict[str, Any]) -> None:
         if "snapshot" in state:
