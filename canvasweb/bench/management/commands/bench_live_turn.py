@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from canvasweb.bench import live_turn_bench
 from canvasweb.bench.common import machine_info, started_at, temporary_sqlite_database, text_table, write_json
+from canvasweb.chat import executor
 
 
 class Command(BaseCommand):
@@ -56,6 +57,7 @@ class Command(BaseCommand):
             "command": " ".join(sys.argv),
             "machine": machine_info(),
             "repeat": opts["repeat"],
+            "compile_mode": executor.mode(),
             "rows": rows,
             "targets": live_turn_bench.targets(rows),
         }
