@@ -28,7 +28,7 @@ from .commit import (
 from .edges import _op_edge_create, _op_edge_delete, _op_edge_update
 from .new_ids import IdOwners
 from .nodes import _op_node_archive, _op_node_create, _op_node_delete, _op_node_supersede, _op_node_update
-from .pipeline import Pending, commit_in_pipeline, pipelined
+from .pipeline import Pending, column, commit_in_pipeline, equals, one_of, pipelined
 
 logger = logging.getLogger(__name__)
 
@@ -151,23 +151,36 @@ def _apply_batch(
     # services/pipeline.py). The lock comes first, so every later read sees the canvas as the batch
     # before committed it.
     with pipelined():
-        locked = Pending(Canvas.objects.select_for_update().filter(pk=canvas_id, deleted_at__isnull=True))
-        members = Pending(
-            Membership.objects.filter(canvas_id=canvas_id, user_id__in=user_ids).values_list(
-                "user_id", "role"
-            )
+        locked = Pending.select(
+            "canvas",
+            Canvas.objects.all,
+            [equals(Canvas, "id", canvas_id), (f"{column(Canvas, 'deleted_at')} IS NULL", [])],
+            for_update=True,
+        )
+        members = Pending.select(
+            "memberships",
+            lambda: Membership.objects.values_list("user_id", "role"),
+            [equals(Membership, "canvas", canvas_id), one_of(Membership, "user", user_ids)],
         )
         seen = (
-            Pending(
-                OpReceipt.objects.filter(
-                    canvas_id=canvas_id, user_id__in=user_ids, client_op_id__in=op_ids
-                ).values_list("user_id", "client_op_id", "revision", "changes")
+            Pending.select(
+                "receipts",
+                lambda: OpReceipt.objects.values_list("user_id", "client_op_id", "revision", "changes"),
+                [
+                    equals(OpReceipt, "canvas", canvas_id),
+                    one_of(OpReceipt, "user", user_ids),
+                    one_of(OpReceipt, "client_op_id", op_ids),
+                ],
             )
             if op_ids
             else None
         )
         nodes = (
-            Pending(Node.objects.filter(canvas_id=canvas_id, pk__in=fast_ids).select_related("created_by"))
+            Pending.select(
+                "nodes with creators",
+                lambda: Node.objects.select_related("created_by"),
+                [equals(Node, "canvas", canvas_id), one_of(Node, "id", fast_ids)],
+            )
             if fast_ids
             else None
         )
