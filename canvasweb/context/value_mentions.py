@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .capture.values import find_values
+from .capture.values import compatible, find_values
 from .lexical import EN_EXTRA_STOPWORDS, ZH_STOPWORDS, tokenize
 from .text import CJK_STOP_CHARS, STOPWORDS, stem
 
@@ -34,7 +34,7 @@ _IDENT_RE = re.compile(
 
 # Text right before a value that names it as the replaced one.
 _OLD_BEFORE_RE = re.compile(
-    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bwas|\bold|\bprevious(?:ly)?|\bformer|"
+    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bold|\bprevious(?:ly)?|\bformer|"
     r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从|不再[按用是要]?)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
     re.IGNORECASE,
 )
@@ -207,10 +207,20 @@ def _header_words(text: str) -> frozenset[str]:
     return words if len(words) <= 4 else frozenset()
 
 
-def _named_old(text: str, start: int, end: int) -> bool:
-    """The value at start:end is named as the replaced one ("not 7442", "800人作废")."""
+# "was" before a value names it as the old one only when the message goes on to a value of the
+# same kind ("it was Wednesday 08:30 and now it's Thursday 15:40"); alone it is a plain statement
+# in the past tense ("the bill was £240").
+_WAS_BEFORE_RE = re.compile(r"\bwas\s*(?:the\s+)?[$€£¥]?\s*$", re.IGNORECASE)
+
+
+def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) -> bool:
+    """The value at start:end is named as the replaced one ("not 7442", "800人作废"); with
+    `replaced_later`, a value of its kind follows it in the message."""
+    before = text[max(0, start - 16) : start]
     return bool(
-        _OLD_BEFORE_RE.search(text[max(0, start - 16) : start]) or _OLD_AFTER_RE.match(text[end : end + 24])
+        _OLD_BEFORE_RE.search(before)
+        or (replaced_later and _WAS_BEFORE_RE.search(before))
+        or _OLD_AFTER_RE.match(text[end : end + 24])
     )
 
 
@@ -247,8 +257,13 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         blank[start:end] = " " * (end - start)
     bare = "".join(blank)
     clause_words = [subject_words(bare[s:e]) for s, e in clauses]
+    followed = [any(w[0] >= v[1] and compatible(w[3], v[3]) for w in values) for v in values]
     clause_has_value = [
-        any(s <= v[0] < e and not _named_old(text, v[0], v[1]) for v in values) for s, e in clauses
+        any(
+            s <= v[0] < e and not _named_old(text, v[0], v[1], replaced_later=f)
+            for v, f in zip(values, followed, strict=True)
+        )
+        for s, e in clauses
     ]
     sentence_words = [
         frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words, strict=True) if s <= cs < e))
@@ -256,7 +271,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
         for s, e in sentences
     ]
     out = []
-    for start, end, raw, kind, key in values:
+    for (start, end, raw, kind, key), replaced_later in zip(values, followed, strict=True):
         ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
         si = next((i for i, (s, e) in enumerate(sentences) if s <= start < e), len(sentences) - 1)
         words = set(clause_words[ci])
@@ -272,7 +287,7 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
             words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
-        negated = _named_old(text, start, end)
+        negated = _named_old(text, start, end, replaced_later=replaced_later)
         changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
         share = bool(
             _SHARE_AFTER_RE.search(text[end : end + 40])

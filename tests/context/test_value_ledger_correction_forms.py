@@ -536,3 +536,28 @@ def test_a_short_clause_next_to_the_old_value_is_about_the_same_subject():
         )
     )
     assert "40 顶" not in out[0] and "55 顶" in out[3] and "12 顶" in out[2]
+
+
+# --- "was" in a plain past-tense statement --------------------------------------------------------------
+
+
+def test_a_value_after_was_is_old_only_when_a_new_one_follows():
+    (plain,) = find_mentions("the plumber came round and the invoice was €185, paid already")
+    assert not plain.negated
+    old, new = find_mentions("the slot was 11:20 but they gave us 13:05 instead")
+    assert old.negated and not new.negated
+    # control: another kind of value later does not make the time an old one
+    time, count = find_mentions("pickup was 07:45 and we brought 12 crates")
+    assert not time.negated and not count.negated
+
+
+def test_a_past_tense_statement_keeps_its_value_in_the_prompt():
+    history = msgs(
+        ("user", "the garage fixed the clutch, the invoice was €185"),
+        ("assistant", "not bad for a clutch"),
+        ("user", "no, the tyres were extra, but whatever"),
+    )
+    assert rewritten(history)[0] == "the garage fixed the clutch, the invoice was €185"
+    # control: the same sentence with a replacement after it still retires the first value
+    changed = msgs(("user", "the invoice was €185, after the refund it is €160 now"))
+    assert "€185" not in rewritten(changed)[0]
