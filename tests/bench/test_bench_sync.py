@@ -78,3 +78,23 @@ def test_bench_sync_window_adds_a_pipelined_phase_for_app_and_relay(tmp_path):
 def test_bench_sync_refuses_a_pipelined_phase_without_a_window(args):
     with pytest.raises(CommandError, match="window"):
         call_command("bench_sync", "--clients", "2", *args, stdout=open("/dev/null", "w"))
+
+
+def test_a_snapshot_covers_the_deliveries_at_or_before_its_revision():
+    from canvasweb.bench.sync.clients import PhaseState
+    from canvasweb.bench.sync.phases import by_snapshot
+
+    phase = PhaseState(name="pipelined")
+    # client 0 sent three ops (revisions 10, 11, 12); client 1 got the first as an event, then a
+    # snapshot at revision 11; client 2 got nothing.
+    for k, revision in enumerate((10, 11, 12)):
+        cid = f"op{k}"
+        phase.sent[cid] = (0, 0.0)
+        phase.acked[cid] = 1.0
+        phase.ack_revision[cid] = revision
+    phase.delivered.add(("op0", 1))
+    assert by_snapshot(phase) == 0
+    phase.snapshot_revision[1] = 11
+    assert by_snapshot(phase) == 1  # op1 for client 1; op0 was delivered, op2 is after the snapshot
+    phase.snapshot_revision[0] = 12  # a sender's own ops are never counted
+    assert by_snapshot(phase) == 1

@@ -38,6 +38,9 @@ class PhaseState:
     delivered_late: int = 0  # reached a client only through the `changes` answer to its catch_up
     fanout_cross: list[float] = field(default_factory=list)
     delivered: set = field(default_factory=set)  # (cid, receiver)
+    # receiver -> the newest snapshot it got in this phase: the server answers a catch-up from too far
+    # behind (over CATCH_UP_MAX_REVISIONS) with the whole state, which holds every earlier revision.
+    snapshot_revision: dict[int, int] = field(default_factory=dict)
     waiters: dict[str, asyncio.Future] = field(default_factory=dict)
     first_send: float | None = None
     last_ack: float | None = None
@@ -114,6 +117,12 @@ class BenchClient:
                         fut.set_result(kind)
                 elif kind == "error":
                     phase.errors[f"error:{(msg.get('error') or {}).get('code', '?')}"] += 1
+                elif kind == "snapshot":
+                    revision = int(msg.get("revision") or 0)
+                    phase.snapshot_revision[self.index] = max(
+                        phase.snapshot_revision.get(self.index, 0), revision
+                    )
+                    self.revision = max(self.revision, revision)
                 elif kind == "resync":
                     phase.errors["resync"] += 1
         except websockets.ConnectionClosed as exc:

@@ -168,6 +168,7 @@ COLUMNS = (
     ("fanout_cross_process_p50_ms", "cross-proc p50"),
     ("deliveries_missed", "missed deliveries"),
     ("deliveries_late", "late (catch-up)"),
+    ("deliveries_by_snapshot", "by snapshot"),
     ("errors_total", "errors"),
     ("lost_acked_ops", "lost acked"),
 )
