@@ -216,6 +216,9 @@ CANVASWEB: dict[str, Any] = {
     "WS_OPS_PER_SECOND": env_int("CANVASWEB_WS_OPS_PER_SECOND", 50),
     # A change that overtakes an earlier revision (two server processes) waits this long for it.
     "WS_REORDER_HOLD_MS": env_int("CANVASWEB_WS_REORDER_HOLD_MS", 50),
+    # A group commit of several revisions reaches each socket as one `changes` frame (off: one
+    # `change` frame per revision).
+    "WS_BATCH_FRAMES": env_bool("CANVASWEB_WS_BATCH_FRAMES", True),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
     # window.__canvasweb for browser tests and the browser benchmark; off everywhere else.

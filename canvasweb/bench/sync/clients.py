@@ -59,6 +59,7 @@ class BenchClient:
         self.node_id: str | None = None
         self.closed_reason: str | None = None
         self.revision = 0  # the newest revision this client has seen
+        self.catch_up_since: int | None = None  # the `since` of the catch_up waiting for its answer
 
     async def connect(self) -> None:
         import websockets
@@ -93,15 +94,17 @@ class BenchClient:
                 cid = msg.get("client_op_id")
                 if kind == "change":
                     revision = msg.get("revision") or 0
-                    if revision > self.revision + 1:
-                        # A gap, as docs/protocol.md tells clients to handle it: with two servers a later
-                        # revision can overtake an earlier one, which the socket then skips.
-                        await self._socket().send(json.dumps({"type": "catch_up", "since": self.revision}))
-                    self.revision = max(self.revision, revision)
+                    await self._follow(revision - 1, revision)
                     self._delivered(phase, cid, now)
                 elif kind == "changes":
+                    # The answer to a catch_up, or a group commit of several revisions sent live.
+                    answer = self.catch_up_since is not None and msg.get("from") == self.catch_up_since
+                    if answer:
+                        self.catch_up_since = None
+                    else:
+                        await self._follow(msg.get("from") or 0, msg.get("to") or 0)
                     for event in msg.get("events") or ():
-                        if self._delivered(phase, event.get("client_op_id"), now):
+                        if self._delivered(phase, event.get("client_op_id"), now) and answer:
                             phase.delivered_late += 1
                     self.revision = max(self.revision, msg.get("to") or 0)
                 elif kind in ("ack", "reject") and cid in phase.sent:
@@ -117,7 +120,8 @@ class BenchClient:
                         fut.set_result(kind)
                 elif kind == "error":
                     phase.errors[f"error:{(msg.get('error') or {}).get('code', '?')}"] += 1
-                elif kind == "snapshot":
+                elif kind == "snapshot":  # too far behind: the whole state instead of the changes
+                    self.catch_up_since = None
                     revision = int(msg.get("revision") or 0)
                     phase.snapshot_revision[self.index] = max(
                         phase.snapshot_revision.get(self.index, 0), revision
@@ -129,6 +133,15 @@ class BenchClient:
             self.closed_reason = f"closed {exc.code}"
         except Exception as exc:  # pragma: no cover - reported, never hangs the run
             self.closed_reason = f"reader failed: {exc!r}"
+
+    async def _follow(self, before: int, last: int) -> None:
+        """Live revisions after `before` up to `last` arrived. One past the newest seen is a gap, as
+        docs/protocol.md tells clients to handle it (with two servers a later commit can overtake an
+        earlier one, which the socket then skips): catch up."""
+        if before > self.revision and self.catch_up_since is None:
+            self.catch_up_since = self.revision
+            await self._socket().send(json.dumps({"type": "catch_up", "since": self.revision}))
+        self.revision = max(self.revision, last)
 
     def _delivered(self, phase: PhaseState, cid: str | None, now: float) -> bool:
         origin = phase.sent.get(cid) if cid else None

@@ -4,6 +4,9 @@ A group commit reaches every socket of the canvas in this process as one channel
 (realtime/committer.py), which the committer stamps with a `batch` id unique to that commit. The
 first socket of a role level to handle an event filters and encodes it; the others of that level
 reuse the text. The frames are byte for byte what each socket would have encoded itself.
+
+A commit of several revisions goes to each socket as one `changes` frame (docs/protocol.md) whose
+events are those same `change` texts, joined once per level and starting revision.
 """
 
 from __future__ import annotations
@@ -17,10 +20,21 @@ from canvasweb.canvases.visibility import filter_event
 # Entries are (text | None, needs_resync); a few hundred batches in flight at most per process.
 _MAX_ENTRIES = 4096
 _CACHE: OrderedDict[tuple[str, int, int], tuple[str | None, bool]] = OrderedDict()
+_BATCH_CACHE: OrderedDict[tuple[str, int, int], tuple[tuple[str, ...], bool]] = OrderedDict()
+
+# A `changes` frame carries at most this many revisions, so one big commit does not make one huge
+# frame for a client to parse in one go.
+MAX_EVENTS_PER_FRAME = 64
 
 
 def encode_frame(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, allow_nan=False)
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    cache[key] = value
+    if len(cache) > _MAX_ENTRIES:
+        cache.popitem(last=False)
 
 
 def change_frame(
@@ -36,7 +50,35 @@ def change_frame(
     filtered, needs_resync = filter_event(event, level=level)
     answer = (None if needs_resync else encode_frame(filtered), needs_resync)
     if cache_key is not None:
-        _CACHE[cache_key] = answer
-        if len(_CACHE) > _MAX_ENTRIES:
-            _CACHE.popitem(last=False)
+        _remember(_CACHE, cache_key, answer)
+    return answer
+
+
+def changes_frames(
+    events: list[dict[str, Any]], *, level: int, batch: str, start: int
+) -> tuple[tuple[str, ...], bool]:
+    """(the `changes` frames carrying events[start:] of one commit for a receiver at `level`; whether
+    it must resync instead, then no frames). The events are consecutive revisions."""
+    cache_key = (batch, start, level)
+    hit = _BATCH_CACHE.get(cache_key)
+    if hit is not None:
+        return hit
+    texts: list[str] = []
+    for index in range(start, len(events)):
+        text, needs_resync = change_frame(events[index], level=level, key=(batch, index))
+        if needs_resync or text is None:
+            _remember(_BATCH_CACHE, cache_key, ((), True))
+            return (), True
+        texts.append(text)
+    frames = []
+    for first in range(0, len(texts), MAX_EVENTS_PER_FRAME):
+        chunk = events[start + first : start + first + MAX_EVENTS_PER_FRAME]
+        head = encode_frame(
+            {"type": "changes", "from": chunk[0]["revision"] - 1, "to": chunk[-1]["revision"]}
+        )
+        # The events are the `change` texts already encoded for this level: spliced in, not re-encoded.
+        body = ", ".join(texts[first : first + MAX_EVENTS_PER_FRAME])
+        frames.append(f'{head[:-1]}, "events": [{body}]}}')
+    answer = (tuple(frames), False)
+    _remember(_BATCH_CACHE, cache_key, answer)
     return answer

@@ -9,6 +9,7 @@ the role or visibility changed, and heals on its own every WS_SYNC_CHECK_SECONDS
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import random
 import time
@@ -21,7 +22,7 @@ from canvasweb.common.config import canvasweb_config
 from canvasweb.common.errors import BadMessage, CanvasError
 
 from . import daphne_guards
-from .fanout import change_frame
+from .fanout import change_frame, changes_frames
 from .socket_base import CLOSE_CANVAS_DELETED, CLOSE_MEMBERSHIP_REVOKED, CanvasSocket, config_int
 
 logger = logging.getLogger(__name__)
@@ -32,6 +33,11 @@ PROTOCOL_VERSION = 1
 def reorder_hold_seconds() -> float:
     """How long a socket holds a change that overtook an earlier revision (0 = forward at once)."""
     return float(canvasweb_config().get("WS_REORDER_HOLD_MS", 50)) / 1000
+
+
+def batch_frames() -> bool:
+    """Whether a commit of several revisions goes out as one `changes` frame (else one `change` each)."""
+    return bool(canvasweb_config().get("WS_BATCH_FRAMES", True))
 
 
 def sync_check_seconds() -> float:
@@ -163,14 +169,51 @@ class SyncHandlers(CanvasSocket):
             await self._forward_held(in_order_only=False)
 
     async def canvas_changes(self, message: dict[str, Any]) -> None:
-        # One layer message per group commit (realtime/committer.py); one `change` frame per revision,
-        # encoded once per role level in this process (realtime/fanout.py).
-        batch = message.get("batch")
-        for index, event in enumerate(message["events"]):
-            await self.canvas_change(
-                {"type": "canvas.change", "event": event},
-                key=(batch, index) if isinstance(batch, str) else None,
-            )
+        # One layer message per group commit (realtime/committer.py). Its revisions go out as one
+        # `changes` frame (one `change` frame when it holds one), encoded once per role level in this
+        # process (realtime/fanout.py).
+        batch, events = message.get("batch"), message["events"]
+        if (
+            not isinstance(batch, str)
+            or len(events) < 2
+            or not batch_frames()
+            or not _consecutive(events)
+            or any(self._membership_changed(event) for event in events)
+        ):
+            for index, event in enumerate(events):
+                await self.canvas_change(
+                    {"type": "canvas.change", "event": event},
+                    key=(batch, index) if isinstance(batch, str) else None,
+                )
+            return
+        self.last_event_at = time.monotonic()
+        if self.synced_revision is None:
+            return  # before hello: the hello answer will include them
+        start = next((i for i, e in enumerate(events) if e["revision"] > self.synced_revision), None)
+        if start is None:
+            return  # already sent
+        if events[start]["revision"] > self.synced_revision + 1 and reorder_hold_seconds() > 0:
+            # Overtook an earlier commit (see canvas_change): held revision by revision like lone ones.
+            for index in range(start, len(events)):
+                await self.canvas_change(
+                    {"type": "canvas.change", "event": events[index]}, key=(batch, index)
+                )
+            return
+        frames, needs_resync = changes_frames(events, level=self._level(), batch=batch, start=start)
+        if needs_resync:
+            # Some revision changed what this role may see: revision by revision, up to the resync.
+            for index in range(start, len(events)):
+                if self.synced_revision is None:
+                    break
+                await self._forward_change(events[index], (batch, index))
+            return
+        self.synced_revision = events[-1]["revision"]
+        for text in frames:
+            await self.send(text_data=text)
+        await self._forward_held(in_order_only=True)
+        if not self._held and self._held_release is not None:
+            self._held_release.cancel()
+            self._held_release = None
 
     def _load_state(self, *, since: int | None, only_if_behind: bool = False) -> dict[str, Any] | None:
         """Snapshot or missed changes, read in one place (runs in a worker thread).
@@ -258,3 +301,7 @@ class SyncHandlers(CanvasSocket):
     @staticmethod
     def _canvas_deleted(event: dict[str, Any]) -> bool:
         return any(c["entity"] == "canvas" and c["action"] == "deleted" for c in event["changes"])
+
+
+def _consecutive(events: list[dict[str, Any]]) -> bool:
+    return all(b["revision"] == a["revision"] + 1 for a, b in itertools.pairwise(events))

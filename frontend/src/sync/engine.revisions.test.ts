@@ -52,6 +52,28 @@ describe('SyncEngine revisions', () => {
     expect(st.doc.nodes.get('a')?.content).toBe('r11');
   });
 
+  it('applies a group commit sent live as one changes frame, and catches up when it leaves a gap', () => {
+    const h = setup({ revision: 10 });
+    const s = h.sock();
+    s.receive({
+      type: 'changes',
+      from: 10,
+      to: 12,
+      events: [change(11, [nodeChange(node('a', { content: '十一' }))]), change(12, [nodeChange(node('c'), 'created')])],
+    });
+    expect(h.engine.getSnapshot().revision).toBe(12);
+    expect(h.engine.getSnapshot().doc.nodes.get('a')?.content).toBe('十一');
+    expect(s.sentOfType('catch_up')).toHaveLength(0);
+
+    // The commit of 13 was lost; the next one (14-15) shows the gap.
+    s.receive({ type: 'changes', from: 13, to: 15, events: [change(14, []), change(15, [nodeChange(node('d'), 'created')])] });
+    expect(h.engine.getSnapshot().revision).toBe(12);
+    expect(s.sentOfType('catch_up')).toEqual([{ type: 'catch_up', since: 12 }]);
+    s.receive({ type: 'changes', from: 12, to: 13, events: [change(13, [])] });
+    expect(h.engine.getSnapshot().revision).toBe(15);
+    expect(h.engine.getSnapshot().doc.nodes.has('d')).toBe(true);
+  });
+
   it('resends catch_up if the gap is still open after the timeout', () => {
     const h = setup({ revision: 10 });
     const s = h.sock();

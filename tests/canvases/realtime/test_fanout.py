@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 
 from canvasweb.canvases import permissions
-from canvasweb.canvases.realtime.fanout import change_frame, encode_frame
+from canvasweb.canvases.realtime.fanout import (
+    MAX_EVENTS_PER_FRAME,
+    change_frame,
+    changes_frames,
+    encode_frame,
+)
 from canvasweb.canvases.visibility import filter_event
 
 
@@ -77,3 +82,32 @@ def test_without_a_batch_id_nothing_is_cached():
     one = change_frame(_event(7, "丙"), level=level, key=None)[0]
     other = change_frame(_event(7, "丁"), level=level, key=None)[0]
     assert "丙" in one and "丁" in other
+
+
+def test_a_commit_of_several_revisions_is_one_changes_frame_like_a_catch_up_answer():
+    events = [_event(r, f"第{r}条") for r in (11, 12, 13)]
+    level = permissions.role_level("viewer")
+    frames, resync = changes_frames(events, level=level, batch="batch-many", start=0)
+    assert resync is False and len(frames) == 1
+    frame = json.loads(frames[0])
+    assert frame == {
+        "type": "changes",
+        "from": 10,
+        "to": 13,
+        "events": [filter_event(e, level=level)[0] for e in events],
+    }
+    # Only the revisions a socket has not sent yet; the same text for the next socket of the level.
+    later, _ = changes_frames(events, level=level, batch="batch-many", start=1)
+    assert json.loads(later[0])["from"] == 11 and [e["revision"] for e in json.loads(later[0])["events"]] == [
+        12,
+        13,
+    ]
+    assert changes_frames(events, level=level, batch="batch-many", start=1)[0] is later
+
+
+def test_a_big_commit_is_split_into_frames_of_consecutive_revisions():
+    events = [_event(100 + i, "大") for i in range(MAX_EVENTS_PER_FRAME + 5)]
+    frames, _ = changes_frames(events, level=permissions.role_level("owner"), batch="batch-big", start=0)
+    decoded = [json.loads(f) for f in frames]
+    assert [len(f["events"]) for f in decoded] == [MAX_EVENTS_PER_FRAME, 5]
+    assert decoded[0]["to"] == decoded[1]["from"] and decoded[1]["to"] == 100 + MAX_EVENTS_PER_FRAME + 4

@@ -18,16 +18,20 @@ channel_layer = test_consumer.channel_layer
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _collect(ws, *, acks: int, changes=(), timeout: float = 5.0):
-    """Acks until `acks` arrived, and change frames until every client_op_id in `changes` was seen."""
+async def _collect(ws, *, acks: int, changes=(), timeout: float = 5.0, frames=None):
+    """Acks until `acks` arrived, and change events until every client_op_id in `changes` was seen
+    (from `change` frames, and from the `changes` frames that carry a commit of several revisions).
+    `frames`, a list, gets every change-bearing frame as it came."""
     got_acks, got_changes = [], []
     wanted = set(changes)
     while len(got_acks) < acks or not wanted <= {m.get("client_op_id") for m in got_changes}:
         message = await ws.receive_json_from(timeout=timeout)
         if message["type"] in ("ack", "reject"):
             got_acks.append(message)
-        elif message["type"] == "change":
-            got_changes.append(message)
+        elif message["type"] in ("change", "changes"):
+            got_changes.extend(message["events"] if message["type"] == "changes" else [message])
+            if frames is not None:
+                frames.append(message)
     return got_acks, [m for m in got_changes if m.get("client_op_id") in wanted]
 
 
@@ -67,7 +71,7 @@ async def test_ops_from_two_sockets_commit_in_shared_batches_with_per_op_acks(ch
     assert all(m["type"] == "ack" and not m["duplicate"] for m in a_acks + b_acks)
     revisions = sorted(m["revision"] for m in a_acks + b_acks)
     assert revisions == list(range(revisions[0], revisions[0] + 2 * count))
-    # Every other socket hears every op as its own change frame, in revision order.
+    # Every other socket hears every op as its own change event, in revision order.
     assert [m["client_op_id"] for m in a_changes] == ids["bob"]
     assert [m["client_op_id"] for m in b_changes] == ids["alice"]
     assert [m["revision"] for m in a_changes] == sorted(m["revision"] for m in a_changes)
@@ -125,4 +129,51 @@ async def test_sockets_of_one_role_get_the_same_frames_and_other_roles_their_own
     assert [[c["data"]["content"] for c in m["changes"]] for m in owner_frames] == [[c] for c in contents]
     assert [m["revision"] for m in owner_frames] == [m["revision"] for m in viewer_frames[0]]
     for ws in (sender, owner_too, *viewers):
+        await ws.disconnect()
+
+
+async def _moves_from_two_sockets(canvas_pk, tokens, count):
+    """Back-to-back moves from alice and bob; a third socket (another of alice's) listens."""
+    alice, _, _ = await join(canvas_pk, tokens["alice"])
+    bob, _, _ = await join(canvas_pk, tokens["bob"])
+    listener, _, _ = await join(canvas_pk, tokens["alice"])
+    nodes = [(await send_op(ws, node_op(f"节点 {ws is alice}")))["changes"][0]["id"] for ws in (alice, bob)]
+    ids = []
+    for i in range(count):
+        for ws, node in zip((alice, bob), nodes, strict=True):
+            cid = f"m-{i}-{uuid.uuid4().hex[:6]}"
+            ids.append(cid)
+            await ws.send_json_to(
+                {"type": "op", "client_op_id": cid, "op": {"type": "node.move", "id": node, "x": i, "y": 1.5}}
+            )
+    return (alice, bob, listener), ids
+
+
+async def test_a_commit_of_several_revisions_reaches_each_socket_as_one_changes_frame(channel_layer):
+    canvas, _users, tokens = await setup_canvas()
+    sockets, ids = await _moves_from_two_sockets(canvas.pk, tokens, 10)
+    frames: list[dict] = []
+    _, events = await _collect(sockets[2], acks=0, changes=ids, frames=frames)
+    assert sorted(e["client_op_id"] for e in events) == sorted(ids)
+    revisions = [e["revision"] for e in events]
+    assert revisions == list(range(revisions[0], revisions[0] + len(ids)))  # in order, none twice
+    batched = [f for f in frames if f["type"] == "changes"]
+    assert batched, "back-to-back ops of two sockets should share a commit"
+    for frame in batched:
+        assert len(frame["events"]) >= 2
+        assert [e["revision"] for e in frame["events"]] == list(range(frame["from"] + 1, frame["to"] + 1))
+        assert all(e["type"] == "change" for e in frame["events"])
+    for ws in sockets:
+        await ws.disconnect()
+
+
+async def test_with_batch_frames_off_every_revision_is_its_own_change_frame(channel_layer, settings):
+    settings.CANVASWEB = {**settings.CANVASWEB, "WS_BATCH_FRAMES": False}
+    canvas, _users, tokens = await setup_canvas()
+    sockets, ids = await _moves_from_two_sockets(canvas.pk, tokens, 6)
+    frames: list[dict] = []
+    _, events = await _collect(sockets[2], acks=0, changes=ids, frames=frames)
+    assert sorted(e["client_op_id"] for e in events) == sorted(ids)
+    assert {f["type"] for f in frames} == {"change"}
+    for ws in sockets:
         await ws.disconnect()
