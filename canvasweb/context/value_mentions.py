@@ -10,18 +10,24 @@ clause before it and of the message's topic header ("infra: …", "预算这边�
 
 A mention is *negated* when the text names it as the value being replaced:
 "not 4840", "instead of 5433", "from 140 to …", "8443 停用了", "不是 22%",
-"99.2 is too loose", "4月9日走不了". The ledger (value_ledger/) decides
-which values are retired; this module only reads text.
+"99.2 is too loose", "4月9日走不了". Names that a correction frames (name_mentions.py) are
+passed in and become mentions of type "name", negated when named as the old one. The
+ledger (value_ledger/) decides which values are retired; this module only reads text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .capture.values import compatible, find_values
 from .lexical import EN_EXTRA_STOPWORDS, ZH_STOPWORDS, tokenize
 from .text import CJK_STOP_CHARS, STOPWORDS, stem
+
+if TYPE_CHECKING:
+    from .name_mentions import NameSpan
 
 # A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
@@ -224,9 +230,9 @@ def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) 
     )
 
 
-def find_mentions(text: str) -> tuple[Mention, ...]:
-    """Every value in `text`, left to right."""
-    if not text or not re.search(r"\d", text):
+def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, ...]:
+    """Every value in `text`, left to right, with `names` (name_mentions.py) as values of type "name"."""
+    if not text or not (names or re.search(r"\d", text)):
         return ()
     values = []
     for v in find_values(text):
@@ -245,6 +251,13 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
             if any(m.start() < v[1] and v[0] < m.end() for v in values):
                 continue
         values.append((m.start(), m.end(), m.group(0), "ident", "ident=" + m.group(0).lower()))
+    # A name is negated when its correction names it as the old one, and the object of the change
+    # when it names it as the new one (name_mentions.py reads that; _named_old reads numbers).
+    name_roles: dict[int, str] = {}
+    for n in names:
+        if not any(n.start < v[1] and v[0] < n.end for v in values):
+            values.append((n.start, n.end, n.raw, "name", n.key))
+            name_roles[n.start] = n.role
     if not values:
         return ()
     values.sort()
@@ -260,7 +273,12 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
     followed = [any(w[0] >= v[1] and compatible(w[3], v[3]) for w in values) for v in values]
     clause_has_value = [
         any(
-            s <= v[0] < e and not _named_old(text, v[0], v[1], replaced_later=f)
+            s <= v[0] < e
+            and not (
+                name_roles.get(v[0]) == "old"
+                if v[3] == "name"
+                else _named_old(text, v[0], v[1], replaced_later=f)
+            )
             for v, f in zip(values, followed, strict=True)
         )
         for s, e in clauses
@@ -287,8 +305,11 @@ def find_mentions(text: str) -> tuple[Mention, ...]:
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
             words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
-        negated = _named_old(text, start, end, replaced_later=replaced_later)
-        changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
+        if kind == "name":
+            negated, changed_to = name_roles[start] == "old", name_roles[start] == "new"
+        else:
+            negated = _named_old(text, start, end, replaced_later=replaced_later)
+            changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
         share = bool(
             _SHARE_AFTER_RE.search(text[end : end + 40])
             or _SHARE_BEFORE_RE.search(text[max(0, start - 48) : start])

@@ -1,0 +1,287 @@
+"""Named values in chat text: a person, a place, a vendor that a correction names as old or new.
+
+A name is no typed value (values.py reads numbers, dates, money), so it is read only where a
+correction frames it, which keeps ordinary capitalised words out of the ledger:
+
+* English: a capitalised name ("Priya Nair", "Dr Lindqvist", "the Corn Exchange") right after
+  "no longer", "instead of", "replacing", "from … to", or before "takes over", "now",
+  "instead"; one followed by "is out", "double-booked", "fell through" is old only when the
+  same message names a new one;
+* Chinese: the words after 改为/换成/换到/改由/以…为准 (new), after 不再是 or between 从 and
+  换成 (old), between 由 and 负责 (assigned: new only in a sentence with a correction cue).
+
+`corrected_names` reads one message; `name_occurrences` finds the names so read anywhere in
+the history (the earlier "Okafor gives the keynote" the correction retires). value_mentions.py
+turns both into mentions; the ledger decides what is retired.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from .capture.values import arabic_numerals, find_values
+
+
+@dataclass(frozen=True, slots=True)
+class NameSpan:
+    start: int
+    end: int
+    raw: str  # as written, with its title ("Prof. Okafor", "The Lindens")
+    key: str  # "name=okafor": titles and case left out
+    role: str  # "old" | "new" | "assigned" | "gone" (old if replaced) | "" (said elsewhere, plainly)
+    sentence_start: int = 0  # where its sentence starts (a cue is looked for there)
+    sentence_end: int = 0
+
+
+_TITLE = r"(?:The|Dr\.?|Prof\.?|Professor|Mr\.?|Mrs\.?|Ms\.?|Mx\.?|DJ|Sir|Dame)"
+_WORD = r"[A-Z][A-Za-z\u00c0-\u024f'’&-]*"
+_CONNECT = r"(?:of|de|da|di|du|van|von|der|den|la|le|del)"
+_NAME_RE = re.compile(rf"(?<![\w'’-])(?:{_TITLE}\s+)?{_WORD}(?:\s+(?:{_CONNECT}\s+)?{_WORD})*")
+_TITLE_RE = re.compile(rf"^{_TITLE}\s+")
+# Capitalised words that are no name: pronouns, chat words, days and months (values.py reads dates).
+_NOT_NAMES = frozenset(
+    """i i'm i'll i've i'd it it's its we we're we'll we've they they're he he's she she's you you're
+    this that these those there here the a an and but or so then also yes no ok okay actually update
+    sorry thanks thank please hi hello hey correction note scratch wait well now new old just our my
+    their his her monday tuesday wednesday thursday friday saturday sunday january february march
+    april june july august september october november december mon tue wed thu fri sat sun""".split()
+)
+# A sentence ends at 。！？!? or a full stop, not the one of a title ("Prof. Okafor").
+_SENTENCE_RE = re.compile(
+    r"(?:[^。！？!?\n.]|\.(?!\s|$)|(?<=\bDr)\.|(?<=\bProf)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.)+(?:[。！？!?\n.]|$)"
+)
+# A sentence that asks or advises reports no change.
+_HEDGE_RE = re.compile(
+    r"[?？]|\b(?:if|could|should|might|maybe|perhaps|would|how about|what about|suggest)\b|要不|是否|吗|或者|如果|建议",
+    re.IGNORECASE,
+)
+
+# Text right before a name that names it as the old one.
+_OLD_BEFORE_RE = re.compile(
+    r"\b(?:no longer|not|instead of|rather than|replacing|in place of|over from)\s+(?:(?:be|is|with|using|at|in|by)\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_FROM_RE = re.compile(r"\bfrom\s+(?:the\s+)?$", re.IGNORECASE)
+_TO_AFTER_RE = re.compile(r"^\s+to\s+(?:the\s+)?(?=[A-Z])")
+# Text right after a name that says it fell through; old only beside a new name.
+_GONE_AFTER_RE = re.compile(
+    r"^\s*(?:is|was|'s|has|have|had|got|are|were)?\s*(?:been\s+|now\s+)?(?:out\b|off\b|unavailable|cancell?ed|"
+    r"fully booked|booked up|double-booked|closed|a mess|gone\b|dropped out|pulled out|backed out|fell through|"
+    r"can'?t make it|cannot make it|couldn'?t make it|no longer)",
+    re.IGNORECASE,
+)
+_STRONG_AFTER_RE = re.compile(r"^\s*(?:is|was|'s)?\s*no longer\b", re.IGNORECASE)
+# Text right before a name that names it as the new one.
+_NEW_BEFORE_RE = re.compile(
+    r"(?:\b(?:going|go|went|gone) with|\b(?:mov|switch|chang|swapp|swap|shift|transferr|hand)\w*(?:\s+[\w'-]+){0,3}?"
+    r"\s+(?:over\s+)?(?:to|for)|\breplaced\s+(?:\w+\s+)?(?:by|with)|\b(?:is|it's|it is|'s)\s+now|\bnow\s+(?:it'?s\s+)?|"
+    r"\bnew\s+\w+(?:\s+\w+)?\s+is)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_NEW_AFTER_RE = re.compile(
+    rf"^(?:\s+(?:in|at|on)\s+{_WORD})?(?:,?\s+(?:now|instead)\b(?!\s+of)|\s+(?:takes|is taking|will take|has taken|took|"
+    r"taking)\s+over\b|\s+(?:replaces|is replacing|will replace|steps in|is stepping in|stepped in)\b)"
+)
+_INSTEAD_RE = re.compile(r"\binstead\b", re.IGNORECASE)
+_CLAUSE_RE = re.compile(r"[,;:，；：—–()]")
+
+# Chinese: a name runs until punctuation, a digit or a word that ends it (负责, 供应, 了, 的 …).
+_ZH_RUN = r"\s*([\u4e00-\u9fffA-Za-z·]{2,16})"
+_ZH_NEW_RE = re.compile(
+    r"(?:改为|改成|换成|换到|换为|改到|改由|改用|更换为|变成|调整为|改请|改找|换了)了?" + _ZH_RUN
+)
+_ZH_FROM_RE = re.compile(
+    r"从" + _ZH_RUN + r"(?=(?:换成|换到|换为|改成|改为|改到|调到|调整为|搬到|挪到|变成|改由))"
+)
+_ZH_OLD_RE = re.compile(r"不再(?:是|由|找|用|请)" + _ZH_RUN)
+_ZH_NOT_BUT_RE = re.compile(r"不是" + _ZH_RUN + r"[了]?[，,]\s*(?:而)?是" + _ZH_RUN)
+_ZH_BASIS_RE = re.compile(r"以([\u4e00-\u9fffA-Za-z·]{2,10}?)为准")
+_ZH_ASSIGNED_RE = re.compile(
+    r"由(?!于)([\u4e00-\u9fffA-Za-z·]{2,10}?)来?(?:负责|接手|主持|对接|牵头|带队|供应|承办|担任)"
+)
+_ZH_END_RE = re.compile(
+    r"负责|接手|供应|主持|对接|牵头|带队|承办|担任|为准|那边|这边|那里|这里|那家|这家|以后|之后|举办|举行|[了的吧啊呢呀来去做办开和跟与及也都就还再]"
+)
+_ZH_BAD_START = frozenset("这那每在再先我你他她它咱的了和与或就都也还要会能可把被让给从到下上一")
+
+
+def name_key(raw: str) -> str:
+    """'Prof. Okafor' and 'Okafor' are one name; so are 'The Lindens' and 'the Lindens'."""
+    return "name=" + _bare(raw).lower()
+
+
+def _bare(raw: str) -> str:
+    """The name without its title and possessive: the form looked for elsewhere."""
+    out = _TITLE_RE.sub("", raw.strip())
+    return re.sub(r"['’]s$", "", out)
+
+
+def _en_names(text: str, a: int, b: int) -> list[tuple[int, int, bool]]:
+    """Capitalised names in text[a:b], and whether each is one word opening the sentence (then maybe
+    no name: "Backhaul will be …"); chat words inside a run split it ("Actually Okafor" -> "Okafor")."""
+    kept = []
+    for m in _NAME_RE.finditer(text, a, b):
+        run: list[re.Match[str]] = []
+        for w in [*re.finditer(r"\S+", m.group(0)), None]:
+            if w is not None and (
+                w.group(0).lower().rstrip(".") not in _NOT_NAMES
+                or (not run and _TITLE_RE.match(w.group(0) + " "))
+            ):
+                run.append(w)
+                continue
+            while run and _TITLE_RE.match(run[-1].group(0) + " "):
+                run.pop()  # a title alone is no name
+            if run:
+                s, e = m.start() + run[0].start(), m.start() + run[-1].end()
+                if _is_name(text, s, e):
+                    kept.append((s, e, _opens_alone(text, a, s, e)))
+            run = []
+    return kept
+
+
+def _is_name(text: str, s: int, e: int) -> bool:
+    bare = _bare(text[s:e])
+    return bool(bare) and bare.lower() not in _NOT_NAMES and not (bare.isupper() and len(bare) <= 3)
+
+
+def _opens_alone(text: str, a: int, s: int, e: int) -> bool:
+    raw = text[s:e]
+    return not text[a:s].strip() and " " not in _bare(raw) and not _TITLE_RE.match(raw)
+
+
+def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
+    names = _en_names(text, a, b)
+    out: list[tuple[int, int, str]] = []
+    moved_from = -1  # the end of a name said as "from X" right before "to Y"
+    for i, (s, e, opens) in enumerate(names):
+        before, after = text[max(a, s - 48) : s], text[e:b]
+        clause_start = max([a] + [a + x.end() for x in _CLAUSE_RE.finditer(text[a:s])])
+        role = ""
+        if opens:
+            # A capitalised word opening the sentence is a name only when what follows says so
+            # ("Bellweather pulled out", "Aiyana takes over"), not when it merely heads a clause.
+            role = (
+                "old"
+                if _STRONG_AFTER_RE.match(after)
+                else "new"
+                if _NEW_AFTER_RE.match(after)
+                else "gone"
+                if _GONE_AFTER_RE.match(after)
+                else ""
+            )
+        elif _OLD_BEFORE_RE.search(before) or _STRONG_AFTER_RE.match(after):
+            role = "old"
+        elif _FROM_RE.search(before) and _TO_AFTER_RE.match(after):
+            role, moved_from = "old", e
+        elif moved_from >= 0 and re.fullmatch(r"\s+to\s+(?:the\s+)?", text[moved_from:s]):
+            role = "new"  # "from Lisbon to Porto"
+        elif _NEW_BEFORE_RE.search(before) or _NEW_AFTER_RE.match(after):
+            role = "new"
+        elif _GONE_AFTER_RE.match(after):
+            role = "gone"
+        elif all(ps < clause_start or alone for ps, _, alone in names[:i]):
+            # The first name of a clause that ends in "instead": "the Marine Lab room instead of the
+            # Dunmore", "Amara will take the modelling instead".
+            clause_end = next(
+                (clause_start + x.start() for x in _CLAUSE_RE.finditer(text[clause_start:b])), b
+            )
+            if clause_end > e and _INSTEAD_RE.search(text[e:clause_end]):
+                role = "new"
+        if (
+            role == "new"
+            and out
+            and out[-1][2] == "new"
+            and re.fullmatch(r"\s+(?:in|at|on)\s+", text[out[-1][1] : s])
+        ):
+            continue  # "Padella in Borough instead": the place of the new name
+        if role:
+            out.append((s, e, role))
+    return out
+
+
+def _zh_name(text: str, start: int, run: str) -> tuple[int, int] | None:
+    """The name at the start of a Chinese run, cut where a word ends it; None when it is no name."""
+    cut = _ZH_END_RE.search(run, 2)
+    name = run[: cut.start()] if cut else run
+    name = name.strip()
+    if not (2 <= len(name) <= 10) or name[0] in _ZH_BAD_START or re.search(r"\d", name):
+        return None
+    if find_values(arabic_numerals(name)):
+        return None  # a date, a sum, a count: values.py reads it
+    s = text.find(name, start)
+    return (s, s + len(name)) if s >= 0 else None
+
+
+def _zh_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+
+    def add(m: re.Match[str], group: int, role: str) -> None:
+        got = _zh_name(text, m.start(group), m.group(group))
+        if got is not None and not any(s <= got[0] < e for s, e, _ in out):
+            out.append((*got, role))
+
+    for m in _ZH_FROM_RE.finditer(text, a, b):
+        add(m, 1, "old")
+    for m in _ZH_OLD_RE.finditer(text, a, b):
+        add(m, 1, "old")
+    for m in _ZH_NOT_BUT_RE.finditer(text, a, b):
+        add(m, 1, "old")
+        add(m, 2, "new")
+    for m in _ZH_NEW_RE.finditer(text, a, b):
+        add(m, 1, "new")
+    for m in _ZH_BASIS_RE.finditer(text, a, b):
+        add(m, 1, "new")
+    for m in _ZH_ASSIGNED_RE.finditer(text, a, b):
+        add(m, 1, "assigned")
+    return out
+
+
+def corrected_names(text: str) -> tuple[NameSpan, ...]:
+    """The names a correction in `text` names as old or new (or assigns), left to right."""
+    out = []
+    for sm in _SENTENCE_RE.finditer(text):
+        a, b = sm.start(), sm.end()
+        if _HEDGE_RE.search(text, a, b):
+            continue
+        found = _en_corrected(text, a, b) if re.search(r"[A-Z]", text[a:b]) else []
+        if re.search(r"[\u4e00-\u9fff]", text[a:b]):
+            found += _zh_corrected(text, a, b)
+        for s, e, role in found:
+            out.append(NameSpan(s, e, text[s:e], name_key(text[s:e]), role, a, b))
+    # "X is out", "X fell through" names X as the old one only when the message names its replacement.
+    replaced = any(n.role == "new" for n in out)
+    out = [replace(n, role="old") if n.role == "gone" else n for n in out if n.role != "gone" or replaced]
+    return tuple(sorted(out, key=lambda n: n.start))
+
+
+def tracked_forms(spans: Iterable[NameSpan]) -> frozenset[str]:
+    """The forms to look for in the rest of the history: each name without its title."""
+    return frozenset(_bare(n.raw) for n in spans if len(_bare(n.raw)) >= 2)
+
+
+def occurrence_pattern(forms: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for every form, longest first; an English form only as whole words, with a title
+    before it taken into the span ("Prof. Okafor", "The Lindens")."""
+    parts = []
+    for f in sorted(forms, key=len, reverse=True):
+        if f.isascii():
+            parts.append(rf"(?<![\w'’-])(?:{_TITLE}\s+)?{re.escape(f)}(?![\w-])")
+        else:
+            parts.append(re.escape(f))
+    return re.compile("|".join(parts)) if parts else None
+
+
+def name_occurrences(
+    text: str, pattern: re.Pattern[str] | None, own: tuple[NameSpan, ...]
+) -> tuple[NameSpan, ...]:
+    """`own` (this message's corrected names) and every other occurrence of a tracked name in `text`."""
+    if pattern is None:
+        return own
+    out = list(own)
+    for m in pattern.finditer(text):
+        if any(m.start() < n.end and n.start < m.end() for n in own):
+            continue
+        out.append(NameSpan(m.start(), m.end(), m.group(0), name_key(m.group(0)), ""))
+    return tuple(sorted(out, key=lambda n: n.start))
