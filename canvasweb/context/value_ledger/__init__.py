@@ -23,7 +23,11 @@ its values, and the value that is current for it) or opens a new one:
   an archived node: its values that no live node holds are retired in the
   subjects that share its words;
 * assistant replies never retire anything; their mentions join the subject
-  they echo.
+  they echo;
+* names (names.py, ../name_mentions.py) are values too once a correction frames one
+  ("no longer Okafor", "从国家会议中心换到了新国展"); a name said without such a framing
+  replaces nothing, and its correction retires it only in the subject its sentence's words
+  point to.
 
 A value said again later by the user as current is current again (A -> B -> A).
 `RetiredValues.rewrite` replaces each retired mention in a message by
@@ -53,6 +57,7 @@ from .events import (
     _plain_sentences,
     _ValueSet,
 )
+from .names import message_names
 from .result import NOW_MARKER, OLD_MARKER, RetiredValues
 from .scoring import _WEIGHTS, _Slot
 
@@ -75,10 +80,11 @@ def build_ledger(
     walks every node, ~25 ms per compile at 10,000 nodes with a chat that states values.
     """
     events: list[_Event] = []
+    names = message_names(messages, cache)
     for pos, m in enumerate(messages):
         if m.role == "tool":
             continue
-        mentions = _mentions(m, cache)
+        mentions = _mentions(m, cache, names[pos])
         if not mentions:
             continue
         when = parse_timestamp(m.created_at)

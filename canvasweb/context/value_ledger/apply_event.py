@@ -25,6 +25,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
         if ev.role == "canvas":
             holders = [s for s in holders if words & s.words]
+        if m.type == "name":
+            # One name is said about many things: its correction retires it where the sentence's
+            # words point ("Tomasz is out, Aiyana takes over as captain": as captain, not elsewhere).
+            words = words | m.sentence_words
+            if len(holders) > 1:
+                holders = [s for s in holders if _overlap(words, s) > 0]
         best = max(holders, key=lambda s: (_overlap(words, s), slots.index(s)), default=None)
         if best is None:
             if ev.role != "canvas":
@@ -70,6 +76,11 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             if just_retired:
                 owner[(ev.position, m.start)] = just_retired[0]
                 continue
+        if m.type == "name" and ev.role == "assistant" and not m.changed_to:
+            told = _reply_about_retired_name(m, ev, slots)
+            if told is not None:
+                owner[(ev.position, m.start)] = told
+                continue
         if m.share:
             _open_share(m, ev, slots, owner)
             continue
@@ -77,8 +88,16 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
         ]
-        cued = m.sentence in ev.cue_sentences or _cue_just_before(m, ev)
+        cued = (
+            m.sentence in ev.cue_sentences or _cue_just_before(m, ev) or (m.type == "name" and m.changed_to)
+        )
         user_like = ev.role in ("user", "canvas") or _reports_a_change(m, ev)
+        if m.type == "name" and not m.changed_to:
+            # A name said without a correction framing it replaces nothing: it joins the subject
+            # that holds it, or the one this message names as old.
+            cands = [
+                s for s in cands if id(s) in named_old or (s.current is not None and same_value(m, s.current))
+            ]
         scored = _score(m, words, cands, ev, named_old, cued)
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
@@ -143,6 +162,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             if s.current is not None and not same_value(m, s.current):
                 s.retired.append(s.current)
                 s.since = ev.order
+            elif s.current is None and m.type == "name":
+                s.since = ev.order  # "no longer Okafor … Dr Lindqvist now": set by this message
             s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
             s.current = m
             s.words |= m.context
@@ -178,6 +199,25 @@ def _recent_holder(m: Mention, ev: _Event, slots: list[_Slot]) -> _Slot | None:
     return holders[0] if len(holders) == 1 else None
 
 
+def _reply_about_retired_name(m: Mention, ev: _Event, slots: list[_Slot]) -> _Slot | None:
+    """A reply right after a correction that says the old name ("Archived the Keymailer node and
+    added Lurkit") is about that change: the one subject that just retired the name, when the reply
+    names its new value too or shares its words."""
+    got = [
+        s
+        for s in slots
+        if 0 < ev.order - s.since <= ECHO_REACH
+        and s.current is not None
+        and not same_value(m, s.current)
+        and any(same_value(m, r) for r in s.retired)
+        and (
+            _overlap(m.context, s) > 0
+            or any(x is not m and s.current is not None and same_value(x, s.current) for x in ev.mentions)
+        )
+    ]
+    return got[0] if len(got) == 1 else None
+
+
 def scored_named(
     scored: Sequence[tuple[float, float, _Slot, bool]], named_old: set[int]
 ) -> list[tuple[float, _Slot, bool]]:
@@ -190,6 +230,15 @@ def _reports_a_change(m: Mention, ev: _Event) -> bool:
     correction like the user's: its cued sentence states this one value of its kind, plainly. Advice
     ("we could move it to 10:00?") and sentences with several values of a kind (a sum, a comparison)
     are not."""
+    if m.type == "name":
+        # "Dishoom is fully booked, I booked Padella instead": the old name beside it is no second value
+        return (
+            ev.role == "assistant"
+            and m.changed_to
+            and m.sentence in ev.plain_sentences
+            and sum(1 for x in ev.mentions if x.sentence == m.sentence and x.type == "name" and not x.negated)
+            == 1
+        )
     return (
         ev.role == "assistant"
         and m.sentence in ev.plain_sentences

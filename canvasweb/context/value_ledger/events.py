@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..name_mentions import NameSpan
 from ..ranking import parse_timestamp
 from ..sentences import CORRECTION_RE
 from ..types import MessageData, NodeData
@@ -58,11 +59,16 @@ def _plain_sentences(text: str) -> frozenset[int]:
     return frozenset(i for i, (a, b) in enumerate(sentence_spans(text)) if not _HEDGE_RE.search(text[a:b]))
 
 
-def _mentions(m: MessageData, cache: TokenCache | None) -> tuple[Mention, ...]:
+def _mentions(
+    m: MessageData, cache: TokenCache | None, names: tuple[NameSpan, ...] = ()
+) -> tuple[Mention, ...]:
     if cache is None:
-        return find_mentions(m.content)
+        return find_mentions(m.content, names)
+    # the names said depend on the rest of the history (names.py): they are part of the key
     return cache.memo(
-        key=("value-mentions", m.id), source=m.content, compute=lambda: find_mentions(m.content)
+        key=("value-mentions", m.id, names) if names else ("value-mentions", m.id),
+        source=m.content,
+        compute=lambda: find_mentions(m.content, names),
     )
 
 

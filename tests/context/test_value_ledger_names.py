@@ -1,0 +1,118 @@
+"""The value ledger retires names (a person, a place, a vendor) that a correction replaces.
+
+Own sentences (EN and ZH), none from bench/. Each test pairs the correction with a control in
+which it must not apply (no cue, another subject), so it fails without name support.
+"""
+
+from __future__ import annotations
+
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+
+
+def msgs(*pairs):
+    return tuple(MessageData(id=f"n{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
+
+
+def rewritten(*pairs):
+    history = msgs(*pairs)
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+def aside(n):
+    return [
+        ("user" if i % 2 == 0 else "assistant", f"Side remark {i}: the coffee machine needs descaling.")
+        for i in range(n)
+    ]
+
+
+def test_a_person_named_as_old_is_retired_where_it_was_said():
+    out = rewritten(
+        ("user", "The wine tasting on Saturday is led by Bellweather."),
+        *aside(4),
+        ("user", "The tasting is no longer Bellweather, Hanna Berg takes over the tasting."),
+    )
+    assert "Bellweather" not in out[0] and "[old value → now Hanna Berg]" in out[0]
+    assert "no longer [old value]" in out[-1] and "Hanna Berg" in out[-1]
+
+
+def test_a_place_moved_from_one_to_another_is_retired():
+    out = rewritten(
+        ("user", "retreat venue: Girona, near the old town"),
+        *aside(4),
+        ("user", "retreat venue moved from Girona to Valencia"),
+    )
+    assert "Girona" not in out[0] and "[old value → now Valencia]" in out[0]
+
+
+def test_chinese_person_and_place_corrections_are_retired():
+    out = rewritten(
+        ("user", "晚会主持人是张伟，他负责开场"),
+        ("user", "年会场地在世纪酒店，三楼宴会厅"),
+        *aside(4),
+        ("user", "主持人不再是张伟，改为刘洋"),
+        ("user", "年会场地从世纪酒店换到了滨江会展中心"),
+    )
+    assert "张伟" not in out[0] and "[old value → now 刘洋]" in out[0]
+    assert "世纪酒店" not in out[1] and "[old value → now 滨江会展中心]" in out[1]
+
+
+def test_a_new_name_said_without_a_cue_retires_nothing():
+    plain = rewritten(
+        ("user", "The wine tasting on Saturday is led by Bellweather."),
+        *aside(4),
+        ("user", "Hanna Berg leads the wine tasting on Saturday, with Bellweather."),
+    )
+    assert "Bellweather" in plain[0]
+    cued = rewritten(
+        ("user", "The wine tasting on Saturday is led by Bellweather."),
+        *aside(4),
+        ("user", "Bellweather pulled out, Hanna Berg takes over the wine tasting on Saturday."),
+    )
+    assert "Bellweather" not in cued[0]
+
+
+def test_a_name_that_fell_through_alone_retires_nothing():
+    alone = rewritten(
+        ("user", "front desk: Marek runs it this week"), *aside(4), ("user", "Marek is off sick today.")
+    )
+    assert "Marek" in alone[0]
+    replaced = rewritten(
+        ("user", "front desk: Marek runs it this week"),
+        *aside(4),
+        ("user", "front desk: Marek is off sick, Lucia Ferrante takes over"),
+    )
+    assert "Marek" not in replaced[0] and "Lucia Ferrante" in replaced[0]
+
+
+def test_the_same_name_about_another_subject_is_not_stale():
+    out = rewritten(
+        ("user", "The wine tasting on Saturday is led by Bellweather."),
+        ("user", "The Friday dinner toast goes to Bellweather as well."),
+        *aside(4),
+        ("user", "The tasting is no longer Bellweather, Hanna Berg takes over the tasting."),
+    )
+    assert "Bellweather" not in out[0]
+    assert "toast goes to Bellweather" in out[1]
+
+
+def test_a_reply_right_after_the_correction_no_longer_says_the_old_name():
+    out = rewritten(
+        ("user", "printing: flyers go to Inkwell, 500 copies"),
+        *aside(2),
+        ("user", "printing: Inkwell fell through, we moved to Quayside Press"),
+        ("assistant", "Done: removed the Inkwell card and put Quayside Press on the board."),
+    )
+    assert "Inkwell" not in out[0] and "Inkwell" not in out[-1]
+    assert "Quayside Press" in out[-1]
+
+
+def test_a_reply_does_not_retire_a_name_by_suggesting_another():
+    out = rewritten(
+        ("user", "The wine tasting on Saturday is led by Bellweather."),
+        ("assistant", "If Bellweather cannot make it, we could switch to Hanna Berg for the tasting?"),
+        ("user", "Bellweather no longer leads it, Hanna Berg takes over the tasting."),
+    )
+    assert "Bellweather" in out[1] or "[old value" in out[1]
+    assert "Bellweather" not in out[0]
