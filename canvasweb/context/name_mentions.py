@@ -96,7 +96,6 @@ _ZH_FROM_RE = re.compile(
     r"从" + _ZH_RUN + r"(?=(?:换成|换到|换为|改成|改为|改到|调到|调整为|搬到|挪到|变成|改由))"
 )
 _ZH_OLD_RE = re.compile(r"不再(?:是|由|找|用|请)" + _ZH_RUN)
-_ZH_NOT_BUT_RE = re.compile(r"不是" + _ZH_RUN + r"[了]?[，,]\s*(?:而)?是" + _ZH_RUN)
 _ZH_BASIS_RE = re.compile(r"以([\u4e00-\u9fffA-Za-z·]{2,10}?)为准")
 _ZH_ASSIGNED_RE = re.compile(
     r"由(?!于)([\u4e00-\u9fffA-Za-z·]{2,10}?)来?(?:负责|接手|主持|对接|牵头|带队|供应|承办|担任)"
@@ -226,9 +225,6 @@ def _zh_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
         add(m, 1, "old")
     for m in _ZH_OLD_RE.finditer(text, a, b):
         add(m, 1, "old")
-    for m in _ZH_NOT_BUT_RE.finditer(text, a, b):
-        add(m, 1, "old")
-        add(m, 2, "new")
     for m in _ZH_NEW_RE.finditer(text, a, b):
         add(m, 1, "new")
     for m in _ZH_BASIS_RE.finditer(text, a, b):

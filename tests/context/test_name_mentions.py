@@ -59,6 +59,12 @@ def test_chinese_cues_name_the_old_and_the_new():
     assert roles("布展由青禾工作室负责") == [("青禾工作室", "assigned")]
 
 
+def test_chinese_not_x_but_y_is_emphasis_not_a_replacement():
+    # "the hard part is not the price, it is delivery": no name is replaced
+    assert roles("这次最难的不是价格，是交付") == []
+    assert roles("采购最在意的不是品牌，而是售后") == []
+
+
 def test_a_chinese_value_after_a_cue_is_no_name():
     # dates, sums and counts are read by values.py
     assert roles("签约改为5月3日") == []
