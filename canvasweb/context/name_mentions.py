@@ -257,6 +257,9 @@ def tracked_forms(spans: Iterable[NameSpan]) -> frozenset[str]:
     return frozenset(_bare(n.raw) for n in spans if len(_bare(n.raw)) >= 2)
 
 
+_MORE_NAME_RE = re.compile(rf"\s+({_WORD})")
+
+
 def occurrence_pattern(forms: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for every form, longest first; an English form only as whole words, with a title
     before it taken into the span ("Prof. Okafor", "The Lindens")."""
@@ -279,5 +282,13 @@ def name_occurrences(
     for m in pattern.finditer(text):
         if any(m.start() < n.end and n.start < m.end() for n in own):
             continue
-        out.append(NameSpan(m.start(), m.end(), m.group(0), name_key(m.group(0)), ""))
+        # the rest of a longer name is rewritten with it ("Dunmore Hotel's function room")
+        end = m.end()
+        while (
+            m.group(0).isascii()
+            and (more := _MORE_NAME_RE.match(text, end))
+            and more.group(1).lower() not in _NOT_NAMES
+        ):
+            end = more.end()
+        out.append(NameSpan(m.start(), end, text[m.start() : end], name_key(m.group(0)), ""))
     return tuple(sorted(out, key=lambda n: n.start))

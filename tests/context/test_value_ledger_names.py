@@ -116,3 +116,32 @@ def test_a_reply_does_not_retire_a_name_by_suggesting_another():
     )
     assert "Bellweather" in out[1] or "[old value" in out[1]
     assert "Bellweather" not in out[0]
+
+
+def test_a_new_name_replaces_only_the_name_its_message_names_as_old():
+    # shared words alone do not make the new sync tool the reports' replica
+    out = rewritten(
+        ("user", "Migration reports read from the Harbour replica."),
+        ("user", "Migration: switched to Tidewater."),
+        ("user", "Risk checks switched to Harbour."),
+    )
+    assert "the Harbour replica" in out[0]
+    named = rewritten(
+        ("user", "Migration reports read from the Harbour replica."),
+        ("user", "Migration reports: switched from Harbour to Tidewater."),
+    )
+    assert "Harbour" not in named[0]
+
+
+def test_a_name_negated_that_no_statement_held_is_left_as_said():
+    out = rewritten(("user", "The parents stay with us, not the Harbour Inn."), *aside(2))
+    assert "not the Harbour Inn" in out[0]
+
+
+def test_a_longer_name_is_rewritten_whole():
+    out = rewritten(
+        ("user", "Overflow: the Grange Hotel's ballroom holds 80."),
+        *aside(4),
+        ("user", "Overflow goes to the Linden Hall instead of the Grange."),
+    )
+    assert "Grange" not in out[0] and "Hotel" not in out[0] and "Linden Hall" in out[0]

@@ -33,7 +33,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 holders = [s for s in holders if _overlap(words, s) > 0]
         best = max(holders, key=lambda s: (_overlap(words, s), slots.index(s)), default=None)
         if best is None:
-            if ev.role != "canvas":
+            # "staying with us, not the Inn": a name no statement held is left as said
+            if ev.role != "canvas" and m.type != "name":
                 slot = _Slot(kind=m.type, words=set(m.context), current=None, retired=[m])
                 slots.append(slot)
                 owner[(ev.position, m.start)] = slot
@@ -92,9 +93,10 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             m.sentence in ev.cue_sentences or _cue_just_before(m, ev) or (m.type == "name" and m.changed_to)
         )
         user_like = ev.role in ("user", "canvas") or _reports_a_change(m, ev)
-        if m.type == "name" and not m.changed_to:
-            # A name said without a correction framing it replaces nothing: it joins the subject
-            # that holds it, or the one this message names as old.
+        if m.type == "name":
+            # A name replaces only the name this message names as old ("no longer Okafor, …"); one
+            # said without that joins the subject that holds it. Shared words alone are too weak
+            # for names: a long message names many things ("DTS" is no new read replica).
             cands = [
                 s for s in cands if id(s) in named_old or (s.current is not None and same_value(m, s.current))
             ]
