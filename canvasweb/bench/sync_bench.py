@@ -221,6 +221,6 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
             "CANVASWEB_WS_OPS_PER_SECOND": options.ops_per_second_limit,
             "DATABASE_CONN_MAX_AGE": options.conn_max_age
             if options.conn_max_age is not None
-            else "unset (settings default 0: a new connection per request)",
+            else "unset (settings default 60 s: connections reused)",
         },
     }
