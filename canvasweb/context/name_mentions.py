@@ -3,7 +3,7 @@
 A name is no typed value (values.py reads numbers, dates, money), so it is read only where a
 correction frames it, which keeps ordinary capitalised words out of the ledger:
 
-* English: a capitalised name ("Priya Nair", "Dr Lindqvist", "the Corn Exchange") right after
+* English: a capitalised name ("Ines Duarte", "Dr Moreau", "the Wool Hall") right after
   "no longer", "instead of", "replacing", "from … to", or before "takes over", "now",
   "instead"; one followed by "is out", "double-booked", "fell through" is old only when the
   same message names a new one;
@@ -11,7 +11,7 @@ correction frames it, which keeps ordinary capitalised words out of the ledger:
   换成 (old), between 由 and 负责 (assigned: new only in a sentence with a correction cue).
 
 `corrected_names` reads one message; `name_occurrences` finds the names so read anywhere in
-the history (the earlier "Okafor gives the keynote" the correction retires). value_mentions.py
+the history (the earlier "Halvorsen gives the keynote" the correction retires). value_mentions.py
 turns both into mentions; the ledger decides what is retired.
 """
 
@@ -28,7 +28,7 @@ from .capture.values import arabic_numerals, find_values
 class NameSpan:
     start: int
     end: int
-    raw: str  # as written, with its title ("Prof. Okafor", "The Lindens")
+    raw: str  # as written, with its title ("Prof. Halvorsen", "The Larches")
     key: str  # "name=okafor": titles and case left out
     role: str  # "old" | "new" | "assigned" | "gone" (old if replaced) | "" (said elsewhere, plainly)
     sentence_start: int = 0  # where its sentence starts (a cue is looked for there)
@@ -48,7 +48,7 @@ _NOT_NAMES = frozenset(
     their his her monday tuesday wednesday thursday friday saturday sunday january february march
     april june july august september october november december mon tue wed thu fri sat sun""".split()
 )
-# A sentence ends at 。！？!? or a full stop, not the one of a title ("Prof. Okafor").
+# A sentence ends at 。！？!? or a full stop, not the one of a title ("Prof. Halvorsen").
 _SENTENCE_RE = re.compile(
     r"(?:[^。！？!?\n.]|\.(?!\s|$)|(?<=\bDr)\.|(?<=\bProf)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.)+(?:[。！？!?\n.]|$)"
 )
@@ -107,7 +107,7 @@ _ZH_BAD_START = frozenset("这那每在再先我你他她它咱的了和与或�
 
 
 def name_key(raw: str) -> str:
-    """'Prof. Okafor' and 'Okafor' are one name; so are 'The Lindens' and 'the Lindens'."""
+    """'Prof. Halvorsen' and 'Halvorsen' are one name; so are 'The Larches' and 'the Larches'."""
     return "name=" + _bare(raw).lower()
 
 
@@ -119,7 +119,7 @@ def _bare(raw: str) -> str:
 
 def _en_names(text: str, a: int, b: int) -> list[tuple[int, int, bool]]:
     """Capitalised names in text[a:b], and whether each is one word opening the sentence (then maybe
-    no name: "Backhaul will be …"); chat words inside a run split it ("Actually Okafor" -> "Okafor")."""
+    no name: "Backhaul will be …"); chat words inside a run split it ("Actually Halvorsen" -> "Halvorsen")."""
     kept = []
     for m in _NAME_RE.finditer(text, a, b):
         run: list[re.Match[str]] = []
@@ -160,7 +160,7 @@ def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
         role = ""
         if opens:
             # A capitalised word opening the sentence is a name only when what follows says so
-            # ("Bellweather pulled out", "Aiyana takes over"), not when it merely heads a clause.
+            # ("Bellweather pulled out", "Mirela takes over"), not when it merely heads a clause.
             role = (
                 "old"
                 if _STRONG_AFTER_RE.match(after)
@@ -194,7 +194,7 @@ def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
             and out[-1][2] == "new"
             and re.fullmatch(r"\s+(?:in|at|on)\s+", text[out[-1][1] : s])
         ):
-            continue  # "Padella in Borough instead": the place of the new name
+            continue  # "Osteria Nove in Borough instead": the place of the new name
         if role:
             out.append((s, e, role))
     return out
@@ -262,7 +262,7 @@ _MORE_NAME_RE = re.compile(rf"\s+({_WORD})")
 
 def occurrence_pattern(forms: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for every form, longest first; an English form only as whole words, with a title
-    before it taken into the span ("Prof. Okafor", "The Lindens")."""
+    before it taken into the span ("Prof. Halvorsen", "The Larches")."""
     parts = []
     for f in sorted(forms, key=len, reverse=True):
         if f.isascii():

@@ -31,7 +31,7 @@ NEAR_EN = [
 FAR_EN = [
     "The harbour ferry timetable changes in spring.",
     "Ferry tickets for the offsite: 22 booked.",
-    "Ferry operator contact: Lindqvist.",
+    "Ferry operator contact: Moreau.",
     "Spare ferry seats can be released 48 hours before.",
 ]
 

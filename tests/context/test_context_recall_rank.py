@@ -156,7 +156,7 @@ def test_context_only_hit_is_excerpted_from_its_value(monkeypatch, on):
 
 def test_index_is_kept_per_conversation_and_updated_by_diff(monkeypatch):
     cache = TokenCache()
-    cands = chat({5: "the spare key is with Mrs Okafor at number 12"}, n=40)
+    cands = chat({5: "the spare key is with Mrs Halvorsen at number 12"}, n=40)
     q = "who has the spare key?"
     first = rank_turns(candidates=cands, question=q, cache=cache)
     index = recall_index_for(cands, cache)

@@ -29,21 +29,21 @@ def test_from_to_names_the_old_place_and_the_new():
 
 
 def test_instead_of_names_the_new_before_it_and_the_old_after_it():
-    got = roles("We print at the Quayside Press this year instead of the Inkwell, they were cheaper.")
-    assert got == [("Quayside Press", "new"), ("Inkwell", "old")]
+    got = roles("We print at the Harbourlight Press this year instead of the Inkwell, they were cheaper.")
+    assert got == [("Harbourlight Press", "new"), ("Inkwell", "old")]
 
 
 def test_a_name_that_fell_through_is_old_only_beside_its_replacement():
-    assert roles("front desk: Marek is off sick today") == []
-    got = roles("front desk: Marek is off sick, Lucia Ferrante takes over")
-    assert got == [("Marek", "old"), ("Lucia Ferrante", "new")]
+    assert roles("front desk: Anselm is off sick today") == []
+    got = roles("front desk: Anselm is off sick, Lucia Ferrante takes over")
+    assert got == [("Anselm", "old"), ("Lucia Ferrante", "new")]
     # the replacement may come in the next sentence; a title's full stop ends none
-    got = roles("front desk: Marek is off sick. Mrs. Ferrante takes over.")
-    assert got == [("Marek", "old"), ("Mrs. Ferrante", "new")]
+    got = roles("front desk: Anselm is off sick. Mrs. Ferrante takes over.")
+    assert got == [("Anselm", "old"), ("Mrs. Ferrante", "new")]
 
 
 def test_capitalised_words_without_a_correction_are_no_names():
-    assert roles("Marek and Lucia Ferrante review the Harbour Street lease on Monday.") == []
+    assert roles("Anselm and Lucia Ferrante review the Harbour Street lease on Monday.") == []
     # a capitalised word that opens a sentence is a name only with a second one
     assert roles("Backup goes to the cold store instead.") == []
 

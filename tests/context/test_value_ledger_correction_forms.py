@@ -167,8 +167,8 @@ def test_instead_of_a_possessive_or_a_the_name_is_cut_from_the_correction():
     assert "Harlow" not in strip_replaced_values(
         "Deliveries now come through the side gate instead of Harlow's yard, the lorries fit better."
     )
-    assert "Quayside" not in strip_replaced_values(
-        "We moved the launch party to the Old Mill instead of the Quayside."
+    assert "Harbourlight" not in strip_replaced_values(
+        "We moved the launch party to the Old Mill instead of the Harbourlight."
     )
 
 

@@ -75,15 +75,15 @@ def test_a_new_name_said_without_a_cue_retires_nothing():
 
 def test_a_name_that_fell_through_alone_retires_nothing():
     alone = rewritten(
-        ("user", "front desk: Marek runs it this week"), *aside(4), ("user", "Marek is off sick today.")
+        ("user", "front desk: Anselm runs it this week"), *aside(4), ("user", "Anselm is off sick today.")
     )
-    assert "Marek" in alone[0]
+    assert "Anselm" in alone[0]
     replaced = rewritten(
-        ("user", "front desk: Marek runs it this week"),
+        ("user", "front desk: Anselm runs it this week"),
         *aside(4),
-        ("user", "front desk: Marek is off sick, Lucia Ferrante takes over"),
+        ("user", "front desk: Anselm is off sick, Lucia Ferrante takes over"),
     )
-    assert "Marek" not in replaced[0] and "Lucia Ferrante" in replaced[0]
+    assert "Anselm" not in replaced[0] and "Lucia Ferrante" in replaced[0]
 
 
 def test_the_same_name_about_another_subject_is_not_stale():
@@ -101,11 +101,11 @@ def test_a_reply_right_after_the_correction_no_longer_says_the_old_name():
     out = rewritten(
         ("user", "printing: flyers go to Inkwell, 500 copies"),
         *aside(2),
-        ("user", "printing: Inkwell fell through, we moved to Quayside Press"),
-        ("assistant", "Done: removed the Inkwell card and put Quayside Press on the board."),
+        ("user", "printing: Inkwell fell through, we moved to Harbourlight Press"),
+        ("assistant", "Done: removed the Inkwell card and put Harbourlight Press on the board."),
     )
     assert "Inkwell" not in out[0] and "Inkwell" not in out[-1]
-    assert "Quayside Press" in out[-1]
+    assert "Harbourlight Press" in out[-1]
 
 
 def test_a_reply_does_not_retire_a_name_by_suggesting_another():

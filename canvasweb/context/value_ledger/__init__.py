@@ -25,7 +25,7 @@ its values, and the value that is current for it) or opens a new one:
 * assistant replies never retire anything; their mentions join the subject
   they echo;
 * names (names.py, ../name_mentions.py) are values too once a correction frames one
-  ("no longer Okafor", "从国家会议中心换到了新国展"); a new name replaces only the name its
+  ("no longer Halvorsen", "从国家会议中心换到了新国展"); a new name replaces only the name its
   message names as old, and that correction retires it only in the subject its sentence's
   words point to.
 

@@ -27,7 +27,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             holders = [s for s in holders if words & s.words]
         if m.type == "name":
             # One name is said about many things: its correction retires it where the sentence's
-            # words point ("Tomasz is out, Aiyana takes over as captain": as captain, not elsewhere).
+            # words point ("Radek is out, Mirela takes over as captain": as captain, not elsewhere).
             words = words | m.sentence_words
             if len(holders) > 1:
                 holders = [s for s in holders if _overlap(words, s) > 0]
@@ -94,7 +94,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         )
         user_like = ev.role in ("user", "canvas") or _reports_a_change(m, ev)
         if m.type == "name":
-            # A name replaces only the name this message names as old ("no longer Okafor, …"); one
+            # A name replaces only the name this message names as old ("no longer Halvorsen, …"); one
             # said without that joins the subject that holds it. Shared words alone are too weak
             # for names: a long message names many things ("DTS" is no new read replica).
             cands = [
@@ -165,7 +165,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 s.retired.append(s.current)
                 s.since = ev.order
             elif s.current is None and m.type == "name":
-                s.since = ev.order  # "no longer Okafor … Dr Lindqvist now": set by this message
+                s.since = ev.order  # "no longer Halvorsen … Dr Moreau now": set by this message
             s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
             s.current = m
             s.words |= m.context
@@ -202,7 +202,7 @@ def _recent_holder(m: Mention, ev: _Event, slots: list[_Slot]) -> _Slot | None:
 
 
 def _reply_about_retired_name(m: Mention, ev: _Event, slots: list[_Slot]) -> _Slot | None:
-    """A reply right after a correction that says the old name ("Archived the Keymailer node and
+    """A reply right after a correction that says the old name ("Archived the Promokit node and
     added Lurkit") is about that change: the one subject that just retired the name, when the reply
     names its new value too or shares its words."""
     got = [
@@ -233,7 +233,7 @@ def _reports_a_change(m: Mention, ev: _Event) -> bool:
     ("we could move it to 10:00?") and sentences with several values of a kind (a sum, a comparison)
     are not."""
     if m.type == "name":
-        # "Dishoom is fully booked, I booked Padella instead": the old name beside it is no second value
+        # "Saffron Yard is fully booked, I booked Osteria Nove instead": the old name beside it is no second value
         return (
             ev.role == "assistant"
             and m.changed_to

@@ -1,7 +1,7 @@
 """The names each message says (name_mentions.py), for the ledger to read as values of type "name".
 
 A name is tracked only when some message names it in a correction; then every message that says
-it gets a mention of it, so the correction can retire the earlier "Okafor gives the keynote".
+it gets a mention of it, so the correction can retire the earlier "Halvorsen gives the keynote".
 """
 
 from __future__ import annotations
