@@ -1,11 +1,19 @@
 """ASGI entry point: HTTP through Django, the MCP server at /mcp/, WebSockets through Channels."""
 
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings")
 django_asgi_app = get_asgi_application()
+
+# The database thread (commits) and the event loop (every socket's frames) share the GIL. After each
+# round trip to the database the commit needs it back; with Python's 5-ms switch interval it waits up
+# to that long whenever the loop is busy, so one commit of two round trips took 10 ms instead of 2.
+from canvasweb.common.config import canvasweb_config
+
+sys.setswitchinterval(canvasweb_config()["GIL_SWITCH_INTERVAL_US"] / 1_000_000)
 
 # Load the Chinese word segmenter's dictionary now, not inside the first chat turn: that load holds the
 # GIL for a second or more, long enough on a busy machine for every socket on this process to miss its

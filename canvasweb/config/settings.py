@@ -219,6 +219,8 @@ CANVASWEB: dict[str, Any] = {
     # A group commit of several revisions reaches each socket as one `changes` frame (off: one
     # `change` frame per revision).
     "WS_BATCH_FRAMES": env_bool("CANVASWEB_WS_BATCH_FRAMES", True),
+    # The server's GIL switch interval (config/asgi.py); Python's default is 5,000 µs.
+    "GIL_SWITCH_INTERVAL_US": env_int("CANVASWEB_GIL_SWITCH_INTERVAL_US", 500),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),
     "MAX_BATCH_OPS": env_int("CANVASWEB_MAX_BATCH_OPS", 500),
     # window.__canvasweb for browser tests and the browser benchmark; off everywhere else.
