@@ -156,6 +156,10 @@ async def run_stack(
     faults = sorted(faults or [], key=lambda f: f.at)
     fault_tasks: list[asyncio.Task] = []
 
+    stop_killing = asyncio.Event()
+    kill_now = asyncio.Event()
+    kill_points = [total // 3, 2 * total // 3] if kill_every > 0 else []
+
     async def drive(index: int) -> None:
         client, username = run.clients[index], run.users[index]
         generator = OpGenerator(random.Random(seed * 1000 + index))
@@ -166,6 +170,9 @@ async def run_stack(
                 await asyncio.sleep(0.005)
             client.submit(generator.op(client, role))
             submitted["ops"] += 1
+            if kill_points and submitted["ops"] >= kill_points[0]:
+                kill_points.pop(0)
+                kill_now.set()
             while faults and submitted["ops"] >= faults[0].at * total:
                 fault = faults.pop(0)
                 # One fault at a time: each starts once the previous one has recovered and healed.
@@ -173,15 +180,18 @@ async def run_stack(
                 fault_tasks.append(asyncio.ensure_future(_run_fault(run, fault, after=previous)))
             await asyncio.sleep(pace * rng.random())
 
-    stop_killing = asyncio.Event()
-
     async def killer() -> None:
         while not stop_killing.is_set():
-            await asyncio.sleep(kill_every * (0.5 + rng.random()))
+            # A kill every kill_every s on average, and one at each third of the ops whatever the
+            # time: a fast server must not finish the run before the first kill.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(kill_now.wait(), kill_every * (0.5 + rng.random()))
+            kill_now.clear()
             if stop_killing.is_set():
                 break
-            runner = rng.choice(run.runners)
-            if runner.ws is not None and runner.client.connected:
+            connected = [r for r in run.runners if r.ws is not None and r.client.connected]
+            if connected:
+                runner = rng.choice(connected)
                 run.kills += 1
                 run.log(f"kill socket of {runner.client.name}")
                 runner.kill()
