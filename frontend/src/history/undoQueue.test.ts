@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UndoQueue, type UndoKind, type UndoOutcome } from './undoQueue';
 
 function deferredServer() {
@@ -78,5 +78,32 @@ describe('UndoQueue', () => {
     for (let i = 0; i < 10; i++) q.push('undo');
     // one in flight, three waiting
     expect(q.size).toBe(4);
+  });
+
+  it('reports presses slower than the answers as one burst when they come within the gap', async () => {
+    vi.useFakeTimers();
+    try {
+      const drained: UndoOutcome<string>[][] = [];
+      let n = 0;
+      const q = new UndoQueue<string>({
+        perform: async () => `r${n++}`,
+        isExhausted: () => false,
+        onDrained: (o) => drained.push(o),
+        burstGapMs: 400,
+      });
+      for (let i = 0; i < 3; i++) {
+        q.push('undo');
+        await vi.advanceTimersByTimeAsync(150); // answered, queue empty, next press inside the gap
+        expect(q.size).toBe(0);
+      }
+      expect(drained).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(400);
+      expect(drained.map((b) => b.length)).toEqual([3]);
+      q.push('redo'); // after the gap: a burst of its own
+      await vi.advanceTimersByTimeAsync(500);
+      expect(drained.map((b) => b.length)).toEqual([3, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -13,6 +13,9 @@ export interface UndoQueueOptions<R> {
   onDrained(outcomes: UndoOutcome<R>[]): void;
   /** presses beyond this many waiting are ignored (a held key should not queue hundreds) */
   maxWaiting?: number;
+  /** a press within this many ms of the queue draining joins the same burst (keys pressed
+   * slower than the server answers are still one burst) */
+  burstGapMs?: number;
 }
 
 export type UndoOutcome<R> = { kind: UndoKind; ok: true; result: R } | { kind: UndoKind; ok: false; error: unknown };
@@ -22,6 +25,7 @@ export class UndoQueue<R> {
   private running = false;
   private outcomes: UndoOutcome<R>[] = [];
   private listeners = new Set<() => void>();
+  private reportTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly opts: UndoQueueOptions<R>) {}
 
@@ -38,6 +42,10 @@ export class UndoQueue<R> {
   push(kind: UndoKind): void {
     if (this.waiting.length >= (this.opts.maxWaiting ?? 50)) return;
     this.waiting.push(kind);
+    if (this.reportTimer !== null) {
+      clearTimeout(this.reportTimer);
+      this.reportTimer = null;
+    }
     this.emit();
     if (!this.running) void this.drain();
   }
@@ -60,9 +68,16 @@ export class UndoQueue<R> {
       }
     }
     this.running = false;
+    this.emit();
+    const gap = this.opts.burstGapMs ?? 0;
+    if (gap <= 0) this.report();
+    else this.reportTimer = setTimeout(() => this.report(), gap);
+  }
+
+  private report(): void {
+    this.reportTimer = null;
     const outcomes = this.outcomes;
     this.outcomes = [];
-    this.emit();
     this.opts.onDrained(outcomes);
   }
 }

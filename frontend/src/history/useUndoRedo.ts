@@ -132,6 +132,7 @@ export function useUndoRedo(canvasId: string, engine: SyncEngine, revision: numb
           return kind === 'undo' ? api.undo(canvasId) : api.redo(canvasId);
         },
         isExhausted: isNothingLeft,
+        burstGapMs: 400,
         onDrained: (outcomes) => {
           const last = [...outcomes].reverse().find((o) => o.ok);
           if (last && last.ok) {
