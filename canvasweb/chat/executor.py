@@ -36,6 +36,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -112,8 +113,23 @@ def _settings_key(values: dict) -> tuple:
     )
 
 
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _exit_when_orphaned(parent_pid: int) -> None:
+    # A worker holds both ends of its own queue pipes, so it never reads EOF when its server is
+    # SIGKILLed: without this it would live on, reparented, holding a database connection.
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        if os.getppid() != parent_pid:
+            os._exit(0)
+
+
 def _init_worker(settings_module: str, values: dict) -> None:
     """Runs once in each spawned worker: Django with the parent's database and settings."""
+    threading.Thread(
+        target=_exit_when_orphaned, args=(os.getppid(),), name="parent-watch", daemon=True
+    ).start()
     os.environ["DJANGO_SETTINGS_MODULE"] = settings_module
     try:
         # Below the sockets' priority: when the cores are busy, acks and broadcasts get the CPU first

@@ -218,3 +218,46 @@ async def test_a_rest_preview_waiting_for_its_worker_leaves_the_database_thread_
     response = await request
     assert response.status_code == 200, response.content
     assert "included" in response.json()
+
+
+_ORPHANING_SERVER = """
+import os, signal
+import django
+django.setup()
+from django.conf import settings
+settings.CANVASWEB = {**settings.CANVASWEB, "COMPILE_MODE": "process", "COMPILE_WORKERS": 1}
+from canvasweb.chat import executor
+print(executor.run(executor.worker_info)["pid"], flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and "Z" in line for line in status)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see whether the worker lives")
+def test_a_worker_exits_when_its_server_is_killed():
+    import subprocess
+    import sys
+    import time
+
+    # Not subprocess.run: an orphaned worker would keep the captured stdout open.
+    server = subprocess.Popen(
+        [sys.executable, "-c", _ORPHANING_SERVER], stdout=subprocess.PIPE, text=True, env=os.environ
+    )
+    assert server.stdout is not None
+    worker = int(server.stdout.readline())
+    assert server.wait(60) == -signal.SIGKILL
+    server.stdout.close()
+    deadline = time.monotonic() + 10 * executor.PARENT_CHECK_SECONDS
+    while _running(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = _running(worker)
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "the compile worker outlived its killed server"
