@@ -12,6 +12,7 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Protocol, cast
 
 from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
+from .synonyms import expansion
 from .types import NodeData
 
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ def hybrid_scores(
     if q:
         if ti is None:
             raise TypeError("hybrid_scores needs index.text_index (callers check it)")
-        bm25 = _bm25_bounded(ti, q)
+        synonyms = expansion(question, q)
+        bm25 = _bm25_bounded(ti, q + list(synonyms), synonyms)
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}
     for node_id, s in bm25.items():
@@ -94,22 +96,24 @@ COMMON_MIN = 500
 COMMON_FROM_NODES = 1000
 
 
-def _bm25_bounded(ti: NodeTextIndex, terms: Sequence[str]) -> dict[str, float]:
+def _bm25_bounded(
+    ti: NodeTextIndex, terms: Sequence[str], weights: dict[str, float] | None = None
+) -> dict[str, float]:
     bm25 = ti.bm25
     n = len(bm25)
     if n < COMMON_FROM_NODES:
-        return ti.scores(terms)
+        return ti.scores(terms, weights)
     cut = max(COMMON_MIN, int(COMMON_SHARE * n))
     postings = bm25.postings
     present = sorted((t for t in dict.fromkeys(terms) if t in postings), key=lambda t: (len(postings[t]), t))
     rare = [t for t in present if len(postings[t]) <= cut] or present[:1]  # the rarest term always counts
     common = present[len(rare) :]
-    acc = cast(dict[str, float], bm25.scores(rare)) if rare else {}  # keys are node ids
+    acc = cast(dict[str, float], bm25.scores(rare, weights=weights)) if rare else {}  # keys are node ids
     if common and acc:
         avg = bm25.total_length / n or 1.0
         k1, b, lengths = bm25.k1, bm25.b, bm25.lengths
         for t in common:
-            plist, w = postings[t], bm25.idf(t)
+            plist, w = postings[t], bm25.idf(t) * (weights or {}).get(t, 1.0)
             for d in acc:
                 tf = plist.get(d)
                 if tf:
@@ -212,5 +216,5 @@ class NodeTextIndex:
         other.versions = dict(self.versions)
         return other
 
-    def scores(self, terms: Sequence[str]) -> dict[str, float]:
-        return cast(dict[str, float], self.bm25.scores(terms))
+    def scores(self, terms: Sequence[str], weights: dict[str, float] | None = None) -> dict[str, float]:
+        return cast(dict[str, float], self.bm25.scores(terms, weights=weights))

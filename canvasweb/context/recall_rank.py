@@ -32,6 +32,7 @@ from .recall_index import (
     turn_sentences,
 )
 from .recall_signals import asks_for_value, counted_answer, value_score
+from .synonyms import expansion
 from .text import normalize_sentence
 from .tokens import TokenCache
 from .types import MessageData
@@ -183,6 +184,9 @@ def rank_turns(
     """
     q = query_terms(question, chars=True)
     weights = term_weights(q)
+    extra = expansion(question, q)
+    q += list(extra)
+    weights.update(extra)
     if not q or not candidates:
         return []
     ci_of = {c.message.id: ci for ci, c in enumerate(candidates)}
