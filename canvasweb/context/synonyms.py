@@ -1,6 +1,6 @@
 """Query expansion with everyday synonyms, so a question asked in other words still meets the turn.
 
-People ask "which font do the headings use?" about "titles set in Fraunces", or "牙医" about "看牙".
+People ask "which font do the headings use?" about "titles set in Garamond", or "牙医" about "看牙".
 BM25 only sees shared words; these groups add the other words of a group to the question at
 SYNONYM_WEIGHT (below a word the question really uses). A group is general vocabulary, English
 or Chinese, never a phrase from one conversation; a phrase of several words fires only when the
@@ -39,7 +39,7 @@ launch / go live / release / ship / rollout / roll out / goes live
 meeting / call / sync / review / session / catch-up / standup
 postpone / postponed / delay / delayed / push back / pushed / moved / reschedule / rescheduled
 cancel / cancelled / canceled / called off / dropped
-train / rail / railway / ice / intercity
+train / rail / railway / intercity
 flight / fly / plane / airline / airport
 car / vehicle / van / drive / driving
 house / home / flat / apartment
