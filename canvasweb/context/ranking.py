@@ -51,7 +51,7 @@ def hybrid_scores(
     if q:
         if ti is None:
             raise TypeError("hybrid_scores needs index.text_index (callers check it)")
-        synonyms = expansion(question, q)
+        synonyms = expansion(question)
         bm25 = _bm25_bounded(ti, q + list(synonyms), synonyms)
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}

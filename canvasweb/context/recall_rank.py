@@ -184,7 +184,7 @@ def rank_turns(
     """
     q = query_terms(question, chars=True)
     weights = term_weights(q)
-    extra = expansion(question, q)
+    extra = expansion(question)
     q += list(extra)
     weights.update(extra)
     if not q or not candidates:

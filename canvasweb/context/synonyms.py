@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from .lexical import CHAR_PREFIX, tokenize
+from .lexical import CHAR_PREFIX, query_terms, tokenize
 
 SYNONYM_WEIGHT = 0.5
 
@@ -207,9 +207,11 @@ def _groups() -> tuple[list[list[_Phrase]], list[list[_Phrase]]]:
     return _phrases(_GROUPS), _phrases(_ZH_GROUPS)
 
 
-def expansion(question: str, terms: list[str]) -> dict[str, float]:
-    """Words to add to the query (`terms`, the question's tokens), with their weights."""
-    have = set(terms)
+@functools.lru_cache(maxsize=64)  # one compile asks twice (nodes, then turns) for the same question
+def expansion(question: str) -> dict[str, float]:
+    """Words to add to the question's own terms, with their weights (never one of its own). The dict
+    is cached and shared: read it, do not change it."""
+    have = set(query_terms(question))
     english, chinese = _groups()
     fired = [g for g in english if any(have.issuperset(p.tokens) for p in g)]
     if _is_cjk(question):

@@ -15,7 +15,7 @@ from canvasweb.context.types import Viewport
 
 
 def expand(question: str) -> dict[str, float]:
-    return synonyms.expansion(question, query_terms(question))
+    return synonyms.expansion(question)
 
 
 def test_a_phrase_of_several_words_fires_only_when_all_are_asked():
@@ -51,7 +51,7 @@ def test_a_turn_said_in_other_words_is_recalled(monkeypatch, turns, filler, ques
     ranked = rank_turns(candidates=chat(turns, filler=filler), question=question)
     found = rank_of(ranked, ci)
     assert found is not None and found <= 1, ranked[:3]  # the turn or its neighbour first
-    monkeypatch.setattr(recall_rank, "expansion", lambda question, terms: {})
+    monkeypatch.setattr(recall_rank, "expansion", lambda question: {})
     without = rank_of(rank_turns(candidates=chat(turns, filler=filler), question=question), ci)
     assert without is None or without > found
 
