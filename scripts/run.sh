@@ -33,7 +33,7 @@ seed() {
         PASSWORD_HINT="passwords were printed on the first run; reset one with: .venv/bin/python manage.py changepassword alice"
         cw_log "database already has users: seed_demo skipped (passwords were printed on the first run)"
     elif cw_has_command seed_demo; then
-        cw_manage seed_demo
+        cw_manage seed_demo --url "http://$HOST:$PORT/"
         PASSWORD_HINT="see the passwords printed above"
     else
         cw_warn "manage.py seed_demo not available; create a user with: .venv/bin/python manage.py createsuperuser"

@@ -20,11 +20,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _run_until_ready(db: Path) -> str:
+def _run_until_ready(db: Path, port: int | None = None) -> str:
     env = {
         **os.environ,
         "SKIP_SETUP": "1",
-        "PORT": str(_free_port()),
+        "PORT": str(port or _free_port()),
         "DATABASE_URL": f"sqlite:///{db}",
         "CANVASWEB_SQLITE_PATH": str(db),
     }
@@ -54,8 +54,10 @@ def _run_until_ready(db: Path) -> str:
 
 @pytest.mark.slow
 def test_password_hint_matches_what_was_printed(tmp_path):
-    first = _run_until_ready(tmp_path / "run.sqlite3")
+    port = _free_port()
+    first = _run_until_ready(tmp_path / "run.sqlite3", port)
     assert "Canvasweb is running at" in first, first[-2000:]
+    assert f"Log in at http://127.0.0.1:{port}/ as alice" in first  # the port it serves, not the default
     assert "see the passwords printed above" in first
     assert "alice" in first.split("Canvasweb is running at")[0]  # the seed printed alice's password before
 
