@@ -1,14 +1,14 @@
-"""Real-time fan-out: WebSocket clients on two Daphne processes (Redis channel layer), timed op by op.
+"""Real-time fan-out: WebSocket clients on Daphne processes (two by default; Redis channel layer), timed op by op.
 
 Everything runs on 127.0.0.1 and is stopped at the end:
 
 * its own `redis-server` (`testing.servers.RedisServer`);
 * a throwaway database: a new Postgres database (`create_postgres_database`,
   dropped afterwards) when a server URL is given, else a temporary SQLite file;
-* two Daphne processes (`testing.servers.Cluster`), migrated first.
+* `--servers` Daphne processes, two by default (`testing.servers.Cluster`), migrated first.
 
 Per client count, a fresh canvas with one owner and editors (one user per
-client, API tokens, no passwords). Client i connects to server i % 2, sends
+client, API tokens, no passwords). Client i connects to server i % servers, sends
 `hello`, then runs two phases of `--ops` ops each:
 
 * `paced`: all clients together send `--rate` ops/s (each at rate/clients),
@@ -74,6 +74,8 @@ class SyncOptions:
     floor: bool = False
     # Unacked ops each client keeps in flight in the `pipelined` phase (app and relay alike).
     window: int = 1
+    # Daphne processes for the app (and for the relay alike); clients are spread over them in turn.
+    servers: int = 2
 
 
 def run_floor(
@@ -83,7 +85,7 @@ def run_floor(
     relay = RelayCluster(database_url="sqlite:///unused", redis_url=redis_url, extra_env=extra_env)
     rows, notes = [], []
     try:
-        relay.start(2)
+        relay.start(options.servers)
         for n in options.clients:
             phases, client_notes = asyncio.run(
                 run_clients(
@@ -139,7 +141,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
         log(f"bench_sync: {db_desc}; redis on {redis.port}; migrating")
         cluster.migrate()
         try:
-            cluster.start(2)
+            cluster.start(options.servers)
         except (RuntimeError, TimeoutError) as exc:
             raise RuntimeError(
                 f"a Daphne process did not start: {exc}\n{cluster.log_text()[-3000:]}"
@@ -210,6 +212,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
         shutil.rmtree(workdir, ignore_errors=True)
     return {
         "database": db_desc,
+        "servers": options.servers,
         "database_server_version": server_version,
         "database_commit_p50_ms": commit_ms,
         "rows": rows,

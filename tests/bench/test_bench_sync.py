@@ -98,3 +98,24 @@ def test_a_snapshot_covers_the_deliveries_at_or_before_its_revision():
     assert by_snapshot(phase) == 1  # op1 for client 1; op0 was delivered, op2 is after the snapshot
     phase.snapshot_revision[0] = 12  # a sender's own ops are never counted
     assert by_snapshot(phase) == 1
+
+
+def test_bench_sync_on_one_server_runs_the_app_and_the_relay_on_one_process(tmp_path):
+    out = tmp_path / "out"
+    report = _run_bench(
+        out, "--ops", "4", "--phases", "saturated", "--warmup", "0", "--floor", "--servers", "1"
+    )
+    assert report["servers"] == 1
+    for row in report["rows"] + report["floor_rows"]:
+        assert row["acked"] == 8 and row["deliveries_missed"] == 0
+    assert (
+        (out / "report.md")
+        .read_text(encoding="utf-8")
+        .splitlines()[2]
+        .startswith("One Daphne process + Redis")
+    )
+
+
+def test_bench_sync_refuses_zero_servers():
+    with pytest.raises(CommandError, match="--servers"):
+        call_command("bench_sync", "--clients", "2", "--servers", "0", stdout=open("/dev/null", "w"))

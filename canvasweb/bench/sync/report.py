@@ -194,7 +194,7 @@ def render_markdown(report: dict) -> str:
     lines = [
         "# Real-time fan-out",
         "",
-        f"Two Daphne processes + Redis, database: {report['database']}"
+        f"{_servers_phrase(report.get('servers', 2))} + Redis, database: {report['database']}"
         + (f" {report['database_server_version']}" if report.get("database_server_version") else "")
         + f". Paced phases: {', '.join(f'{r:g}' for r in report['rates'])} ops/s in total (all clients "
         f"together) for about {report['paced_seconds']:g} s each; saturated: {report['ops']} ops per client"
@@ -239,3 +239,7 @@ def render_markdown(report: dict) -> str:
     if report.get("notes"):
         lines += ["## Notes", ""] + [f"- {n}" for n in report["notes"]] + [""]
     return "\n".join(lines)
+
+
+def _servers_phrase(servers: int) -> str:
+    return "One Daphne process" if servers == 1 else f"{servers} Daphne processes"

@@ -83,6 +83,14 @@ class Command(BaseCommand):
             help="also run the same clients against a bare Channels relay (no auth, no database) "
             "and report the app's ops/s and fan-out as ratios of the relay's",
         )
+        parser.add_argument(
+            "--servers",
+            type=int,
+            default=2,
+            help="Daphne processes for the app and for the relay alike; clients are spread over "
+            "them in turn (default 2; 1 is the layout where a load balancer sends each canvas's "
+            "sockets to one process)",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **opts):
@@ -98,6 +106,8 @@ class Command(BaseCommand):
         if not phases or any(p not in ("paced", "saturated", "pipelined") for p in phases):
             raise CommandError("--phases takes paced, saturated and/or pipelined")
         window = opts["window"]
+        if opts["servers"] < 1:
+            raise CommandError("--servers must be at least 1")
         if window < 1:
             raise CommandError("--window must be at least 1")
         if "pipelined" in phases and window == 1:
@@ -132,6 +142,7 @@ class Command(BaseCommand):
             warmup=max(0, opts["warmup"]),
             floor=opts["floor"],
             window=window,
+            servers=opts["servers"],
         )
         started = started_at()
         try:
