@@ -48,8 +48,9 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def find_unsafe(value: Any, path: str = "") -> tuple[str, str] | None:
-    """(field path, message) of the first string with a lone surrogate or integer too large for a float."""
+def find_unsafe(value: Any, path: str = "", *, non_finite: bool = False) -> tuple[str, str] | None:
+    """(field path, message) of the first string with a lone surrogate or integer too large for a float;
+    with `non_finite`, also of the first NaN or ±Infinity (for text parsed with those literals allowed)."""
     stack: list[tuple[Any, str, int]] = [(value, path, 0)]
     while stack:
         item, where, depth = stack.pop()
@@ -61,6 +62,10 @@ def find_unsafe(value: Any, path: str = "") -> tuple[str, str] | None:
         elif isinstance(item, int):
             if finite_float(item) is None:
                 return where, f"{where or 'the body'} is a number too large to represent"
+        elif isinstance(item, float):
+            if non_finite and not math.isfinite(item):
+                name = where.rsplit(".", 1)[-1] or "the body"
+                return where, f"{name} must be a finite number"
         elif depth < _MAX_DEPTH and isinstance(item, dict):
             for key, child in reversed(list(item.items())):
                 if isinstance(key, str) and has_lone_surrogate(key):

@@ -116,7 +116,9 @@ class CanvasConsumer(SyncHandlers, OpHandlers, PresenceHandlers):
             if text_data is None:
                 raise BadMessage("frames must be JSON text, not binary")
             try:
-                message = json.loads(text_data, parse_constant=_reject_constant)
+                # NaN / Infinity parse here so that an op holding one is rejected by its client_op_id
+                # (unsafe_frame_reply below).
+                message = json.loads(text_data)
             except (ValueError, RecursionError):
                 raise BadMessage("frame is not valid JSON") from None
             if not isinstance(message, dict):
@@ -201,7 +203,3 @@ def _record_refused_connect(*, user: User, canvas_id: int) -> None:
         )
     except Exception:  # the refusal itself must still happen
         logger.exception("could not record a refused WebSocket connect")
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not valid JSON")

@@ -1,21 +1,27 @@
-"""Refuse WebSocket frames holding lone surrogates or integers too large for a float, at decode time.
+"""Refuse WebSocket frames holding lone surrogates, integers too large for a float, NaN or Infinity.
 
-Such a frame is well-formed JSON but would fail deep inside a handler (the audit hash, a float check);
-it is answered like any other bad value: an op gets `reject` INVALID naming the field inside the op,
-anything else an `error` INVALID naming the field in the frame. The socket stays open.
+Frames are parsed with NaN / Infinity allowed so that an op holding one can still be answered by its
+`client_op_id`. The other values are well-formed JSON but would fail deep inside a handler (the audit
+hash, a float check). An op gets `reject` INVALID naming the field inside the op; any other frame an
+`error` naming the field in the frame (BAD_MESSAGE for NaN / Infinity, which are not JSON; INVALID for
+the rest). The socket stays open.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from canvasweb.common.errors import InvalidOperation
+from canvasweb.common.errors import BadMessage, InvalidOperation
 from canvasweb.common.json_safety import find_unsafe, has_lone_surrogate
 
 
 def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
     """The frame to answer with, or None when `message` is safe to hand to its handler."""
+    error_class: type[BadMessage | InvalidOperation] = InvalidOperation
     found = find_unsafe(message)
+    if found is None:
+        found = find_unsafe(message, non_finite=True)
+        error_class = BadMessage  # NaN / Infinity: not JSON, like any other unparsable frame
     if found is None:
         return None
     path, text = found
@@ -28,4 +34,4 @@ def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
     if message.get("type") == "op" and op_id_ok and (path == "op" or path.startswith("op.")):
         error = InvalidOperation(text, field=path[3:] or None)
         return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}
-    return {"type": "error", "error": InvalidOperation(text, field=path or None).as_dict()}
+    return {"type": "error", "error": error_class(text, field=path or None).as_dict()}

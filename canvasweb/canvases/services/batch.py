@@ -123,14 +123,25 @@ def _raw_type(op: Any) -> str:
 
 def _op_handler(actor: Actor, parsed: Operation) -> Callable[[_Write], None]:
     def handler(write: _Write) -> None:
-        for single in parsed.flat():
+        for index, single in enumerate(parsed.flat()):
             write.op_type = single.type
-            permissions.require_role(actor=actor, role=write.role, operation=single.type)
-            permissions.require_agent_may_write(actor=actor, canvas=write.canvas)
-            _OP_HANDLERS[single.type](write, single)
+            try:
+                permissions.require_role(actor=actor, role=write.role, operation=single.type)
+                permissions.require_agent_may_write(actor=actor, canvas=write.canvas)
+                _OP_HANDLERS[single.type](write, single)
+            except CanvasError as exc:
+                if parsed.is_batch:
+                    _name_batch_op(exc, index)
+                raise
         write.op_type = parsed.type
 
     return handler
+
+
+def _name_batch_op(exc: CanvasError, index: int) -> None:
+    """Say which op of a batch failed, as the parser does for input errors: field `ops[1].id`."""
+    exc.message = f"ops[{index}]: {exc.message}"
+    exc.field = f"ops[{index}].{exc.field}" if exc.field else f"ops[{index}]"
 
 
 def _apply_batch(

@@ -89,6 +89,33 @@ def test_batch_is_atomic_and_one_revision(canvas, editor_client):
     assert Node.objects.filter(canvas=canvas).count() == 2  # nothing of the failed batch stayed
 
 
+def test_a_batch_error_found_while_applying_names_the_op(canvas, editor_client):
+    kept = str(uuid.uuid4())
+    assert post_op(editor_client, canvas, node_op("留下的节点", id=kept)).status_code == 200
+    revision = Canvas.objects.get(pk=canvas.pk).revision
+    missing = str(uuid.uuid4())
+    cases = [
+        ({"type": "node.move", "id": missing, "x": 1, "y": 1}, 404, "NOT_FOUND", "ops[1].id"),
+        (
+            {"type": "edge.create", "edge": {"source": kept, "target": missing}},
+            404,
+            "NOT_FOUND",
+            "ops[1].edge.target",
+        ),
+        (node_op("机密", sensitivity="secret"), 403, "FORBIDDEN", "ops[1].node.sensitivity"),
+    ]
+    for second, status, code, field in cases:
+        batch = {"type": "batch", "ops": [{"type": "node.move", "id": kept, "x": 5, "y": 5}, second]}
+        response = post_op(editor_client, canvas, batch)
+        assert (response.status_code, err(response)["code"], err(response)["field"]) == (status, code, field)
+        assert err(response)["message"].startswith("ops[1]: ")
+    # A single op keeps its own field names.
+    response = post_op(editor_client, canvas, {"type": "node.move", "id": missing, "x": 1, "y": 1})
+    assert (response.status_code, err(response)["field"]) == (404, "id")
+    assert Canvas.objects.get(pk=canvas.pk).revision == revision
+    assert Node.objects.get(pk=kept).x == 0
+
+
 def test_idempotent_client_op_id(canvas, editor_client, matches_schema):
     op = node_op("once")
     first = post_op(editor_client, canvas, op, client_op_id="cli-1")

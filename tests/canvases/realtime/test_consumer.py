@@ -167,13 +167,20 @@ async def test_reject_codes_and_connection_survives(channel_layer):
             and reject["error"]["code"] == code
             and reject["error"]["field"] == field
         )
-    # Infinity is not JSON; the frame is refused as a bad message.
+    # Infinity and NaN are not JSON, but an op holding one is still answered by its client_op_id.
     await bob.send_to(
-        text_data='{"type": "op", "client_op_id": "x", "op": {"type": "node.create", '
+        text_data='{"type": "op", "client_op_id": "inf-1", "op": {"type": "node.create", '
         '"node": {"content": "x", "x": Infinity, "y": 0}}}'
     )
+    reject = await receive_type(bob, "reject")
+    assert reject["client_op_id"] == "inf-1"
+    assert reject["error"] == {"code": "INVALID", "message": "x must be a finite number", "field": "node.x"}
+    await bob.send_to(text_data='{"type": "presence", "dragging": {"id": "a", "x": 1, "y": NaN}}')
     error = await receive_type(bob, "error")
-    assert error["error"]["code"] == "BAD_MESSAGE"
+    assert (error["error"]["code"], error["error"]["field"]) == ("BAD_MESSAGE", "dragging.y")
+    await bob.send_to(text_data='{"type": -Infinity}')
+    error = await receive_type(bob, "error")
+    assert (error["error"]["code"], error["error"]["field"]) == ("BAD_MESSAGE", "type")
     await bob.send_to(text_data="{not json")
     assert (await receive_type(bob, "error"))["error"]["code"] == "BAD_MESSAGE"
     await bob.send_json_to({"type": "op", "op": node_op()})
