@@ -149,13 +149,22 @@ def suggestion_accept(
         "tags": ["captured"],
         "sensitivity": final_sensitivity,
     }
-    if old is not None:  # the new value takes the old node's place: its kind, pin and tags
-        body.update(kind=old.kind, pinned=old.pinned, tags=list(dict.fromkeys([*old.tags, "captured"]))[:20])
-    op = (
-        {"type": "node.supersede", "id": str(suggestion.supersede_node_id), "node": body}
-        if superseding
-        else {"type": "node.create", "node": body}
-    )
+    op: dict[str, Any] = {"type": "node.create", "node": body}
+    if old is not None:  # the new value takes the old node's place: its kind, weight, pin, tags and links
+        body.update(
+            kind=old.kind,
+            weight=old.weight,
+            pinned=old.pinned,
+            tags=list(dict.fromkeys([*old.tags, "captured"]))[:20],
+        )
+        op = {"type": "node.supersede", "id": old.id, "node": body}
+        takeover = _take_over_links(
+            user=user, canvas_id=suggestion.conversation.canvas_id, old=old, new_id=node_id
+        )
+        if old.pinned:  # the retired value is no anchor any more; its pin moved to the new node
+            takeover.append({"type": "node.update", "id": old.id, "fields": {"pinned": False}})
+        if takeover:
+            op = {"type": "batch", "ops": [op, *takeover]}
     actor = user_actor(user, channel="rest")
     canvas_id = suggestion.conversation.canvas_id
     with transaction.atomic():
@@ -191,6 +200,31 @@ def suggestion_accept(
         )
     suggestion.refresh_from_db()
     return {"suggestion": suggestion_to_dict(suggestion), "revision": result.revision}
+
+
+def _take_over_links(*, user, canvas_id: int, old: NodeData, new_id: uuid.UUID) -> list[dict[str, Any]]:
+    """edge.create ops giving the new node the old node's links (to live nodes the user may see); the
+    old node keeps its own, so its history still reads as it was."""
+    role = canvas_selectors.user_role(user=user, canvas_id=canvas_id)
+    nodes, edges, _ = canvas_inputs(canvas_id=canvas_id)
+    live = {
+        n.id
+        for n in nodes
+        if role and can_see(role, n.sensitivity) and not n.superseded_by and not n.archived
+    }
+    ops: list[dict[str, Any]] = []
+    for edge in edges:
+        if edge.relation == "supersedes" or old.id not in (edge.source, edge.target):
+            continue
+        other = edge.target if edge.source == old.id else edge.source
+        if other not in live:
+            continue
+        source, target = (str(new_id), other) if edge.source == old.id else (other, str(new_id))
+        body: dict[str, Any] = {"source": source, "target": target, "relation": edge.relation}
+        if edge.label:
+            body["label"] = edge.label
+        ops.append({"type": "edge.create", "edge": body})
+    return ops[:400]  # a batch holds 500 ops
 
 
 def _live_node(suggestion: FactSuggestion) -> NodeData | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from canvasweb.canvases.models import Edge, Node
+from canvasweb.canvases.models import Canvas, Edge, Node
 from canvasweb.chat import services, suggestions
 from canvasweb.chat.models import FactSuggestion
 from canvasweb.history.models import ChangeLogEntry
@@ -90,6 +90,33 @@ def test_retiring_a_pinned_node_needs_confirmation(canvas, alice, apply, scripte
     assert Node.objects.get(pk=pinned).superseded_by_id is None
     assert accept(client_for(alice), s, confirm=True).status_code == 200
     assert Node.objects.get(pk=pinned).superseded_by_id is not None
+
+
+def test_the_new_value_takes_over_the_old_nodes_weight_pin_and_links(
+    canvas, alice, bob, apply, scripted_llm, client_for
+):
+    old = apply(alice, node_op("Release freeze starts on May 2", weight=4, pinned=True)).changes[0]["id"]
+    plan = apply(alice, node_op("Plan the QA sprint", kind="requirement")).changes[0]["id"]
+    hidden = apply(alice, node_op("Board memo", sensitivity="secret")).changes[0]["id"]
+    shelved = apply(alice, node_op("Old idea")).changes[0]["id"]
+    apply(alice, {"type": "edge.create", "edge": {"source": plan, "target": old, "relation": "depends_on"}})
+    apply(alice, {"type": "edge.create", "edge": {"source": old, "target": hidden, "relation": "relates_to"}})
+    apply(alice, {"type": "edge.create", "edge": {"source": old, "target": shelved, "label": "was"}})
+    apply(alice, {"type": "node.archive", "id": shelved})
+    [s] = say(bob, canvas, "Correction: the release freeze starts on May 9.", scripted_llm).suggestions
+    assert s["supersede_node_id"] == old
+    before = Canvas.objects.get(pk=canvas.pk).revision
+    response = accept(client_for(bob), s, confirm=True)
+    assert response.status_code == 200, response.json()
+    new = Node.objects.get(pk=response.json()["suggestion"]["created_node_id"])
+    assert (new.weight, new.pinned) == (4, True)
+    retired = Node.objects.get(pk=old)
+    assert (str(retired.superseded_by_id), retired.pinned) == (str(new.pk), False)
+    links = {(str(e.source_id), str(e.target_id), e.relation) for e in Edge.objects.filter(canvas=canvas)}
+    assert (plan, str(new.pk), "depends_on") in links and (plan, old, "depends_on") in links
+    # Links to a node bob may not see, or to an archived one, stay with the old node only.
+    assert not {lk for lk in links if lk[0] == str(new.pk) and lk[1] in (hidden, shelved)}
+    assert Canvas.objects.get(pk=canvas.pk).revision == before + 1  # one change: one revision, one undo
 
 
 def test_lowering_the_sensitivity_of_a_correction_needs_confirmation(
