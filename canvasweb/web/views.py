@@ -20,6 +20,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_safe
 
+from canvasweb.canvases.serialization import user_ref
 from canvasweb.common.config import canvasweb_config
 
 logger = logging.getLogger(__name__)
@@ -34,10 +35,17 @@ def app(request, canvas_id: int | None = None):
     """The SPA shell for /, /login/ and /canvases/<id>/ (membership is checked by the API, not here)."""
     # window.__canvasweb (frontend/src/lib/testHooks.ts) exists only where CANVASWEB_TEST_HOOKS is on:
     # the browser tests and the browser benchmark, never a normal deployment.
+    # The shell says who is logged in (or null), so the first load needs no /api/auth/me/ request,
+    # whose 401 on the login page every browser would log as an error.
+    user = request.user if request.user.is_authenticated else None
     return render(
         request,
         "app.html",
-        {"canvas_id": canvas_id, "test_hooks": bool(canvasweb_config().get("TEST_HOOKS"))},
+        {
+            "canvas_id": canvas_id,
+            "test_hooks": bool(canvasweb_config().get("TEST_HOOKS")),
+            "current_user": user_ref(user),
+        },
     )
 
 

@@ -55,3 +55,24 @@ def test_role_badge_clear_of_the_action_buttons_on_long_titles(browser, server):
             title = card.locator(".canvas-card-name").bounding_box()
             assert not intersects(title, badge), (width, cid)
         context.close()
+
+
+def test_a_first_visit_and_a_login_log_no_console_error(browser, server):
+    server.e2e_setup(users=["alice"], owner="alice", name="首次访问")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    me_requests: list[str] = []
+    page.on(
+        "request", lambda request: me_requests.append(request.url) if "/api/auth/me/" in request.url else None
+    )
+    page.goto(f"{server.url(0)}/")
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    login(page, server.url(0), "alice")
+    expect(page.get_by_test_id("canvas-list")).to_be_visible()
+    page.reload()
+    expect(page.get_by_test_id("canvas-list")).to_be_visible()
+    # Who is logged in comes with the page, so the logged-out visit made no request that fails.
+    assert me_requests == [] and errors == [], (me_requests, errors)
+    context.close()

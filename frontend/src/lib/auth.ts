@@ -28,9 +28,32 @@ export async function loadCurrentUser(): Promise<void> {
 
 let firstLoad: Promise<void> | null = null;
 
-/** The first load of the current user, started once: main.tsx starts it before React renders, App awaits the same. */
+/** The user the page shell was rendered for (templates/app.html): a user, null when logged out, or
+ * undefined when the page has no such element (then the API is asked). */
+export function embeddedUser(doc: Document = document): UserRef | null | undefined {
+  const el = doc.getElementById('canvasweb-user');
+  if (!el?.textContent) return undefined;
+  try {
+    const value: unknown = JSON.parse(el.textContent);
+    if (value === null) return null;
+    const user = value as Partial<UserRef>;
+    return typeof user.id === 'number' && typeof user.username === 'string' ? { id: user.id, username: user.username } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first load of the current user, started once: main.tsx starts it before React renders, App awaits the same.
+ * It takes the user from the page shell when there is one, so a logged-out visit makes no request that fails. */
 export function ensureCurrentUser(): Promise<void> {
-  firstLoad ??= loadCurrentUser();
+  if (firstLoad) return firstLoad;
+  const embedded = embeddedUser();
+  if (embedded !== undefined) {
+    setCurrentUser(embedded);
+    firstLoad = Promise.resolve();
+  } else {
+    firstLoad = loadCurrentUser();
+  }
   return firstLoad;
 }
 

@@ -17,6 +17,23 @@ def test_spa_pages_render_with_csrf_cookie(path):
     assert "no-cache" in response.get("Cache-Control", "") or "max-age=0" in response.get("Cache-Control", "")
 
 
+def test_the_shell_says_who_is_logged_in(django_user_model):
+    import json
+    import re
+
+    def embedded(client):
+        html = client.get("/login/").content.decode()
+        match = re.search(r'<script id="canvasweb-user" type="application/json">(.*?)</script>', html)
+        assert match
+        return json.loads(match.group(1))
+
+    assert embedded(Client()) is None
+    user = django_user_model.objects.create_user("李雷<b>", password="pw-12345678")
+    client = Client()
+    client.force_login(user)
+    assert embedded(client) == {"id": user.pk, "username": "李雷<b>"}
+
+
 def test_test_hooks_are_exposed_only_where_switched_on(settings):
     assert b"data-test-hooks" not in Client().get("/").content  # a normal deployment: no window.__canvasweb
     settings.CANVASWEB = {**settings.CANVASWEB, "TEST_HOOKS": True}
