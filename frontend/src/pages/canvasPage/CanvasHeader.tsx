@@ -25,6 +25,7 @@ export function CanvasHeader({ engine, state, rf, role, name, me, onAudit, onSet
   const { t } = useTranslation('canvas');
   return (
     <AppHeader
+      pinned={<ConnectionIndicator state={state} engine={engine} />}
       right={
         <>
           <PresenceAvatars
@@ -32,7 +33,6 @@ export function CanvasHeader({ engine, state, rf, role, name, me, onAudit, onSet
             engine={engine}
             onFollow={(p) => p.viewport && void rf.setCenter(p.viewport.x, p.viewport.y, { zoom: p.viewport.zoom, duration: 400 })}
           />
-          <ConnectionIndicator state={state} engine={engine} />
           {role === 'owner' && (
             <button className="btn btn-small" onClick={onAudit} data-testid="audit-button" title={t('page.auditHint')}>
               <ActivityIcon size={14} /> {t('page.audit')}
