@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { useResizableWidth } from './useResizableWidth';
 import { ChatIcon, ChevronLeftIcon, ChevronRightIcon } from '../components/Icons';
 import { useTranslation } from 'react-i18next';
+import './CanvasLayout.css';
 
 interface Props {
   header: ReactNode;

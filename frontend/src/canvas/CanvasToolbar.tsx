@@ -7,6 +7,7 @@ import type { UndoRedo } from '../history/useUndoRedo';
 import { useCanvasActions } from './context';
 import { useOverlay } from './overlay';
 import { useTranslation } from 'react-i18next';
+import './CanvasToolbar.css';
 
 const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 const MOD = mac ? '⌘' : 'Ctrl+';

@@ -22,6 +22,7 @@ import { ConflictDialog } from '../../canvas/editing/ConflictDialog';
 import { useTranslation } from 'react-i18next';
 import { CanvasHeader, RevokedBanner } from './CanvasHeader';
 import { initialChatOpen, rememberChatOpen } from './chatOpen';
+import { inspectorFloats, isPhoneWidth } from '../../canvas/narrowScreen';
 import { useCanvasFocus } from './useCanvasFocus';
 import { useDeleteSelection } from './useDeleteSelection';
 import { WorkspaceDialogs, type OpenDialog } from './WorkspaceDialogs';
@@ -47,7 +48,8 @@ export function Workspace({ engine, canvasId, meta, onMeta, chat }: Props) {
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [editingId, setEditingId] = useState<string | null>(null);
   const [membersOpen, setMembersOpen] = useState(false);
-  const [inspectorOpen, setInspectorOpen] = useState(true);
+  // Where the inspector floats over the canvas it starts closed, so the canvas is what one sees first.
+  const [inspectorOpen, setInspectorOpen] = useState(() => !inspectorFloats());
   const [chatOpen, setChatOpen] = useState(initialChatOpen);
   const [sideTab, setSideTab] = useState<SideTab>('details');
   const [settingsOpen, setSettingsOpen] = useState(false);
@@ -109,6 +111,7 @@ export function Workspace({ engine, canvasId, meta, onMeta, chat }: Props) {
     if (!req) return;
     if (req.tab === 'details' || req.tab === 'activity' || req.tab === 'proposals') setSideTab(req.tab);
     setInspectorOpen(true);
+    if (isPhoneWidth()) setChatOpen(false);
   }, [overlay.panelRequest]);
 
   // Selecting a node shows its details.
@@ -185,15 +188,18 @@ export function Workspace({ engine, canvasId, meta, onMeta, chat }: Props) {
             />
           }
           inspectorOpen={inspectorOpen}
-          onToggleInspector={() => setInspectorOpen((v) => !v)}
+          onToggleInspector={() => {
+            // on a phone both sheets would cover the canvas: one at a time
+            if (!inspectorOpen && isPhoneWidth()) setChatOpen(false);
+            setInspectorOpen(!inspectorOpen);
+          }}
           chat={chat}
           chatOpen={chatOpen}
-          onToggleChat={() =>
-            setChatOpen((v) => {
-              rememberChatOpen(!v);
-              return !v;
-            })
-          }
+          onToggleChat={() => {
+            if (!chatOpen && isPhoneWidth()) setInspectorOpen(false);
+            rememberChatOpen(!chatOpen);
+            setChatOpen(!chatOpen);
+          }}
         />
         <WorkspaceDialogs
           canvasId={canvasId}
