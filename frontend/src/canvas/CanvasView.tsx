@@ -15,7 +15,6 @@ import {
   BackgroundVariant,
   ConnectionMode,
   Controls,
-  MiniMap,
   ReactFlow,
   useReactFlow,
 } from '@xyflow/react';
@@ -23,14 +22,13 @@ import type { EngineState } from '../sync/engine';
 import { snippet } from '../lib/format';
 import { perfMark } from '../lib/perfMarks';
 import { useCanvasActions, useEditingId, type Selection } from './context';
-import type { CardNode } from './NodeCard';
 import type { RelEdge } from './FloatingEdge';
 import { LOD_FIRST_PASS_NODES, LOD_LAYER_MIN_NODES, LodCard, LodEdge, LowDetailContext, MINIMAP_MAX_NODES, useLowDetailFlag } from './lod/lod';
 import { LodLayer } from './lod/LodLayer';
 import type { Scene } from './lod/lodScene';
 import { useLodPointer } from './lod/useLodPointer';
-import { kindMeta } from './kinds';
 import { RelationPicker } from './RelationPicker';
+import { CanvasMiniMap } from './CanvasMiniMap';
 import { EdgeEditor } from './EdgeEditor';
 import { RemoteCursors } from './RemoteCursors';
 import { useOverlay } from './overlay';
@@ -239,25 +237,15 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
         minZoom={0.1}
         maxZoom={2.5}
         onlyRenderVisibleElements={doc.nodes.size > 400}
-        attributionPosition="top-right"
+        // bottom centre: the corners hold the toolbar, the inspector toggle, the zoom controls and the mini map
+        attributionPosition="bottom-center"
         fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
       >
         <Background variant={BackgroundVariant.Dots} gap={22} size={1.4} color="#cbd5e1" />
         <Controls showInteractive={false} showFitView={!culled} position="bottom-left">
           {culled && <FitAllButton nodes={rfNodes} />}
         </Controls>
-        {doc.nodes.size <= MINIMAP_MAX_NODES && (
-        <MiniMap
-          pannable
-          zoomable
-          position="bottom-right"
-          nodeColor={(n) => (n.type === 'ghost' ? '#c4b5fd' : kindMeta((n as CardNode).data?.node?.kind ?? 'note').color)}
-          nodeStrokeWidth={0}
-          nodeBorderRadius={4}
-          maskColor="rgba(241, 245, 249, 0.7)"
-          ariaLabel={t('canvasView.miniMap')}
-        />
-        )}
+        {doc.nodes.size <= MINIMAP_MAX_NODES && <CanvasMiniMap />}
         {layer && <LodLayer nodes={rfNodes} edges={rfEdges} mounted={flow.mounted} sceneRef={sceneRef} />}
         <RemoteCursors engine={engine} />
       </ReactFlow>
