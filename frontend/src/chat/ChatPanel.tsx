@@ -18,6 +18,7 @@ import { SuggestionList } from './SuggestionList';
 import { useContextPreview } from './useContextPreview';
 import { useTranslation } from 'react-i18next';
 import { formatNumber as num } from '../i18n/format';
+import './chat.css';
 
 export function ChatPanel() {
   const { t } = useTranslation('chat');
@@ -208,9 +209,11 @@ export function ChatPanel() {
         }}
       />
 
-      <SuggestionList suggestions={suggestions} dispatch={dispatch} />
-
-      {preview.previewOn && <ContextPreviewBox preview={preview.preview} error={preview.previewError} online={online} doc={doc} onFocus={focusIfVisible} />}
+      {/* suggestions and preview share one scrolling box so the conversation keeps its minimum height */}
+      <div className="chat-extras" data-testid="chat-extras">
+        <SuggestionList suggestions={suggestions} dispatch={dispatch} />
+        {preview.previewOn && <ContextPreviewBox preview={preview.preview} error={preview.previewError} online={online} doc={doc} onFocus={focusIfVisible} />}
+      </div>
 
       <Composer
         inputRef={inputRef}
