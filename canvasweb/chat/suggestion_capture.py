@@ -289,7 +289,17 @@ def _earlier_value(fact: SuggestedFact, history: Sequence[SuggestedFact]) -> Sug
 def _retire_earlier_pending(
     *, conversation: Conversation, message: Message, new: list[FactSuggestion]
 ) -> None:
-    """A corrected value still waiting as a suggestion (A → B said, B → C said now) is dismissed: B is retired."""
+    """A corrected value still waiting as a suggestion (A → B said, B → C said now) is dismissed: B is retired.
+    So is one the new message repeats (the same fact for the same node): the list shows it once, from the
+    newest message."""
+    for suggestion in new:
+        FactSuggestion.objects.filter(
+            conversation=conversation,
+            status=SuggestionStatus.PENDING,
+            message_id__lt=message.pk,
+            content=suggestion.content,
+            supersede_node_id=suggestion.supersede_node_id,
+        ).update(status=SuggestionStatus.DISMISSED)
     for suggestion in new:
         if not suggestion.previous_value or not suggestion.label:
             continue

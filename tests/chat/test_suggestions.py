@@ -81,6 +81,29 @@ def test_a_correction_of_a_correction_retires_the_intermediate_node(
     assert [n.content for n in live] == ["导出任务的截止日期：7月15日"] and str(live[0].pk) == last
 
 
+def test_a_fact_said_again_is_offered_once_from_the_newest_message(canvas, alice, apply, scripted_llm):
+    node = apply(alice, node_op("Kick-off is on June 3")).changes[0]["id"]
+    first = say(alice, canvas, "Correction: the kick-off moved to June 10.", scripted_llm)
+    [s1] = first.suggestions
+    again = say(
+        alice,
+        canvas,
+        "Correction: the kick-off moved to June 10.",
+        scripted_llm,
+        conversation_id=first.conversation.pk,
+    )
+    [s2] = again.suggestions
+    assert (
+        (s1["content"], s1["supersede_node_id"])
+        == (s2["content"], s2["supersede_node_id"])
+        == (s1["content"], node)
+    )
+    pending = FactSuggestion.objects.filter(conversation=first.conversation, status="pending")
+    assert [p.pk for p in pending] == [s2["id"]]
+    other = say(alice, canvas, "The venue is Hall B.", scripted_llm, conversation_id=first.conversation.pk)
+    assert {p.pk for p in pending.all()} == {s2["id"], *(x["id"] for x in other.suggestions)}
+
+
 def test_retiring_a_pinned_node_needs_confirmation(canvas, alice, apply, scripted_llm, client_for):
     pinned = apply(alice, node_op("Team offsite: Nov 4", pinned=True)).changes[0]["id"]
     [s] = say(alice, canvas, "Correction: the team offsite is on Nov 11.", scripted_llm).suggestions

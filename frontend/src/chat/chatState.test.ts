@@ -142,6 +142,16 @@ describe('chat stream reducer', () => {
     expect(s.suggestions).toEqual([]);
   });
 
+  it('a fact said again replaces the older pending suggestion; another fact or conversation does not', () => {
+    const first = { id: 7, conversation_id: 5, message_id: 1, content: 'Launch date: 3月20日', kind: 'decision', subject: 'launch', value: '3月20日', reason: 'correction', status: 'pending', supersede_node_id: 'n-9', created_node_id: null };
+    const other = { ...first, id: 8, content: 'Venue: Hall B', supersede_node_id: null };
+    const elsewhere = { ...first, id: 9, conversation_id: 6 };
+    let s = run(INITIAL_CHAT, started('r-8', 5, 1, 2, { suggestions: [first, other] }), started('r-9', 6, 3, 4, { suggestions: [elsewhere] }));
+    const again = { ...first, id: 10, message_id: 11 };
+    s = run(s, started('r-10', 5, 11, 12, { suggestions: [again] }));
+    expect(s.suggestions.map((x) => x.id).sort((a, b) => a - b)).toEqual([8, 9, 10]);
+  });
+
   it('records agent actions per assistant message, once per call', () => {
     const action = { type: 'agent.action', conversation_id: 5, message_id: 2, round: 1, call_id: 'c1', tool: 'add_node', outcome: 'proposed', error: null, proposal_id: 3, revision: null };
     const s = run(INITIAL_CHAT, action, action);

@@ -4,7 +4,7 @@
 import type { ChatMessage, ContextReport, Conversation, Suggestion } from '../../api/types';
 import i18n from 'i18next';
 import { findMessage, placeholderAssistant, upsertConversation, upsertMessage } from './messages';
-import { dropCaptured, markCaptured, pendingOnce, withCaptured } from './suggestions';
+import { dropCaptured, markCaptured, pendingOnce, replacedBy, withCaptured } from './suggestions';
 import type { AgentActionEvent, ChatErrorInfo, ChatState } from './types';
 
 export function applyChatFrame(state: ChatState, f: { type: string; [k: string]: unknown }): ChatState {
@@ -25,7 +25,7 @@ export function applyChatFrame(state: ChatState, f: { type: string; [k: string]:
         messages: { ...state.messages, [conv.id]: messages },
         pending: mine ? null : state.pending,
         streaming: { requestId: (f.request_id ?? null) as string | null, conversationId: conv.id, messageId: assistantId },
-        suggestions: [...state.suggestions.filter((s) => !incoming.some((n) => n.id === s.id)), ...incoming],
+        suggestions: [...replacedBy(state.suggestions, incoming), ...incoming],
         contexts: f.context ? { ...state.contexts, [assistantId]: f.context as ContextReport } : state.contexts,
         captured: withCaptured(state.captured, (f.suggestions ?? []) as Suggestion[]),
       };

@@ -26,6 +26,17 @@ export function markCaptured(captured: Record<number, Suggestion[]>, ids: Set<nu
   return next;
 }
 
+/** The same fact offered for the same node in one conversation (a message repeated, or said again later). */
+export function sameFact(a: Suggestion, b: Suggestion): boolean {
+  return a.conversation_id === b.conversation_id && a.content.trim() === b.content.trim() && (a.supersede_node_id ?? '') === (b.supersede_node_id ?? '');
+}
+
+/** Pending `current` without those the `incoming` ones replace: the same id, or the same fact said again
+ * (the server dismisses the older one, so the panel offers it once, from the newest message). */
+export function replacedBy(current: Suggestion[], incoming: Suggestion[]): Suggestion[] {
+  return current.filter((s) => !incoming.some((n) => n.id === s.id || (n.id > s.id && sameFact(n, s))));
+}
+
 /** Pending suggestions, each fact once (capture can report one fact twice, e.g. as a correction and a value). */
 export function pendingOnce(list: Suggestion[]): Suggestion[] {
   const seen = new Set<string>();
