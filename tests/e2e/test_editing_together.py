@@ -203,3 +203,42 @@ def test_others_see_a_card_move_while_it_is_dragged(browser, server, team):
     assert moved["x"] != 300
     ctx_a.close()
     ctx_b.close()
+
+
+def test_a_peer_replacing_or_deleting_my_text_shows_a_toast(browser, server, team):
+    """Bob keeps his text over alice's card, then deletes another of hers: alice is told, without a dialog."""
+    data, _ = team
+    cid, tokens = data["canvas_id"], data["tokens"]
+    ctx, alice = open_canvas(browser, server, "alice", cid)
+    ids = []
+    for text in ("alice 写的第一条 first note", "alice 写的第二条 second note"):
+        ids.append(
+            alice.evaluate(
+                f"() => window.__canvasweb.submit({{type: 'node.create', node: {{content: '{text}', x: 0, y: {len(ids) * 200}}}}})"
+            )
+        )
+        alice.wait_for_function("() => window.__canvasweb.getState().pending.length === 0")
+    nodes = {n["content"]: n["id"] for n in server_nodes(server, tokens["alice"], cid)}
+    first, second = nodes["alice 写的第一条 first note"], nodes["alice 写的第二条 second note"]
+
+    api(
+        server,
+        tokens["bob"],
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {"op": {"type": "node.update", "id": first, "fields": {"content": "bob's text"}}},
+    )
+    expect(alice.get_by_test_id("toast").filter(has_text="bob replaced your text on")).to_contain_text(
+        "first note", timeout=5_000
+    )
+    api(
+        server,
+        tokens["bob"],
+        "POST",
+        f"/api/canvases/{cid}/ops/",
+        {"op": {"type": "node.delete", "id": second}},
+    )
+    expect(alice.get_by_test_id("toast").filter(has_text="bob deleted")).to_contain_text(
+        "second note", timeout=5_000
+    )
+    ctx.close()

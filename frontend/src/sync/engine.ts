@@ -77,6 +77,7 @@ export class SyncEngine {
   private readonly listeners = new Listeners();
   private readonly noticeListeners = new Listeners<[Notice]>();
   private readonly frameListeners = new Listeners<[ServerFrame]>();
+  private readonly changeListeners = new Listeners<[ChangeEvent]>();
 
   constructor(options: EngineOptions) {
     this.sessionId = options.sessionId ?? randomId().slice(0, 8);
@@ -125,6 +126,19 @@ export class SyncEngine {
 
   onNotice(listener: (n: Notice) => void): () => void {
     return this.noticeListeners.add(listener);
+  }
+
+  /**
+   * Every change event as it arrives (change, catch-up, my own acks), before it is applied: the
+   * document still holds what it replaces. A revision can come twice (ack and change).
+   */
+  onChangeEvent(listener: (ev: ChangeEvent) => void): () => void {
+    return this.changeListeners.add(listener);
+  }
+
+  private receive(ev: ChangeEvent) {
+    this.changeListeners.call(ev);
+    this.confirmed.receive(ev);
   }
 
   private emit() {
@@ -308,7 +322,7 @@ export class SyncEngine {
       case 'changes':
         return this.onChanges(msg as { events?: ChangeEvent[] });
       case 'change':
-        this.confirmed.receive(msg as unknown as ChangeEvent);
+        this.receive(msg as unknown as ChangeEvent);
         this.afterChanges();
         this.emit();
         return;
@@ -369,7 +383,7 @@ export class SyncEngine {
   private onChanges(msg: { events?: ChangeEvent[] }) {
     this.awaitingSync = false;
     this.confirmed.gaps.settle();
-    for (const ev of msg.events ?? []) this.confirmed.receive({ ...ev, type: 'change' });
+    for (const ev of msg.events ?? []) this.receive({ ...ev, type: 'change' });
     this.afterChanges();
     this.emit();
   }
@@ -426,7 +440,7 @@ export class SyncEngine {
     if (p && p.ackedRevision === null) this.committed(p, msg.revision);
     if (!msg.duplicate && typeof msg.revision === 'number') {
       // The ack carries the same changes as the change event for its revision.
-      this.confirmed.receive({
+      this.receive({
         type: 'change',
         revision: msg.revision,
         client_op_id: msg.client_op_id,

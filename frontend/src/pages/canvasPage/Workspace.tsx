@@ -19,6 +19,7 @@ import { useNodeClipboard } from '../../canvas/clipboard/useNodeClipboard';
 import { useUndoRedo } from '../../history/useUndoRedo';
 import { EditSession, EditSessionContext } from '../../canvas/editing/editSession';
 import { ConflictDialog } from '../../canvas/editing/ConflictDialog';
+import { usePeerChangeToasts } from '../../canvas/editing/usePeerChangeToasts';
 import { useTranslation } from 'react-i18next';
 import { CanvasHeader, RevokedBanner } from './CanvasHeader';
 import { initialChatOpen, rememberChatOpen } from './chatOpen';
@@ -72,6 +73,7 @@ export function Workspace({ engine, canvasId, meta, onMeta, chat }: Props) {
     [engine],
   );
   useEffect(() => engine.onNotice((n) => editSession.onNotice(n)), [engine, editSession]);
+  usePeerChangeToasts(engine);
 
   const actions = useMemo<CanvasActions>(
     () => ({
