@@ -7,6 +7,8 @@ import { snippet } from '../../lib/format';
 import { toast } from '../../lib/toast';
 import type { SyncEngine } from '../../sync/engine';
 
+const SEEN_REVISIONS = 500;
+
 export function usePeerChangeToasts(engine: SyncEngine) {
   const { t } = useTranslation('editing');
   useEffect(() => {
@@ -15,6 +17,8 @@ export function usePeerChangeToasts(engine: SyncEngine) {
     return engine.onChangeEvent((ev: ChangeEvent) => {
       if (seen.has(ev.revision)) return;
       seen.add(ev.revision);
+      // A duplicate comes close behind its first copy: the last few hundred revisions are enough to remember.
+      if (seen.size > SEEN_REVISIONS) seen.delete(seen.values().next().value as number);
       const me = engine.getSnapshot().user?.id;
       const actor = ev.actor?.kind === 'user' ? ev.actor.user : null;
       if (!actor || me === undefined) return;
