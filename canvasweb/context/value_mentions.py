@@ -40,8 +40,8 @@ _IDENT_RE = re.compile(
 
 # Text right before a value that names it as the replaced one.
 _OLD_BEFORE_RE = re.compile(
-    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bfrom|\bold|\bprevious(?:ly)?|\bformer|"
-    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|从|不再[按用是要]?)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
+    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bold|\bprevious(?:ly)?|\bformer|"
+    r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|不再[按用是要]?)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
     re.IGNORECASE,
 )
 # Text right after a value that names it as the replaced one.
@@ -217,6 +217,10 @@ def _header_words(text: str) -> frozenset[str]:
 # same kind ("it was Wednesday 08:30 and now it's Thursday 15:40"); alone it is a plain statement
 # in the past tense ("the bill was £240").
 _WAS_BEFORE_RE = re.compile(r"\bwas\s*(?:the\s+)?[$€£¥]?\s*$", re.IGNORECASE)
+# "from 140 to 160", "从180万追加到210万" name the old value; alone, "from" states it ("a
+# starter from 1962", "从2019年起").
+_FROM_BEFORE_RE = re.compile(r"(?:\bfrom|从)\s*(?:the\s+)?[$€£¥]?\s*$", re.IGNORECASE)
+_FROM_TO_AFTER_RE = re.compile(r"^[^。！？!?；;\n]{0,40}?(?:\bto\b|→|->|到|成|为)\s*(?:the\s+)?[$€£¥]?\s*\d")
 
 
 def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) -> bool:
@@ -226,6 +230,7 @@ def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) 
     return bool(
         _OLD_BEFORE_RE.search(before)
         or (replaced_later and _WAS_BEFORE_RE.search(before))
+        or (_FROM_BEFORE_RE.search(before) and _FROM_TO_AFTER_RE.match(text[end : end + 48]))
         or _OLD_AFTER_RE.match(text[end : end + 24])
     )
 

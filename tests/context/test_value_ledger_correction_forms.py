@@ -561,3 +561,29 @@ def test_a_past_tense_statement_keeps_its_value_in_the_prompt():
     # control: the same sentence with a replacement after it still retires the first value
     changed = msgs(("user", "the invoice was €185, after the refund it is €160 now"))
     assert "€185" not in rewritten(changed)[0]
+
+
+# --- "from" -------------------------------------------------------------------------------------------
+
+
+def test_from_names_the_old_value_only_when_a_new_one_follows():
+    changed = find_mentions("the hall deposit went from 140 to 160 after the audit")
+    assert [(m.raw, m.negated) for m in changed] == [("140", True), ("160", False)]
+    zh = find_mentions("团建预算从4万追加到5万，场地也换了")
+    assert [m.negated for m in zh] == [True, False]
+    assert [m.negated for m in find_mentions("the copper kettle is the original one from 1874")] == [False]
+    assert [m.negated for m in find_mentions("从2019年起这条线由他负责")] == [False]
+
+
+def test_a_value_said_with_from_stays_current_beside_a_look_alike():
+    history = msgs(
+        ("user", "history page: the brewery opened in 1874 under his grandmother, he runs it since 2003"),
+        ("assistant", "nice story for the page"),
+        ("user", "and the copper kettle is still the original one from 1874"),
+        ("assistant", "that is a great headline"),
+        ("user", '"our kettle is older than the Eiffel Tower"'),
+        ("assistant", "haha not quite, the tower was finished in 1889"),
+    )
+    out = rewritten(history)
+    assert "1874" in out[0] and "1874" in out[2]
+    assert "old value" not in out[0] + out[2]
