@@ -113,6 +113,20 @@ class Mention:
     unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
 
 
+_BRACKETED_RE = re.compile(r"[(（][^()（）\n]*[)）]")
+
+
+def _open_plain_brackets(text: str, values: Sequence[tuple[int, int, str, str, str]]) -> str:
+    """`text` with the brackets of value-free asides blanked (same length): "Block A (the
+    Chardonnay on the clay) opens below 22%" is one clause whose words say which block; an aside
+    that states a value ("£140 (student £70)") stays a clause of its own."""
+    chars = list(text)
+    for m in _BRACKETED_RE.finditer(text):
+        if not any(m.start() < v[0] < m.end() for v in values):
+            chars[m.start()] = chars[m.end() - 1] = " "
+    return "".join(chars)
+
+
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     out, start = [], 0
     for m in pattern.finditer(text):
@@ -266,7 +280,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
     if not values:
         return ()
     values.sort()
-    clauses = _spans(text, _CLAUSE_BREAK_RE)
+    clauses = _spans(_open_plain_brackets(text, values), _CLAUSE_BREAK_RE)
     sentences = _spans(text, _SENTENCE_BREAK_RE)
     header = _header_words(text)
     # Subject words come from the text around the values, not from the values ("11 August" is no subject).

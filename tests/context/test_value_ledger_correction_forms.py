@@ -587,3 +587,69 @@ def test_a_value_said_with_from_stays_current_beside_a_look_alike():
     out = rewritten(history)
     assert "1874" in out[0] and "1874" in out[2]
     assert "old value" not in out[0] + out[2]
+
+
+# --- items of one list; asides in brackets; a reply confirming a change --------------------------------
+
+
+def test_a_correction_of_one_list_item_leaves_its_siblings():
+    out = rewritten(
+        msgs(
+            (
+                "user",
+                "Ferry fares this season: the early sailing costs €38 per car, the late sailing costs €31 per car.",
+            ),
+            ("assistant", "Got it."),
+            *aside(4),
+            ("user", "Correction: the early sailing is €41 per car now."),
+        )
+    )
+    assert "€38" not in out[0] and "€31" in out[0]
+
+
+def test_a_chinese_correction_of_one_list_item_leaves_its_siblings():
+    out = rewritten(
+        msgs(
+            ("user", "摊位价格：靠河那排（A区）每个3000元，B区每个2500元。"),
+            ("assistant", "好的，记下了。"),
+            *aside(4),
+            ("user", "靠河那排改成每个3200元。"),
+        )
+    )
+    assert "3000元" not in out[0] and "2500元" in out[0]
+
+
+def test_an_aside_in_brackets_names_the_subject_of_its_clause():
+    east, west = find_mentions(
+        "Kiln East (the gas one) fires at 1240 degrees, Kiln West fires at 1180 degrees."
+    )
+    assert {"gas", "east"} <= east.context and "gas" not in west.context
+    out = rewritten(
+        msgs(
+            (
+                "user",
+                "Kiln plan: Kiln East (the gas one) fires at 1240 degrees, Kiln West fires at 1180 degrees.",
+            ),
+            ("assistant", "Noted."),
+            *aside(4),
+            ("user", "the gas one goes to 1260 degrees from now on."),
+        )
+    )
+    assert "1240" not in out[0] and "1180" in out[0]
+    # control: an aside that states a value stays a clause of its own
+    adult, student = find_mentions("Entry is £140 (student £70) for the weekend.")
+    assert "student" in student.context and "student" not in adult.context
+
+
+def test_a_reply_confirming_a_change_touches_only_the_changed_subject():
+    out = rewritten(
+        msgs(
+            ("user", "Alarm levels: north tank alarms at 85%, south tank alarms at 90%."),
+            ("assistant", "Noted."),
+            *aside(2),
+            ("user", "north tank should alarm at 80% instead."),
+            ("assistant", "Done: north tank now alarms at 80%; south tank unchanged."),
+            *aside(2),
+        )
+    )
+    assert "85%" not in out[0] and "90%" in out[0]

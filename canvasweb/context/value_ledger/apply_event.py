@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ..capture.values import compatible
 from ..value_mentions import Mention, same_value
 from .events import _Event
-from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot
+from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
 
 
 def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
@@ -125,7 +125,9 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                     owner[(ev.position, m.start)] = recent
                 continue
             if ev.role != "canvas":
-                slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+                slot = _Slot(
+                    kind=m.type, words=set(m.context), current=m, since=ev.order, stated_in=ev.position
+                )
                 slots.append(slot)
                 if ev.position >= 0:
                     owner[(ev.position, m.start)] = slot
@@ -145,6 +147,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         ]
         if named_here:
             chosen = named_here
+        elif ev.role == "assistant" and any(same and s.retired for _sc, s, same in chosen):
+            # A reply reporting a change the user's message already made ("Block A is now below
+            # 25 %; Block B unchanged") is about that subject only.
+            chosen = [c for c in chosen if c[2]]
+        else:
+            chosen = _without_weaker_siblings(m, chosen, scored)
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
             echo = [c for c in scored if c[3]] or [
@@ -155,7 +163,9 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 s.words |= m.context
                 owner[(ev.position, m.start)] = s
             else:
-                slot = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+                slot = _Slot(
+                    kind=m.type, words=set(m.context), current=m, since=ev.order, stated_in=ev.position
+                )
                 slots.append(slot)
                 owner[(ev.position, m.start)] = slot
             continue
@@ -167,11 +177,37 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             elif s.current is None and m.type == "name":
                 s.since = ev.order  # "no longer Halvorsen … Dr Moreau now": set by this message
             s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
+            if s.current is None or not same_value(m, s.current):
+                s.stated_in = ev.position
             s.current = m
             s.words |= m.context
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _without_weaker_siblings(
+    m: Mention, chosen: list[tuple[float, _Slot, bool]], scored: Sequence[tuple[float, float, _Slot, bool]]
+) -> list[tuple[float, _Slot, bool]]:
+    """Of subjects whose values one message stated together (items of a list: "the spring code
+    gives 12 % off. The student code gives 8 %"), a correction replaces only the one it matches
+    best; the others are facts of their own, however many words they share. Best = most shared
+    subject words, then most shared words of the sentence each value was said in (a clause
+    in brackets often holds the words that tell the items apart)."""
+    overlap = {id(s): ov for _sc, ov, s, _same in scored}
+    said = m.sentence_words | m.context
+
+    def closeness(s: _Slot) -> tuple[float, float]:
+        stated = s.current or (s.retired[-1] if s.retired else None)
+        around = stated.sentence_words if stated is not None else frozenset()
+        return overlap[id(s)], _word_overlap(said, around)
+
+    best_of: dict[int, tuple[float, float]] = {}
+    for _sc, s, same in chosen:
+        if not same and s.stated_in >= 0:
+            best_of[s.stated_in] = max(best_of.get(s.stated_in, (0.0, 0.0)), closeness(s))
+    # Siblings tied on both stay together: nothing tells them apart.
+    return [c for c in chosen if c[2] or c[1].stated_in < 0 or closeness(c[1]) >= best_of[c[1].stated_in]]
 
 
 def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
@@ -180,7 +216,7 @@ def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[in
     it is a share of."""
     holder = next((s for s in slots if s.current is not None and same_value(m, s.current)), None)
     if holder is None:
-        holder = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order)
+        holder = _Slot(kind=m.type, words=set(m.context), current=m, since=ev.order, stated_in=ev.position)
         slots.append(holder)
     else:
         holder.words |= m.context

@@ -30,6 +30,7 @@ class _Slot:
     current: Mention | None
     retired: list[Mention] = field(default_factory=list)
     since: int = -2  # the event whose statement made `current` current
+    stated_in: int = -1  # the message that stated `current` (-1: a canvas event or none)
 
 
 _WEIGHTS: dict[str, float] = {}
@@ -38,7 +39,11 @@ _WEIGHTS: dict[str, float] = {}
 def _overlap(words: frozenset[str], slot: _Slot) -> float:
     """Shared subject words, a word said in many messages counting less (min(1, 4 / messages)).
     Words that say "this changed" ("update", "now", "最新", "改成") are about no subject."""
-    return sum(_WEIGHTS.get(w, 1.0) for w in words & slot.words if w not in _CUE_WORDS)
+    return _word_overlap(words, slot.words)
+
+
+def _word_overlap(words: frozenset[str], other: frozenset[str] | set[str]) -> float:
+    return sum(_WEIGHTS.get(w, 1.0) for w in words & other if w not in _CUE_WORDS)
 
 
 def _shared(words: frozenset[str], slot: _Slot, common_unit: str = "") -> int:
