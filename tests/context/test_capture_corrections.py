@@ -127,3 +127,26 @@ def test_no_conflict_inside_the_constraint_or_when_negated():
     assert conflicts("The migration runs on Mar 4.") == set()
     assert conflicts("Marketing spend is $20k this quarter.") == set()
     assert conflicts("Could we release on Friday?") == set()
+
+
+def test_a_description_with_a_subject_of_its_own_is_no_new_value():
+    for text in (
+        "The printer is actually the one we least need, the scanner matters more.",
+        "Actually the venue is what you picked last spring.",
+    ):
+        assert [f for f in capture_facts(text=text) if f.kind == "correction"] == []
+    # control: a plain noun phrase, possessive included, is the new value
+    (fact,) = capture_facts(text="The venue is actually our old office.")
+    assert fact.kind == "correction" and fact.value == "our old office"
+
+
+def test_a_description_does_not_retire_the_earlier_statement_in_the_history():
+    from canvasweb.context.retire import corrected_by
+    from canvasweb.context.sentences import analyze_text
+
+    (earlier,) = analyze_text("Scanning: 3 scanners, Epson for the archive, the rest from the old lab.")
+    (later,) = analyze_text("Epson is actually the one I trust least, it jammed 12 times last month.")
+    assert corrected_by(earlier, [later]) is None
+    # control: a real new value for the same subject does retire it
+    (fixed,) = analyze_text("Scanning: the archive scanner is actually Canon now.")
+    assert corrected_by(earlier, [fixed]) is not None

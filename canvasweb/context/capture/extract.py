@@ -172,9 +172,18 @@ def value_at(rest: str) -> tuple[str, str] | None:
         break
     m = _VALUE_STOP_RE.search(rest)
     words = rest[: m.start() if m else len(rest)].strip().rstrip(".。!！?？")
-    if not words or len(words) > 60 or len(words.split()) > 6:
+    if not words or len(words) > 60 or len(words.split()) > 6 or _CLAUSE_VALUE_RE.search(words):
         return None
     return words, value_type(words)
+
+
+# Words with a subject of their own describe, they do not name ("Japanese is actually the one I'm
+# least worried about", "the venue is actually what we booked last year"): no value.
+_CLAUSE_VALUE_RE = re.compile(
+    r"^(?:one|what|whatever|how|why|something|anything)\b|\b(?:i|i'm|i've|i'd|we|we're|we've|you|you're|"
+    r"he|she|they|they're|it's)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True)
