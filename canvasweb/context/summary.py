@@ -88,6 +88,8 @@ _PRIORITY = {
 }
 
 
+_VALUE_CATS = frozenset({"number", "name", "negation", "constraint"})
+
 # A sentence that only says no (or names someone) and has fewer than two other words is a reaction.
 _REACTION_CATS = frozenset({"negation", "name"})
 _REACTION_WORDS = frozenset(
@@ -213,6 +215,9 @@ def build_summary(
             if m.role != "user" and not carried:
                 # Only the user corrects or asks; a reply saying "instead" is advice.
                 cats = cats - {"correction", "question"}
+            if "correction" in cats and not (cats & _VALUE_CATS) and not info.value_text:
+                # "the weights thing is scary actually": a cue word without a value ranks as a statement.
+                cats = (cats - {"correction"}) | {"decision"}
             if not cats:
                 if not carried:
                     continue

@@ -243,3 +243,15 @@ def test_a_summary_stored_with_the_earlier_longer_header_carries_no_header_text(
     s = build_summary(messages=[], previous_summary=stored, max_tokens=200)
     assert "1,240 degrees" in s.text
     assert "Summary of earlier turns" not in s.text and s.text.count(SUMMARY_HEADER) == 1
+
+
+def test_a_cue_word_without_a_value_is_no_correction():
+    history = msgs(
+        "The loading dock opens at 07:30 for the courier.",
+        "the parking thing is annoying actually.",
+        "Correction: the courier comes at 08:15 now.",
+    )
+    s = build_summary(messages=history, max_tokens=500)
+    corrections = s.text.split("Corrections (verbatim):", 1)[1]
+    assert "08:15" in corrections and "parking" not in corrections
+    assert "parking thing is annoying" in s.text  # still kept, as a plain statement
