@@ -46,6 +46,7 @@ VALUE_TYPES = (
     "money",
     "duration",
     "percent",
+    "temperature",
     "port",
     "region",
     "version",

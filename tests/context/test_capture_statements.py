@@ -110,3 +110,24 @@ def test_rules_stay_sentences():
 def test_credentials_never_become_values():
     got = capture_facts(text="api_key: sk-live-abcdefghijklmnop1234 and the port is 7000")
     assert all("sk-live" not in f.content + (f.value or "") for f in got)
+
+
+def test_temperatures_are_values_of_their_own_kind():
+    got = [
+        (v.type, v.key) for v in find_values("kiln A at 1240 degrees, the dryer at 65 °C, the fridge −4°F")
+    ]
+    assert got == [("temperature", "c:1240"), ("temperature", "c:65"), ("temperature", "f:-4")]
+    assert same_value("80°C", "80 ℃") and same_value("80 degrees Celsius", "80°C")
+    assert not same_value("80°C", "80°F") and not same_value("80°C", "80")
+    assert [(v.type, v.key) for v in find_values("样本柜设在零下80度，冷藏柜4℃")] == [
+        ("temperature", "c:-80"),
+        ("temperature", "c:4"),
+    ]
+    # control: electricity is counted in 度 too
+    assert [v.type for v in find_values("上个月用了 320 度电")] == ["number"]
+    (fact,) = capture_facts(text="Change the proofing room from 27°C to 29°C.")
+    assert (fact.content, fact.value_type, fact.previous_value) == (
+        "Proofing room: 29°C",
+        "temperature",
+        "27°C",
+    )

@@ -653,3 +653,22 @@ def test_a_reply_confirming_a_change_touches_only_the_changed_subject():
         )
     )
     assert "85%" not in out[0] and "90%" in out[0]
+
+
+def test_an_instruction_that_sets_a_value_replaces_the_old_one():
+    out = rewritten(
+        msgs(
+            ("user", "Greenhouse: the seedling bench is heated to 24°C, the cactus bench to 18°C."),
+            ("assistant", "Noted."),
+            *aside(4),
+            ("user", "set the seedling bench to 26°C from tomorrow"),
+        )
+    )
+    assert "24°C" not in out[0] and "18°C" in out[0]
+    # control: a temperature never replaces a plain number of the same digits
+    out = rewritten(
+        msgs(
+            ("user", "the seedling bench has 24 trays"), *aside(4), ("user", "set the seedling bench to 26°C")
+        )
+    )
+    assert "24 trays" in out[0]

@@ -161,6 +161,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多]))"
         ),
     ),
+    # "80°C", "-18 ℃", "176 °F", "1240 degrees", "65 degrees Celsius", "设在80度" (not "100度电")
+    (
+        "temperature",
+        re.compile(
+            r"(?<![A-Za-z0-9_.])(?P<neg>零下\s*)?(?P<n>[-−]?\d+(?:\.\d+)?)\s*(?:°\s*(?P<u>[CF])?(?![A-Za-z])|(?P<zc>℃|摄氏度)|(?P<zf>℉|华氏度)"
+            r"|degrees?(?:\s+(?P<w>celsius|fahrenheit|c|f)\b)?|度(?![电数]))",
+            re.IGNORECASE,
+        ),
+    ),
     ("percent", re.compile(r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b)", re.IGNORECASE)),
     ("percent", re.compile(r"百分之\s*(?P<n>\d+(?:\.\d+)?)")),
     (
@@ -337,6 +346,10 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
             else unit[:3]
         )
         return f"s:{_fmt(_num(_group(g, 'n', AttributeError)) * _DURATION_SECONDS.get(unit, 1))}"
+    if kind == "temperature":
+        unit = (g.get("u") or g.get("w") or "").lower()[:1] or ("f" if g.get("zf") else "c")
+        degrees = _num(_group(g, "n", AttributeError).replace("−", "-"))
+        return f"{unit}:{_fmt(-abs(degrees) if g.get('neg') else degrees)}"
     if kind == "region":
         return _group(g, "r", AttributeError).lower()
     if kind == "version":
