@@ -31,7 +31,7 @@ from .recall_index import (
     recall_index_for,
     turn_sentences,
 )
-from .recall_signals import asks_for_value, counted_answer, value_score
+from .recall_signals import answer_shape, asks_for_value, counted_answer, value_score
 from .synonyms import expansion
 from .text import normalize_sentence
 from .tokens import TokenCache
@@ -46,6 +46,11 @@ VALUE_LIFT = 0.6
 HIT_VALUE_SENTENCES = 2  # the value lift looks at this many best matching sentences of a turn
 # A "how many X / 多少人 / 多少钱" question lifts turns that state a number of X (or an amount).
 COUNT_LIFT = 0.5
+# A question that asks for an @handle, an email, a web address or a phone number seats the few turns
+# that hold one (at most SHAPE_MAX_HOLDERS) at least at SHAPE_FLOOR of the best score, whatever their words.
+SHAPE_FLOOR = 0.6
+SHAPE_LIFT = 0.5  # and lifts the ones that match the question's words too
+SHAPE_MAX_HOLDERS = 4
 RESTATED_FACTOR = 0.6
 # The reply to a matching question inherits this share of its score (_inherit_from_questions),
 # looking at most ANSWER_REACH turns ahead.
@@ -217,10 +222,10 @@ def rank_turns(
         best, hits = per_turn.get(ci, (0.0, []))
         hits.append((s, si))
         per_turn[ci] = (max(best, s), hits)
-    if not per_turn:
+    if not per_turn and answer_shape(question) is None:
         return []
-    top_turn = max(turn_scores.values()) or 1.0
-    top_sent = max(b for b, _ in per_turn.values()) or 1.0
+    top_turn = max(turn_scores.values(), default=0.0) or 1.0
+    top_sent = max((b for b, _ in per_turn.values()), default=0.0) or 1.0
     top_ctx = max(context_scores.values(), default=0.0) or 1.0
     scored: dict[int, float] = {}
     lift = VALUE_LIFT if asks_for_value(question) else 0.0
@@ -247,8 +252,11 @@ def rank_turns(
             scored[ci] *= 1.0 + lift * _hit_value(candidates[ci], per_turn.get(ci), cache)
         if counted is not None and counted.search(candidates[ci].text):
             scored[ci] *= 1.0 + COUNT_LIFT  # states the count the question asks for
+    _seat_answer_shapes(scored, candidates=candidates, question=question)
     if lift:
         _demote_restated(scored, candidates=candidates, flat_by_ci=flat_by_ci, q=q, cache=cache)
+    if not scored:
+        return []
     lexical = sorted(scored, key=lambda ci: (-scored[ci], -candidates[ci].position))
     if question_vector is not None and vectors:
         dense = [
@@ -276,6 +284,20 @@ def rank_turns(
             break
         result.append((ci, scored[ci] / top, _hit_order(ci, per_turn, candidates)))
     return result
+
+
+def _seat_answer_shapes(
+    scored: dict[int, float], *, candidates: Sequence[RecallCandidate], question: str
+) -> None:
+    shape = answer_shape(question)
+    if shape is None:
+        return
+    holders = [ci for ci, c in enumerate(candidates) if shape.search(c.text)]
+    if not holders or len(holders) > SHAPE_MAX_HOLDERS:
+        return  # none, or too common in this chat to tell the answer apart
+    floor = SHAPE_FLOOR * max(scored.values(), default=1.0)
+    for ci in holders:
+        scored[ci] = max(scored.get(ci, 0.0) * (1.0 + SHAPE_LIFT), floor)
 
 
 def _hit_order(

@@ -94,3 +94,40 @@ def counted_answer(question: str) -> re.Pattern[str] | None:
     ):
         return re.compile(_MONEY_RE, re.I)
     return None
+
+
+# What a question asks for by the shape of its answer, not by its words: "what's the bakery's handle
+# on the photo app?" is answered by "@hartmann.bakes", "their email?" by an address. The answer turn
+# often shares no word with the question, so these shapes find it among the whole history.
+_SHAPE_QUESTIONS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        re.compile(r"\b(?:handle|username|user ?name|insta(?:gram)?|twitter|tiktok)\b|账号|用户名", re.I),
+        re.compile(r"(?<![\w.@])@[A-Za-z0-9_][\w.]{1,29}\b"),
+    ),
+    (
+        re.compile(r"\b(?:e-?mail|mail address|inbox address)\b|邮箱|邮件地址", re.I),
+        re.compile(r"\b[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"),
+    ),
+    (
+        re.compile(
+            r"\b(?:website|web ?site|domain|url|web address|homepage|home page)\b|网址|网站|域名|官网", re.I
+        ),
+        re.compile(
+            r"(?<![\w@.])(?:https?://)?(?:[A-Za-z0-9-]+\.)+(?:com|org|net|io|co|de|uk|fr|es|it|nl|eu|cn|jp|app|dev|"
+            r"info|shop|store|ch|at|se|dk|no|pl|be|au|ca|us)\b(?![\w.-]*@)"
+        ),
+    ),
+    (
+        re.compile(r"\b(?:phone|mobile number|cell number|phone number|number to call)\b|电话|手机号", re.I),
+        re.compile(r"(?<![\w.])\+?\d[\d -]{6,}\d(?![\w.])"),
+    ),
+)
+
+
+def answer_shape(question: str) -> re.Pattern[str] | None:
+    """The pattern of the answer a question asks for by its shape (an @handle, an email address, a
+    web address, a phone number), or None."""
+    for asks, shape in _SHAPE_QUESTIONS:
+        if question and asks.search(question):
+            return shape
+    return None

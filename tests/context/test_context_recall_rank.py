@@ -245,3 +245,33 @@ def test_a_turn_that_states_the_count_is_lifted_above_chat_about_the_subject(mon
     assert rank_of(ranked, 8) == 0
     # the lift is what puts a clear margin between the count and the chat about the shed
     assert (score[8] >= 1.5 * max(score[20], score[22])) == (lift > 0)
+
+
+# --- answers found by their shape ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer, question",
+    [
+        (
+            "oh and the florist posts on insta as @petals.and.moss, cute stuff",
+            "what is the flower shop's username?",
+        ),
+        ("you can reach the caretaker at hausmeister.kern@posteo.de", "what's the caretaker's email?"),
+        ("the choir finally has a page: singwithus-leeds.org", "where is our web site?"),
+        ("花店的账号是 @xiaohua_flowers，粉丝不少", "花店用户名是什么？"),
+    ],
+)
+def test_a_question_that_asks_for_a_shape_finds_the_turn_that_holds_one(answer, question):
+    turns = {7: answer, 30: "the flower shop and the caretaker and the website are on my list for Monday"}
+    cands = chat(turns, n=80, filler=FILLER_ZH if "花" in answer else FILLER_EN)
+    ranked = rank_turns(candidates=cands, question=question)
+    assert rank_of(ranked, 7) is not None and rank_of(ranked, 7) < 3
+
+
+def test_a_shape_said_in_many_turns_does_not_lift_them_all():
+    # control: five @handles, none tells the answer apart; the words decide
+    turns = {i * 10 + 1: f"a fan wrote from @fan_{i}" for i in range(5)}
+    turns[55] = "the bakery account manager is Petra"
+    ranked = rank_turns(candidates=chat(turns, n=70), question="who manages the bakery account?")
+    assert rank_of(ranked, 55) == 0 and all(rank_of(ranked, ci) is None for ci in (1, 11, 21))
