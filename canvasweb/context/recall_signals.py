@@ -119,7 +119,7 @@ _SHAPE_QUESTIONS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         re.compile(r"\b(?:phone|mobile number|cell number|phone number|number to call)\b|电话|手机号", re.I),
-        re.compile(r"(?<![\w.])\+?\d[\d -]{6,}\d(?![\w.])"),
+        re.compile(r"(?<![\w.])(?!\d{4}-\d\d-\d\d\b)\+?\d(?:[ -]?\d){7,14}(?![\w.])"),  # not 2026-04-01
     ),
 )
 

@@ -275,3 +275,14 @@ def test_a_shape_said_in_many_turns_does_not_lift_them_all():
     turns[55] = "the bakery account manager is Petra"
     ranked = rank_turns(candidates=chat(turns, n=70), question="who manages the bakery account?")
     assert rank_of(ranked, 55) == 0 and all(rank_of(ranked, ci) is None for ci in (1, 11, 21))
+
+
+def test_a_phone_number_is_told_from_a_date():
+    from canvasweb.context.recall_signals import answer_shape
+
+    phone = answer_shape("what's the locksmith's phone number?")
+    assert phone is not None
+    assert phone.search("ring him on +44 7700 900461") and phone.search("座机 010-6552-3388")
+    assert (
+        not phone.search("the lease starts 2027-03-01") and answer_shape("when does the lease start?") is None
+    )
