@@ -48,7 +48,7 @@ HIT_VALUE_SENTENCES = 2  # the value lift looks at this many best matching sente
 COUNT_LIFT = 0.5
 # A question that asks for an @handle, an email, a web address or a phone number seats the few turns
 # that hold one (at most SHAPE_MAX_HOLDERS) at least at SHAPE_FLOOR of the best score, whatever their words.
-SHAPE_FLOOR = 0.6
+SHAPE_FLOOR = 0.8
 SHAPE_LIFT = 0.5  # and lifts the ones that match the question's words too
 SHAPE_MAX_HOLDERS = 4
 RESTATED_FACTOR = 0.6

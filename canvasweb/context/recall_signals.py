@@ -90,7 +90,11 @@ def counted_answer(question: str) -> re.Pattern[str] | None:
             return re.compile(_MONEY_RE, re.I)
         return re.compile(rf"(?:\d[\d,.]*|[一二两三四五六七八九十百千万]+)\s*(?:万\s*)?{re.escape(unit)}")
     if re.search(
-        r"\bhow much\b.*\b(?:cost|pay|paid|charge|spend|spent|price|budget|fee)", question or "", re.I
+        r"\bhow much\b.*\b(?:cost|pay|paid|charge|spend|spent|price|budget|fee)"
+        r"|\b(?:what|how much)\b.*\b(?:bill|invoice|cost|price|fee|charge|quote|rent|salary|deposit|fare)s?\b"
+        r"|(?:花了|价格|费用|租金|报价|工资|押金)(?:是)?(?:多少|几)",
+        question or "",
+        re.I,
     ):
         return re.compile(_MONEY_RE, re.I)
     return None
@@ -118,6 +122,15 @@ _SHAPE_QUESTIONS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         ),
     ),
     (
+        re.compile(r"\bhow old\b|\bwhat age\b|年龄|几岁|多大了|多大年纪", re.I),
+        re.compile(
+            r"\b(?:I'm|I am|he's|she's|he is|she is|they're|turn(?:s|ed|ing)?|aged?)\s+\d{1,3}"
+            r"(?=\s*(?:$|[,.!;)]|now\b|today\b|years?\b|this\b|next\b|in\b|on\b|and\b))"
+            r"|\b\d{1,3}(?:\s+|-)years?(?:\s+|-)old\b|\d{1,3}\s*(?:周)?岁",
+            re.I,
+        ),
+    ),
+    (
         re.compile(r"\b(?:phone|mobile number|cell number|phone number|number to call)\b|电话|手机号", re.I),
         re.compile(r"(?<![\w.])(?!\d{4}-\d\d-\d\d\b)\+?\d(?:[ -]?\d){7,14}(?![\w.])"),  # not 2026-04-01
     ),
@@ -126,7 +139,7 @@ _SHAPE_QUESTIONS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 
 def answer_shape(question: str) -> re.Pattern[str] | None:
     """The pattern of the answer a question asks for by its shape (an @handle, an email address, a
-    web address, a phone number), or None."""
+    web address, an age, a phone number), or None."""
     for asks, shape in _SHAPE_QUESTIONS:
         if question and asks.search(question):
             return shape

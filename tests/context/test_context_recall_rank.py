@@ -286,3 +286,33 @@ def test_a_phone_number_is_told_from_a_date():
     assert (
         not phone.search("the lease starts 2027-03-01") and answer_shape("when does the lease start?") is None
     )
+
+
+def test_an_age_question_finds_the_turn_that_says_an_age():
+    turns = {
+        12: "happy birthday Tomasz!! 🎂",
+        13: "thanks! I'm 41 today, feeling ancient",
+        40: "I'm 5 minutes away from the office",
+    }
+    ranked = rank_turns(candidates=chat(turns, n=70), question="how old is Tomasz now?")
+    assert rank_of(ranked, 13) is not None and rank_of(ranked, 13) <= 1  # right after the turn naming him
+    assert rank_of(ranked, 40) is None or rank_of(ranked, 40) > rank_of(ranked, 13)
+    zh = chat({9: "我妈今年68岁了，身体还挺好"}, n=50, filler=FILLER_ZH)
+    assert rank_of(rank_turns(candidates=zh, question="你妈妈多大年纪？"), 9) == 0
+
+
+def test_a_question_about_a_bill_asks_for_an_amount():
+    from canvasweb.context.recall_signals import counted_answer
+
+    for question in (
+        "what was the bill for the boiler service?",
+        "what's the fare to Porto?",
+        "修车花了多少？",
+    ):
+        pattern = counted_answer(question)
+        assert (
+            pattern is not None
+            and pattern.search("in the end it was €280")
+            and pattern.search("一共 1200 元")
+        )
+    assert counted_answer("what was the plan for the boiler?") is None
