@@ -60,7 +60,11 @@ _HOW_MANY_RE = re.compile(
     r"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?([a-z-]+)(?:\s+([a-z-]+))?", re.I
 )
 _CJK_HOW_MANY_RE = re.compile(r"(?:多少|几)\s*([\u4e00-\u9fff])")
-_MONEY_RE = r"(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:万|千)?\s*(?:元|块|美元|欧元|英镑|dollars?|euros?|pounds?))"
+# An amount: with its currency, or a bare 万/亿 amount ("提案费 2.8 万，…"; not "3 万人", "2 万步").
+_MONEY_RE = (
+    r"(?:[$€£¥]\s?\d|\d[\d,.]*\s*(?:万|千)?\s*(?:元|块|美元|欧元|英镑|dollars?|euros?|pounds?)"
+    r"|\d[\d,.]*\s*[万亿](?![\u4e00-\u9fff])|\d[\d,.]*\s*[万亿](?=[了的吧啊呢呀左多]))"
+)
 _STEM_RE = re.compile(r"(?:ies|es|s)$")
 _NOT_NOUNS = frozenset(
     "are is was were do does did have has had will would can could should the our their you they we "

@@ -316,3 +316,12 @@ def test_a_question_about_a_bill_asks_for_an_amount():
             and pattern.search("一共 1200 元")
         )
     assert counted_answer("what was the plan for the boiler?") is None
+
+
+def test_a_bare_wan_amount_answers_a_money_question():
+    from canvasweb.context.recall_signals import counted_answer
+
+    pattern = counted_answer("装修一共要多少钱？")
+    assert pattern is not None
+    assert pattern.search("全包下来 12.5 万，不含家电") and pattern.search("大概 30万左右")
+    assert not pattern.search("小区里住了 3 万人") and not pattern.search("今天走了 2 万步")
