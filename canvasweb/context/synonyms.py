@@ -109,6 +109,12 @@ hospital / clinic / ward / ward beds
 medicine / medication / pills / prescription / dose
 school / class / lesson / course / teacher
 exam / test / assessment
+deposit / down payment / put down / up front / upfront / advance payment
+postmortem / post-mortem / incident review / retro / retrospective / lessons learned
+action items / follow-ups / follow up / todos / to-dos / next steps
+team building / offsite / off-site / outing / away day / company trip
+catalogue / catalog / product list / range / assortment
+sister / brother / sibling / siblings
 """
 
 _ZH_GROUPS = """
@@ -176,6 +182,10 @@ _ZH_GROUPS = """
 面积 / 平米 / 平方米 / 多大
 重量 / 多重 / 公斤 / 千克
 距离 / 多远 / 公里
+团建 / 团队建设 / 集体出游 / 公司旅游 / 出去玩 / 拓展
+押金 / 定金 / 订金 / 首付 / 预付
+复盘 / 回顾会 / 事故复盘 / 总结会
+待办 / 行动项 / 跟进项 / 后续事项
 """
 
 

@@ -44,6 +44,12 @@ def test_chinese_phrases_fire_on_the_text_whatever_the_segmentation():
         ),
         ({23: "my gran got a wool scarf from us as a present"}, FILLER_EN, "what gift did we give grandma?"),
         ({29: "我们在大理订了一家民宿，就在洱海边"}, FILLER_ZH, "他们住什么样的酒店？"),
+        (
+            {31: "the garage wanted a deposit of €400 before ordering the part"},
+            FILLER_EN,
+            "what did we put down up front?",
+        ),
+        ({13: "下个月团建定在千岛湖"}, FILLER_ZH, "公司集体出去玩去哪里？"),
     ],
 )
 def test_a_turn_said_in_other_words_is_recalled(monkeypatch, turns, filler, question):
