@@ -30,7 +30,7 @@ bicycle / bike / cycle
 stolen / stole / taken / theft / robbed / nicked
 coffee / espresso / latte / cappuccino / flat white / drink
 tea / chai / matcha
-price / cost / costs / fee / charge / tariff / rate / pay / paying / paid
+price / cost / costs / fee / charge / tariff / rate / pay / paying / paid / bill
 salary / pay / wage / wages / income / compensation
 budget / spend / spending / funds / funding
 invoice / bill / billing / quote / estimate
@@ -115,6 +115,16 @@ action items / follow-ups / follow up / todos / to-dos / next steps
 team building / offsite / off-site / outing / away day / company trip
 catalogue / catalog / product list / range / assortment
 sister / brother / sibling / siblings
+graphics card / gpu / video card / graphics
+minimum / min spec / minimum spec / lowest / weakest
+wishlist / wishlists / wish list / wishlisted / saved for later / save for later
+monthly / per month / a month / month
+handheld / handhelds / scanner / scanners / scanner guns / scan guns
+gateway / gateways / base station / base stations / access point / hub
+internet / connectivity / backhaul / uplink / connection
+keynote / opening talk / main talk / plenary / headline speaker
+rehearse / rehearsal / rehearsals / practise / practice / rehearsing
+cast / actors / performers / ensemble
 """
 
 _ZH_GROUPS = """
@@ -156,7 +166,7 @@ _ZH_GROUPS = """
 夜班 / 晚班 / 通宵 / 夜里
 班次 / 排班 / 轮班 / 值班
 外包 / 劳务 / 临时工 / 派遣
-供应商 / 厂家 / 厂商 / 合作方 / 乙方
+供应商 / 厂家 / 厂商 / 合作方 / 乙方 / 供货 / 供货商
 客户 / 甲方 / 用户 / 买家
 仓库 / 库房 / 库存 / 货架
 蛋糕 / 点心 / 甜点 / 糕点
@@ -186,6 +196,10 @@ _ZH_GROUPS = """
 押金 / 定金 / 订金 / 首付 / 预付
 复盘 / 回顾会 / 事故复盘 / 总结会
 待办 / 行动项 / 跟进项 / 后续事项
+补给站 / 补给点 / 水站 / 饮水站 / 喝水
+第一天 / 首日 / 头一天 / 当天
+半夜 / 凌晨 / 深夜 / 夜里
+停服务 / 停机 / 停服 / 停机窗口
 """
 
 

@@ -50,6 +50,12 @@ def test_chinese_phrases_fire_on_the_text_whatever_the_segmentation():
             "what did we put down up front?",
         ),
         ({13: "下个月团建定在千岛湖"}, FILLER_ZH, "公司集体出去玩去哪里？"),
+        (
+            {37: "the laptops we lend out have an RTX 3050 GPU"},
+            FILLER_EN,
+            "which graphics card is in the loan machines?",
+        ),
+        ({21: "沿途设 9 个补给点，都有香蕉"}, FILLER_ZH, "跑的时候哪儿能喝水？"),
     ],
 )
 def test_a_turn_said_in_other_words_is_recalled(monkeypatch, turns, filler, question):
