@@ -31,7 +31,14 @@ from .recall_index import (
     recall_index_for,
     turn_sentences,
 )
-from .recall_signals import answer_shape, asks_for_value, counted_answer, value_score
+from .recall_signals import (
+    answer_shape,
+    asks_for_person,
+    asks_for_value,
+    counted_answer,
+    person_score,
+    value_score,
+)
 from .synonyms import expansion
 from .text import normalize_sentence
 from .tokens import TokenCache
@@ -98,17 +105,32 @@ def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
     return cache.memo(key=("recall-value", cand.message.id), source=cand.text, compute=compute)
 
 
+def _turn_person(cand: RecallCandidate, cache: TokenCache | None) -> float:
+    def compute() -> float:
+        return max((person_score(x) for x in turn_sentences(cand.text)), default=0.0)
+
+    if cache is None:
+        return compute()
+    return cache.memo(key=("recall-person", cand.message.id), source=cand.text, compute=compute)
+
+
 def _hit_value(
-    cand: RecallCandidate, hits: tuple[float, list[tuple[float, int]]] | None, cache: TokenCache | None
+    cand: RecallCandidate,
+    hits: tuple[float, list[tuple[float, int]]] | None,
+    cache: TokenCache | None,
+    *,
+    person: bool = False,
 ) -> float:
-    """How much the turn's best matching sentences state a value: in a long turn, a number in
-    another paragraph says nothing about whether the part that matches the question answers it.
-    A turn ranked through its neighbours only (no sentence hit) counts as a whole."""
+    """How much the turn's best matching sentences state a value (for a "who" question: name a
+    person): in a long turn, a number in another paragraph says nothing about whether the part
+    that matches the question answers it. A turn ranked through its neighbours only (no sentence
+    hit) counts as a whole."""
     if not hits:
-        return _turn_value(cand, cache)
+        return _turn_person(cand, cache) if person else _turn_value(cand, cache)
     sentences = turn_sentences(cand.text)
     best = sorted(hits[1], reverse=True)[:HIT_VALUE_SENTENCES]
-    return max((value_score(sentences[si]) for _, si in best if si < len(sentences)), default=0.0)
+    score = person_score if person else value_score
+    return max((score(sentences[si]) for _, si in best if si < len(sentences)), default=0.0)
 
 
 def _demote_restated(
@@ -247,9 +269,10 @@ def rank_turns(
             if carries_nothing(candidates[ci], flat_by_ci.get(ci, ()), cache):
                 del scored[ci]
     counted = counted_answer(question)
+    person = asks_for_person(question)
     for ci in scored:
         if lift:
-            scored[ci] *= 1.0 + lift * _hit_value(candidates[ci], per_turn.get(ci), cache)
+            scored[ci] *= 1.0 + lift * _hit_value(candidates[ci], per_turn.get(ci), cache, person=person)
         if counted is not None and counted.search(candidates[ci].text):
             scored[ci] *= 1.0 + COUNT_LIFT  # states the count the question asks for
     _seat_answer_shapes(scored, candidates=candidates, question=question)

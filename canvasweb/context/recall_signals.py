@@ -55,6 +55,46 @@ def asks_for_value(question: str) -> bool:
     return bool(question and _ASKS_VALUE_RE.search(question))
 
 
+# "who …", "whom", "whose", "谁", "哪位": the answer is a person, so a sentence that names one answers it
+# and a date or a count next to the same words does not.
+_ASKS_PERSON_RE = re.compile(
+    r"^\s*(?:who|whom|whose)\b|\bwho(?:'s| is| was| will| does| did)?\b.*\?\s*$|谁|哪位", re.I
+)
+# A Latin name inside a sentence ("the Wool Hall", "Kevin" in Chinese text); all capitals (HR, PDF) and
+# month and day names are no person.
+_PERSON_LATIN_RE = re.compile(
+    r"(?:(?<=[\w,;:] )|(?<=[\u3400-\u9fff]))[A-Z][a-z\u00c0-\u024f]+|^[A-Z][a-z\u00c0-\u024f]+(?= [A-Z][a-z])"
+)
+_NOT_PERSON_WORDS = frozenset(
+    """I'm I'll I've I'd OK Okay Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February
+    March April May June July August September October November December Mon Tue Wed Thu Fri Sat Sun""".split()
+)
+# A Chinese name: a common surname that is rarely the first character of another word, then one or two
+# characters ("张雯", "刘建国"; not "17 张表", where 张 counts sheets), or a familiar form ("阿飞").
+_CJK_SURNAMES = "王李赵刘陈杨吴徐孙胡朱郭罗梁宋郑韩唐冯曹袁邓沈彭吕苏卢蒋蔡贾魏薛潘杜汪姜邱廖邹熊孟秦"
+_CJK_PERSON_RE = re.compile(
+    rf"(?<![\d一二两三四五六七八九十几每多半整这那哪])(?<![\d一二两三四五六七八九十几]\s)"
+    rf"(?:[{_CJK_SURNAMES}]|(?<![\u4e00-\u9fff])张)[\u4e00-\u9fff]{{1,2}}"
+    rf"|阿(?!姨)[\u4e00-\u9fff]|[老小](?:[{_CJK_SURNAMES}张])"
+)
+
+
+def asks_for_person(question: str) -> bool:
+    """True when the question asks who: its answer names a person (or a team, a firm)."""
+    return bool(question and _ASKS_PERSON_RE.search(question))
+
+
+def person_score(sentence: str) -> float:
+    """0..1: how much a sentence looks like it names a person; a bare number or date counts little."""
+    if not sentence:
+        return 0.0
+    if _CJK_PERSON_RE.search(sentence):
+        return 1.0
+    if any(n not in _NOT_PERSON_WORDS for n in _PERSON_LATIN_RE.findall(sentence)):
+        return 1.0
+    return 0.2 if _DIGIT_RE.search(sentence) or _CJK_NUMBER_RE.search(sentence) else 0.0
+
+
 # "how many prompts …", "how many of the scanner guns …", "多少人", "几个服", "多少钱": what the answer counts.
 _HOW_MANY_RE = re.compile(
     r"\bhow many\s+(?:of\s+(?:the|our|their|those|these)\s+)?([a-z-]+)(?:\s+([a-z-]+))?", re.I

@@ -325,3 +325,59 @@ def test_a_bare_wan_amount_answers_a_money_question():
     assert pattern is not None
     assert pattern.search("全包下来 12.5 万，不含家电") and pattern.search("大概 30万左右")
     assert not pattern.search("小区里住了 3 万人") and not pattern.search("今天走了 2 万步")
+
+
+# --- "who" questions: a turn that names a person outranks one that only holds a number ----------
+
+
+@pytest.mark.parametrize(
+    ("turns", "question", "answer"),
+    [
+        (
+            {
+                8: "the opening speech gets 12 minutes, and whoever gives it must send slides by 3 May",
+                20: "for the opening speech we have Ruth Abernathy, she said yes this morning",
+            },
+            "who gives the opening speech?",
+            20,
+        ),
+        (
+            {
+                6: "开幕致辞大概 10 分钟，致辞人 5 月 3 日前定下来",
+                22: "开幕致辞定了，由宋嘉怡来，她今天答应了",
+            },
+            "开幕致辞是谁？",
+            22,
+        ),
+        (
+            {
+                6: "周年庆的摄影要 3 个机位，跟拍 6 小时",
+                22: "摄影就找阿宽，他拍过我们去年的周年庆",
+            },
+            "周年庆谁来摄影？",
+            22,
+        ),
+    ],
+)
+def test_a_who_question_prefers_the_turn_that_names_a_person(turns, question, answer):
+    filler = FILLER_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in question) else FILLER_EN
+    ranked = rank_turns(candidates=chat(turns, n=60, filler=filler), question=question)
+    other = next(ci for ci in turns if ci != answer)
+    assert rank_of(ranked, answer) == 0 and rank_of(ranked, other) is not None
+
+
+def test_a_person_is_told_from_a_counted_thing():
+    from canvasweb.context.recall_signals import asks_for_person, person_score
+
+    assert asks_for_person("who is chairing the panel?") and asks_for_person("这件事哪位负责？")
+    assert not asks_for_person("when does the panel start?")
+    named = ["请刘经理确认合同", "这张表交给老陈", "the panel goes to Dita Novak", "阿宽负责拍照"]
+    assert all(person_score(s) == 1.0 for s in named)
+    counted = [
+        "打印三张表",
+        "桌上放了 17 张卡片",
+        "HR 更新了名单，342 人",
+        "the panel starts on 3 May",
+        "阿姨周三来",
+    ]
+    assert all(person_score(s) < 0.5 for s in counted)
