@@ -80,6 +80,16 @@ def live_server_url(tmp_path_factory, scripted_model):
     cluster.stop()
 
 
+@pytest.fixture(scope="session")
+def no_model_server(live_server_url):
+    """A second Daphne on the same database with no LLM_* settings: chat turns end in MODEL_NOT_CONFIGURED."""
+    env = {k: v for k, v in live_server_url.extra_env.items() if not k.startswith("LLM_")}
+    cluster = Cluster(database_url=live_server_url.database_url, redis_url=None, extra_env=env)
+    cluster.start(1)
+    yield cluster
+    cluster.stop()
+
+
 @pytest.fixture
 def server(live_server_url, scripted_model):
     scripted_model.reset()

@@ -300,3 +300,38 @@ def test_a_fact_said_to_be_internal_is_added_internal_and_viewers_never_get_it(
     expect(v.get_by_test_id(f"node-{internal['id']}")).to_have_count(0)
     ctx_b.close()
     ctx_v.close()
+
+
+@pytest.mark.parametrize(
+    ("ui_language", "title", "hint"),
+    [
+        ("en", "No model is configured", "see README"),
+        ("zh-Hans", "尚未配置模型", "请在服务器上设置 LLM_BASE_URL"),
+    ],
+)
+def test_no_model_reply_is_the_same_error_card_after_reload(
+    browser, server, no_model_server, chat_canvas, ui_language, title, hint
+):
+    ctx, page = open_canvas_as(
+        browser, no_model_server, "alice", chat_canvas["canvas_id"], ui_language=ui_language
+    )
+    ask(page, "数据库端口是多少？")
+    reply = page.locator("[data-role='assistant']").last
+    expect(reply).to_have_attribute("data-status", "error", timeout=30_000)
+    card = reply.get_by_test_id("chat-error")
+    expect(card).to_have_attribute("data-code", "MODEL_NOT_CONFIGURED")
+    live = card.inner_text()
+
+    page.reload()
+    reply = page.locator("[data-role='assistant']").last
+    card = reply.get_by_test_id("chat-error")
+    expect(card).to_have_attribute("data-code", "MODEL_NOT_CONFIGURED", timeout=10_000)
+    expect(card).to_contain_text(title)
+    expect(card).to_contain_text(hint)
+    assert card.inner_text() == live
+    expect(reply.get_by_test_id("assistant-text")).to_have_count(0)
+    if ui_language == "zh-Hans":
+        # The server's hints are English only; the Chinese card shows none of them.
+        for english in ("No model is configured", "restart", "README", "benchmarks"):
+            expect(card).not_to_contain_text(english)
+    ctx.close()

@@ -212,6 +212,8 @@ export interface ChatMessage {
   content: string;
   status: MessageStatus;
   error: string | { code?: string; message?: string } | null;
+  /** failed replies: the stored error code (e.g. MODEL_NOT_CONFIGURED), so a reload shows the same card */
+  error_code?: string | null;
   token_count: number;
   model_request_id: number | null;
   created_at: string;

@@ -3,7 +3,7 @@
 import { useCallback } from 'react';
 import type { ChatMessage, ContextReport, LLMStatus, Suggestion } from '../api/types';
 import { RedoIcon, ScanEyeIcon, SparklesIcon } from '../components/Icons';
-import { handlesFor, messageErrorText, type AgentActionEvent, type ChatErrorInfo, type ChatNotice } from './chatState';
+import { handlesFor, messageErrorInfo, type AgentActionEvent, type ChatErrorInfo, type ChatNotice } from './chatState';
 import { MarkdownText } from './markdown/MarkdownText';
 import { AgentActions, CapturedFacts } from './MessageChips';
 import { useTranslation } from 'react-i18next';
@@ -22,10 +22,12 @@ LLM_MODEL=gpt-4o-mini
 # LLM_BASE_URL=http://127.0.0.1:11434/v1  (Ollama)`;
 
 export function ConfigHelp({ status }: { status: LLMStatus | null }) {
-  const { t } = useTranslation('chat');
+  const { t, i18n } = useTranslation('chat');
+  // The server's hint is English only; other languages get the catalogue's text.
+  const serverHint = i18n.language === 'en' ? status?.help : null;
   return (
     <div className="config-help">
-      <p>{status?.help ?? t('configHelp')}</p>
+      <p>{serverHint ?? t('configHelp')}</p>
       <pre className="mono-block">{CONFIG_SNIPPET}</pre>
       <p className="muted small">{t('worksWithoutModel')}</p>
     </div>
@@ -112,7 +114,7 @@ export function Message({
     );
   }
   const failed = m.status === 'error';
-  const info: ChatErrorInfo | undefined = failed ? error ?? { code: 'ERROR', message: messageErrorText(m) } : undefined;
+  const info: ChatErrorInfo | undefined = failed ? messageErrorInfo(m, error) : undefined;
   const settled = !streaming && (m.status === 'complete' || m.status === 'stopped');
   return (
     <li className={`chat-msg assistant status-${m.status}`} data-testid={`chat-message-${m.id}`} data-role="assistant" data-status={m.status}>

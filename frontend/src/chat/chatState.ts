@@ -14,7 +14,7 @@ import type { ChatAction, ChatState } from './state/types';
 
 export type { ActiveStream, AgentActionEvent, ChatAction, ChatErrorInfo, ChatNotice, ChatState, PendingQuestion } from './state/types';
 export { INITIAL_CHAT } from './state/types';
-export { messageErrorText } from './state/messages';
+export { messageErrorInfo, messageErrorText } from './state/messages';
 export { pendingOnce } from './state/suggestions';
 export { charCount, handlesFor, MAX_QUESTION_CHARS, questionFor, visibleMessages } from './state/views';
 

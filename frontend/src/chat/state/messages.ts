@@ -52,3 +52,10 @@ function errorText(err: ChatMessage['error']): string {
 export function messageErrorText(m: ChatMessage, info?: ChatErrorInfo): string {
   return info?.message || errorText(m.error) || i18n.t('chat:replyFailedText');
 }
+
+/** The error card of a failed reply: the live frame's error, else the stored `error_code` (after a reload). */
+export function messageErrorInfo(m: ChatMessage, live?: ChatErrorInfo): ChatErrorInfo {
+  if (live) return live;
+  const stored = typeof m.error === 'object' && m.error ? m.error.code : undefined;
+  return { code: m.error_code || stored || 'ERROR', message: messageErrorText(m) };
+}
