@@ -161,3 +161,58 @@ def test_viewer_gets_a_read_only_canvas_without_internal_nodes(browser, server, 
     shot(c, "sync-06-viewer-read-only")
     ctx_a.close()
     ctx_c.close()
+
+
+# Counts the sockets the page opens (window.__sockets), so the test can see reconnect attempts.
+COUNT_SOCKETS = """(() => {
+  const Real = window.WebSocket;
+  window.__sockets = 0;
+  window.WebSocket = class extends Real {
+    constructor(...args) { super(...args); window.__sockets += 1; }
+  };
+})();"""
+
+
+def test_no_network_is_offline_without_retries_and_back_online_reconnects(
+    browser, server, canvas_setup, shot
+):
+    canvas_id = canvas_setup["canvas_id"]
+    ctx, page = open_canvas_as(
+        browser, server, "bob", canvas_id, viewport={"width": 1800, "height": 900}, ui_language="zh-Hans"
+    )
+    ctx.add_init_script(COUNT_SOCKETS)
+    page.reload()
+    status = page.get_by_test_id("connection-status")
+    expect(status).to_have_attribute("data-status", "online", timeout=10_000)
+
+    ctx.set_offline(True)
+    expect(status).to_have_text("离线")
+    expect(status).to_have_attribute("data-status", "offline")
+    expect(page.get_by_test_id("connection-retry")).to_have_count(0)
+    opened = page.evaluate("() => window.__sockets")
+    page.wait_for_timeout(4_000)  # backoff 0.5 + 1 + 2 s would have tried three times
+    assert page.evaluate("() => window.__sockets") == opened
+    expect(page.get_by_test_id("connection-retry")).to_have_count(0)
+    shot(page, "sync-07-no-network")
+
+    ctx.set_offline(False)
+    expect(status).to_have_text("在线", timeout=3_000)
+    assert page.evaluate("() => window.__sockets") == opened + 1
+    ctx.close()
+
+
+def test_a_lost_connection_with_the_network_up_offers_retry(browser, server, canvas_setup):
+    ctx, page = open_canvas(browser, server, "bob", canvas_setup["canvas_id"])
+    # The server turns every new socket away, so the client waits between attempts with the network up.
+    refuse = [True]
+    page.route_web_socket(
+        "**/ws/canvases/**", lambda ws: ws.close(code=1011) if refuse[0] else ws.connect_to_server()
+    )
+    page.evaluate("() => window.__canvasweb.engine().connectionLost()")
+    expect(page.get_by_test_id("connection-status")).to_have_text("reconnecting")
+    retry = page.get_by_test_id("connection-retry")
+    expect(retry).to_be_visible(timeout=5_000)
+    refuse[0] = False
+    retry.click()
+    expect(page.get_by_test_id("connection-status")).to_have_text("online", timeout=5_000)
+    ctx.close()

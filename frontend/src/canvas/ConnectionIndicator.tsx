@@ -18,7 +18,7 @@ export function ConnectionIndicator({ state, engine }: { state: EngineState; eng
   let title = t('connection.connectedHint');
   if (state.status === 'connecting') title = t('connection.connecting');
   else if (status === 'reconnecting') title = secs ? t('connection.retryingIn', { count: secs }) : t('connection.reconnectingHint');
-  else if (status === 'offline') title = state.revoked ? t('connection.revoked') : t('connection.offlineHint');
+  else if (status === 'offline') title = state.revoked ? t('connection.revoked') : state.networkDown ? t('connection.noNetworkHint') : t('connection.offlineHint');
 
   return (
     <div className={`conn conn-${status}`} title={title}>
@@ -29,8 +29,9 @@ export function ConnectionIndicator({ state, engine }: { state: EngineState; eng
       <span className={`conn-pending${pending ? '' : ' none'}`} title={t('connection.pendingHint', { count: pending })}>
         <Trans t={t} i18nKey="connection.queued" values={{ count: pending }} components={{ n: <span data-testid="pending-count" /> }} />
       </span>
+      {/* Offline for want of a network there is nothing to retry: the `online` event reconnects. */}
       {status === 'reconnecting' && state.nextRetryAt && (
-        <button className="link-btn small" onClick={() => engine.reconnectNow()}>
+        <button className="link-btn small" onClick={() => engine.reconnectNow()} data-testid="connection-retry">
           {t('connection.retryNow')}
         </button>
       )}

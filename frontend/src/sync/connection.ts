@@ -1,5 +1,6 @@
 // The engine's socket and its lifecycle: connecting, online, reconnecting with backoff after a
-// loss, offline on request or when membership is revoked (close 4403). Events of sockets already
+// loss, offline on request, when membership is revoked (close 4403) or while the browser has no
+// network (no attempts then; the window's `online` event reconnects at once). Events of sockets already
 // replaced are ignored (a generation counter); a silent socket is dropped by the heartbeat.
 
 import i18n from 'i18next';
@@ -34,6 +35,8 @@ export class Connection {
   revoked = false;
   /** goOffline() was called */
   forcedOffline = false;
+  /** the browser reports no network: waiting for it instead of retrying */
+  networkDown = false;
   /** when the next reconnect attempt is due (epoch ms) */
   nextRetryAt: number | null = null;
   socket: SocketLike | null = null;
@@ -76,7 +79,9 @@ export class Connection {
 
   /** The browser says the network is gone: stop trusting the socket now instead of at the next heartbeat. */
   connectionLost(): void {
-    if (!this.socket || this.stopped || this.forcedOffline || this.revoked) return;
+    if (this.stopped || this.forcedOffline || this.revoked) return;
+    // Between attempts with the network still up there is nothing to drop; offline, the pending retry goes.
+    if (!this.socket && this.opts.isOnline()) return;
     this.teardown();
     this.scheduleReconnect();
     this.host.changed();
@@ -99,6 +104,12 @@ export class Connection {
 
   connect(): void {
     if (this.stopped || this.forcedOffline || this.revoked) return;
+    if (!this.opts.isOnline()) {
+      this.waitForNetwork();
+      this.host.changed();
+      return;
+    }
+    this.networkDown = false;
     this.nextRetryAt = null;
     this.status = this.everConnected || this.reconnect.attempt > 0 ? 'reconnecting' : 'connecting';
     const gen = ++this.generation;
@@ -175,9 +186,19 @@ export class Connection {
 
   private scheduleReconnect() {
     if (this.stopped || this.forcedOffline || this.revoked) return;
+    if (!this.opts.isOnline()) return this.waitForNetwork();
     const delay = this.reconnect.schedule(() => this.connect());
     this.status = 'reconnecting';
     this.nextRetryAt = this.opts.now() + delay;
+  }
+
+  /** Attempts would only fail: stay offline until the browser's `online` event calls reconnectNow(). */
+  private waitForNetwork() {
+    this.reconnect.cancel();
+    this.reconnect.reset();
+    this.networkDown = true;
+    this.status = 'offline';
+    this.nextRetryAt = null;
   }
 
   private handleRaw(data: unknown) {

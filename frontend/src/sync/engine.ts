@@ -205,6 +205,7 @@ export class SyncEngine {
       connectionId: this.connectionId,
       revoked: this.conn.revoked,
       forcedOffline: this.conn.forcedOffline,
+      networkDown: this.conn.networkDown,
       nextRetryAt: this.conn.nextRetryAt,
     };
   }

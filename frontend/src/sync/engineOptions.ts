@@ -22,6 +22,8 @@ export interface EngineOptions {
   pendingStore?: PendingStore;
   random?: () => number;
   now?: () => number;
+  /** whether the browser has a network (navigator.onLine); no reconnect attempts while it says no */
+  isOnline?: () => boolean;
 }
 
 /** Every option but the session id and the store, with its default filled in. */
@@ -46,5 +48,6 @@ export function engineSettings(options: EngineOptions): EngineSettings {
     rateLimitPauseMs: options.rateLimitPauseMs ?? 250,
     random: options.random ?? Math.random,
     now: options.now ?? (() => Date.now()),
+    isOnline: options.isOnline ?? (() => typeof navigator === 'undefined' || navigator.onLine !== false),
   };
 }

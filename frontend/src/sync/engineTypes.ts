@@ -111,6 +111,8 @@ export interface EngineState {
   revoked: boolean;
   /** goOffline() was called */
   forcedOffline: boolean;
+  /** the browser reports no network (navigator.onLine false): offline, no reconnect attempts */
+  networkDown: boolean;
   /** when the next reconnect attempt is due (epoch ms) */
   nextRetryAt: number | null;
 }
