@@ -132,3 +132,32 @@ def test_chat_conversation_keeps_its_height_under_banner_suggestion_and_preview(
     )
     assert area["y"] + area["height"] <= page.get_by_test_id("chat-input").bounding_box()["y"]
     context.close()
+
+
+def test_minimap_starts_collapsed_on_a_narrow_canvas_and_keeps_the_users_choice(browser, server):
+    data = server.e2e_setup(users=["alice"], owner="alice", name="Narrow canvas")
+    cid = data["canvas_id"]
+    add_node(server, data["tokens"]["alice"], cid, "一条便签 a note", 0, 0)
+
+    # A wide canvas area: the map is open.
+    ctx, page = open_canvas(browser, server, "alice", cid, viewport={"width": 1800, "height": 900})
+    assert page.get_by_test_id("canvas").bounding_box()["width"] >= 720
+    expect(page.locator(".react-flow__minimap")).to_have_count(1)
+    ctx.close()
+
+    # A tablet-sized window (not a phone) leaves the canvas under 720 px: collapsed, but it can be expanded.
+    ctx, page = open_canvas(browser, server, "alice", cid, viewport={"width": 700, "height": 800})
+    expect(page.locator(".react-flow__node").first).to_be_visible()
+    assert page.get_by_test_id("canvas").bounding_box()["width"] < 720
+    toggle = page.get_by_test_id("minimap-toggle")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    expect(page.locator(".react-flow__minimap")).to_have_count(0)
+    toggle.click()
+    expect(page.locator(".react-flow__minimap")).to_be_visible()
+
+    # Expanding is remembered: the stored choice wins over the width on the next load.
+    page.reload()
+    expect(page.locator(".react-flow__node").first).to_be_visible(timeout=10_000)
+    expect(page.locator(".react-flow__minimap")).to_be_visible()
+    expect(page.get_by_test_id("minimap-toggle")).to_have_attribute("aria-pressed", "true")
+    ctx.close()

@@ -1,8 +1,9 @@
 // The mini map in the canvas's bottom-right corner, small and collapsible: with chat and inspector open
-// the canvas is narrow, and a big map would hide the cards it is meant to help find.
+// the canvas is narrow, and a big map would hide the cards it is meant to help find. So on a canvas
+// area under 720 px (or a phone) it starts collapsed unless the user left it open.
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { MiniMap, Panel } from '@xyflow/react';
+import { MiniMap, Panel, useStore } from '@xyflow/react';
 import { MapIcon, XIcon } from '../components/Icons';
 import { kindMeta } from './kinds';
 import type { CardNode } from './NodeCard';
@@ -10,24 +11,32 @@ import { isPhoneWidth } from './narrowScreen';
 import './CanvasMiniMap.css';
 
 export const MINIMAP_SIZE = { width: 150, height: 100 };
-const OPEN_KEY = 'canvasweb.miniMapOpen';
+/** on a canvas area narrower than this the map starts collapsed (it would hide too many cards) */
+export const MINIMAP_MIN_CANVAS_WIDTH = 720;
+export const OPEN_KEY = 'canvasweb.miniMapOpen';
 
-/** Open as last left; on a phone it starts closed (it would cover a quarter of the canvas). */
-function initialOpen(): boolean {
+/** The choice the user left, if any; on a phone it starts closed (it would cover a quarter of the canvas). */
+function storedOpen(): boolean | null {
+  if (isPhoneWidth()) return false;
   try {
     const saved = window.localStorage.getItem(OPEN_KEY);
-    if (saved === '1' || saved === '0') return saved === '1' && !isPhoneWidth();
+    if (saved === '1' || saved === '0') return saved === '1';
   } catch {
     /* storage blocked */
   }
-  return !isPhoneWidth();
+  return null;
 }
 
 export function CanvasMiniMap() {
   const { t } = useTranslation('editing');
-  const [open, setOpen] = useState(initialOpen);
+  // React Flow's measured pane width (0 until measured).
+  const canvasWidth = useStore((s) => s.width);
+  const [choice, setChoice] = useState<boolean | null>(storedOpen);
+  // No stored choice: decided once, from the first measured width, and not saved (the user's toggle is).
+  if (choice === null && canvasWidth > 0) setChoice(canvasWidth >= MINIMAP_MIN_CANVAS_WIDTH);
+  const open = choice === true;
   const toggle = () => {
-    setOpen(!open);
+    setChoice(!open);
     try {
       window.localStorage.setItem(OPEN_KEY, open ? '0' : '1');
     } catch {
