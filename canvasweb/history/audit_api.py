@@ -70,11 +70,15 @@ def _query_time(request, name: str) -> datetime | None:
         return None
     try:
         value = parse_datetime(raw) if raw else None
-    except ValueError:
+        # In UTC here, not in the query: an offset that moves the time past year 1 or 9999
+        # ("9999-12-31T23:59:59-23:59") overflows, which the database adapter raised as a 500.
+        if value is not None:
+            value = make_aware(value, UTC) if is_naive(value) else value.astimezone(UTC)
+    except (ValueError, OverflowError):
         value = None
     if value is None:
         raise InvalidOperation(f"{name} must be an ISO 8601 date-time, e.g. 2026-12-01T09:30:00Z", field=name)
-    return make_aware(value, UTC) if is_naive(value) else value
+    return value
 
 
 def _query_node(request) -> str | None:

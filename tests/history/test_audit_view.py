@@ -91,6 +91,9 @@ def test_filters_by_actor_kind_node_and_time(canvas, history, client_for, alice,
         ({"until": ""}, "until"),
         ({"node_id": ""}, "node_id"),
         ({"since": "2026-12-02T00:00:00Z", "until": "2026-12-01T00:00:00Z"}, "since"),
+        # The offset moves these past year 9999 / before year 1 in UTC (was a 500).
+        ({"since": "9999-12-31T23:59:59-23:59"}, "since"),
+        ({"until": "0001-01-01T00:00:00+01:00"}, "until"),
         ({"limit": "0"}, "limit"),
     ],
 )
