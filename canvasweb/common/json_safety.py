@@ -1,11 +1,14 @@
 """Input checks every JSON surface shares (REST bodies, WebSocket frames, import files).
 
-Two kinds of JSON that parse fine in Python and break later:
+Three kinds of JSON that parse fine in Python and break later:
 
 - a lone surrogate escape (`"a\\ud800b"`): a valid JSON string that no UTF-8
   encoder accepts (the audit hash, the database, the socket all fail on it);
 - an integer literal too large for a float (`1000…0` with 400 digits):
-  `float()` raises OverflowError where a finite-number check expected a value.
+  `float()` raises OverflowError where a finite-number check expected a value;
+- a NUL character (`"a\\u0000b"`): PostgreSQL stores it in no text or jsonb
+  column, so a canvas name, a conversation title, a `client_op_id` or a chat
+  question holding one failed at the INSERT (a 500 on Postgres only).
 
 `find_unsafe` names the first such value by its path so callers can answer
 `INVALID` with the field; `finite_float` is the number check that never raises.
@@ -31,6 +34,20 @@ def has_lone_surrogate(text: str) -> bool:
     return False
 
 
+def _text_problem(text: str) -> str | None:
+    """What makes `text` unstorable, or None."""
+    if has_lone_surrogate(text):
+        return "a lone surrogate (not valid Unicode text)"
+    if "\x00" in text:
+        return "a NUL character (\\u0000), which cannot be stored"
+    return None
+
+
+def is_storable_text(text: str) -> bool:
+    """False for text holding a lone surrogate or a NUL character."""
+    return _text_problem(text) is None
+
+
 def finite_float(value: Any) -> float | None:
     """`value` as a finite float, or None for anything else (bools, strings, NaN, ints beyond float range)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -49,14 +66,16 @@ def _join(path: str, key: str | int) -> str:
 
 
 def find_unsafe(value: Any, path: str = "", *, non_finite: bool = False) -> tuple[str, str] | None:
-    """(field path, message) of the first string with a lone surrogate or integer too large for a float;
-    with `non_finite`, also of the first NaN or ±Infinity (for text parsed with those literals allowed)."""
+    """(field path, message) of the first string with a lone surrogate or a NUL character, or integer too
+    large for a float; with `non_finite`, also of the first NaN or ±Infinity (for text parsed with those
+    literals allowed)."""
     stack: list[tuple[Any, str, int]] = [(value, path, 0)]
     while stack:
         item, where, depth = stack.pop()
         if isinstance(item, str):
-            if has_lone_surrogate(item):
-                return where, f"{where or 'the body'} contains a lone surrogate (not valid Unicode text)"
+            problem = _text_problem(item)
+            if problem is not None:
+                return where, f"{where or 'the body'} contains {problem}"
         elif isinstance(item, bool):
             continue
         elif isinstance(item, int):
@@ -68,11 +87,9 @@ def find_unsafe(value: Any, path: str = "", *, non_finite: bool = False) -> tupl
                 return where, f"{name} must be a finite number"
         elif depth < _MAX_DEPTH and isinstance(item, dict):
             for key, child in reversed(list(item.items())):
-                if isinstance(key, str) and has_lone_surrogate(key):
-                    return (
-                        where,
-                        f"{where or 'the body'} has a key with a lone surrogate (not valid Unicode text)",
-                    )
+                problem = _text_problem(key) if isinstance(key, str) else None
+                if problem is not None:
+                    return where, f"{where or 'the body'} has a key with {problem}"
                 stack.append((child, _join(where, key), depth + 1))
         elif depth < _MAX_DEPTH and isinstance(item, list):
             for index in range(len(item) - 1, -1, -1):

@@ -1,8 +1,10 @@
-"""Hostile input on every surface: lone surrogates and integers too large for a float.
+"""Hostile input on every surface: lone surrogates, NUL characters and integers too large for a float.
 
 Both are valid JSON that Python parses, and both used to fail deep inside the server (OverflowError in a
 float check, UnicodeEncodeError in the audit hash): 500 text/html over REST, `INTERNAL` over the socket.
-Here they must be refused at parse time as `400 INVALID` / reject `INVALID` naming the field, with nothing
+A NUL character is stored by SQLite but by no PostgreSQL text or jsonb column: a canvas name, a
+conversation title, a `client_op_id` or a chat question holding one was a 500 (REST) or `INTERNAL`
+(socket) on Postgres only. Here they must be refused at parse time as `400 INVALID` / reject `INVALID` naming the field, with nothing
 written and the socket kept. The fuzz (hypothesis) puts one such value at a random place of a valid body
 for every REST endpoint that takes a body and every WebSocket message type.
 """
@@ -30,6 +32,7 @@ from tests.reliability.conftest import env_int
 
 HUGE = 10**400
 SURROGATE = "a\ud800b"
+NUL = "a\x00b"
 DOCUMENTED_CODES = {
     "INVALID",
     "NOT_FOUND",
@@ -176,6 +179,50 @@ def test_canvas_name_conversation_title_and_import_with_surrogate(world):
         field="viewport.x",
     )
     assert _counts() == before
+
+
+def test_nul_in_names_titles_op_ids_and_usernames_is_400_invalid_with_field(world):
+    # Each of these reached an INSERT (or a lookup) and was a 500 on PostgreSQL.
+    client, canvas = world["client"], world["canvas"]
+    before = _counts()
+    _assert_json_error(_raw_post(client, "/api/canvases/", {"name": NUL}), field="name")
+    _assert_json_error(
+        _raw_post(client, "/api/canvases/", {"name": "n", "description": NUL}), field="description"
+    )
+    _assert_json_error(_raw_post(client, f"/api/canvases/{canvas.pk}/", {"name": NUL}, "patch"), field="name")
+    _assert_json_error(
+        _raw_post(client, f"/api/canvases/{canvas.pk}/conversations/", {"title": NUL}), field="title"
+    )
+    _assert_json_error(
+        _raw_post(
+            client,
+            f"/api/canvases/{canvas.pk}/ops/",
+            {"client_op_id": NUL, "op": {"type": "node.move", "id": world["node"], "x": 1, "y": 1}},
+        ),
+        field="client_op_id",
+    )
+    _assert_json_error(
+        _raw_post(client, f"/api/canvases/{canvas.pk}/members/", {"username": NUL, "role": "viewer"}),
+        field="username",
+    )
+    _assert_json_error(
+        _raw_post(APIClient(), "/api/auth/token/", {"username": NUL, "password": "x"}), field="username"
+    )
+    document = {"nodes": [], "edges": [], "canvasweb": {"name": NUL}}
+    _assert_json_error(_raw_post(client, "/api/canvases/import/", document), field="canvasweb.name")
+    # A query string does not pass the body parser: the canvas service refuses the name itself.
+    empty = {"nodes": [], "edges": []}
+    _assert_json_error(_raw_post(client, "/api/canvases/import/?name=a%00b", empty), field="name")
+    assert _counts() == before
+
+
+def test_the_canvas_service_refuses_nul_in_name_and_description(world):
+    from canvasweb.common.errors import InvalidOperation
+
+    for kwargs, field in (({"name": NUL}, "name"), ({"name": "n", "description": NUL}, "description")):
+        with pytest.raises(InvalidOperation) as caught:
+            services.canvas_create(user=world["owner"], **kwargs)
+        assert caught.value.field == field
 
 
 def test_import_planner_refuses_a_surrogate_in_a_file():
@@ -348,7 +395,7 @@ def test_ws_surrogate_and_huge_int_get_invalid_and_keep_the_socket(settings, kin
         for path in list(_leaves(template)):
             if path == ("type",):
                 continue
-            for poison in (SURROGATE, HUGE):
+            for poison in (SURROGATE, NUL, HUGE):
                 before = await database_sync_to_async(_counts)()
                 reply = await _send_raw(ws, _poisoned(template, path, poison))
                 _check_ws_reply(reply, kind, path)
@@ -463,6 +510,7 @@ _POISONS = st.one_of(
     st.tuples(st.text(max_size=5), st.integers(min_value=0xD800, max_value=0xDFFF), st.text(max_size=5)).map(
         lambda parts: parts[0] + chr(parts[1]) + parts[2]
     ),
+    st.tuples(st.text(max_size=5), st.text(max_size=5)).map(lambda parts: parts[0] + "\x00" + parts[1]),
 )
 
 FUZZ_FIGURES = {"rest_inputs": 0, "rest_5xx": 0, "ws_inputs": 0, "ws_internal": 0}

@@ -1,4 +1,4 @@
-"""Refuse WebSocket frames holding lone surrogates, integers too large for a float, NaN or Infinity.
+"""Refuse WebSocket frames holding lone surrogates, NUL characters, integers too large for a float, NaN or Infinity.
 
 Frames are parsed with NaN / Infinity allowed so that an op holding one can still be answered by its
 `client_op_id`. The other values are well-formed JSON but would fail deep inside a handler (the audit
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from canvasweb.common.errors import BadMessage, InvalidOperation
-from canvasweb.common.json_safety import find_unsafe, has_lone_surrogate
+from canvasweb.common.json_safety import find_unsafe, is_storable_text
 
 
 def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -27,9 +27,7 @@ def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
     path, text = found
     client_op_id = message.get("client_op_id")
     op_id_ok = (
-        isinstance(client_op_id, str)
-        and 1 <= len(client_op_id) <= 64
-        and not has_lone_surrogate(client_op_id)
+        isinstance(client_op_id, str) and 1 <= len(client_op_id) <= 64 and is_storable_text(client_op_id)
     )
     if message.get("type") == "op" and op_id_ok and (path == "op" or path.startswith("op.")):
         error = InvalidOperation(text, field=path[3:] or None)

@@ -129,12 +129,18 @@ def _clean_name(name: Any) -> str:
         raise InvalidOperation("name must be a non-empty string", field="name")
     if len(name.strip()) > 200:
         raise InvalidOperation("name must be at most 200 characters", field="name")
+    # Also for names that reach here without the JSON body parser (import's ?name=a%00b):
+    # PostgreSQL refuses NUL in a text column, a 500 at the INSERT.
+    if "\x00" in name:
+        raise InvalidOperation("name must not contain NUL characters", field="name")
     return name.strip()
 
 
 def _clean_description(description: Any) -> str:
     if not isinstance(description, str) or len(description) > 2000:
         raise InvalidOperation("description must be a string of at most 2000 characters", field="description")
+    if "\x00" in description:
+        raise InvalidOperation("description must not contain NUL characters", field="description")
     return description
 
 
