@@ -387,8 +387,13 @@ _VIEWPORT_DEFAULTS = {"x": 0.0, "y": 0.0, "zoom": 1.0, "width": 1280.0, "height"
 
 
 def viewport_from(raw: dict | None) -> Viewport:
-    """A Viewport from a client's {x, y, zoom, width, height}; every given value must be a finite number."""
-    raw = raw or {}
+    """A Viewport from a client's {x, y, zoom, width, height} (or None: the defaults); every given value must
+    be a finite number. Anything but an object or None is a ValueError (the socket's chat.send and
+    context.preview hand the frame's value over as it came: `true` or `[1]` was an INTERNAL error)."""
+    if raw is None:
+        raw = {}
+    elif not isinstance(raw, dict):
+        raise ValueError("it must be an object or null")
     values = {}
     for name, default in _VIEWPORT_DEFAULTS.items():
         value = finite_float(raw.get(name, default))
