@@ -65,13 +65,18 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def find_unsafe(value: Any, path: str = "", *, non_finite: bool = False) -> tuple[str, str] | None:
+def find_unsafe(
+    value: Any, path: str = "", *, non_finite: bool = False, only_non_finite: bool = False
+) -> tuple[str, str] | None:
     """(field path, message) of the first string with a lone surrogate or a NUL character, or integer too
     large for a float; with `non_finite`, also of the first NaN or ±Infinity (for text parsed with those
-    literals allowed)."""
+    literals allowed); with `only_non_finite`, of the first NaN or ±Infinity alone."""
+    non_finite = non_finite or only_non_finite
     stack: list[tuple[Any, str, int]] = [(value, path, 0)]
     while stack:
         item, where, depth = stack.pop()
+        if only_non_finite and isinstance(item, (str, int)):
+            continue
         if isinstance(item, str):
             problem = _text_problem(item)
             if problem is not None:
@@ -87,7 +92,7 @@ def find_unsafe(value: Any, path: str = "", *, non_finite: bool = False) -> tupl
                 return where, f"{name} must be a finite number"
         elif depth < _MAX_DEPTH and isinstance(item, dict):
             for key, child in reversed(list(item.items())):
-                problem = _text_problem(key) if isinstance(key, str) else None
+                problem = _text_problem(key) if isinstance(key, str) and not only_non_finite else None
                 if problem is not None:
                     return where, f"{where or 'the body'} has a key with {problem}"
                 stack.append((child, _join(where, key), depth + 1))

@@ -123,15 +123,16 @@ class CanvasConsumer(SyncHandlers, OpHandlers, PresenceHandlers):
                 raise BadMessage("frame is not valid JSON") from None
             if not isinstance(message, dict):
                 raise BadMessage("a frame must be a JSON object")
-            unsafe = unsafe_frame_reply(message)  # lone surrogates, ints beyond float range: INVALID
-            if unsafe is not None:
-                await self.send_json(unsafe)
-                return
             kind = message.get("type")
             # `type` may be any JSON value (a list is not even hashable): only strings name handlers.
             handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
-            if handler is None:
+            if handler is None:  # first: an unknown frame is BAD_MESSAGE whatever else it holds
                 raise BadMessage(f"unknown message type {repr(kind)[:80]}", field="type")
+            # Lone surrogates, NUL characters, ints beyond float range: INVALID.
+            unsafe = unsafe_frame_reply(message)
+            if unsafe is not None:
+                await self.send_json(unsafe)
+                return
             if not self.hello_seen and message.get("type") in ("op", "catch_up"):
                 raise BadMessage("send hello first", field="type")
             await handler(self, message)

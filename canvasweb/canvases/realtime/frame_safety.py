@@ -12,24 +12,33 @@ from __future__ import annotations
 from typing import Any
 
 from canvasweb.common.errors import BadMessage, InvalidOperation
-from canvasweb.common.json_safety import find_unsafe, is_storable_text
+from canvasweb.common.json_safety import find_unsafe, has_lone_surrogate
 
 
 def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
     """The frame to answer with, or None when `message` is safe to hand to its handler."""
-    error_class: type[BadMessage | InvalidOperation] = InvalidOperation
-    found = find_unsafe(message)
+    # NaN / Infinity first: not JSON, like any other unparsable frame, whatever else the frame holds.
+    error_class: type[BadMessage | InvalidOperation] = BadMessage
+    found = find_unsafe(message, only_non_finite=True)
     if found is None:
-        found = find_unsafe(message, non_finite=True)
-        error_class = BadMessage  # NaN / Infinity: not JSON, like any other unparsable frame
+        found = find_unsafe(message)
+        error_class = InvalidOperation
     if found is None:
         return None
     path, text = found
     client_op_id = message.get("client_op_id")
+    # A NUL character can be echoed back (escaped) but not stored: such an id gets its reject too,
+    # naming client_op_id as REST does; a lone surrogate cannot even be echoed.
     op_id_ok = (
-        isinstance(client_op_id, str) and 1 <= len(client_op_id) <= 64 and is_storable_text(client_op_id)
+        isinstance(client_op_id, str)
+        and 1 <= len(client_op_id) <= 64
+        and not has_lone_surrogate(client_op_id)
     )
-    if message.get("type") == "op" and op_id_ok and (path == "op" or path.startswith("op.")):
-        error = InvalidOperation(text, field=path[3:] or None)
-        return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}
+    if message.get("type") == "op" and op_id_ok:
+        if path == "op" or path.startswith("op."):
+            error = InvalidOperation(text, field=path[3:] or None)
+            return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}
+        if path == "client_op_id":
+            error = InvalidOperation(text, field=path)
+            return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}
     return {"type": "error", "error": error_class(text, field=path or None).as_dict()}
