@@ -167,15 +167,19 @@ def proposal_reject(*, user, proposal_id: Any) -> dict:
     return {"proposal": proposal_to_dict(proposal, stale=None), "revision": None}
 
 
+def _locked_proposals():
+    """Proposals locked for a decision. Only the proposal row is locked (`of=("self",)`): `run` and
+    `decided_by` are nullable, so they are outer joins, and PostgreSQL refuses FOR UPDATE on the
+    nullable side of one (every approve and reject was a 500 there; SQLite ignores FOR UPDATE)."""
+    return Proposal.objects.select_for_update(of=("self",)).select_related(
+        "requested_by", "run", "decided_by"
+    )
+
+
 def _proposal_for_decision(*, user, proposal_id: Any, operation: str) -> tuple[Proposal, str]:
     if isinstance(proposal_id, bool) or not isinstance(proposal_id, int):
         raise InvalidOperation("proposal_id must be an integer", field="proposal_id")
-    proposal = (
-        Proposal.objects.select_for_update()
-        .select_related("requested_by", "run", "decided_by")
-        .filter(pk=proposal_id)
-        .first()
-    )
+    proposal = _locked_proposals().filter(pk=proposal_id).first()
     role = canvas_selectors.user_role(user=user, canvas_id=proposal.canvas_id) if proposal else None
     if proposal is None or role is None or proposal.visibility_level > permissions.role_level(role):
         raise NotFound("no such proposal", field="proposal_id")
