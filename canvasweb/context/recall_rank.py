@@ -13,7 +13,7 @@ Scoring: the best sentence decides, the whole turn and its neighbourhood add; th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from .lexical import (
@@ -96,22 +96,25 @@ def past_match_share(
     return len(found) / len(terms)
 
 
-def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
+def _best_sentence_score(
+    cand: RecallCandidate, cache: TokenCache | None, *, name: str, score: Callable[[str], float]
+) -> float:
+    """The turn's best sentence under `score`, memoised per message and text."""
+
     def compute() -> float:
-        return max((value_score(x) for x in turn_sentences(cand.text)), default=0.0)
+        return max((score(x) for x in turn_sentences(cand.text)), default=0.0)
 
     if cache is None:
         return compute()
-    return cache.memo(key=("recall-value", cand.message.id), source=cand.text, compute=compute)
+    return cache.memo(key=(name, cand.message.id), source=cand.text, compute=compute)
+
+
+def _turn_value(cand: RecallCandidate, cache: TokenCache | None) -> float:
+    return _best_sentence_score(cand, cache, name="recall-value", score=value_score)
 
 
 def _turn_person(cand: RecallCandidate, cache: TokenCache | None) -> float:
-    def compute() -> float:
-        return max((person_score(x) for x in turn_sentences(cand.text)), default=0.0)
-
-    if cache is None:
-        return compute()
-    return cache.memo(key=("recall-person", cand.message.id), source=cand.text, compute=compute)
+    return _best_sentence_score(cand, cache, name="recall-person", score=person_score)
 
 
 def _hit_value(
