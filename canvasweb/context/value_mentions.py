@@ -373,15 +373,21 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
     return tuple(out)
 
 
+_NOT_A_BARE_NUMBER = frozenset({"version", "date", "time"})
+
+
 def same_value(a: Mention, b: Mention) -> bool:
-    """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412")."""
+    """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412").
+
+    A date or a time is never a bare number written without its unit: "4" (shops) is not "4 May",
+    "10" is not "10:30"."""
     if a.key == b.key:
         return True
     if (
         "number" in (a.type, b.type)
         and a.number
         and a.number == b.number
-        and "version" not in (a.type, b.type)
+        and _NOT_A_BARE_NUMBER.isdisjoint((a.type, b.type))
     ):
         return True
     return False

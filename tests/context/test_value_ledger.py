@@ -7,7 +7,7 @@ from helpers_context import all_text, node
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.types import CompileRequest, MessageData
 from canvasweb.context.value_ledger import build_ledger
-from canvasweb.context.value_mentions import find_mentions
+from canvasweb.context.value_mentions import find_mentions, same_value
 
 
 def msgs(*pairs):
@@ -161,6 +161,44 @@ def test_a_value_said_only_in_chat_gives_way_to_a_later_supersede():
     out = rewritten(h, nodes=(old, new))
     text = "\n".join(out)
     assert "2,400" not in text and "2,550" not in text and "now 2,650" in text
+
+
+def test_a_date_or_time_is_never_a_bare_number_without_its_unit():
+    def one(text):
+        (m,) = find_mentions(text)
+        return m
+
+    assert not same_value(one("3 vans"), one("first load 3 June"))
+    assert not same_value(one("3辆车"), one("3月9日"))
+    assert not same_value(one("room 10"), one("call at 10:30"))
+    assert same_value(one("crash-free 99.2"), one("crash-free 99.2%"))
+
+
+def test_a_bare_value_with_no_subject_of_its_own_follows_the_superseded_node():
+    old = node("o", "Greenhouse app: beta for growers. Release: 21 March.", superseded_by="n")
+    new = node("n", "Greenhouse app: beta for growers. Release: 28 March.")
+    h = msgs(("user", "21 March feels rushed"), *padding(2))
+    assert rewritten(h, nodes=(old, new))[0] == "[old value → now 28 March] feels rushed"
+    # Chinese: 交付日 5月9日 -> 5月16日; "5月9日太赶了" names no subject of its own.
+    old_zh = node("oz", "温室小程序：交付日 5月9日。", superseded_by="nz")
+    new_zh = node("nz", "温室小程序：交付日 5月16日。")
+    h_zh = msgs(("user", "5月9日太赶了"), *padding(2))
+    assert "5月9日" not in rewritten(h_zh, nodes=(old_zh, new_zh))[0]
+
+
+def test_a_bare_value_is_kept_when_another_subject_states_it_with_words():
+    old = node("o", "Greenhouse app: beta for growers. Release: 21 March.", superseded_by="n")
+    new = node("n", "Greenhouse app: beta for growers. Release: 28 March.")
+    h = msgs(
+        ("user", "21 March feels rushed"),
+        ("user", "the soil supplier invoices on 21 March as well"),
+        *padding(2),
+    )
+    out = rewritten(h, nodes=(old, new))
+    assert "21 March" in out[1]
+    # One word that names a subject is no judgement: "printer: 21 March" is another thing's date.
+    h = msgs(("user", "printer: 21 March"), *padding(2))
+    assert rewritten(h, nodes=(old, new))[0] == "printer: 21 March"
 
 
 def test_archived_value_is_retired_in_the_chat_that_stated_it():

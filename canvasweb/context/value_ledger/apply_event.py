@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from ..capture.values import compatible
 from ..value_mentions import Mention, same_value
+from .cues import APPRAISAL_WORDS
 from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
 
@@ -24,7 +25,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         holders = [s for s in slots if s.current is not None and same_value(m, s.current)]
         holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
         if ev.role == "canvas":
-            holders = [s for s in holders if words & s.words]
+            holders = [s for s in holders if words & s.words] or _bare_holder(m, holders)
         if m.type == "name":
             # One name is said about many things: its correction retires it where the sentence's
             # words point ("Radek is out, Mirela takes over as captain": as captain, not elsewhere).
@@ -184,6 +185,18 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _bare_holder(m: Mention, holders: Sequence[_Slot]) -> list[_Slot]:
+    """The one subject that states the value a superseded node retires with no words of its own
+    but a judgement ("4 May is tight", "ok, 5433 then", "5月9日太赶了"): with no subject of its own
+    it can only be about the value that was on the board, so the supersede retires it there too.
+    Never when another subject holds the same value: that one may be a look-alike about something
+    else, and "printer: 21 March" names a subject."""
+    current = [s for s in holders if s.current is not None and same_value(m, s.current)]
+    if len(current) != 1 or not current[0].words <= APPRAISAL_WORDS:
+        return []
+    return current
 
 
 def _without_weaker_siblings(

@@ -56,3 +56,12 @@ _CUE_STEMS = frozenset(
     "wait sorry still again revis latest".split()
 )
 _CUE_WORDS = _CueWords()
+
+# Words that judge a value instead of naming what it is for ("4 May is tight", "5433 works",
+# "5月9日太赶了"), as the mentions' subject words hold them (English stems, jieba words).
+APPRAISAL_WORDS = frozenset(
+    "tight rush feel work sound look seem lat early soon risky doabl possibl impossibl ambitiou "
+    "aggressiv realistic tough hard easy optimistic perfect better wors awkward bad best worst "
+    "enough plenty littl expensiv cheap pricey steep "
+    "太赶 太紧 有点 不及 来不及 问题 够呛 太早 太晚 合适 不错 太贵 便宜 挺贵 不够".split()
+)
