@@ -201,6 +201,28 @@ def test_a_bare_value_is_kept_when_another_subject_states_it_with_words():
     assert rewritten(h, nodes=(old, new))[0] == "printer: 21 March"
 
 
+def test_an_amount_added_up_in_a_correction_replaces_the_old_total():
+    h = msgs(
+        ("user", "the landscaping quote is a flat £8,500, a third before we start"),
+        *padding(2),
+        ("user", "they added £400 for the extra hedge, so we are at £8,900 now"),
+    )
+    assert (
+        rewritten(h)[0] == "the landscaping quote is a flat [old value → now £8,900], a third before we start"
+    )
+    h_zh = msgs(("user", "装修预算 40万"), *padding(2), ("user", "追加 5万，现在 45万"))
+    assert "40万" not in rewritten(h_zh)[0]
+
+
+def test_amounts_that_only_happen_to_add_up_retire_nothing():
+    h = msgs(
+        ("user", "the venue costs £8,500"),
+        *padding(2),
+        ("user", "catering is £400 per day and the sound hire £8,900 in all"),
+    )
+    assert rewritten(h)[0] == "the venue costs £8,500"
+
+
 def test_archived_value_is_retired_in_the_chat_that_stated_it():
     gone = node("g", "Pilot store opening: 12 May", archived=True)
     h = msgs(("user", "pilot store opening pencilled for 12 May"), *padding(2))

@@ -101,7 +101,9 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             cands = [
                 s for s in cands if id(s) in named_old or (s.current is not None and same_value(m, s.current))
             ]
-        scored = _score(m, words, cands, ev, named_old, cued)
+        summed = _old_total(m, ev, cands) if user_like and cued else None
+        old_named = named_old | {id(summed)} if summed is not None else named_old
+        scored = _score(m, words, cands, ev, old_named, cued)
         if not scored and cued and user_like and ev.role != "canvas":
             # A correction often names its subject in another clause ("scratch that build number,
             # we pushed 0.9.417"): try the whole sentence's words.
@@ -110,7 +112,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             around = m.sentence_words | (
                 m.previous_words if m.sentence - 1 in ev.cued_text_sentences else frozenset()
             )
-            wide = [c for c in _score(m, around | words, cands, ev, named_old, cued) if c[0] >= 1.0]
+            wide = [c for c in _score(m, around | words, cands, ev, old_named, cued) if c[0] >= 1.0]
             scored = (
                 sorted(wide, key=lambda c: -c[1])[:1]
                 if len(wide) == 1
@@ -137,13 +139,13 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         chosen = [
             (sc, s, same)
             for sc, ov, s, same in scored
-            if ov >= NEAR_BEST * best_overlap or id(s) in named_old or same
+            if ov >= NEAR_BEST * best_overlap or id(s) in old_named or same
         ]
         # A value this message names as the old one beside its replacement is that subject's: it
         # joins it and states nothing for any other subject.
         named_here = [
             c
-            for c in scored_named(scored, named_old)
+            for c in scored_named(scored, old_named)
             if c[1].current is not None and same_value(m, c[1].current)
         ]
         if named_here:
@@ -197,6 +199,50 @@ def _bare_holder(m: Mention, holders: Sequence[_Slot]) -> list[_Slot]:
     if len(current) != 1 or not current[0].words <= APPRAISAL_WORDS:
         return []
     return current
+
+
+_SUMMABLE = frozenset({"money", "count", "number"})
+
+
+def _old_total(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> _Slot | None:
+    """The one subject whose current value, plus or minus another amount this message states, makes
+    `m`: "€1,200 extra, so the total is €15,200 now" replaces the €14,000 said before whatever words
+    each was said with ("3 more joined, 15 of us now", "追加 5万，现在 45万"). Only in a correction
+    (the caller checks the cue): "catering £400 a day, the sound hire £8,900" adds nothing up."""
+    if m.type not in _SUMMABLE or not m.number or m.negated:
+        return None
+    value = _as_float(m.number)
+    steps = [
+        _as_float(x.number)
+        for x in ev.mentions
+        if x is not m and x.type == m.type and x.number and not x.negated and _currency(x) == _currency(m)
+    ]
+    if value is None or not steps:
+        return None
+    found = [
+        s
+        for s in cands
+        if s.current is not None
+        and s.current.type == m.type
+        and s.stated_in != ev.position
+        and _currency(s.current) == _currency(m)
+        and (old := _as_float(s.current.number)) is not None
+        and old != value
+        and any(step is not None and step and abs(abs(value - old) - step) < 1e-9 for step in steps)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _as_float(number: str) -> float | None:
+    try:
+        return float(number)
+    except ValueError:
+        return None
+
+
+def _currency(m: Mention) -> str:
+    """The currency of an amount ("eur" of "eur:15200"), and the noun or unit of a count."""
+    return m.key.split(":", 1)[0] if m.type == "money" else m.unit
 
 
 def _without_weaker_siblings(
