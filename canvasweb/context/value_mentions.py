@@ -111,6 +111,7 @@ class Mention:
     changed_to: bool = False  # the object of a change verb ("moved us to 5434", "调整为72张")
     share: bool = False  # a share or multiple of another quantity ("half of the new total")
     unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
+    label: str = ""  # the word right before a bare number ("ICE 599" -> "ice", "gate 12" -> "gate")
 
 
 _BRACKETED_RE = re.compile(r"[(（][^()（）\n]*[)）]")
@@ -206,9 +207,32 @@ def _unit_after(text: str, end: int) -> str:
         word = word[:2] if word[0] in _CJK_UNIT_PREFIXES and len(word) > 1 else word[:1]
         if word.startswith("个"):  # the most common measure word (个 is also a stop character)
             return word
-    if word in STOPWORDS or word in EN_EXTRA_STOPWORDS or word in ZH_STOPWORDS or word[0] in CJK_STOP_CHARS:
+    if (
+        word in STOPWORDS
+        or word in EN_EXTRA_STOPWORDS
+        or word in ZH_STOPWORDS
+        or word[0] in CJK_STOP_CHARS
+        or word in _NEVER_UNITS
+    ):
         return ""
     return stem(word)
+
+
+# Adverbs that follow a value in a correction ("on 1120 instead", "5434 now"): they count nothing.
+_NEVER_UNITS = frozenset(
+    "instead now then anymore again too already either today tomorrow tonight yesterday".split()
+)
+
+
+_LABEL_RE = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})\s*$")
+
+
+def _label_before(text: str, start: int) -> str:
+    """The word a bare number is the number of ("ICE 599", "Gate 12", "room 104"), lowercased; ""
+    after a function word ("at 599", "to 1003")."""
+    m = _LABEL_RE.search(text[max(0, start - 24) : start])
+    word = m.group(1).lower() if m else ""
+    return "" if word in STOPWORDS or word in EN_EXTRA_STOPWORDS else word
 
 
 def _leading_number(raw: str) -> str:
@@ -359,6 +383,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 number=_leading_number(raw),
                 unit=unit,
                 unit_text=unit_text,
+                label=_label_before(text, start) if kind == "number" else "",
                 changed_to=changed_to,
                 share=share,
                 context=frozenset(words),

@@ -223,6 +223,19 @@ def test_amounts_that_only_happen_to_add_up_retire_nothing():
     assert rewritten(h)[0] == "the venue costs £8,500"
 
 
+def test_a_number_with_the_same_label_may_gain_a_digit():
+    h = msgs(
+        ("user", "I booked the ferry, sailing 845 at dawn"),
+        *padding(2),
+        ("user", "they cancelled it, I am on sailing 1120 instead"),
+    )
+    # The marker names the new value without the adverb after it ("1120 instead" has no unit).
+    assert rewritten(h)[0] == "I booked the ferry, sailing [old value → now 1120] at dawn"
+    # Without a shared label, three digits never become four.
+    h = msgs(("user", "the hotel room is 88"), *padding(2), ("user", "actually table 104 is ours"))
+    assert rewritten(h)[0] == "the hotel room is 88"
+
+
 def test_archived_value_is_retired_in_the_chat_that_stated_it():
     gone = node("g", "Pilot store opening: 12 May", archived=True)
     h = msgs(("user", "pilot store opening pencilled for 12 May"), *padding(2))

@@ -69,7 +69,15 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
         return False  # "12 pages" and "10 sites" are about different things
     if (a.type == "percent") != (b.type == "percent") and (a.type == "percent" or a.unit):
         return False  # "below 25%" is no count of gateways nor a 15-minute interval
-    slack = 1 if {a.type, b.type} & {"count", "percent"} or (a.unit and a.unit == b.unit) else 0
+    # A count, a percentage or a number with the same unit or label ("ICE 599" -> "ICE 1003") may
+    # gain a digit; a bare number may not ("16" is no new value of "5433").
+    slack = (
+        1
+        if {a.type, b.type} & {"count", "percent"}
+        or (a.unit and a.unit == b.unit)
+        or (a.label and a.label == b.label)
+        else 0
+    )
     return abs(len(a.number.split(".")[0]) - len(b.number.split(".")[0])) <= slack
 
 
