@@ -112,5 +112,11 @@ def test_after_a_general_op_the_batch_asks_the_database_again(canvas, alice, app
         _request(alice, node_op("takes the new edge's id", id=edge_id)),
     ]
     results = services.apply_operations(canvas_id=canvas.pk, requests=requests).results
-    assert [type(r) for r in results] == [services.ApplyResult] * 3 + [Conflict]
-    assert Node.objects.get(pk=gone).content == "takes the freed id"
+    assert [type(r) for r in results] == [
+        services.ApplyResult,
+        InvalidOperation,
+        services.ApplyResult,
+        Conflict,
+    ]
+    assert results[1].field == "node.id"
+    assert not Node.objects.filter(pk=gone).exists()

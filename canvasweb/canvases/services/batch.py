@@ -11,6 +11,7 @@ from typing import Any, cast
 from django.db import transaction
 
 from canvasweb.common.errors import CanvasError, NotFound
+from canvasweb.history.models import ChangeLogEntry
 
 from .. import permissions
 from ..actors import Actor
@@ -71,8 +72,8 @@ def apply_operations(*, canvas_id: int, requests: list[OpRequest], broadcast: bo
     """Group commit: apply many node/edge operations (from any actors) on one canvas in one transaction.
 
     One canvas lock, one membership query, one receipt query, the targeted nodes fetched together,
-    the ids asked for by node.create checked together (one query for nodes, one for edges), one
-    INSERT of the new nodes, one bulk_update of the changed node fields, one bulk INSERT of log entries, one revision UPDATE
+    the ids asked for by node.create checked together (one query each for nodes, edges and the change
+    log), one INSERT of the new nodes, one bulk_update of the changed node fields, one bulk INSERT of log entries, one revision UPDATE
     and one receipts INSERT (ON CONFLICT DO NOTHING) for the whole batch. Each op still gets its own
     revision, log entries, receipt and change event, in request order, so the protocol is unchanged.
     One op's refusal does not touch the others: fast ops are fully checked before they change
@@ -205,12 +206,22 @@ def _apply_batch(
                         "id", "canvas_id", "source__sensitivity", "target__sensitivity"
                     )
                 ),
+                # Ids of deleted rows stay used (services/new_ids.py); target_id is indexed.
+                Pending(
+                    ChangeLogEntry.objects.filter(
+                        target_id__in=[str(i) for i in new_ids.free], entity__in=("node", "edge")
+                    )
+                    .order_by()
+                    .values_list("target_id", "canvas_id", "entity")
+                    .distinct()
+                ),
             )
             if new_ids.free
             else None
         )
     if taken is not None:
         new_ids.add_rows(taken[0].rows(), taken[1].rows())
+        new_ids.add_log_rows(taken[2].rows())
     found = cast(list[Canvas], locked.instances())
     roles = dict(cast(list[tuple[int, str]], members.rows()))
     receipts: dict[tuple[Any, ...], ApplyResult] = {}
@@ -246,6 +257,7 @@ def _apply_batch(
             deferred=batch.deferred if fast else None,
             new_nodes=batch.new_nodes if fast else None,
             new_ids=new_ids if fast else None,
+            logged=batch.logged,
         )
         handler = _op_handler(request.actor, op)
         try:

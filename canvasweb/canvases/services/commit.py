@@ -56,6 +56,8 @@ class _Write:
     # batch knows of the ids its creates ask for (services/new_ids.py).
     new_nodes: list[Node] | None = None
     new_ids: IdOwners | None = None
+    # Group commit: node/edge ids the batch's earlier ops logged, not yet in the database ({id: entity}).
+    logged: dict[str, str] | None = None
 
     def record(
         self,
@@ -157,6 +159,7 @@ class _Batch:
         self.events: list[dict[str, Any]] = []
         self.deferred: dict[uuid.UUID, tuple[Node, set[str]]] = {}
         self.new_nodes: list[Node] = []
+        self.logged: dict[str, str] = {}  # see _Write.logged
         self.first_revision = canvas.revision
 
     def add(self, write: _Write, *, client_op_id: str | None) -> ApplyResult:
@@ -165,6 +168,7 @@ class _Batch:
             result = ApplyResult(revision=self.canvas.revision, duplicate=False, changes=[])
         else:
             result = _log_and_bump(write, client_op_id=client_op_id, entries=self.entries)
+            self.logged.update((r["id"], r["entity"]) for r in write.records)
             if result.event is not None:
                 self.events.append(result.event)
         if client_op_id:

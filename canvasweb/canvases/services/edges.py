@@ -35,7 +35,7 @@ def _op_edge_create(write: _Write, op: Operation) -> None:
         permissions.require_agent_may_touch(
             actor=write.actor, canvas=write.canvas, node=source, operation=op.type
         )
-    require_usable_id(write, body["id"], field="edge.id")
+    require_usable_id(write, body["id"], field="edge.id", entity="edge")
     _create_edge(
         write,
         source=source,

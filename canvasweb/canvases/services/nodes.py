@@ -81,7 +81,7 @@ def _create_node(write: _Write, body: dict[str, Any], *, field_prefix: str = "no
         role=write.role, sensitivity=body["sensitivity"], field=f"{field_prefix}sensitivity"
     )
     permissions.require_agent_may_set(actor=write.actor, canvas=write.canvas, fields=body)
-    require_usable_id(write, body["id"], field=f"{field_prefix}id")
+    require_usable_id(write, body["id"], field=f"{field_prefix}id", entity="node")
     actor = write.actor
     node = Node(
         id=body["id"],
