@@ -16,6 +16,7 @@ from typing import Any
 from django.db import models
 
 from canvasweb.common.errors import InvalidOperation
+from canvasweb.common.ids import canonical_uuid
 from canvasweb.common.json_safety import finite_float
 
 from .models import NodeKind, Relation, Sensitivity
@@ -234,10 +235,10 @@ def _only_keys(obj: dict[str, Any], allowed: set[str], *, prefix: str) -> None:
 def _uuid(value: Any, name: str) -> uuid.UUID:
     if not isinstance(value, str):
         raise InvalidOperation(f"{name} must be a UUID string", field=name)
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise InvalidOperation(f"{name} is not a valid UUID", field=name) from None
+    parsed = canonical_uuid(value)
+    if parsed is None:
+        raise InvalidOperation(f"{name} is not a valid UUID (lowercase, hyphenated)", field=name)
+    return parsed
 
 
 def _finite(value: Any, name: str) -> float:

@@ -6,7 +6,6 @@ call canvasweb.history.audit_selectors.
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 
 from django.utils.dateparse import parse_datetime
@@ -20,6 +19,7 @@ from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases.api import serializers as s
 from canvasweb.common.drf import JSONAPIView, query_choice
 from canvasweb.common.errors import InvalidOperation
+from canvasweb.common.ids import canonical_uuid
 
 from . import audit_selectors
 from .api import ACTOR_KIND, CANVAS_ID, HISTORY, TimelineEntrySerializer, _query_int
@@ -85,10 +85,10 @@ def _query_node(request) -> str | None:
     raw = request.query_params.get("node_id")
     if raw is None:
         return None
-    try:
-        return str(uuid.UUID(raw))
-    except ValueError:
-        raise InvalidOperation("node_id must be a node id (UUID)", field="node_id") from None
+    parsed = canonical_uuid(raw)
+    if parsed is None:
+        raise InvalidOperation("node_id must be a node id (UUID)", field="node_id")
+    return str(parsed)
 
 
 def _owner(request, canvas_id: int):

@@ -13,6 +13,7 @@ from canvasweb.canvases.models import Node
 from canvasweb.canvases.operations import NODE_FIELDS, Operation, parse_operation
 from canvasweb.canvases.serialization import node_to_dict
 from canvasweb.common.errors import InvalidOperation, NotFound
+from canvasweb.common.ids import canonical_uuid
 
 from .models import ChangeLogEntry
 from .ops import node_create_op, visible_changes
@@ -102,7 +103,7 @@ def node_revert(*, actor: Actor, canvas_id: int, node_id: str | uuid.UUID, revis
 
 
 def _uuid(value: Any, name: str) -> uuid.UUID:
-    try:
-        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
-    except ValueError:
-        raise InvalidOperation(f"{name} is not a valid UUID", field=name) from None
+    parsed = value if isinstance(value, uuid.UUID) else canonical_uuid(value)
+    if parsed is None:
+        raise InvalidOperation(f"{name} is not a valid UUID", field=name)
+    return parsed

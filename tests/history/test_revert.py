@@ -117,3 +117,6 @@ def test_revert_endpoint(canvas, apply, bob, vic, client_for, schema_check):
     assert refused.status_code == 403
     bad = client_for(bob).post(url, {"revision": version, "extra": 1}, format="json")
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "extra"
+    # A path id that is not the lowercase hyphenated form is no node id: 404 for the path.
+    upper = client_for(bob).post(url.replace(node, node.upper()), {"revision": version}, format="json")
+    assert upper.status_code == 404

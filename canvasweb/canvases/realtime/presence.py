@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from typing import Any, NoReturn
 
 from canvasweb.common.errors import BadMessage
+from canvasweb.common.ids import canonical_uuid
 from canvasweb.common.json_safety import finite_float
 
 from .socket_base import CanvasSocket, config_int
@@ -116,10 +116,8 @@ def clean_node_id(value: Any, name: str, *, required: bool = False) -> str | Non
     """A node id in a presence frame: a UUID string (or null). Not looked up: presence is a hint."""
     if value is None and not required:
         return None
-    try:
-        return str(uuid.UUID(value)) if isinstance(value, str) else _bad_node_id(name)
-    except ValueError:
-        return _bad_node_id(name)
+    parsed = canonical_uuid(value)
+    return str(parsed) if parsed is not None else _bad_node_id(name)
 
 
 def _bad_node_id(name: str) -> NoReturn:

@@ -164,6 +164,19 @@ def test_viewer_write_is_forbidden_and_logged(canvas, viewer_client, vic, matche
         ({"type": "node.explode"}, "type"),
         ({"type": "node.create", "node": {"content": "c", "x": 0, "y": 0, "colour": "red"}}, "node.colour"),
         ({"type": "node.move", "id": "not-a-uuid", "x": 0, "y": 0}, "id"),
+        # Ids are lowercase hyphenated UUIDs only (uuid.UUID would also take these spellings).
+        ({"type": "node.delete", "id": "0B6F0C1E-3C9E-4A57-9A8D-2B8F3F6F3C11"}, "id"),
+        (node_op(id="{0b6f0c1e-3c9e-4a57-9a8d-2b8f3f6f3c11}"), "node.id"),
+        (
+            {
+                "type": "edge.create",
+                "edge": {
+                    "source": "urn:uuid:0b6f0c1e-3c9e-4a57-9a8d-2b8f3f6f3c11",
+                    "target": str(uuid.uuid4()),
+                },
+            },
+            "edge.source",
+        ),
         ({"type": "node.update", "id": str(uuid.uuid4()), "fields": {}}, "fields"),
         ({"type": "batch", "ops": []}, "ops"),
         ("node.create", "op"),
@@ -258,6 +271,14 @@ def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(
     hidden = apply(alice, node_op("机密", sensitivity="secret")).changes[0]["id"]  # above bob's role
     reserved = "00000000-0000-0000-0000-000000000000"
     local, local2 = (apply(bob, node_op(text)).changes[0]["id"] for text in ("here", "这里"))
+    # Ids of deleted rows stay used, here and on another canvas: their history still names them.
+    deleted_here = apply(bob, node_op("deleted here")).changes[0]["id"]
+    deleted_edge = apply(
+        bob, {"type": "edge.create", "edge": {"source": local, "target": deleted_here}}
+    ).changes[0]["id"]
+    apply(bob, {"type": "node.delete", "id": deleted_here})  # takes its edge along
+    deleted_there = apply(alice, node_op("deleted there"), canvas_id=other.pk).changes[0]["id"]
+    apply(alice, {"type": "node.delete", "id": deleted_there}, canvas_id=other.pk)
     before = (Node.objects.count(), Edge.objects.count(), Canvas.objects.get(pk=canvas.pk).revision)
 
     def answer(op: dict, used: str) -> tuple[int, dict]:
@@ -270,10 +291,31 @@ def test_ids_taken_where_the_actor_cannot_look_answer_like_a_reserved_id(
     ):
         expected = answer(make(reserved), reserved)
         assert expected[0] == 400 and expected[1]["code"] == "INVALID" and expected[1]["field"] == field
-        for used in (foreign_node, foreign_edge, hidden):
+        for used in (foreign_node, foreign_edge, hidden, deleted_here, deleted_edge, deleted_there):
             assert answer(make(used), used) == expected, (field, used)
     assert (Node.objects.count(), Edge.objects.count(), Canvas.objects.get(pk=canvas.pk).revision) == before
     assert Node.objects.get(pk=foreign_node).canvas_id == other.pk
+
+
+def test_after_a_refused_reuse_the_delete_is_still_revertible_and_undoable(
+    canvas, editor_client, apply, bob, alice
+):
+    node_id = str(uuid.uuid4())
+    created = post_op(editor_client, canvas, node_op("原来的", id=node_id)).json()["revision"]
+    assert post_op(editor_client, canvas, {"type": "node.delete", "id": node_id}).status_code == 200
+    other = services.canvas_create(user=bob, name="other")
+    reuse = editor_client.post(
+        f"/api/canvases/{other.pk}/ops/", {"op": node_op("别处", id=node_id)}, format="json"
+    )
+    assert reuse.status_code == 400 and err(reuse)["field"] == "node.id"
+    revert = editor_client.post(
+        f"/api/canvases/{canvas.pk}/nodes/{node_id}/revert/", {"revision": created}, format="json"
+    )
+    assert revert.status_code == 200 and revert.json()["recreated"] is True, revert.json()
+    assert post_op(editor_client, canvas, {"type": "node.delete", "id": node_id}).status_code == 200
+    undo = editor_client.post(f"/api/canvases/{canvas.pk}/undo/", {}, format="json")
+    assert undo.status_code == 200, undo.json()
+    assert Node.objects.get(pk=node_id).content == "原来的"
 
 
 def test_owner_who_sees_the_row_still_gets_conflict(canvas, owner_client, apply, alice):

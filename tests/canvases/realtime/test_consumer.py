@@ -248,6 +248,24 @@ async def test_node_create_with_another_canvas_id_answers_like_a_reserved_id(cha
     await bob.disconnect()
 
 
+async def test_an_op_id_not_in_the_canonical_form_is_invalid(channel_layer):
+    canvas, _users, tokens = await setup_canvas()
+    bob, _, _ = await join(canvas.pk, tokens["bob"])
+    created = await send_op(bob, node_op("大写"))
+    node_id = created["changes"][0]["id"]
+    for spelling, field in (
+        (node_id.upper(), "id"),
+        ("{" + node_id + "}", "id"),
+        ("urn:uuid:" + node_id, "id"),
+    ):
+        reject = await send_op(bob, {"type": "node.move", "id": spelling, "x": 1, "y": 1})
+        assert reject["type"] == "reject", reject
+        assert (reject["error"]["code"], reject["error"]["field"]) == ("INVALID", field)
+    reject = await send_op(bob, node_op("new", id=str(uuid.uuid4()).upper()))
+    assert (reject["error"]["code"], reject["error"]["field"]) == ("INVALID", "node.id")
+    await bob.disconnect()
+
+
 async def test_frame_over_limit_closes_1009(channel_layer):
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["bob"])

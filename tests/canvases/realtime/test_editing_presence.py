@@ -83,6 +83,9 @@ async def test_presence_relays_editing_and_dragging():
     [
         ({"editing": "n1"}, "editing"),
         ({"editing": 5}, "editing"),
+        # Only the lowercase hyphenated form is a node id (as in ops and paths).
+        ({"editing": str(uuid.uuid4()).upper()}, "editing"),
+        ({"dragging": {"id": "{" + str(uuid.uuid4()) + "}", "x": 1, "y": 2}}, "dragging.id"),
         ({"dragging": {"id": None, "x": 1, "y": 2}}, "dragging.id"),
         ({"dragging": {"id": str(uuid.uuid4()), "x": 5e9, "y": 2}}, "dragging.x"),
         ({"dragging": "somewhere"}, "dragging.id"),
