@@ -17,7 +17,7 @@ from django.db import models
 
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.ids import canonical_uuid
-from canvasweb.common.json_safety import finite_float
+from canvasweb.common.json_safety import finite_float, require_storable_text
 
 from .models import NodeKind, Relation, Sensitivity
 
@@ -271,8 +271,7 @@ def _weight(value: Any, name: str) -> float:
 def _content(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise InvalidOperation(f"{name} must be a string", field=name)
-    if "\x00" in value:
-        raise InvalidOperation(f"{name} must not contain NUL characters", field=name)
+    require_storable_text(value, name)
     if len(value) > MAX_CONTENT_CHARS:
         raise InvalidOperation(
             f"{name} is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}", field=name
@@ -293,7 +292,8 @@ def _base_version(value: Any) -> int | None:
 def _label(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise InvalidOperation(f"{name} must be a string", field=name)
-    if len(value) > MAX_LABEL_CHARS or "\x00" in value:
+    require_storable_text(value, name)  # before the length: a NUL is not a length problem
+    if len(value) > MAX_LABEL_CHARS:
         raise InvalidOperation(f"{name} must be at most {MAX_LABEL_CHARS} characters", field=name)
     return value
 
@@ -304,12 +304,15 @@ def _tags(value: Any, name: str) -> list[str]:
     if len(value) > MAX_TAGS:
         raise InvalidOperation(f"{name} holds at most {MAX_TAGS} tags", field=name)
     clean: list[str] = []
-    for tag in value:
+    for index, tag in enumerate(value):
         if not isinstance(tag, str):
             raise InvalidOperation(f"{name} must be a list of strings", field=name)
+        require_storable_text(tag, f"{name}[{index}]")
         tag = tag.strip()
-        if not 1 <= len(tag) <= MAX_TAG_CHARS or "\x00" in tag:
+        if not 1 <= len(tag) <= MAX_TAG_CHARS:
             raise InvalidOperation(f"each tag must be 1-{MAX_TAG_CHARS} characters", field=name)
+        # Exact duplicates (after the strip; case and width kept: "DB" ≠ "db", "ＤＢ" ≠ "DB") are
+        # dropped, first one kept, so a tag list is a set in the order given.
         if tag not in clean:
             clean.append(tag)
     return clean

@@ -43,6 +43,14 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
+def require_storable_text(text: str, where: str) -> None:
+    """InvalidOperation naming `where` when `text` holds a lone surrogate or a NUL character, with the
+    message `find_unsafe` gives, so a check inside a validator reads like the body parser's."""
+    problem = _text_problem(text)
+    if problem is not None:
+        raise InvalidOperation(f"{where} contains {problem}", field=where)
+
+
 def is_storable_text(text: str) -> bool:
     """False for text holding a lone surrogate or a NUL character."""
     return _text_problem(text) is None

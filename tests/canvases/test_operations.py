@@ -57,3 +57,26 @@ def test_the_canonical_form_is_accepted():
         {"type": "edge.create", "edge": {"id": str(uuid.uuid4()), "source": ID, "target": OTHER}}
     )
     assert str(op.body["source"]) == ID
+
+
+def test_a_nul_in_a_tag_or_label_gets_the_nul_message_naming_the_field():
+    # Not "each tag must be 1-40 characters": the value's length is fine, its character is not.
+    for raw, field in (
+        ({"type": "node.create", "node": {"x": 0, "y": 0, "tags": ["a", "b", "c\x00"]}}, "node.tags[2]"),
+        ({"type": "node.update", "id": ID, "fields": {"tags": ["\x00"]}}, "fields.tags[0]"),
+        ({"type": "edge.create", "edge": {"source": ID, "target": OTHER, "label": "a\x00b"}}, "edge.label"),
+        ({"type": "edge.update", "id": ID, "fields": {"label": "\x00"}}, "fields.label"),
+        ({"type": "node.create", "node": {"x": 0, "y": 0, "content": "a\x00"}}, "node.content"),
+    ):
+        error = _refusal(raw)
+        assert error.field == field
+        assert error.message == f"{field} contains a NUL character (\\u0000), which cannot be stored"
+
+
+def test_duplicate_tags_are_dropped_in_order_exact_matches_only():
+    tags = ["b", "a", "b", " a ", "标签", "标签", "A", "ＤＢ", "DB", "标签\u3000"]
+    op = parse_operation({"type": "node.create", "node": {"x": 0, "y": 0, "tags": tags}})
+    # Case and full-width forms are different tags; surrounding (also ideographic) spaces are stripped.
+    assert op.body["tags"] == ["b", "a", "标签", "A", "ＤＢ", "DB"]
+    update = parse_operation({"type": "node.update", "id": ID, "fields": {"tags": ["x", "x"]}})
+    assert update.fields["tags"] == ["x"]

@@ -190,6 +190,12 @@ def test_invalid_ops(canvas, editor_client, op, field, matches_schema):
     assert error["code"] == "INVALID" and error["field"] == field
 
 
+def test_repeated_tags_are_stored_once_in_order(canvas, editor_client):
+    response = post_op(editor_client, canvas, node_op(tags=["db", "配置", "db", "DB", "配置"]))
+    assert response.status_code == 200
+    assert Node.objects.get(pk=response.json()["changes"][0]["id"]).tags == ["db", "配置", "DB"]
+
+
 def test_overflowing_numbers_are_invalid_not_500(canvas, editor_client):
     # 1e400 is valid JSON but overflows to infinity: the parser must refuse it with the field named.
     raw = '{"op": {"type": "node.create", "node": {"content": "far", "x": 1e400, "y": 0}}}'
