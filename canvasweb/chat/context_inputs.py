@@ -24,6 +24,7 @@ from typing import cast
 from django.conf import settings
 
 from canvasweb.canvases.models import Canvas, Edge, Node
+from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.json_safety import finite_float
 from canvasweb.context import tokens as _tokens
 from canvasweb.context.bytecache import ByteLRU, text_bytes
@@ -389,11 +390,16 @@ _VIEWPORT_DEFAULTS = {"x": 0.0, "y": 0.0, "zoom": 1.0, "width": 1280.0, "height"
 def viewport_from(raw: dict | None) -> Viewport:
     """A Viewport from a client's {x, y, zoom, width, height} (or None: the defaults); every given value must
     be a finite number. Anything but an object or None is a ValueError (the socket's chat.send and
-    context.preview hand the frame's value over as it came: `true` or `[1]` was an INTERNAL error)."""
+    context.preview hand the frame's value over as it came: `true` or `[1]` was an INTERNAL error); an
+    unknown key is InvalidOperation naming `viewport.<key>`."""
     if raw is None:
         raw = {}
     elif not isinstance(raw, dict):
         raise ValueError("it must be an object or null")
+    unknown = sorted(str(key) for key in raw.keys() - _VIEWPORT_DEFAULTS.keys())
+    if unknown:
+        # Unknown fields are refused everywhere (docs/api.md), named by their path like the op parser's.
+        raise InvalidOperation(f"unknown field viewport.{unknown[0]}", field=f"viewport.{unknown[0]}")
     values = {}
     for name, default in _VIEWPORT_DEFAULTS.items():
         value = finite_float(raw.get(name, default))

@@ -85,6 +85,17 @@ def test_preview_endpoint_and_llm_status(canvas, alice, apply, settings):
         f"/api/canvases/{canvas.pk}/context-preview/", {"viewport": {"zoom": -1}}, format="json"
     )
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "viewport"
+    # Unknown fields are refused here too, named by their path.
+    unknown = client_for(alice).post(
+        f"/api/canvases/{canvas.pk}/context-preview/",
+        {"viewport": {"x": 0, "y": 0, "zoom": 1, "rotation": 90}},
+        format="json",
+    )
+    assert unknown.status_code == 400 and unknown.json()["error"] == {
+        "code": "INVALID",
+        "message": "unknown field viewport.rotation",
+        "field": "viewport.rotation",
+    }
     settings.LLM = {**settings.LLM, "BASE_URL": "", "API_KEY": ""}
     status = client_for(alice).get("/api/llm/").json()
     assert status["configured"] is False and "LLM_BASE_URL" in status["help"]

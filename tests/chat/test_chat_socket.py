@@ -230,20 +230,27 @@ async def test_a_stop_sent_while_the_question_is_prepared_stops_the_reply(script
     await ws.disconnect()
 
 
-@pytest.mark.parametrize("viewport", [True, 1.5, "1", [1], []])
-async def test_a_viewport_that_is_not_an_object_is_invalid_not_internal(scripted_llm, viewport):
+@pytest.mark.parametrize(
+    "viewport, field",
+    [
+        *((bad, "viewport") for bad in (True, 1.5, "1", [1], [])),
+        # An unknown key is named by its path.
+        ({"x": 0, "y": 0, "zoom": 1, "width": 1280, "height": 800, "tilt": 3}, "viewport.tilt"),
+    ],
+)
+async def test_a_viewport_that_is_not_an_object_is_invalid_not_internal(scripted_llm, viewport, field):
     # chat.send and context.preview handed the frame's value to the compiler as it came: INTERNAL.
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])
     await ws.send_json_to({"type": "chat.send", "request_id": "r1", "text": "hello", "viewport": viewport})
     refused = await ws.receive_json_from(timeout=5)
     assert refused["type"] == "chat.error", refused
-    assert refused["error"]["code"] == "INVALID" and refused["error"]["field"] == "viewport"
+    assert refused["error"]["code"] == "INVALID" and refused["error"]["field"] == field
     assert refused.get("message_id") is None
     await ws.send_json_to({"type": "context.preview", "request_id": "p", "text": "", "viewport": viewport})
     refused = await ws.receive_json_from(timeout=5)
     assert refused["type"] == "error" and refused["request_id"] == "p", refused
-    assert refused["error"]["code"] == "INVALID" and refused["error"]["field"] == "viewport"
+    assert refused["error"]["code"] == "INVALID" and refused["error"]["field"] == field
     assert scripted_llm.requests == []
     assert await database_sync_to_async(Message.objects.count)() == 0
     assert await database_sync_to_async(Conversation.objects.count)() == 0
