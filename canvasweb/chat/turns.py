@@ -155,14 +155,12 @@ class ChatSession:
             await self.send({"type": "chat.suggestions", **result})
 
     async def handle_stop(self, message: dict) -> None:
-        if self.preparing and message.get("message_id") is None:
+        message_id = _stop_message_id(message)
+        # A stop for a reply that is not (or no longer) streaming here is ignored: it races the reply's end.
+        if self.preparing and message_id is None:
             self.stop_requested = True
             return
-        if (
-            self.streaming
-            and self.task is not None
-            and message.get("message_id") in (None, self.active_message_id)
-        ):
+        if self.streaming and self.task is not None and message_id in (None, self.active_message_id):
             self.task.cancel()
 
     async def handle_preview(self, message: dict) -> None:
@@ -372,6 +370,17 @@ def _request_id(message: dict) -> str | None:
     if request_id is not None and (not isinstance(request_id, str) or len(request_id) > 64):
         raise BadMessage("request_id must be a string of at most 64 characters", field="request_id")
     return request_id
+
+
+def _stop_message_id(message: dict) -> int | None:
+    """chat.stop's `message_id`: the assistant message to stop, or null for the turn being prepared.
+    Required, so a frame that says nothing about what to stop is refused rather than ignored."""
+    if "message_id" not in message:
+        raise BadMessage("message_id is required (the reply's message id, or null)", field="message_id")
+    value = message["message_id"]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63):
+        raise BadMessage("message_id must be null or a positive integer", field="message_id")
+    return value
 
 
 def _agent_runner(*, user, canvas_id: int):

@@ -143,6 +143,39 @@ async def test_stop_ends_the_stream_and_keeps_what_arrived(scripted_llm):
     await ws.disconnect()
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"type": "chat.stop"},
+        {"type": "chat.stop", "message_id": "89"},
+        {"type": "chat.stop", "message_id": True},
+        {"type": "chat.stop", "message_id": 0},
+        {"type": "chat.stop", "message_id": 1.5},
+        {"type": "chat.stop", "message_id": [89]},
+    ],
+)
+async def test_a_malformed_stop_is_a_bad_message_not_ignored(frame):
+    canvas, _users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    await ws.send_json_to(frame)
+    reply = await ws.receive_json_from(timeout=5)
+    assert reply["type"] == "error", reply
+    assert (reply["error"]["code"], reply["error"]["field"]) == ("BAD_MESSAGE", "message_id")
+    await ws.disconnect()
+
+
+async def test_a_stop_with_nothing_to_stop_is_ignored(scripted_llm):
+    canvas, _users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    _, _, done = await chat(ws, "hello")  # a finished reply
+    for message_id in (done["message"]["id"], 999_999, None):
+        await ws.send_json_to({"type": "chat.stop", "message_id": message_id})
+    await ws.send_json_to({"type": "ping"})
+    while (reply := await ws.receive_json_from(timeout=5))["type"] != "pong":
+        assert reply["type"] not in ("error", "chat.error", "chat.done"), reply  # no answer to a stop
+    await ws.disconnect()
+
+
 async def test_context_preview_reports_included_nodes_and_follows_the_viewport(scripted_llm):
     canvas, _users, tokens = await setup_canvas()
     ws, _, _ = await join(canvas.pk, tokens["alice"])

@@ -345,7 +345,7 @@ def _ws_templates(world) -> dict[str, dict]:
             "request_id": "r-1",
             "viewport": {"x": 0, "y": 0, "zoom": 1, "width": 100, "height": 100},
         },
-        "chat.stop": {"type": "chat.stop", "request_id": "r-1"},
+        "chat.stop": {"type": "chat.stop", "message_id": 1},
         "context.preview": {
             "type": "context.preview",
             "text": "问题",
