@@ -1,7 +1,7 @@
 // Drafts that live only on this screen until saved: a new note (double-click on
 // the empty canvas) and a new version of a note (supersede). Escape cancels
 // either; an empty new note is never sent.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { LIMITS, type CanvasNode, type Op } from '../../api/types';
 import { isComposing, snippet } from '../../lib/format';
@@ -41,8 +41,42 @@ export function newNoteOps(text: string, x: number, y: number, doc: Doc): { id: 
   return { id, ops: [{ type: 'node.create', node: { id, content, kind: 'note', x, y } }, ...rest] };
 }
 
+const EDGE_GAP = 8;
+
+/**
+ * Where to draw a box meant to sit at `at` inside its positioned parent so that all of it stays visible:
+ * a draft opened near the bottom or right edge (or grown by a long paste) moves up / left instead of
+ * running off the canvas with its counter and "Split" out of sight. Follows the box's and parent's size.
+ */
+export function useKeepInside(ref: RefObject<HTMLElement | null>, at: { x: number; y: number }) {
+  const [pos, setPos] = useState(at);
+  const { x: atX, y: atY } = at;
+  useLayoutEffect(() => {
+    const at = { x: atX, y: atY };
+    const el = ref.current;
+    const parent = el?.offsetParent as HTMLElement | null | undefined;
+    if (!el || !parent) {
+      setPos((p) => (p.x === at.x && p.y === at.y ? p : at));
+      return;
+    }
+    const fit = () => {
+      const x = Math.max(EDGE_GAP, Math.min(at.x, parent.clientWidth - el.offsetWidth - EDGE_GAP));
+      const y = Math.max(EDGE_GAP, Math.min(at.y, parent.clientHeight - el.offsetHeight - EDGE_GAP));
+      setPos((p) => (p.x === x && p.y === y ? p : { x, y }));
+    };
+    fit();
+    const observer = new ResizeObserver(fit);
+    observer.observe(el);
+    observer.observe(parent);
+    return () => observer.disconnect();
+  }, [ref, atX, atY]);
+  return pos;
+}
+
 function NewNoteDraft({ draft, doc, at }: { draft: NoteDraft; doc: Doc; at: { x: number; y: number } }) {
   const { t } = useTranslation('editing');
+  const box = useRef<HTMLDivElement>(null);
+  const pos = useKeepInside(box, at);
   const session = useEditSession();
   const { submit, selectOnly } = useCanvasActions();
   const save = (value: string) => {
@@ -53,7 +87,7 @@ function NewNoteDraft({ draft, doc, at }: { draft: NoteDraft; doc: Doc; at: { x:
     selectOnly([id]);
   };
   return (
-    <div className="note-draft node-card kind-note editing" style={{ left: at.x, top: at.y, width: weightStyle(1).width }} data-testid="note-draft">
+    <div ref={box} className="note-draft node-card kind-note editing" style={{ left: pos.x, top: pos.y, width: weightStyle(1).width }} data-testid="note-draft">
       <div className="note-draft-head">{t('drafts.newNoteHead')}</div>
       <NodeEditor
         initial={draft.text}
