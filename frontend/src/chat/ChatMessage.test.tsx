@@ -65,6 +65,11 @@ describe('a stored failed reply', () => {
     expect(card.textContent).toContain('尚未配置模型');
     expect(card.textContent).toContain('请在服务器上设置 LLM_BASE_URL');
     expect(card.textContent).not.toMatch(/restart|README|No model/);
+    // The config snippet's comments too; variable names, URLs and product names stay.
+    const snippet = card.querySelector('pre')!.textContent!;
+    expect(snippet).toContain('LLM_BASE_URL=http://127.0.0.1:8080/v1');
+    expect(snippet).toContain('或者本地兼容 OpenAI 的服务');
+    expect(snippet).not.toMatch(/or a local|e\.g\.|llama\.cpp server/);
   });
 
   it('other stored codes keep their own title', async () => {

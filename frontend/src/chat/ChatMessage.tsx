@@ -14,12 +14,15 @@ import { formatNumber } from '../i18n/format';
 // Titles for the chat error codes (docs/protocol.md): chat:errorTitles.<CODE>.
 export const CHAT_ERROR_CODES = ['MODEL_NOT_CONFIGURED', 'MODEL_TIMEOUT', 'MODEL_UNREACHABLE', 'MODEL_RATE_LIMITED', 'MODEL_HTTP_ERROR', 'MODEL_BAD_RESPONSE', 'MODEL_EMPTY', 'INTERNAL', 'BUSY', 'INVALID', 'NOT_FOUND', 'NOT_CONNECTED', 'CONNECTION_LOST'] as const;
 
-const CONFIG_SNIPPET = `LLM_BASE_URL=https://api.openai.com/v1
+// The variable names and URLs stay as they are; the comments are in the reader's language.
+function configSnippet(t: (key: string) => string): string {
+  return `LLM_BASE_URL=https://api.openai.com/v1
 LLM_API_KEY=sk-…
 LLM_MODEL=gpt-4o-mini
-# or a local OpenAI-compatible server, e.g.
-# LLM_BASE_URL=http://127.0.0.1:8080/v1   (llama.cpp server)
+# ${t('configSnippet.local')}
+# LLM_BASE_URL=http://127.0.0.1:8080/v1   (${t('configSnippet.llamaCpp')})
 # LLM_BASE_URL=http://127.0.0.1:11434/v1  (Ollama)`;
+}
 
 export function ConfigHelp({ status }: { status: LLMStatus | null }) {
   const { t, i18n } = useTranslation('chat');
@@ -28,7 +31,7 @@ export function ConfigHelp({ status }: { status: LLMStatus | null }) {
   return (
     <div className="config-help">
       <p>{serverHint ?? t('configHelp')}</p>
-      <pre className="mono-block">{CONFIG_SNIPPET}</pre>
+      <pre className="mono-block">{configSnippet(t)}</pre>
       <p className="muted small">{t('worksWithoutModel')}</p>
     </div>
   );
