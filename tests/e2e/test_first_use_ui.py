@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import open_canvas
+from tests.e2e.helpers import add_node, open_canvas
 
 LAPTOP = {"width": 1024, "height": 768}
 
@@ -35,4 +35,24 @@ def test_note_draft_near_the_edge_stays_inside_the_canvas(browser, server, shot)
     split.click()
     page.wait_for_function("() => window.__canvasweb.getState().nodes.length === 2")
     shot(page, "first-use-edge-draft")
+    ctx.close()
+
+
+def test_a_long_tag_on_a_card_ends_in_an_ellipsis_and_has_its_full_name_as_title(browser, server):
+    """A tag wider than the card was cut off mid-letter at the card's edge; now it ends in "…" and the whole
+    tag is the chip's tooltip."""
+    data = server.e2e_setup(users=["alice"], owner="alice", name="long tag")
+    tag = "another-really-long-tag-name-here-x"  # within the 40-character limit
+    add_node(server, data["tokens"]["alice"], data["canvas_id"], "一条便签 a note", 0, 0, tags=[tag, "短"])
+    ctx, page = open_canvas(browser, server, "alice", data["canvas_id"], viewport=LAPTOP)
+    chip = page.get_by_test_id("node-tag").first
+    expect(chip).to_have_attribute("title", f"#{tag}")
+    card = page.locator(".node-card").first.bounding_box()
+    box = chip.bounding_box()
+    assert box["x"] + box["width"] <= card["x"] + card["width"], (box, card)
+    text = chip.locator(".tag-chip-text")
+    shown = text.evaluate(
+        "el => ({overflow: getComputedStyle(el).textOverflow, cut: el.scrollWidth > el.clientWidth})"
+    )
+    assert shown == {"overflow": "ellipsis", "cut": True}, shown
     ctx.close()

@@ -205,8 +205,8 @@ function NodeCardImpl({ id, data, selected }: NodeProps<CardNode>) {
       {node.tags.length > 0 && (
         <div className="node-tags">
           {node.tags.slice(0, MAX_TAGS).map((t) => (
-            <span key={t} className="tag-chip">
-              #{t}
+            <span key={t} className="tag-chip" title={`#${t}`} data-testid="node-tag">
+              <span className="tag-chip-text">#{t}</span>
             </span>
           ))}
           {node.tags.length > MAX_TAGS && <span className="tag-chip more">+{node.tags.length - MAX_TAGS}</span>}
