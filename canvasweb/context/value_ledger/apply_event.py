@@ -212,11 +212,16 @@ def _old_total(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> _Slot | None:
     if m.type not in _SUMMABLE or not m.number or m.negated:
         return None
     value = _as_float(m.number)
-    steps = [
-        _as_float(x.number)
+    steps = {
+        step
         for x in ev.mentions
-        if x is not m and x.type == m.type and x.number and not x.negated and _currency(x) == _currency(m)
-    ]
+        if x is not m
+        and x.type == m.type
+        and x.number
+        and not x.negated
+        and _currency(x) == _currency(m)
+        and (step := _as_float(x.number))  # neither unreadable nor zero
+    }
     if value is None or not steps:
         return None
     found = [
@@ -228,7 +233,7 @@ def _old_total(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> _Slot | None:
         and _currency(s.current) == _currency(m)
         and (old := _as_float(s.current.number)) is not None
         and old != value
-        and any(step is not None and step and abs(abs(value - old) - step) < 1e-9 for step in steps)
+        and any(abs(abs(value - old) - step) < 1e-9 for step in steps)
     ]
     return found[0] if len(found) == 1 else None
 
