@@ -21,6 +21,11 @@ IDLE_CANVAS_SHARE = 0.5
 CHAT_MEMORY_SHIFT = 0.8
 # The summary's quarter of the unused canvas share moves to recall by the same factor.
 IDLE_SHARE_FOLLOWS = True
+# A canvas block that fills its plan with records seated only for viewport proximity is
+# narrowed when the question is about the chat: at least this share of its words occur
+# in older turns. The narrowed block keeps its relevant records plus NARROW_SLACK_TOKENS.
+NARROW_WHEN_PAST_SHARE = 0.5
+NARROW_SLACK_TOKENS = 40
 
 
 def resolve_budget(budget: Budget | int, fixed: int) -> Budget:
@@ -105,6 +110,37 @@ def plan_layers(
     else:
         plan.recent += pool - planned
     return plan
+
+
+def narrowed_canvas_plan(
+    plan: LayerPlan,
+    *,
+    canvas_cost: int,
+    relevant_cost: int,
+    n_older: int,
+    min_cost: int,
+    past_share: Callable[[], float],
+) -> int | None:
+    """A smaller canvas plan when the block is busy but little of it answers the question.
+
+    A canvas full of notes near the viewport (captured facts, a busy board) can fill its whole
+    plan without one record that matches the question; the idle-canvas shift below then never
+    fires and the recall layer stays small, although the answer was said in an older turn.
+    When the records seated for relevance (anchors, links, question matches) need less than
+    IDLE_CANVAS_SHARE of the plan and the question is about the chat (`past_share`), the block
+    is rebuilt at that size plus NARROW_SLACK_TOKENS so the rest goes to recall. `None` keeps
+    the plan: no recall layer, nothing older, a block already idle enough for the shift, a block
+    that answers the question, or a question about nothing said earlier."""
+    if not (plan.use_recall and n_older > 0 and plan.canvas > 0):
+        return None
+    if plan.canvas - canvas_cost >= IDLE_CANVAS_SHARE * plan.canvas:
+        return None  # the shift fires as it is; narrowing would only drop nearby records
+    if relevant_cost >= IDLE_CANVAS_SHARE * plan.canvas:
+        return None
+    smaller = max(relevant_cost + NARROW_SLACK_TOKENS, min_cost)
+    if smaller >= plan.canvas or past_share() < NARROW_WHEN_PAST_SHARE:
+        return None
+    return smaller
 
 
 def share_unused_canvas(

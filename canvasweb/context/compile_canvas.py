@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from .render import render_canvas_block
 from .selection import CanvasIndex, select_nodes
 from .tokens import TokenCache
-from .types import MESSAGE_OVERHEAD_TOKENS, CompileReport, CompileRequest
+from .types import MESSAGE_OVERHEAD_TOKENS, CompileReport, CompileRequest, IncludedNode
 
 # Question matches' share of a canvas block smaller than SMALL_BLOCK_TOKENS.
 SMALL_BLOCK_TOKENS = 400
@@ -21,6 +21,9 @@ class CanvasLayer:
     text: str | None = None
     cost: int = 0
     shown_texts: list[str] = field(default_factory=list)  # contents of the nodes in the block
+    # The block's cost without the records seated only for viewport proximity: what it needs
+    # for anchors, linked nodes and question matches.
+    relevant_cost: int = 0
 
 
 def build_canvas_layer(
@@ -39,7 +42,8 @@ def build_canvas_layer(
     emb = request.embeddings
     block_budget = plan - MESSAGE_OVERHEAD_TOKENS
     limit = max(32, block_budget // 32)
-    timings["select"] = timings["render"] = 0.0
+    timings.setdefault("select", 0.0)
+    timings.setdefault("render", 0.0)
     retried = False
     while True:
         t = time.perf_counter()
@@ -99,7 +103,14 @@ def build_canvas_layer(
     if block.text:
         layer.text = block.text
         layer.cost = block.tokens + MESSAGE_OVERHEAD_TOKENS
+        layer.relevant_cost = layer.cost - sum(
+            n.tokens for n in block.included if not _seated_for_relevance(n)
+        )
     return layer
+
+
+def _seated_for_relevance(node: IncludedNode) -> bool:
+    return node.reason == "anchor" or node.reason.startswith("linked") or bool(node.match_score)
 
 
 def question_share(base: float, block_budget: int) -> float:

@@ -41,10 +41,16 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .compile_budget import fit_question, plan_layers, resolve_budget, share_unused_canvas
+from .compile_budget import (
+    fit_question,
+    narrowed_canvas_plan,
+    plan_layers,
+    resolve_budget,
+    share_unused_canvas,
+)
 from .compile_canvas import CanvasLayer, build_canvas_layer
 from .compile_history import MIN_USEFUL_TOKENS, HistoryView, PreparedMessage, take_floor, take_window
 from .compile_memory import RecallLayer, build_recall_layer, build_summary_layer, worth_a_message
@@ -151,6 +157,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
 
     # 2. canvas block.
     canvas = CanvasLayer()
+    truncations_before_canvas = len(report.truncations)
     if plan.use_canvas and index is not None and plan.canvas - MESSAGE_OVERHEAD_TOKENS >= MIN_USEFUL_TOKENS:
         canvas = build_canvas_layer(
             request=request,
@@ -164,14 +171,36 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
         )
     elif plan.use_canvas:
         report.notes.append("canvas layer skipped: no room")
-    share_unused_canvas(
-        plan,
-        canvas_cost=canvas.cost,
-        n_older=n_older,
-        past_share=lambda: past_match_share(
+    past_share = _once(
+        lambda: past_match_share(
             question=request.question, messages=history.every[: history.offset + n_older], cache=cache
-        ),
+        )
     )
+    if canvas.cost:
+        smaller = narrowed_canvas_plan(
+            plan,
+            canvas_cost=canvas.cost,
+            relevant_cost=canvas.relevant_cost,
+            n_older=n_older,
+            min_cost=MIN_USEFUL_TOKENS + MESSAGE_OVERHEAD_TOKENS,
+            past_share=past_share,
+        )
+        if smaller is not None:
+            report.notes.append(
+                f"canvas block narrowed to {smaller} tokens: {canvas.relevant_cost} of {canvas.cost} answer the question"
+            )
+            del report.truncations[truncations_before_canvas:]
+            canvas = build_canvas_layer(
+                request=request,
+                index=index,
+                plan=smaller,
+                cache=cache,
+                mask=mask,
+                fingerprint=fingerprint,
+                report=report,
+                timings=timings,
+            )
+    share_unused_canvas(plan, canvas_cost=canvas.cost, n_older=n_older, past_share=past_share)
 
     # 4b. recent window: newest first, contiguous; low-information turns
     # ("Okay.", "好的") are left out instead of spending the budget.
@@ -301,3 +330,15 @@ def _redaction_counts(messages: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000.0, 3)
+
+
+def _once(fn: Callable[[], float]) -> Callable[[], float]:
+    """`fn`, computed on the first call only."""
+    box: list[float] = []
+
+    def get() -> float:
+        if not box:
+            box.append(fn())
+        return box[0]
+
+    return get

@@ -150,17 +150,108 @@ def test_buried_fact_is_recalled_at_a_small_budget():
     assert "red hook" in all_text(c.messages)
 
 
-def test_busy_canvas_keeps_its_window(monkeypatch):
+def _narrowed(c) -> bool:
+    return any(n.startswith("canvas block narrowed") for n in c.report.notes)
+
+
+def test_busy_canvas_that_answers_the_question_keeps_its_share(monkeypatch):
+    # Every note matches the question: the block is all relevance, nothing is narrowed or moved.
     nodes = tuple(
-        node(f"n{i}", f"Storage room {i} holds {i * 3} boxes of cables and adapters", x=i * 5)
+        node(
+            f"n{i}",
+            f"Bike shed rack {i} holds {i + 2} bikes; the spare key for rack {i} is on hook {i}",
+            x=i * 5,
+        )
         for i in range(60)
     )
     msgs = chat(300, LONG_FACTS)
     a = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
     monkeypatch.setattr(budget_mod, "CHAT_MEMORY_SHIFT", 0.0)
     b = compile_(messages=msgs, nodes=nodes, question=SHED_Q, budget=1000)
-    assert a.report.layer_tokens["canvas"] > 0
-    assert a.report.layer_tokens == b.report.layer_tokens  # the canvas used its share: nothing moved
+    assert not _narrowed(a)
+    assert a.report.layer_tokens["canvas"] > 300
+    assert a.report.layer_tokens == b.report.layer_tokens
+
+
+UNRELATED_NOTES = {
+    "en": [f"Storage room {i} holds {i * 3} boxes of cables and adapters" for i in range(60)],
+    "zh": [f"第{i}号储藏室放着{i * 3}箱线缆和转接头" for i in range(60)],
+}
+CHAT_FACT = {
+    "en": ({7: LONG_FACTS[7]}, SHED_Q, "red hook"),
+    "zh": ({7: "自行车棚的备用钥匙挂在电闸箱后面的红钩子上。"}, "车棚的备用钥匙放在哪儿？", "红钩子"),
+}
+# Earlier turns on the question's subject: recall can use every token it is handed.
+CHAT_TALK = {
+    "en": SHED_TALK,
+    "zh": {i: f"车棚记录{i}：访客{i}在第{i}天借走过一把备用钥匙。" for i in range(20, 200, 9)},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_busy_canvas_of_unrelated_notes_gives_way_to_recall(monkeypatch, lang):
+    # Sixty notes near the viewport fill the block and none answers; the chat holds the answer.
+    nodes = tuple(node(f"n{i}", t, x=i * 5) for i, t in enumerate(UNRELATED_NOTES[lang]))
+    facts, question, answer = CHAT_FACT[lang]
+    msgs = chat(300, {**facts, **CHAT_TALK[lang]})
+    got = compile_(messages=msgs, nodes=nodes, question=question, budget=1000)
+    monkeypatch.setattr(budget_mod, "NARROW_WHEN_PAST_SHARE", 2.0)  # never narrow
+    old = compile_(messages=msgs, nodes=nodes, question=question, budget=1000)
+    assert _narrowed(got) and not _narrowed(old)
+    assert 0 < got.report.layer_tokens["canvas"] < old.report.layer_tokens["canvas"] // 2
+    assert got.report.layer_tokens["recall"] > 2 * old.report.layer_tokens["recall"]
+    assert got.report.total_tokens <= 1000
+    # A truncation is reported once, for the block the prompt holds.
+    assert len({(t.layer, t.item_id) for t in got.report.truncations}) == len(got.report.truncations)
+    monkeypatch.undo()
+    alone = compile_(messages=chat(300, facts), nodes=nodes, question=question, budget=1000)
+    assert _narrowed(alone) and answer in all_text(alone.messages)
+
+
+def test_busy_canvas_stays_when_the_question_is_about_nothing_said():
+    nodes = tuple(node(f"n{i}", t, x=i * 5) for i, t in enumerate(UNRELATED_NOTES["en"]))
+    c = compile_(
+        messages=chat(300, LONG_FACTS),
+        nodes=nodes,
+        question="what is the airspeed of a swallow?",
+        budget=1000,
+    )
+    assert not _narrowed(c)
+    assert c.report.layer_tokens["canvas"] > 300
+
+
+def test_narrowed_plan_rules():
+    plan = budget_mod.LayerPlan(use_canvas=True, use_summary=True, use_recall=True, canvas=400)
+    about_chat = lambda: 1.0  # noqa: E731
+    narrow = budget_mod.narrowed_canvas_plan
+    assert (
+        narrow(plan, canvas_cost=380, relevant_cost=60, n_older=10, min_cost=36, past_share=about_chat)
+        == 60 + budget_mod.NARROW_SLACK_TOKENS
+    )
+    assert narrow(
+        plan, canvas_cost=380, relevant_cost=0, n_older=10, min_cost=36, past_share=about_chat
+    ) == max(36, budget_mod.NARROW_SLACK_TOKENS)
+    assert (
+        narrow(plan, canvas_cost=380, relevant_cost=200, n_older=10, min_cost=36, past_share=about_chat)
+        is None
+    )  # half answers
+    assert (
+        narrow(plan, canvas_cost=380, relevant_cost=60, n_older=0, min_cost=36, past_share=about_chat) is None
+    )  # nothing older
+    assert (
+        narrow(plan, canvas_cost=380, relevant_cost=60, n_older=10, min_cost=36, past_share=lambda: 0.2)
+        is None
+    )
+    # A block that already leaves half its plan idle is not cut further.
+    assert (
+        narrow(plan, canvas_cost=200, relevant_cost=60, n_older=10, min_cost=36, past_share=about_chat)
+        is None
+    )
+    no_recall = budget_mod.LayerPlan(use_canvas=True, use_summary=True, use_recall=False, canvas=400)
+    assert (
+        narrow(no_recall, canvas_cost=380, relevant_cost=60, n_older=10, min_cost=36, past_share=about_chat)
+        is None
+    )
 
 
 def test_question_about_nothing_said_keeps_the_window(monkeypatch):
