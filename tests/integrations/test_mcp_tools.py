@@ -192,6 +192,28 @@ def test_question_errors_name_the_question_argument(planted, canvas, bob):
         assert payload(result)["error"]["field"] == "question"
 
 
+def test_viewport_errors_name_the_key(planted, canvas, bob):
+    async def script(client):
+        return [
+            await client.call_tool("compile_context", {"question": "端口", "viewport": {"x": 0, "rotation": 9}}),
+            await client.call_tool("compile_context", {"question": "port", "viewport": {"zoom": 0}}),
+            await client.call_tool("compile_context", {"question": "port", "viewport": [0, 0]}),
+            await client.call_tool("compile_context", {"question": "port", "viewport": {"x": 5, "zoom": 2}}),
+        ]
+
+    rotation, zero_zoom, listed, good = run_mcp(bob, canvas, script)
+    error = payload(rotation)["error"]
+    assert (error["code"], error["message"], error["field"]) == (
+        "INVALID",
+        "unknown field viewport.rotation",
+        "viewport.rotation",
+    )
+    assert payload(zero_zoom)["error"]["field"] == "viewport"
+    assert "zoom must be a positive finite number" in payload(zero_zoom)["error"]["message"]
+    assert payload(listed)["error"]["field"] == "viewport"
+    assert not good.is_error and payload(good)["ok"]
+
+
 def test_no_secret_in_any_tool_or_resource_result(planted, canvas, alice):
     """Even the owner (who may see the secret node) gets no secret value through MCP."""
 

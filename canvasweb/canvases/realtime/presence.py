@@ -34,11 +34,16 @@ PRESENCE_COLORS = (
 )
 
 
+VIEWPORT_SIZES = frozenset({"zoom", "width", "height"})
+
+
 class PresenceHandlers(CanvasSocket):
     """`presence` frames from the client and the presence events from the layer."""
 
     async def handle_presence(self, message: dict[str, Any]) -> None:
-        viewport = clean_point(message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport")
+        viewport = clean_point(
+            message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport", positive=VIEWPORT_SIZES
+        )
         cursor = message.get("cursor")
         cursor = None if cursor is None else clean_point(cursor, ("x", "y"), "cursor")
         editing = clean_node_id(message.get("editing"), "editing")
@@ -48,7 +53,7 @@ class PresenceHandlers(CanvasSocket):
                 "id": clean_node_id(
                     dragging.get("id") if isinstance(dragging, dict) else None, "dragging.id", required=True
                 ),
-                **clean_point(dragging, ("x", "y"), "dragging"),
+                **clean_point(dragging, ("x", "y"), "dragging", extra=("id",)),
             }
         self.presence = {
             "type": "presence",
@@ -126,13 +131,28 @@ def _bad_node_id(name: str) -> NoReturn:
     )
 
 
-def clean_point(value: Any, keys: tuple[str, ...], name: str) -> dict[str, Any]:
+def clean_point(
+    value: Any,
+    keys: tuple[str, ...],
+    name: str,
+    *,
+    positive: frozenset[str] = frozenset(),
+    extra: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """`value`'s numbers under `keys` (all required). A key outside `keys` + `extra` is refused, as in
+    every other viewport the server reads (chat.send, context.preview, REST): a typo must not pass
+    silently. The `positive` ones (zoom and size) must be > 0: others divide by them to draw it."""
     if not isinstance(value, dict):
         raise BadMessage(f"{name} must be an object with {', '.join(keys)}", field=name)
+    unknown = sorted(str(key) for key in value.keys() - {*keys, *extra})
+    if unknown:
+        raise BadMessage(f"unknown field {name}.{unknown[0]}", field=f"{name}.{unknown[0]}")
     clean = {}
     for key in keys:
         number = finite_float(value.get(key))
         if number is None or abs(number) > 1e7:
             raise BadMessage(f"{name}.{key} must be a finite number", field=f"{name}.{key}")
+        if key in positive and number <= 0:
+            raise BadMessage(f"{name}.{key} must be a positive number", field=f"{name}.{key}")
         clean[key] = number
     return clean

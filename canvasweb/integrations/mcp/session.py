@@ -34,6 +34,7 @@ from canvasweb.agent import tools as agent_tools
 from canvasweb.agent.reads import DATA_NOTE
 from canvasweb.agent.runner import AgentRunner
 from canvasweb.chat import services as chat_services
+from canvasweb.chat.context_inputs import viewport_from
 from canvasweb.chat.llm import ModelConfig
 from canvasweb.chat.models import Conversation, Message, MessageRole, MessageSource, MessageStatus
 from canvasweb.common.errors import CanvasError, InvalidOperation
@@ -264,10 +265,12 @@ def _compile_arguments(arguments: Any) -> dict:
     if not isinstance(args.get("question"), str):
         raise InvalidOperation("question is required and must be a string", field="question")
     viewport = args.get("viewport")
-    if viewport is not None and (
-        not isinstance(viewport, dict) or set(viewport) - {"x", "y", "zoom", "width", "height"}
-    ):
+    if viewport is not None and not isinstance(viewport, dict):
         raise InvalidOperation("viewport must be an object with x, y, zoom, width, height", field="viewport")
+    try:  # the chat's own check: "unknown field viewport.<key>", or a value that is no number
+        viewport_from(viewport)
+    except ValueError as exc:
+        raise InvalidOperation(f"viewport is invalid: {exc}", field="viewport") from None
     budget = args.get("budget")
     if budget is not None:
         limit = ModelConfig.from_settings().prompt_budget

@@ -89,12 +89,26 @@ async def test_presence_relays_editing_and_dragging():
         ({"dragging": {"id": None, "x": 1, "y": 2}}, "dragging.id"),
         ({"dragging": {"id": str(uuid.uuid4()), "x": 5e9, "y": 2}}, "dragging.x"),
         ({"dragging": "somewhere"}, "dragging.id"),
+        ({"dragging": {"id": str(uuid.uuid4()), "x": 1, "y": 2, "z": 3}}, "dragging.z"),
+        ({"viewport": {**VIEWPORT, "rotation": 90}}, "viewport.rotation"),
+        ({"viewport": {**VIEWPORT, "zoom": 0}}, "viewport.zoom"),
+        ({"viewport": {**VIEWPORT, "width": -800}}, "viewport.width"),
+        ({"viewport": {"x": 0, "y": 0, "zoom": 1, "width": 800}}, "viewport.height"),
+        ({"cursor": {"x": 1, "y": 2, "pressure": 0.5}}, "cursor.pressure"),
+        ({"cursor": {"x": -4, "y": "NaN"}}, "cursor.y"),
     ],
 )
 async def test_bad_presence_activity_is_a_bad_message(extra, field):
     canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
+    bob, _, _ = await join(canvas.pk, tokens["bob"])
     await alice.send_json_to({"type": "presence", "viewport": VIEWPORT, "cursor": None, **extra})
     error = (await receive_type(alice, "error"))["error"]
     assert error["code"] == "BAD_MESSAGE" and error["field"] == field
-    await alice.disconnect()
+    assert field in error["message"]
+    # Not relayed, and the socket goes on: the next good frame is relayed.
+    await alice.send_json_to({"type": "presence", "viewport": VIEWPORT, "cursor": {"x": -4, "y": 0.5}})
+    seen = await receive_type(bob, "presence")
+    assert seen["cursor"] == {"x": -4.0, "y": 0.5}
+    for ws in (alice, bob):
+        await ws.disconnect()
