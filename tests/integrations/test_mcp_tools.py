@@ -195,7 +195,9 @@ def test_question_errors_name_the_question_argument(planted, canvas, bob):
 def test_viewport_errors_name_the_key(planted, canvas, bob):
     async def script(client):
         return [
-            await client.call_tool("compile_context", {"question": "端口", "viewport": {"x": 0, "rotation": 9}}),
+            await client.call_tool(
+                "compile_context", {"question": "端口", "viewport": {"x": 0, "rotation": 9}}
+            ),
             await client.call_tool("compile_context", {"question": "port", "viewport": {"zoom": 0}}),
             await client.call_tool("compile_context", {"question": "port", "viewport": [0, 0]}),
             await client.call_tool("compile_context", {"question": "port", "viewport": {"x": 5, "zoom": 2}}),

@@ -42,7 +42,10 @@ class PresenceHandlers(CanvasSocket):
 
     async def handle_presence(self, message: dict[str, Any]) -> None:
         viewport = clean_point(
-            message.get("viewport"), ("x", "y", "zoom", "width", "height"), "viewport", positive=VIEWPORT_SIZES
+            message.get("viewport"),
+            ("x", "y", "zoom", "width", "height"),
+            "viewport",
+            positive=VIEWPORT_SIZES,
         )
         cursor = message.get("cursor")
         cursor = None if cursor is None else clean_point(cursor, ("x", "y"), "cursor")
