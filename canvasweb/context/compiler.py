@@ -176,7 +176,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             question=request.question, messages=history.every[: history.offset + n_older], cache=cache
         )
     )
-    if canvas.cost:
+    if canvas.cost and index is not None:
         smaller = narrowed_canvas_plan(
             plan,
             canvas_cost=canvas.cost,
