@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .capture.values import compatible, find_values
+from .capture.weekdays import WEEKDAY_BEFORE_DATE_RE, WEEKDAY_WORD_RE
 from .lexical import EN_EXTRA_STOPWORDS, ZH_STOPWORDS, tokenize
 from .text import CJK_STOP_CHARS, STOPWORDS, stem
 
@@ -114,6 +115,19 @@ class Mention:
     label: str = ""  # the word right before a bare number ("ICE 599" -> "ice", "gate 12" -> "gate")
 
 
+# A text without digits may still state a value: a weekday ("actually it's Thursday", "改成周四").
+_WEEKDAY_HINT_RE = re.compile(r"(?i:day)|Mon|Tue|Wed|Thu|Fri|Sat|Sun|周|星期|礼拜")
+
+
+def _weekday_words() -> frozenset[str]:
+    days = "monday tuesday wednesday thursday friday saturday sunday"
+    spellings = (
+        days.split() + [d + "s" for d in days.split()] + "Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun".split()
+    )
+    spellings += [p + c for p in ("周", "星期", "礼拜") for c in "一二三四五六日"] + ["星期天", "礼拜天"]
+    return frozenset().union(*(subject_words(w) for w in spellings))
+
+
 _BRACKETED_RE = re.compile(r"[(（][^()（）\n]*[)）]")
 
 
@@ -157,6 +171,9 @@ def subject_words(text: str) -> frozenset[str]:
         for t in tokenize(text)
         if not t[0].isdigit() and not t.startswith("字:") and not (len(t) == 1 and "\u3400" <= t <= "\u9fff")
     )  # 改, 到: no subject
+
+
+WEEKDAY_WORDS = _weekday_words()  # the subject words a weekday is said with ("tuesday", "周三", "wed")
 
 
 # 人, 名, 位 and 个人 all count people: "800人" and "800名" are one value.
@@ -245,8 +262,8 @@ def _header_words(text: str) -> frozenset[str]:
     m = re.match(r"\s*([^:：。.!?！？\n]{1,40})[:：]", text) or re.match(
         r"\s*([^。.!?！？\n]{1,40}?)[。.!?！？\n]", text
     )
-    if not m or re.search(r"\d", m.group(1)):
-        return frozenset()
+    if not m or re.search(r"\d", m.group(1)) or any(v.type == "weekday" for v in find_values(m.group(1))):
+        return frozenset()  # a value is no topic ("Actually it's Thursday.")
     words = subject_words(m.group(1))
     return words if len(words) <= 4 else frozenset()
 
@@ -275,7 +292,7 @@ def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) 
 
 def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, ...]:
     """Every value in `text`, left to right, with `names` (name_mentions.py) as values of type "name"."""
-    if not text or not (names or re.search(r"\d", text)):
+    if not text or not (names or re.search(r"\d", text) or _WEEKDAY_HINT_RE.search(text)):
         return ()
     values = []
     for v in find_values(text):
@@ -285,7 +302,12 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
             continue
         if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2 and not _counted(text, v.end):
             continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
-        values.append((v.start, v.end, v.raw, v.type, v.key))
+        start = v.start
+        if v.type == "date":
+            # "Wednesday, March 4" is one date: its mention (and a rewrite) covers the day too
+            day = WEEKDAY_BEFORE_DATE_RE.search(text, max(0, start - 16), start)
+            start = day.start() if day else start
+        values.append((start, v.end, text[start : v.end] if start != v.start else v.raw, v.type, v.key))
     taken = [(s, e) for s, e, *_ in values]
     for m in _IDENT_RE.finditer(text):
         if any(m.start() < e and s < m.end() for s, e in taken):
@@ -311,21 +333,35 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
     blank = list(text)
     for start, end, *_ in values:
         blank[start:end] = " " * (end - start)
+    for start, end, _raw, kind, _key in values:
+        if kind in ("weekday", "date"):
+            # The day a thing happens on tells things apart ("the get-in on the Monday", "Tuesday and
+            # Thursday evenings"): a weekday word stays a subject word of its clause, also inside
+            # a date ("Monday 10 November"); a weekday mention leaves its own day out (below).
+            for d in WEEKDAY_WORD_RE.finditer(text, start, end):
+                blank[d.start() : d.end()] = text[d.start() : d.end()]
     bare = "".join(blank)
     clause_words = [subject_words(bare[s:e]) for s, e in clauses]
     followed = [any(w[0] >= v[1] and compatible(w[3], v[3]) for w in values) for v in values]
-    clause_has_value = [
-        any(
-            s <= v[0] < e
-            and not (
-                name_roles.get(v[0]) == "old"
-                if v[3] == "name"
-                else _named_old(text, v[0], v[1], replaced_later=f)
+    # A clause whose only values are weekdays ("3月12日，周四上午", "Monday evening") lends its words
+    # to a value of another kind, as it did before weekdays were values: the day is said about
+    # that value, it is no other item of a list. Weekdays keep apart from each other.
+    clause_has_value, clause_has_weekday = (
+        [
+            any(
+                s <= v[0] < e
+                and (v[3] == "weekday") == weekday
+                and not (
+                    name_roles.get(v[0]) == "old"
+                    if v[3] == "name"
+                    else _named_old(text, v[0], v[1], replaced_later=f)
+                )
+                for v, f in zip(values, followed, strict=True)
             )
-            for v, f in zip(values, followed, strict=True)
-        )
-        for s, e in clauses
-    ]
+            for s, e in clauses
+        ]
+        for weekday in (False, True)
+    )
     sentence_words = [
         frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words, strict=True) if s <= cs < e))
         | header
@@ -336,14 +372,29 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
         si = next((i for i, (s, e) in enumerate(sentences) if s <= start < e), len(sentences) - 1)
         words = set(clause_words[ci])
+        if kind == "weekday":
+            # A day modifies the words next to it ("add a Sunday matinee", "the Thursday opening"):
+            # its words are those between the values around it in its clause, not the words of
+            # another value of that clause ("Opening is Friday 14 November now and we add a Sunday
+            # matinee": the matinee is on Sunday, the opening is not).
+            cs, ce = clauses[ci]
+            lo = max([e for s_, e, *_ in values if cs <= e <= start] or [cs])
+            hi = min([s_ for s_, e, *_ in values if end <= s_ < ce] or [ce])
+            words = set(subject_words(bare[lo:start] + " " + bare[end:hi]))
         # A short clause borrows a neighbour's words, unless that neighbour states a value of its
         # own: another item of a list ("early-bird £140, student £70": "student" is not about
         # early-bird). A neighbour naming the old value ("800人作废，按950人准备") is the same subject.
-        if len(words) < MIN_CONTEXT and ci > 0 and not clause_has_value[ci - 1]:
-            words |= clause_words[ci - 1]
-        if len(words) < MIN_CONTEXT and ci + 1 < len(clauses) and not clause_has_value[ci + 1]:
-            words |= clause_words[ci + 1]
+        for i in (ci - 1, ci + 1):
+            if (
+                len(words) < MIN_CONTEXT
+                and 0 <= i < len(clauses)
+                and not clause_has_value[i]
+                and not (kind == "weekday" and clause_has_weekday[i])
+            ):
+                words |= clause_words[i]
         words |= header
+        if kind == "weekday":
+            words -= WEEKDAY_WORDS
         if kind == "count":
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
@@ -389,8 +440,10 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 context=frozenset(words),
                 sentence=si,
                 negated=negated,
-                sentence_words=sentence_words[si] if si < len(sentence_words) else frozenset(words),
-                previous_words=sentence_words[si - 1] if 0 < si <= len(sentence_words) else frozenset(),
+                sentence_words=(sentence_words[si] if si < len(sentence_words) else frozenset(words))
+                - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
+                previous_words=(sentence_words[si - 1] if 0 < si <= len(sentence_words) else frozenset())
+                - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
                 question=si < len(sentences)
                 and text[sentences[si][0] : sentences[si][1]].rstrip().endswith(("?", "？")),
             )

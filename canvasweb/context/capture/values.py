@@ -10,6 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .weekdays import (
+    WD_AFTER_DATE_EN,
+    WD_AFTER_DATE_ZH,
+    WEEKDAY_BEFORE_DATE_RE,
+    WEEKDAY_PATTERNS,
+    weekday_here,
+    weekday_key,
+)
+
 _CN_DIGITS = {
     "零": 0,
     "〇": 0,
@@ -88,40 +97,46 @@ _MONTHS = {
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_WEEKDAYS_EN = "monday tuesday wednesday thursday friday saturday sunday".split()
-_WEEKDAYS_ZH = "一二三四五六日"
-
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")),
     (
         "date",
         re.compile(
-            rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}}))?",
+            rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}}))?"
+            + WD_AFTER_DATE_EN,
             re.IGNORECASE,
         ),
     ),
     (
         "date",
         re.compile(
-            rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b(?:,?\s+(?P<y>\d{{4}}))?",
+            rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b(?:,?\s+(?P<y>\d{{4}}))?"
+            + WD_AFTER_DATE_EN,
             re.IGNORECASE,
         ),
     ),
-    ("date", re.compile(r"(?:(?P<y>\d{4})\s*年\s*)?(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]?")),
     (
         "date",
         re.compile(
-            r"(?P<rel>(?:下|这|本|上)?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|下个?月初?|月底|年底)"
+            r"(?:(?P<y>\d{4})\s*年\s*)?(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]?" + WD_AFTER_DATE_ZH
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            r"(?P<rel>(?:下|这|本|上)个?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|下个?月初?|月底|年底)"
         ),
     ),
     (
         "date",
         re.compile(
             r"\b(?P<rel>(?:next|this)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month)|"
+            r"last\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
             r"tomorrow|end of (?:the )?(?:month|quarter|year))\b",
             re.IGNORECASE,
         ),
     ),
+    *WEEKDAY_PATTERNS,
     (
         "time",
         re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?:\s*(?P<ap>am|pm))?(?![\d:])", re.IGNORECASE),
@@ -350,6 +365,8 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         unit = (g.get("u") or g.get("w") or "").lower()[:1] or ("f" if g.get("zf") else "c")
         degrees = _num(_group(g, "n", AttributeError).replace("−", "-"))
         return f"{unit}:{_fmt(-abs(degrees) if g.get('neg') else degrees)}"
+    if kind == "weekday":
+        return weekday_key(g)
     if kind == "region":
         return _group(g, "r", AttributeError).lower()
     if kind == "version":
@@ -374,6 +391,13 @@ def find_values(text: str) -> list[TypedValue]:
             if kind == "port":
                 start, end = m.span("n")
                 raw = m.group("n")
+            if kind == "weekday" and not m.groupdict().get("wdz"):
+                if not weekday_here(text, start, end, abbreviated=bool(m.groupdict().get("wda"))):
+                    continue
+                if any(
+                    f.type == "date" and WEEKDAY_BEFORE_DATE_RE.match(text, start, f.start) for f in found
+                ):
+                    continue  # "Wednesday, March 4": the date phrase's day
             groups = dict(m.groupdict().items())
             try:
                 key = _key(kind, groups)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..capture.values import compatible
-from ..value_mentions import Mention, same_value
-from .cues import APPRAISAL_WORDS
+from ..value_mentions import WEEKDAY_WORDS, Mention, same_value
+from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
 
@@ -60,6 +60,9 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                     for x in ev.mentions
                 )
                 and m.sentence in ev.cue_sentences
+                # seven weekdays are said about many things: the same day names this subject's
+                # value only when it is said with some of its words
+                and (m.type != "weekday" or _overlap(m.context, s) > 0)
             ):
                 named_old.add(id(s))
     for m in ev.mentions:
@@ -104,7 +107,18 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         summed = _old_total(m, ev, cands) if user_like and cued else None
         old_named = named_old | {id(summed)} if summed is not None else named_old
         scored = _score(m, words, cands, ev, old_named, cued)
-        if not scored and cued and user_like and ev.role != "canvas":
+        if (
+            not scored
+            and cued
+            and user_like
+            and ev.role != "canvas"
+            # the words of a sentence that states another kind of value are that value's, not a
+            # day's ("the dinner is 22 May now and we add a Sunday hike")
+            and not (
+                m.type == "weekday"
+                and any(x.sentence == m.sentence and x.type != "weekday" for x in ev.mentions)
+            )
+        ):
             # A correction often names its subject in another clause ("scratch that build number,
             # we pushed 0.9.417"): try the whole sentence's words.
             # A correction may also name its subject in the sentence before, when that one is the
@@ -119,6 +133,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 or (len(wide) > 1 and sorted(c[1] for c in wide)[-2] < NEAR_BEST * max(c[1] for c in wide))
                 else []
             )
+        if not scored and cued and ev.role == "user":
+            scored = _nearby_weekday(m, ev, cands)
         if not scored:
             recent = _recent_holder(m, ev, slots) if not user_like else None
             if recent is not None:
@@ -154,6 +170,10 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             # A reply reporting a change the user's message already made ("Block A is now below
             # 25 %; Block B unchanged") is about that subject only.
             chosen = [c for c in chosen if c[2]]
+        elif m.type == "weekday" and any(same for _sc, _s, same in chosen):
+            # A day said again about a subject that holds it ("with a Sunday matinee" after "we add
+            # a Sunday matinee") is that subject's, and no new day for a look-alike subject.
+            chosen = [c for c in chosen if c[2]]
         else:
             chosen = _without_weaker_siblings(m, chosen, scored)
         if not user_like:
@@ -187,6 +207,30 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches
+
+
+def _nearby_weekday(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tuple[float, float, _Slot, bool]]:
+    """A cued weekday correction that names no subject ("actually it's Thursday", "改成周四") is
+    about the one weekday subject a user message stated in the WEEKDAY_REACH messages before it;
+    with none or several, it replaces nothing."""
+    if m.type != "weekday" or any(
+        w not in _CUE_WORDS and w not in WEEKDAY_WORDS for w in m.context | m.sentence_words
+    ):
+        return []
+    near = [
+        s
+        for s in cands
+        if s.kind == "weekday"
+        and s.current is not None
+        and 0 <= s.stated_in < ev.position
+        and ev.position - s.stated_in <= WEEKDAY_REACH
+    ]
+    if len(near) != 1 or near[0].current is None or same_value(m, near[0].current):
+        return []
+    return [(1.0, 0.0, near[0], False)]
 
 
 def _bare_holder(m: Mention, holders: Sequence[_Slot]) -> list[_Slot]:
