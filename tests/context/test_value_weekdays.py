@@ -91,6 +91,21 @@ def test_a_weekday_in_a_full_date_stays_part_of_the_date():
     assert v.type == "date" and v.raw == "1月16日（星期五）"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the piano tuner can't do the 2nd, he comes Thursday 4th instead",
+        "site visit Monday the 12th, first thing",
+        "it is the 12th, Monday, for everyone",
+        "钢琴调音师改成周四4号来",
+        "4号周四上午到",
+    ],
+)
+def test_a_weekday_with_a_day_of_the_month_is_a_date_not_a_weekday(text):
+    assert [v.type for v in find_values(text)] in ([], ["number"])
+    assert "weekday" not in [m.type for m in find_mentions(text)]
+
+
 def test_chinese_words_with_week_characters_are_no_weekdays():
     assert weekdays("这个周末我们去爬山") == []
     assert weekdays("健身一周三次就够了") == []

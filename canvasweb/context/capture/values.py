@@ -17,6 +17,7 @@ from .weekdays import (
     WEEKDAY_PATTERNS,
     weekday_here,
     weekday_key,
+    with_day_of_month,
 )
 
 _CN_DIGITS = {
@@ -391,6 +392,8 @@ def find_values(text: str) -> list[TypedValue]:
             if kind == "port":
                 start, end = m.span("n")
                 raw = m.group("n")
+            if kind == "weekday" and with_day_of_month(text, start, end):
+                continue  # "Friday 6th", "周五6号": a date without its month, not a weekday of its own
             if kind == "weekday" and not m.groupdict().get("wdz"):
                 if not weekday_here(text, start, end, abbreviated=bool(m.groupdict().get("wda"))):
                     continue

@@ -84,6 +84,25 @@ def weekday_here(text: str, start: int, end: int, *, abbreviated: bool) -> bool:
     return True
 
 
+# A day of the month said beside the weekday: "Friday 6th", "Monday the 12th", "周五6号", "6号周五".
+_DAY_OF_MONTH_AFTER_RE = re.compile(
+    r"\.?,?\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b|\s*[（(]?\d{1,2}\s*[号日]", re.IGNORECASE
+)
+_DAY_OF_MONTH_BEFORE_RE = re.compile(
+    r"(?:\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th),?|(?<!月)\d{1,2}\s*[号日][（(]?)\s*$", re.IGNORECASE
+)
+
+
+def with_day_of_month(text: str, start: int, end: int) -> bool:
+    """The weekday at text[start:end] is said with a day of the month and no month: the phrase is
+    a date (one the date patterns do not read), so the weekday is no value of its own; "moved
+    from the 4th to Friday 6th" must not make "Friday" a value that any later Friday replaces."""
+    return bool(
+        _DAY_OF_MONTH_AFTER_RE.match(text, end)
+        or _DAY_OF_MONTH_BEFORE_RE.search(text[max(0, start - 12) : start])
+    )
+
+
 def weekday_key(groups: dict[str, str | None]) -> str:
     """The key of a weekday match from WEEKDAY_PATTERNS: "wed" for Wed, wednesdays, 周三, 礼拜三."""
     zh = groups.get("wdz")
