@@ -36,7 +36,7 @@ from .recall_rank import (
     rank_turns,
     turn_asks,
 )
-from .recall_signals import value_score
+from .recall_signals import asks_for_value, value_score
 from .retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER
 from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
@@ -186,11 +186,14 @@ def recall_history(
 
     strong = [r for r in ranked if r[1] >= STRONG_RELATIVE_SCORE]
     weak = [r for r in ranked if r[1] < STRONG_RELATIVE_SCORE]
-    _cover(strong, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip)
+    wants_value = asks_for_value(question)
+    _cover(strong, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip, wants_value=wants_value)
     if weak:
         cap = max_tokens
         max_tokens = used + (cap - used) // 2
-        _cover(weak, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip)
+        _cover(
+            weak, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip, wants_value=wants_value
+        )
         max_tokens = cap
     _detail(strong, turns=turns, grow=grow)
 
@@ -218,9 +221,12 @@ def _cover(
     neighbour: Callable[[int], int | None],
     turns: Mapping[int, _Turn],
     skip: frozenset[str],
+    wants_value: bool = False,
 ) -> None:
     """Pass 1, coverage: the best matching sentence per hit turn (short turns whole), plus the
-    neighbour turn that carries its context."""
+    neighbour turn that carries its context. For a question that asks for a value, a matching
+    sentence that states none brings the next sentence when that one does: people name the
+    subject first and give the value after ("The radio survey is back. It says 9 gateways.")."""
     for ci, _score, sent_hits in ranked:
         t = turn(ci)
         best = sent_hits[0] if sent_hits else 0
@@ -230,6 +236,8 @@ def _cover(
             }
         else:
             want = {best}
+            if wants_value and (follow := _value_after(t, best)) is not None:
+                want.add(follow)
         if not grow(ci, want) and not grow(ci, {best}):
             continue
         nb = neighbour(ci)
@@ -240,6 +248,14 @@ def _cover(
             elif nt.sentences:
                 # The question's last sentence, or the answer's first (its value-stating one).
                 grow(nb, {len(nt.sentences) - 1} if nb < ci else {_answer_sentence(nt)})
+
+
+def _value_after(t: _Turn, si: int) -> int | None:
+    """The sentence after `si` when `si` states no value and that one does."""
+    nxt = si + 1
+    if nxt >= len(t.sentences) or value_score(t.sentences[si]) > 0 or value_score(t.sentences[nxt]) == 0:
+        return None
+    return nxt
 
 
 def _answer_sentence(t: _Turn) -> int:

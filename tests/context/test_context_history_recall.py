@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers_context import all_text, node
 
 from canvasweb.context.compiler import compile_context
@@ -126,6 +127,48 @@ def test_long_message_is_excerpted_around_the_match():
     )
     assert "2,500 euros" in r.text
     assert "…" in r.text and r.tokens <= 120 < count_tokens(long_text)
+
+
+def _tight_excerpt(text: str, question: str, max_tokens: int) -> str:
+    cands = [RecallCandidate(position=0, message=MessageData(id="c0", role="user", content=text), text=text)]
+    cache = TokenCache()
+    return recall_history(
+        candidates=cands, question=question, max_tokens=max_tokens, count=cache.count, cache=cache
+    ).text
+
+
+_EN_FILLER = " ".join(f"Note {k} is about the hallway paint and the coffee rota." for k in range(12))
+_ZH_FILLER = "".join(f"第{k}件事是走廊刷漆和咖啡值班表。" for k in range(12))
+
+
+@pytest.mark.parametrize(
+    ("text", "asks_value", "asks_no_value", "max_tokens", "label", "value"),
+    [
+        (
+            f"{_EN_FILLER} The acoustic survey of the hall came back. It says we need 14 ceiling panels. {_EN_FILLER}",
+            "What did the acoustic survey find?",
+            "Tell me about the acoustic survey",
+            75,
+            "acoustic survey",
+            "14 ceiling panels",
+        ),
+        (
+            f"{_ZH_FILLER}礼堂的声学检测报告出来了。报告说要装十四块吸音板。{_ZH_FILLER}",
+            "声学检测报告里结论是什么？",
+            "说说声学检测报告",
+            90,
+            "声学检测报告",
+            "十四块吸音板",
+        ),
+    ],
+)
+def test_excerpt_of_a_value_question_takes_the_value_after_its_label(
+    text, asks_value, asks_no_value, max_tokens, label, value
+):
+    excerpt = _tight_excerpt(text, asks_value, max_tokens)
+    assert label in excerpt and value in excerpt
+    # A question that asks for no value keeps the excerpt to the matching sentence.
+    assert value not in _tight_excerpt(text, asks_no_value, max_tokens)
 
 
 def test_recalled_sentence_already_in_the_window_is_not_repeated():
