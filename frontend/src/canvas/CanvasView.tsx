@@ -34,11 +34,11 @@ import { RemoteCursors } from './RemoteCursors';
 import { useOverlay } from './overlay';
 import { GhostCard } from '../agent/GhostNode';
 import { ghostsFor, markedNodes } from '../agent/proposals';
-import { buildNodes, coord, decorate, type FlowNode } from './flowNodes';
+import { buildNodes, decorate, type FlowNode } from './flowNodes';
 import { useCanvasKeyboard } from './useCanvasKeyboard';
+import { usePaneNewNote } from './editing/usePaneNewNote';
 import { PeerActivityContext, usePeerActivity } from './editing/peerActivity';
 import { CanvasDrafts } from './editing/CanvasDrafts';
-import { useEditSession } from './editing/editSession';
 import { useCanvasViewport } from './viewport/useCanvasViewport';
 import { useFlowEdges } from './useFlowEdges';
 import { useFlowChanges } from './useFlowChanges';
@@ -71,7 +71,6 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
   const [edgeEdit, setEdgeEdit] = useState<{ id: string; x: number; y: number } | null>(null);
   const pointer = useRef<{ x: number; y: number } | null>(null);
   const { doc, pendingIds } = state;
-  const session = useEditSession();
   const activity = usePeerActivity(engine);
   // Zoomed out on a big canvas, one <canvas> draws the nodes React Flow does not need to mount (lod/LodLayer).
   const lowZoom = useLowDetailFlag();
@@ -145,18 +144,8 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
     [lod, setConnectDraft],
   );
 
-  // Double-click on the empty pane opens a new-note draft there; it is created only when saved with text.
-  const onDoubleClick = useCallback(
-    (e: ReactMouseEvent) => {
-      const target = e.target as HTMLElement;
-      if (!target.classList?.contains('react-flow__pane') || lod.onPaneDoubleClick(e) || readOnly) return;
-      const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
-      startEditing(null);
-      setSelection({ nodes: new Set(), edges: new Set() });
-      session.openNoteDraft({ x: coord(p.x - 100), y: coord(p.y - 24), text: '', message: null });
-    },
-    [readOnly, rf, setSelection, startEditing, session, lod],
-  );
+  // Double-click (mouse) or long press (touch) on the empty pane opens a new-note draft there.
+  const paneNote = usePaneNewNote({ setSelection, onLayerDoubleClick: lod.onPaneDoubleClick });
 
   const toWrapper = useCallback(
     (p: { x: number; y: number }) => {
@@ -194,7 +183,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       className={`canvas-wrapper${readOnly ? ' readonly' : ''}${overlay.preview ? ' previewing' : ''}${overlay.agentOnly ? ' agent-filter' : ''}`}
       ref={wrapperRef}
       data-testid="canvas"
-      onDoubleClick={onDoubleClick}
+      {...paneNote}
       onPointerMove={(e) => {
         pointer.current = { x: e.clientX, y: e.clientY };
         lod.onPointerMove(e);
