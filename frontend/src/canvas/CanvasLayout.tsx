@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { useResizableWidth } from './useResizableWidth';
-import { ChatIcon, ChevronLeftIcon, ChevronRightIcon } from '../components/Icons';
+import { ChatIcon, ChevronLeftIcon, ChevronRightIcon, ListIcon, XIcon } from '../components/Icons';
 import { useTranslation } from 'react-i18next';
 import './CanvasLayout.css';
 
@@ -20,6 +20,16 @@ interface Props {
   onToggleChat?(): void;
 }
 
+/** A toggle's icon: a chevron beside a column, another (by default a close mark) on a phone's sheet (CSS picks). */
+function ToggleIcons({ wide, phone = <XIcon size={16} /> }: { wide: ReactNode; phone?: ReactNode }) {
+  return (
+    <>
+      <span className="toggle-icon-wide">{wide}</span>
+      <span className="toggle-icon-phone">{phone}</span>
+    </>
+  );
+}
+
 /** Canvas page layout: header on top; [chat] | canvas | inspector below. */
 export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen, onToggleInspector, chat, chatOpen, onToggleChat }: Props) {
   const { t } = useTranslation('canvas');
@@ -35,8 +45,15 @@ export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen,
             data-testid="chat-region"
             style={chatOpen ? { width: chatWidth.width } : undefined}
           >
-            <button className="region-toggle" onClick={onToggleChat} aria-label={chatOpen ? t('layout.hideChat') : t('layout.showChat')} title={chatOpen ? t('layout.hideChat') : t('layout.showChat')}>
-              {chatOpen ? <ChevronLeftIcon size={14} /> : <ChatIcon size={14} />}
+            <button
+              className="region-toggle"
+              onClick={onToggleChat}
+              aria-label={chatOpen ? t('layout.hideChat') : t('layout.showChat')}
+              title={chatOpen ? t('layout.hideChat') : t('layout.showChat')}
+              aria-expanded={chatOpen}
+              data-testid="chat-toggle"
+            >
+              {chatOpen ? <ToggleIcons wide={<ChevronLeftIcon size={14} />} /> : <ChatIcon size={14} />}
             </button>
             {/* kept mounted while collapsed so a streaming reply is not lost */}
             <div className="region-body" hidden={!chatOpen}>
@@ -52,9 +69,10 @@ export function CanvasLayout({ header, banner, canvas, inspector, inspectorOpen,
             onClick={onToggleInspector}
             aria-label={inspectorOpen ? t('layout.hideInspector') : t('layout.showInspector')}
             title={inspectorOpen ? t('layout.hideInspector') : t('layout.showInspector')}
+            aria-expanded={inspectorOpen}
             data-testid="inspector-toggle"
           >
-            {inspectorOpen ? <ChevronRightIcon size={14} /> : <ChevronLeftIcon size={14} />}
+            {inspectorOpen ? <ToggleIcons wide={<ChevronRightIcon size={14} />} /> : <ToggleIcons wide={<ChevronLeftIcon size={14} />} phone={<ListIcon size={16} />} />}
           </button>
           {inspectorOpen && <div className="region-body">{inspector}</div>}
         </div>

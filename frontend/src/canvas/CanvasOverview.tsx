@@ -1,9 +1,10 @@
-// The inspector when nothing is selected: counts, legend, shortcuts.
+// The inspector when nothing is selected: counts, legend, shortcuts (mouse and keyboard, touch).
 import { NODE_KINDS, RELATIONS, relationLabel } from '../api/types';
 import type { Doc } from '../sync/apply';
 import { useCanvasActions } from './context';
 import { KIND_META, relationColor } from './kinds';
-import { Trans, useTranslation } from 'react-i18next';
+import { useTranslation } from 'react-i18next';
+import { GestureHints } from './GestureHints';
 
 export function CanvasOverview({ doc }: { doc: Doc }) {
   const { t } = useTranslation('canvas');
@@ -52,18 +53,7 @@ export function CanvasOverview({ doc }: { doc: Doc }) {
           </li>
         ))}
       </ul>
-      {!readOnly && (
-        <>
-          <h3 className="inspector-subtitle">{t('overview.shortcuts')}</h3>
-          <ul className="shortcut-list">
-            <li><Trans t={t} i18nKey="overview.keyNewNote" components={{ k: <kbd /> }} /></li>
-            <li><Trans t={t} i18nKey="overview.keyEdit" components={{ k: <kbd /> }} /></li>
-            <li><Trans t={t} i18nKey="overview.keyNewLine" components={{ k: <kbd /> }} /></li>
-            <li>{t('overview.keyLink')}</li>
-            <li><Trans t={t} i18nKey="overview.keyDelete" components={{ k: <kbd /> }} /></li>
-          </ul>
-        </>
-      )}
+      {!readOnly && <GestureHints />}
     </div>
   );
 }

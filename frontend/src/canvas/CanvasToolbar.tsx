@@ -63,7 +63,7 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
         title={t('toolbar.agentFilterHint')}
         data-testid="agent-filter"
       >
-        <BotIcon size={14} /> {t('toolbar.agentFilter')}
+        <BotIcon size={14} /> <span className="tb-label">{t('toolbar.agentFilter')}</span>
         <span className="tb-count">{agentCount}</span>
       </button>
       <span className="tb-sep" />
@@ -73,7 +73,7 @@ export function CanvasToolbar({ undo, agentCount, name, role }: Props) {
         title={t('toolbar.exportHint')}
         data-testid="export-button"
       >
-        <DownloadIcon size={14} /> {t('toolbar.export')}
+        <DownloadIcon size={14} /> <span className="tb-label">{t('toolbar.export')}</span>
       </button>
       {exportDialog}
     </div>

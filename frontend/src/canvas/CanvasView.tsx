@@ -46,6 +46,8 @@ import { useConnectDraft } from './useConnectDraft';
 import { CULL_MIN_NODES } from './lod/culling';
 import { useCulledFlow } from './lod/useCulledFlow';
 import { FitAllButton } from './lod/FitAllButton';
+import { isCoarsePointer } from './narrowScreen';
+import './CanvasView.css';
 
 // cards and edges switch to a simple block/line below the level-of-detail zoom (lod/)
 const nodeTypes = { card: LodCard, ghost: GhostCard };
@@ -249,7 +251,7 @@ export function CanvasView({ state, selection, setSelection, onDeleteSelection }
       )}
       {empty && (
         <div className="canvas-empty-hint" data-testid="canvas-empty">
-          {readOnly ? t('canvasView.empty') : t('canvasView.emptyHint')}
+          {readOnly ? t('canvasView.empty') : isCoarsePointer() ? t('canvasView.emptyHintTouch') : t('canvasView.emptyHint')}
         </div>
       )}
       {connectDraft && <RelationPicker x={connectDraft.x} y={connectDraft.y} onPick={pickRelation} onCancel={() => setConnectDraft(null)} />}

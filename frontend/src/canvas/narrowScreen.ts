@@ -9,3 +9,7 @@ const width = () => (typeof window === 'undefined' ? Infinity : window.innerWidt
 
 export const inspectorFloats = () => width() <= OVERLAY_INSPECTOR_MAX_WIDTH;
 export const isPhoneWidth = () => width() <= PHONE_MAX_WIDTH;
+
+/** a finger is the main pointer (phones, tablets): touch hints come first */
+export const isCoarsePointer = () =>
+  typeof window !== 'undefined' && typeof window.matchMedia === 'function' && window.matchMedia('(pointer: coarse)').matches;
