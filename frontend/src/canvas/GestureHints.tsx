@@ -27,7 +27,7 @@ function HintList({ input }: { input: Input }) {
       <ul className="shortcut-list" data-testid={input === 'touch' ? 'touch-hints' : 'shortcut-hints'}>
         {hintKeys(input).map((key) => (
           <li key={key}>
-            <Trans t={t} i18nKey={key} components={{ k: <kbd /> }} />
+            <Trans t={t} i18nKey={key} components={{ k: input === 'touch' ? <strong /> : <kbd /> }} />
           </li>
         ))}
       </ul>

@@ -48,7 +48,10 @@ describe('useLongPress', () => {
     expect(spy).toHaveBeenCalledTimes(1);
     expect(spy).toHaveBeenCalledWith({ clientX: 100, clientY: 200 }, pane);
     expect(h().fired()).toBe(true);
-    h().onTouchEndCapture(touch());
+    const end = { ...touch(), cancelable: true, preventDefault: vi.fn() };
+    h().onTouchEndCapture(end);
+    // the lift after a press sends no compatibility mouse events
+    expect(end.preventDefault).toHaveBeenCalledTimes(1);
     vi.advanceTimersByTime(LONG_PRESS_DELAY * 2);
     expect(spy).toHaveBeenCalledTimes(1);
   });
@@ -75,10 +78,13 @@ describe('useLongPress', () => {
     const { spy, h } = await mount();
     h().onTouchStartCapture(touch([100, 200]));
     vi.advanceTimersByTime(LONG_PRESS_DELAY - 50);
-    h().onTouchEndCapture(touch());
+    const end = { ...touch(), cancelable: true, preventDefault: vi.fn() };
+    h().onTouchEndCapture(end);
     vi.advanceTimersByTime(LONG_PRESS_DELAY);
     expect(spy).not.toHaveBeenCalled();
     expect(h().fired()).toBe(false);
+    // a tap stays a tap: its click is not cancelled
+    expect(end.preventDefault).not.toHaveBeenCalled();
   });
 
   it('is cancelled by touchcancel', async () => {

@@ -16,6 +16,8 @@ export interface TouchPoint {
 export interface TouchLike {
   touches: ArrayLike<TouchPoint>;
   target: EventTarget | null;
+  cancelable?: boolean;
+  preventDefault?(): void;
 }
 
 export interface LongPressOptions {
@@ -83,7 +85,12 @@ export function useLongPress(
         const { clientX, clientY } = e.touches[0];
         if (Math.hypot(clientX - from.clientX, clientY - from.clientY) > tolerance) cancel();
       },
-      onTouchEndCapture: cancel,
+      onTouchEndCapture(e) {
+        cancel();
+        // After a press fired, the browser's compatibility mousedown/click would land on whatever the press
+        // opened (a draft's editor, which loses focus and closes): a cancelled touchend sends none.
+        if (firedRef.current && e.cancelable !== false) e.preventDefault?.();
+      },
       onTouchCancelCapture: cancel,
       fired: () => firedRef.current,
     }),
