@@ -1,7 +1,7 @@
 """The canvas on a phone, by touch (390×844, has_touch), in English and Chinese: every control is a >= 40 px target
 and none covers another (also with a panel's sheet open), the toolbar is one row with the Export label on one
-line, a long press on the empty pane opens the new-note draft and saving it makes a node, a tap does not,
-and pinch zoom reaches React Flow."""
+line, a tap selects a card for the inspector, a long press on the empty pane opens the new-note draft and
+saving it makes a node, a tap there does not, and pinch zoom reaches React Flow."""
 
 from __future__ import annotations
 
@@ -132,6 +132,13 @@ def test_phone_touch_targets_toolbar_and_long_press_new_note(browser, server, sh
             shot(page, f"phone-inspector-sheet-{lang}")
         page.get_by_test_id(toggle).tap()
         expect(page.get_by_test_id(toggle)).to_have_attribute("aria-expanded", "false")
+    expect(page.get_by_test_id("inspector")).to_have_count(0)
+
+    # A tap selects a card; its text is editable in the inspector's sheet.
+    page.locator(".react-flow__node").filter(has_text="一条便签").tap()
+    page.get_by_test_id("inspector-toggle").tap()
+    expect(page.get_by_test_id("inspector-content")).to_be_visible()
+    page.get_by_test_id("inspector-toggle").tap()
     expect(page.get_by_test_id("inspector")).to_have_count(0)
 
     cdp = ctx.new_cdp_session(page)
