@@ -105,13 +105,19 @@ def test_phone_touch_targets_toolbar_and_long_press_new_note(browser, server, sh
     assert_targets(control_boxes(page))
 
     # The toolbar is one row, and "Export" / "导出" is one line of text.
-    tops = page.get_by_test_id("canvas-toolbar").locator(".tb-btn").evaluate_all(
-        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+    tops = (
+        page.get_by_test_id("canvas-toolbar")
+        .locator(".tb-btn")
+        .evaluate_all("els => els.map(e => Math.round(e.getBoundingClientRect().top))")
     )
     assert len(set(tops)) == 1, tops
-    lines = page.get_by_test_id("export-button").locator(".tb-label").evaluate(
-        """el => { const r = document.createRange(); r.selectNodeContents(el);
+    lines = (
+        page.get_by_test_id("export-button")
+        .locator(".tb-label")
+        .evaluate(
+            """el => { const r = document.createRange(); r.selectNodeContents(el);
                    return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }"""
+        )
     )
     assert lines == 1, lines
     shot(page, f"phone-touch-{lang}")
@@ -121,7 +127,10 @@ def test_phone_touch_targets_toolbar_and_long_press_new_note(browser, server, sh
         page.get_by_test_id(toggle).tap()
         expect(page.get_by_test_id(sheet)).to_be_visible()
         expect(page.get_by_test_id(toggle)).to_have_attribute("aria-expanded", "true")
-        boxes = {t: page.get_by_test_id(t).bounding_box() for t in ("chat-toggle", "inspector-toggle", "header-menu-button")}
+        boxes = {
+            t: page.get_by_test_id(t).bounding_box()
+            for t in ("chat-toggle", "inspector-toggle", "header-menu-button")
+        }
         boxes["sheet"] = page.get_by_test_id(sheet).bounding_box()
         assert_targets({k: v for k, v in boxes.items() if k != "sheet"})
         for name in ("chat-toggle", "inspector-toggle"):
