@@ -116,6 +116,11 @@ class Mention:
 
 
 # A text without digits may still state a value: a weekday ("actually it's Thursday", "改成周四").
+_CN_NUMERAL_WORD_RE = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
+# An amount or head count in Chinese numerals ("四万", "三十人"): capture/values.py types it.
+_CN_AMOUNT_HINT_RE = re.compile(
+    r"[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*\s*[万亿元块人名位]"
+)
 _WEEKDAY_HINT_RE = re.compile(r"(?i:day)|Mon|Tue|Wed|Thu|Fri|Sat|Sun|周|星期|礼拜")
 
 
@@ -169,8 +174,11 @@ def subject_words(text: str) -> frozenset[str]:
     return frozenset(
         t
         for t in tokenize(text)
-        if not t[0].isdigit() and not t.startswith("字:") and not (len(t) == 1 and "\u3400" <= t <= "\u9fff")
-    )  # 改, 到: no subject
+        if not t[0].isdigit()
+        and not t.startswith("字:")
+        and not (len(t) == 1 and "\u3400" <= t <= "\u9fff")  # 改, 到: no subject
+        and not _CN_NUMERAL_WORD_RE.fullmatch(t)  # 三万, 五千: a number, not a subject
+    )
 
 
 WEEKDAY_WORDS = _weekday_words()  # the subject words a weekday is said with ("tuesday", "周三", "wed")
@@ -292,7 +300,9 @@ def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) 
 
 def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, ...]:
     """Every value in `text`, left to right, with `names` (name_mentions.py) as values of type "name"."""
-    if not text or not (names or re.search(r"\d", text) or _WEEKDAY_HINT_RE.search(text)):
+    if not text or not (
+        names or re.search(r"\d", text) or _WEEKDAY_HINT_RE.search(text) or _CN_AMOUNT_HINT_RE.search(text)
+    ):
         return ()
     values = []
     for v in find_values(text):
@@ -300,7 +310,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
             v.type == "time" and not re.search(r"\d:\d|点|\d\s*[ap]m", v.raw, re.IGNORECASE)
         ):
             continue
-        if v.type in ("number", "count") and len(re.sub(r"\D", "", v.raw)) < 2 and not _counted(text, v.end):
+        digits = re.sub(r"\D", "", v.raw) or re.sub(r"\D", "", v.key)  # "三十人" counts 30
+        if v.type in ("number", "count") and len(digits) < 2 and not _counted(text, v.end):
             continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
         start = v.start
         if v.type == "date":

@@ -71,6 +71,8 @@ def test_hedged_statements_are_tentative(text):
 
 def test_chinese_numerals():
     assert cn_to_int("四十万") == 400000 and cn_to_int("十二") == 12 and cn_to_int("一百零五") == 105
+    # spoken short forms: the last digit counts in the next lower unit
+    assert cn_to_int("三万二") == 32000 and cn_to_int("两千五") == 2500 and cn_to_int("一百五") == 150
     assert arabic_numerals("团队十二人，预算四十万元") == "团队12人，预算40万元"
     assert arabic_numerals("大家一起统一口径") == "大家一起统一口径"  # 一 inside words stays
     assert same_value("四十万元", "400000元") and same_value("40万", "四十万元")

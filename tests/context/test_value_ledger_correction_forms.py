@@ -672,3 +672,52 @@ def test_an_instruction_that_sets_a_value_replaces_the_old_one():
         )
     )
     assert "24 trays" in out[0]
+
+
+# --- amounts in Chinese numerals and with a k suffix -------------------------------------------------------
+
+
+def test_spoken_chinese_amounts_and_k_amounts_are_values():
+    (budget,) = find_mentions("团建预算三万二。")
+    assert budget.type == "money" and budget.key == "cny:32000"
+    (heads,) = find_mentions("年会来了三十人")
+    assert heads.type == "count" and heads.key == "30"
+    (k,) = find_mentions("The stage rental is 12k for the weekend.")
+    assert k.key == "12000"
+    # not amounts: "together", "by all means", one teacher
+    assert (
+        find_mentions("我们一块去吧") == ()
+        and find_mentions("千万别迟到") == ()
+        and find_mentions("一位老师") == ()
+    )
+
+
+def test_an_amount_in_chinese_numerals_cut_in_chat_is_retired():
+    out = rewritten(msgs(("user", "团建预算五万。"), *aside(4), ("user", "老板把团建预算砍到三万二了。")))
+    assert "五万" not in out[0] and "[old value" in out[0]
+    # control: a budget for something else keeps its value
+    out = rewritten(msgs(("user", "团建预算五万。"), *aside(4), ("user", "打印机维修花了三千二。")))
+    assert "五万" in out[0]
+
+
+def test_a_k_amount_cut_in_chat_is_retired():
+    out = rewritten(
+        msgs(
+            ("user", "Stage rental: 14k."), *aside(4), ("user", "Good news, the stage rental got cut to 11k.")
+        )
+    )
+    assert "14k" not in out[0] and "[old value" in out[0]
+    out = rewritten(
+        msgs(("user", "Stage rental: 14k."), *aside(4), ("user", "The catering quote came in at 11k."))
+    )
+    assert "14k" in out[0]
+
+
+def test_verbs_of_change_are_correction_cues():
+    for old, new in (
+        ("The rehearsal is on 3 June.", "The rehearsal slipped, it is on 10 June."),
+        ("Delivery window: 9 March.", "The supplier postponed delivery to 16 March."),
+        ("验收定在5月12号。", "甲方那边有事，验收挪到5月19号。"),
+    ):
+        out = rewritten(msgs(("user", old), *aside(4), ("user", new)))
+        assert "[old value" in out[0], (old, new, out[0])

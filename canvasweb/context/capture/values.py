@@ -48,6 +48,12 @@ def cn_to_int(text: str) -> int | None:
     if all(c in _CN_DIGITS for c in text) and len(text) > 1:  # digit by digit: 二〇二六
         return int("".join(str(_CN_DIGITS[c]) for c in text))
     total, section, digit = 0, 0, None
+    # Spoken short forms: "三万二" is 32,000, "两千五" 2,500, "一百五" 150 (a last digit right after
+    # 百/千/万/亿 counts in the next lower unit; "一百零五" keeps its 零 and is 105).
+    if len(text) >= 3 and text[-1] in _CN_DIGITS and text[-2] in "百千万亿" and text[-3] in _CN_DIGITS:
+        unit = {"百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}[text[-2]]
+        head = cn_to_int(text[:-1])
+        return None if head is None else head + _CN_DIGITS[text[-1]] * unit // 10
     for c in text:
         if c in _CN_DIGITS:
             digit = _CN_DIGITS[c]
@@ -169,6 +175,20 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿|千)?\s*(?P<cur>元|块|美元|欧元|人民币)"
         ),
     ),
+    # "四万", "三万二", "一百五十元", "十二万块": amounts in Chinese numerals (not "一块去", "千万别")
+    (
+        "money",
+        re.compile(
+            rf"(?P<cn>[一二两三四五六七八九十][{CN_NUM}]*)\s*(?P<cur>元|块|美元|欧元|人民币)"
+            rf"|(?P<cnb>[一二两三四五六七八九十][一二两三四五六七八九十百千]*[万亿][一二两三四五六七八九]?)"
+            r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多]))"
+        ),
+    ),
+    # "40k", "1.2k", "3bn": an amount with a thousand/billion suffix and no currency
+    (
+        "number",
+        re.compile(r"(?<![A-Za-z0-9_.\-:])(?P<n>\d+(?:\.\d+)?)\s?(?P<mul>k|K|bn)(?!\w|\.\d)"),
+    ),
     # "28 万", "31 万了", "40 万左右": a bare 万/亿 amount, not "3 万人" or "2 万步"
     (
         "money",
@@ -223,6 +243,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
+    # "三十人", "两名", "十二位": a head count in Chinese numerals (not the lone "一位老师")
+    (
+        "count",
+        re.compile(rf"(?P<cn>[一二两三四五六七八九十][{CN_NUM}]*)\s*(?P<u>人|名|位)(?!置|于|数)"),
+    ),
     (
         "size",
         re.compile(
@@ -272,6 +297,7 @@ _MULTIPLIER = {
     "million": 1_000_000,
     "万": 10_000,
     "亿": 100_000_000,
+    "bn": 1_000_000_000,
 }
 _CURRENCY = {
     "$": "usd",
@@ -325,6 +351,12 @@ def _group(g: dict[str, str | None], name: str, missing: type[Exception] = TypeE
 
 
 def _key(kind: str, g: dict[str, str | None]) -> str:
+    cn = g.get("cn") or g.get("cnb")
+    if cn:  # a Chinese numeral: its digits, then the usual rules
+        value = cn_to_int(cn)
+        if value is None or (value == 1 and g.get("cur") in ("块", None)):
+            raise ValueError(f"not an amount: {cn!r}")  # "一块去", "一位老师"
+        g = {**g, "n": str(value), "mul": None}
     if kind == "date":
         rel = g.get("rel")
         if rel:
@@ -372,7 +404,8 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         return _group(g, "r", AttributeError).lower()
     if kind == "version":
         return _group(g, "v", AttributeError).lower().lstrip("v")
-    return _fmt(_num(_group(g, "n", AttributeError)))
+    mul = _MULTIPLIER.get((g.get("mul") or "").lower(), 1)
+    return _fmt(_num(_group(g, "n", AttributeError)) * mul)
 
 
 def find_values(text: str) -> list[TypedValue]:

@@ -15,11 +15,14 @@ _CUE_RE = re.compile(
     # a speaker taking back what was just said, or a value that went up or down
     r"wait|hang on|hold on|sorry|wrong|mistake|misread|typo|make (?:it|that)|(?:down|up) to|"
     r"rais(?:e|ed|ing)|lower(?:ed)?|drop(?:s|ped)?|bump(?:ed)?|settled?|going with|in the end|"
+    r"cut|slash(?:ed)?|reduc(?:e|ed)|increas(?:e|ed)|trimm?(?:ed)?|slipp(?:ed)?|slips?|delay(?:ed)?|"
+    r"postpon(?:e|ed)|brought forward|veto(?:ed)?|replac(?:e|ed)|went (?:up|down)|goes (?:up|down)|"
     # an instruction that sets a value, or says from when it holds
     r"set\s+(?:[\w'-]+\s+){0,5}?to|from now on|going forward)\b"
     r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后|"
     # 以…为准, 不再, 最新, 说错/记错, 追加/涨到/降到, 按…来/准备/算: 说法不同, 都是改口
-    r"以.{1,16}?为准|不再|最新|错|不对|作废|追加|涨|降|增加到|减少到|按.{1,12}?(?:来|准备|算|执行)",
+    r"以.{1,16}?为准|不再|最新|错|不对|作废|追加|涨|降|增加到|减少到|按.{1,12}?(?:来|准备|算|执行)|"
+    r"砍|挪|换成|换到|只能|缩减|减到|提高到|延期|取消",
     re.IGNORECASE,
 )
 
