@@ -38,7 +38,7 @@ class NameSpan:
 _TITLE = r"(?:The|Dr\.?|Prof\.?|Professor|Mr\.?|Mrs\.?|Ms\.?|Mx\.?|DJ|Sir|Dame)"
 _WORD = r"[A-Z][A-Za-z\u00c0-\u024f'’&-]*"
 _CONNECT = r"(?:of|de|da|di|du|van|von|der|den|la|le|del)"
-_NAME_RE = re.compile(rf"(?<![\w'’-])(?:{_TITLE}\s+)?{_WORD}(?:\s+(?:{_CONNECT}\s+)?{_WORD})*")
+_NAME_RE = re.compile(rf"(?<![A-Za-z0-9_'’-])(?:{_TITLE}\s+)?{_WORD}(?:\s+(?:{_CONNECT}\s+)?{_WORD})*")
 _TITLE_RE = re.compile(rf"^{_TITLE}\s+")
 # Capitalised words that are no name: pronouns, chat words, days and months (values.py reads dates).
 _NOT_NAMES = frozenset(
@@ -60,7 +60,8 @@ _HEDGE_RE = re.compile(
 
 # Text right before a name that names it as the old one.
 _OLD_BEFORE_RE = re.compile(
-    r"\b(?:no longer|not|instead of|rather than|replacing|in place of|over from)\s+(?:(?:be|is|with|using|at|in|by)\s+)?(?:the\s+)?$",
+    r"\b(?:no longer|not|instead of|rather than|replacing|in place of|over from|"
+    r"vetoed|rejected|ditched|scrapped|dropped|lost)\s+(?:(?:be|is|with|using|at|in|by)\s+)?(?:the\s+)?$",
     re.IGNORECASE,
 )
 _FROM_RE = re.compile(r"\bfrom\s+(?:the\s+)?$", re.IGNORECASE)
@@ -69,7 +70,8 @@ _TO_AFTER_RE = re.compile(r"^\s+to\s+(?:the\s+)?(?=[A-Z])")
 _GONE_AFTER_RE = re.compile(
     r"^\s*(?:is|was|'s|has|have|had|got|are|were)?\s*(?:been\s+|now\s+)?(?:out\b|off\b|unavailable|cancell?ed|"
     r"fully booked|booked up|double-booked|closed|a mess|gone\b|dropped out|pulled out|backed out|fell through|"
-    r"can'?t make it|cannot make it|couldn'?t make it|no longer)",
+    r"can'?t make it|cannot make it|couldn'?t make it|no longer|left\b|quit\b|resigned|retired|is leaving|"
+    r"went bust|(?:got|was|has been|have been) (?:vetoed|rejected|scrapped))",
     re.IGNORECASE,
 )
 _STRONG_AFTER_RE = re.compile(r"^\s*(?:is|was|'s)?\s*no longer\b", re.IGNORECASE)
@@ -90,12 +92,17 @@ _CLAUSE_RE = re.compile(r"[,;:，；：—–()]")
 # Chinese: a name runs until punctuation, a digit or a word that ends it (负责, 供应, 了, 的 …).
 _ZH_RUN = r"\s*([\u4e00-\u9fffA-Za-z·]{2,16})"
 _ZH_NEW_RE = re.compile(
-    r"(?:改为|改成|换成|换到|换为|改到|改由|改用|更换为|变成|调整为|改请|改找|换了)了?" + _ZH_RUN
+    r"(?:改为|改成|换成|换到|换为|改到|改由|改用|更换为|变成|调整为|改请|改找|换了|挪到|搬到|移到|现在找|现在由)了?"
+    + _ZH_RUN
 )
 _ZH_FROM_RE = re.compile(
     r"从" + _ZH_RUN + r"(?=(?:换成|换到|换为|改成|改为|改到|调到|调整为|搬到|挪到|变成|改由))"
 )
-_ZH_OLD_RE = re.compile(r"不再(?:是|由|找|用|请)" + _ZH_RUN)
+_ZH_OLD_RE = re.compile(r"(?:不再(?:是|由|找|用|请)|不同意(?:用)?|否了|毙了|不用)" + _ZH_RUN)
+# A name that fell through ("小王离职了", "三号厅被占了"); old only beside a new name.
+_ZH_GONE_RE = re.compile(
+    r"(?:^|(?<=[，。；！？,.;!?\s]))([\u4e00-\u9fffA-Za-z·]{2,10}?)(?=离职|辞职|走了|不干了|被占|倒闭|黄了|被否|退出|来不了)"
+)
 _ZH_BASIS_RE = re.compile(r"以([\u4e00-\u9fffA-Za-z·]{2,10}?)为准")
 _ZH_ASSIGNED_RE = re.compile(
     r"由(?!于)([\u4e00-\u9fffA-Za-z·]{2,10}?)来?(?:负责|接手|主持|对接|牵头|带队|供应|承办|担任)"
@@ -231,6 +238,8 @@ def _zh_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
         add(m, 1, "new")
     for m in _ZH_ASSIGNED_RE.finditer(text, a, b):
         add(m, 1, "assigned")
+    for m in _ZH_GONE_RE.finditer(text, a, b):
+        add(m, 1, "gone")
     return out
 
 
@@ -266,7 +275,8 @@ def occurrence_pattern(forms: Iterable[str]) -> re.Pattern[str] | None:
     parts = []
     for f in sorted(forms, key=len, reverse=True):
         if f.isascii():
-            parts.append(rf"(?<![\w'’-])(?:{_TITLE}\s+)?{re.escape(f)}(?![\w-])")
+            # Latin letters and digits bound a word; a Chinese character does not ("用Stripe支付").
+            parts.append(rf"(?<![A-Za-z0-9_'’-])(?:{_TITLE}\s+)?{re.escape(f)}(?![A-Za-z0-9_-])")
         else:
             parts.append(re.escape(f))
     return re.compile("|".join(parts)) if parts else None

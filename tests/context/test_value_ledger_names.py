@@ -145,3 +145,54 @@ def test_a_longer_name_is_rewritten_whole():
         ("user", "Overflow goes to the Linden Hall instead of the Grange."),
     )
     assert "Grange" not in out[0] and "Hotel" not in out[0] and "Linden Hall" in out[0]
+
+
+def test_a_vendor_rejected_for_another_is_retired():
+    out = rewritten(
+        ("user", "The van hire goes through Roadline."),
+        *aside(4),
+        ("user", "Procurement rejected Roadline; we're going with Kestrel Vans."),
+    )
+    assert "Roadline" not in out[0] and "Kestrel Vans" in out[0]
+    # the one who rejects is no old value
+    assert "Procurement" in out[-1]
+    # a rejection alone also retires it (there is no current value to name); a mention does not
+    out = rewritten(
+        ("user", "The van hire goes through Roadline."), *aside(4), ("user", "Procurement rejected Roadline.")
+    )
+    assert "Roadline" not in out[0] and "[old value]" in out[0]
+    out = rewritten(
+        ("user", "The van hire goes through Roadline."), *aside(4), ("user", "Roadline confirmed the vans.")
+    )
+    assert "Roadline" in out[0]
+
+
+def test_a_person_who_left_is_retired_when_the_message_names_the_successor():
+    out = rewritten(
+        ("user", "At the bakery our contact is Ilse."),
+        *aside(4),
+        ("user", "Ilse left the bakery; our contact there is Jonas now."),
+    )
+    assert "Ilse" not in out[0] and "Jonas" in out[0]
+    out = rewritten(
+        ("user", "At the bakery our contact is Ilse."), *aside(4), ("user", "Ilse left early today.")
+    )
+    assert "Ilse" in out[0]
+
+
+def test_chinese_gone_and_refused_names_are_retired():
+    out = rewritten(("user", "礼品那边对接人是小周。"), *aside(4), ("user", "小周离职了，礼品现在找老郑。"))
+    assert "小周" not in out[0] and "老郑" in out[0]
+    out = rewritten(("user", "快递用Swiftly。"), *aside(4), ("user", "老板不同意Swiftly，换成Parcelo。"))
+    assert "Swiftly" not in out[0] and "Parcelo" in out[0]
+    # control: leaving without a successor retires nothing
+    out = rewritten(("user", "礼品那边对接人是小周。"), *aside(4), ("user", "小周离职了，挺可惜的。"))
+    assert "小周" in out[0]
+
+
+def test_a_latin_name_next_to_chinese_text_is_found():
+    from canvasweb.context.name_mentions import occurrence_pattern
+
+    pattern = occurrence_pattern(["Swiftly"])
+    assert pattern is not None
+    assert pattern.search("快递用Swiftly发") and not pattern.search("Swiftlyness")
