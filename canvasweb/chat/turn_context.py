@@ -90,13 +90,15 @@ def context_preview(
     *, user, canvas_id: int, text: str, viewport: dict | None, conversation_id: int | None = None
 ) -> dict:
     """What the next turn would send, without sending or storing anything."""
+    if not isinstance(text, str):  # REST and the socket both land here
+        raise InvalidOperation("text must be a string", field="text")
     _, role = canvas_selectors.canvas_for_member(user=user, canvas_id=canvas_id)
     conversation = (
         conversation_for_user(user=user, conversation_id=conversation_id)
         if conversation_id is not None
         else None
     )
-    question = text.strip() if isinstance(text, str) and text.strip() else "(your next question)"
+    question = text.strip() or "(your next question)"
     compiled = compile_for(
         canvas_id=canvas_id,
         role=role,

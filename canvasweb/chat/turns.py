@@ -186,7 +186,7 @@ class ChatSession:
                 services.context_preview,
                 user=self.user,
                 canvas_id=self.canvas_id,
-                text=message.get("text") or "",
+                text=message.get("text", ""),
                 viewport=message.get("viewport"),
                 conversation_id=message.get("conversation_id"),
                 key=self.canvas_id,

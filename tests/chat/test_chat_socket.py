@@ -288,3 +288,19 @@ async def test_a_viewport_that_is_not_an_object_is_invalid_not_internal(scripted
     assert await database_sync_to_async(Message.objects.count)() == 0
     assert await database_sync_to_async(Conversation.objects.count)() == 0
     await ws.disconnect()
+
+
+@pytest.mark.parametrize("text", [5, ["a"], {"q": "x"}, 0, False, None])
+async def test_a_preview_text_that_is_not_a_string_is_invalid_as_over_rest(scripted_llm, text):
+    # The socket handed 5 to the compiler as a question and 0 or False as an empty one; REST refused both.
+    canvas, _users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    await ws.send_json_to({"type": "context.preview", "request_id": "p", "text": text})
+    refused = await ws.receive_json_from(timeout=5)
+    assert refused["type"] == "error" and refused["request_id"] == "p", refused
+    assert refused["error"]["code"] == "INVALID" and refused["error"]["field"] == "text"
+    # Without text the preview compiles for "(your next question)".
+    await ws.send_json_to({"type": "context.preview", "request_id": "q"})
+    answered = await ws.receive_json_from(timeout=10)
+    assert answered["type"] == "context.preview" and answered["request_id"] == "q", answered
+    await ws.disconnect()

@@ -83,7 +83,9 @@ def test_message_list_pages_backwards_from_the_newest(canvas, alice):
     assert [m["id"] for m in last.json()] == ids[:2] and "X-Next-Before" not in last
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=501", "limit=abc", "before=-3", "before=1.5"])
+@pytest.mark.parametrize(
+    "query", ["limit=0", "limit=501", "limit=abc", "before=-3", "before=1.5", "before=0"]
+)
 def test_message_list_refuses_bad_paging_with_a_json_error(canvas, alice, query):
     conversation = _turns(alice, canvas, 1)
     response = _client(alice).get(f"/api/conversations/{conversation}/messages/?{query}")

@@ -114,7 +114,7 @@ def _query_int(request, name: str) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or len(raw) > 15:
+    if not raw.isdigit() or len(raw) > 15 or int(raw) < 1:
         raise InvalidOperation(f"{name} must be a positive integer", field=name)
     return int(raw)
 
@@ -204,8 +204,6 @@ class ContextPreviewView(JSONAPIView):
         viewport = body.get("viewport")
         if viewport is not None and not isinstance(viewport, dict):
             raise InvalidOperation("viewport must be an object", field="viewport")
-        if not isinstance(body.get("text", ""), str):
-            raise InvalidOperation("text must be a string", field="text")
         # In a compile worker (chat/executor.py): off this thread's GIL, and the worker's canvas index.
         return Response(
             executor.run(
