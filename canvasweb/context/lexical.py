@@ -78,6 +78,12 @@ def warm_up() -> None:
     _segmenter()
 
 
+# 星期六, 礼拜六 and 周六 are one day (as Sat and Saturday are, text.stem); 星期天 is 周日.
+_ZH_WEEKDAYS = {
+    p + d: "周" + ("日" if d in "日天" else d) for p in ("周", "星期", "礼拜") for d in "一二三四五六日天"
+}
+
+
 def _cjk_tokens(run: str, out: list[str], chars: bool = False) -> None:
     if chars:
         out.extend(CHAR_PREFIX + c for c in run if c not in CJK_STOP_CHARS and c not in ZH_STOPWORDS)
@@ -96,7 +102,7 @@ def _cjk_tokens(run: str, out: list[str], chars: bool = False) -> None:
     for w in seg.cut_for_search(run):
         if w in ZH_STOPWORDS or (len(w) == 1 and w in CJK_STOP_CHARS):
             continue
-        out.append(w)
+        out.append(_ZH_WEEKDAYS.get(w, w))
 
 
 def tokenize(text: str, *, chars: bool = False) -> list[str]:

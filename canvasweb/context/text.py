@@ -37,10 +37,49 @@ _SUFFIXES = ("ies", "ing", "ed", "es", "s", "e")
 _UNDOUBLE = frozenset("bdgmnprt")
 
 
+def _irregular_forms() -> dict[str, str]:
+    """Words the suffix stripper would split from their own family ("morning" -> "morn" but
+    "mornings" -> "morning"; "Sunday" never meeting "Sun"): each maps to one form."""
+    out: dict[str, str] = {}
+    for full, short, extra in (
+        ("monday", "mon", ()),
+        ("tuesday", "tue", ("tues",)),
+        ("wednesday", "wed", ()),
+        ("thursday", "thu", ("thur", "thurs")),
+        ("friday", "fri", ()),
+        ("saturday", "sat", ()),
+        ("sunday", "sun", ()),
+    ):
+        for w in (full, full + "s", *extra):
+            out[w] = short
+    for base, forms in (
+        ("morning", ("morning", "mornings")),
+        ("evening", ("evening", "evenings")),
+        ("night", ("nightly", "nights", "overnight")),
+        ("day", ("daily",)),
+        ("week", ("weekly",)),
+        ("month", ("monthly",)),
+        ("year", ("yearly", "annual", "annually")),
+        ("hour", ("hourly",)),
+        ("depart", ("departure", "departures", "departing", "departs", "departed")),
+        ("arriv", ("arrival", "arrivals")),
+        ("deliver", ("delivery", "deliveries")),
+    ):
+        for w in forms:
+            out[w] = base
+    return out
+
+
+_IRREGULAR = _irregular_forms()
+
+
 def stem(word: str) -> str:
     """Tiny suffix stripper; consistent rather than linguistically correct."""
     if len(word) <= 3 or not word.isalpha():
         return word
+    irregular = _IRREGULAR.get(word)
+    if irregular is not None:
+        return irregular
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     for suf in _SUFFIXES[1:]:
