@@ -34,6 +34,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .answer_kinds import asked_kinds, stated_kinds
 from .canvas_index import _ARCHIVED, _OK, _STATUS_REASON, _SUPERSEDED, CanvasIndex, _Band
 from .ranking import NodeTextIndex, hybrid_scores, node_decay
 from .spatial_scan import _Exclusions, _scan_band
@@ -223,6 +224,7 @@ def select_nodes(
                 limit=cfg.max_question_matches,
             )
         scores = _feedback_scores(index, scores, q_terms, role_level)
+        scores = _answer_kind_scores(index, scores, question, cfg.max_question_matches)
         for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information
@@ -325,6 +327,34 @@ def _feedback_scores(
             fb = FEEDBACK_WEIGHT * seed_score * math.sqrt(w / total)
             if fb > out.get(i, 0.0):
                 out[i] = round(fb, 6)
+    return out
+
+
+# A match that states a value of the kind the question asks for ("what time…" and a note with a time)
+# is lifted by this factor; only the best matches are looked at, so a note with no shared word is
+# never lifted from nothing.
+ANSWER_KIND_LIFT = 1.0
+ANSWER_KIND_CANDIDATES_PER_MATCH = 4
+
+
+def _answer_kind_scores(
+    index: CanvasIndex, scores: dict[int, float], question: str, want: int
+) -> dict[int, float]:
+    asked = asked_kinds(question)
+    if not asked or not scores:
+        return scores
+    stated: dict[str, frozenset[str]] = index.derived("answer-kinds", dict)
+    top = heapq.nlargest(
+        ANSWER_KIND_CANDIDATES_PER_MATCH * want, scores.items(), key=lambda kv: (kv[1], -kv[0])
+    )
+    out = dict(scores)
+    for i, s in top:
+        node = index.nodes[i]
+        kinds = stated.get(node.id)
+        if kinds is None:
+            kinds = stated[node.id] = stated_kinds(node.content)
+        if kinds & asked:
+            out[i] = round(s * (1.0 + ANSWER_KIND_LIFT), 6)
     return out
 
 
