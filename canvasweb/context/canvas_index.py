@@ -298,7 +298,11 @@ class CanvasIndex:
                 if not (terms & new_only) and _same_shape_number(terms - new, new_only):
                     common = old - old_only
                     on_subject = len(terms & common)
-                    if on_subject >= 2 and on_subject >= 0.25 * len(common):
+                    if (
+                        on_subject >= 2
+                        and on_subject >= 0.25 * len(common)
+                        and _names_subject(terms & common)
+                    ):
                         return True
                 continue
             if len(terms & new_only) >= hit_old:
@@ -313,6 +317,7 @@ class CanvasIndex:
                 any(ch.isdigit() for t in terms & old_only for ch in t)
                 and on_subject >= 2
                 and on_subject >= 0.3 * len(common)
+                and _names_subject(terms & common)
             ):
                 return True
         return False
@@ -378,6 +383,14 @@ class CanvasIndex:
                 sets.append(terms)
             got = self._restricted[role_level] = (sets, post)
         return got
+
+
+def _names_subject(shared: frozenset[str]) -> bool:
+    """Some shared term says what the text is about: not only numbers and lone Chinese characters
+    (the 7, 月 and 日 of "7月12日" are in every date, not a subject two statements share)."""
+    return any(
+        not any(ch.isdigit() for ch in t) and not (len(t) == 1 and "\u3400" <= t <= "\u9fff") for t in shared
+    )
 
 
 def _same_shape_number(terms: frozenset[str], reference: frozenset[str]) -> bool:

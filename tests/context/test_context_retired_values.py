@@ -239,6 +239,24 @@ def test_value_said_in_chat_between_two_canvas_versions_is_retired():
     assert "release retro is on 21 July" in text
 
 
+def test_another_date_said_in_chat_between_two_canvas_versions_is_kept_when_only_the_date_is_shared():
+    # The 8, 月 and 日 of the dates are all the two statements share: the inspection is no subject of
+    # the superseded pour date, and neither is it retired as one.
+    old = node("old", "浇筑日：8月3日（周五）", superseded_by="new")
+    new = node("new", "浇筑日：8月17日（周五），商混站已确认")
+    h = msgs(
+        ("user", "浇筑日先定8月3日。"),
+        *filler(8),
+        ("user", "还有两个检查：监理8月9日看钢筋，质监站8月14日来抽检试块。"),
+        *filler(8, 20),
+        ("user", "浇筑日改到8月10日了，画布等正式通知再改。"),
+        *filler(8, 40),
+    )
+    text = all_text(compile_(h, "质监站哪天来抽检？", budget=3000, nodes=(old, new)).messages)
+    assert "质监站8月14日来抽检试块" in text
+    assert "8月17日" in text and "8月3日" not in text and "改到8月10日" not in text
+
+
 def test_a_marker_never_names_a_value_that_was_retired_later():
     from canvasweb.context.retire import OUTDATED_MARKER, retire_outdated
 
