@@ -287,7 +287,7 @@ class CanvasIndex:
             old, new, old_only, new_only, archived = entries[p]
             shared = len(terms & old)
             if archived:
-                if shared >= 3 and shared >= 0.6 * len(old):
+                if shared >= 3 and shared >= 0.6 * len(old) and not _restates_with_other_values(terms, old):
                     return True
                 continue
             hit_old = len(terms & old_only)
@@ -358,8 +358,7 @@ class CanvasIndex:
                     continue
                 old = extract_terms(n.content)
                 if st == _SUPERSEDED:
-                    repl = self.node(n.superseded_by or "")
-                    new = extract_terms(repl.content) if repl is not None else frozenset()
+                    new = self._later_versions_terms(n)
                     entry = (old, new, old - new, new - old, False)
                 else:
                     entry = (old, frozenset(), old, frozenset(), True)
@@ -368,6 +367,18 @@ class CanvasIndex:
                 entries.append(entry)
             self._stale = (entries, post)
         return self._stale
+
+    def _later_versions_terms(self, n: NodeData) -> frozenset[str]:
+        """The terms of every later version of a superseded node (A -> B -> C: B's and C's), so a
+        sentence that states the newest value is never taken for a restatement of A."""
+        out: set[str] = set()
+        seen = {n.id}
+        nxt = self.node(n.superseded_by or "")
+        while nxt is not None and nxt.id not in seen:
+            seen.add(nxt.id)
+            out |= extract_terms(nxt.content)
+            nxt = self.node(nxt.superseded_by or "")
+        return frozenset(out)
 
     def _restricted_index(self, role_level: int) -> tuple[list[frozenset[str]], dict[str, list[int]]]:
         got = self._restricted.get(role_level)
@@ -383,6 +394,14 @@ class CanvasIndex:
                 sets.append(terms)
             got = self._restricted[role_level] = (sets, post)
         return got
+
+
+def _restates_with_other_values(terms: frozenset[str], old: frozenset[str]) -> bool:
+    """The sentence gives the archived node's subject other numbers than the node did ("moved to
+    Lurkit, 150 keys" after "Keymailer, 300 keys" was archived): a new statement, not the old one."""
+    numbers = {t for t in terms if t[:1].isdigit()}
+    old_numbers = {t for t in old if t[:1].isdigit()}
+    return bool(numbers - old) and bool(old_numbers - terms)
 
 
 def _names_subject(shared: frozenset[str]) -> bool:

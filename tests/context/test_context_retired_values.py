@@ -257,6 +257,41 @@ def test_another_date_said_in_chat_between_two_canvas_versions_is_kept_when_only
     assert "8月17日" in text and "8月3日" not in text and "改到8月10日" not in text
 
 
+def test_a_sentence_stating_the_newest_version_of_a_chain_is_kept():
+    # 3月14日 -> 3月21日 -> 3月20日 on the canvas: the reply that names the newest date restates
+    # no old version, though its number has the shape of the middle one.
+    a = node("a", "发布会日期：3月14日（周六）下午", superseded_by="b")
+    b = node("b", "发布会日期：3月21日（周六）下午，国展中心", superseded_by="c")
+    c = node("c", "发布会日期：3月20日（周五）下午，国展中心")
+    h = msgs(
+        ("user", "发布会先定3月14日。"),
+        *filler(8),
+        ("assistant", "日期卡片已换成 3月20日（周五）下午。"),
+        *filler(8, 20),
+    )
+    text = all_text(compile_(h, "发布会是哪天？", budget=3000, nodes=(a, b, c)).messages)
+    assert "日期卡片已换成 3月20日（周五）下午" in text
+    assert "3月14日" not in text
+
+
+def test_a_new_statement_about_an_archived_subject_is_kept():
+    old = node("old", "Print run: Inkwell Press, 500 copies.", archived=True)
+    h = msgs(
+        ("user", "Print run is with Inkwell Press, 500 copies."),
+        *filler(8),
+        (
+            "user",
+            "Inkwell Press was too slow: the print run moved to Papercraft, 800 copies. Archive the old card.",
+        ),
+        *filler(8, 20),
+    )
+    text = all_text(
+        compile_(h, "Who prints the run, and how many copies?", budget=3000, nodes=(old,)).messages
+    )
+    assert "Papercraft, 800 copies" in text
+    assert "Print run is with Inkwell Press, 500 copies" not in text
+
+
 def test_a_marker_never_names_a_value_that_was_retired_later():
     from canvasweb.context.retire import OUTDATED_MARKER, retire_outdated
 
