@@ -287,7 +287,12 @@ class CanvasIndex:
             old, new, old_only, new_only, archived = entries[p]
             shared = len(terms & old)
             if archived:
-                if shared >= 3 and shared >= 0.6 * len(old) and not _restates_with_other_values(terms, old):
+                if (
+                    shared >= 3
+                    and shared >= 0.6 * len(old)
+                    and not _restates_with_other_values(terms, old)
+                    and not _says_what_replaces_it(terms, old)
+                ):
                     return True
                 continue
             hit_old = len(terms & old_only)
@@ -402,6 +407,20 @@ def _restates_with_other_values(terms: frozenset[str], old: frozenset[str]) -> b
     numbers = {t for t in terms if t[:1].isdigit()}
     old_numbers = {t for t in old if t[:1].isdigit()}
     return bool(numbers - old) and bool(old_numbers - terms)
+
+
+# Terms (text.extract_terms) of a change: "moved to", "switched", "换成", "改用".
+_CHANGE_TERMS = frozenset("换成 改成 改为 换到 改到 改用 换了 switch mov replac".split())
+
+
+def _says_what_replaces_it(terms: frozenset[str], old: frozenset[str]) -> bool:
+    """The sentence reports the change that retired the archived node ("康复设备从安康医疗换成仁和康复了，
+    那张卡片归档吧", "we moved the print run to Papercraft"): a change word and words of its own
+    beside the node's."""
+    if not terms & _CHANGE_TERMS:
+        return False
+    own = [t for t in terms - old - _CHANGE_TERMS if not t[:1].isdigit()]
+    return len(own) >= 2
 
 
 def _names_subject(shared: frozenset[str]) -> bool:

@@ -292,6 +292,21 @@ def test_a_new_statement_about_an_archived_subject_is_kept():
     assert "Print run is with Inkwell Press, 500 copies" not in text
 
 
+def test_the_chinese_message_that_replaces_an_archived_supplier_is_kept():
+    old = node("old", "打印机供应商：墨点科技。", archived=True)
+    h = msgs(
+        ("user", "打印机供应商定了墨点科技。"),
+        *filler(6),
+        ("user", "打印机还是用墨点科技，下周来装。"),
+        *filler(6, 10),
+        ("user", "打印机从墨点科技换成了蓝鲸办公，原来那家售后太慢，那张卡片归档吧。"),
+        *filler(6, 20),
+    )
+    text = all_text(compile_(h, "打印机找哪家？", budget=3000, nodes=(old,)).messages)
+    assert "换成了蓝鲸办公" in text
+    assert "打印机还是用墨点科技" not in text and "打印机供应商定了墨点科技" not in text
+
+
 def test_a_marker_never_names_a_value_that_was_retired_later():
     from canvasweb.context.retire import OUTDATED_MARKER, retire_outdated
 
