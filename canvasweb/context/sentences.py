@@ -139,7 +139,7 @@ def _correction_subject(sentence: str) -> tuple[frozenset[str], frozenset[str], 
     return frozenset(), frozenset(), ""
 
 
-_CJK_UNITS = "月日号点时分秒元万千百岁个人天周年"
+_CJK_UNITS = "月日号点时分秒元万千百岁个人天周年张名位台套件次辆间层米吨斤克升度"
 # A value: a number with its unit; adjacent Chinese parts form one value ("5月22日", "3点30分").
 _VALUE_RE = re.compile(
     rf"(?<![A-Za-z0-9.])\d+(?:[.,:]\d+)*\s*(?:%|[A-Za-z]+|[{_CJK_UNITS}])?(?:\d+(?:[.,:]\d+)*[{_CJK_UNITS}])*",

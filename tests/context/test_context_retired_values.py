@@ -156,6 +156,20 @@ def test_subjectless_chinese_correction():
     assert "5月22日" in text and "5月20日" not in text
 
 
+def test_subjectless_chinese_correction_retires_only_a_count_of_the_same_measure():
+    # 张 counts desks, 名 counts people: "是 40 名" corrects the pupils, not the desks.
+    h = msgs(
+        ("user", "新教室放 36 张课桌。"),
+        ("user", "报名的是 32 名学生。"),
+        ("assistant", "好的，我记下了。"),
+        ("user", "刚才说错了，是 40 名。"),
+        *filler(4),
+    )
+    text = all_text(compile_(h, "教室有几张课桌，多少学生？", budget=3000).messages)
+    assert "36 张课桌" in text
+    assert "32 名" not in text and "40 名" in text
+
+
 def test_subjectless_correction_does_not_reach_far_back():
     h = msgs(
         ("user", "The office door code is 4471."),
