@@ -175,7 +175,12 @@ _SHAPE_QUESTIONS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
         ),
     ),
     (
-        re.compile(r"\b(?:phone|mobile number|cell number|phone number|number to call)\b|电话|手机号", re.I),
+        re.compile(
+            r"\b(?:phone|mobile number|cell number|phone number|number to call|contact (?:number|details))\b|"
+            r"\bhow (?:do|can|should) (?:we|i|you) (?:reach|contact|call|get hold of)\b|"
+            r"电话|手机号|联系方式|怎么联系|如何联系|联系谁|联系号码",
+            re.I,
+        ),
         re.compile(r"(?<![\w.])(?!\d{4}-\d\d-\d\d\b)\+?\d(?:[ -]?\d){7,14}(?![\w.])"),  # not 2026-04-01
     ),
 )

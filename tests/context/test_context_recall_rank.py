@@ -260,6 +260,8 @@ def test_a_turn_that_states_the_count_is_lifted_above_chat_about_the_subject(mon
         ("you can reach the caretaker at hausmeister.kern@posteo.de", "what's the caretaker's email?"),
         ("the choir finally has a page: singwithus-leeds.org", "where is our web site?"),
         ("花店的账号是 @xiaohua_flowers，粉丝不少", "花店用户名是什么？"),
+        ("有事打 139 0172 5538，白天都在", "换锁的师傅怎么联系？"),
+        ("ring 07700 900 318 any weekday, he said", "how do we reach the piano tuner?"),
     ],
 )
 def test_a_question_that_asks_for_a_shape_finds_the_turn_that_holds_one(answer, question):
