@@ -721,3 +721,32 @@ def test_verbs_of_change_are_correction_cues():
     ):
         out = rewritten(msgs(("user", old), *aside(4), ("user", new)))
         assert "[old value" in out[0], (old, new, out[0])
+
+
+# --- a figure taken back without repeating it ---------------------------------------------------------------
+
+
+def test_the_real_figure_replaces_the_first_one_said():
+    out = rewritten(
+        msgs(
+            ("user", "Priya's first estimate: £240 per stall for the craft fair, tables included."),
+            *aside(4),
+            ("user", "Priya checked again: the real fee is £265 per stall, not what I told you before."),
+        )
+    )
+    assert "£240" not in out[0] and "[old value" in out[0]
+
+
+def test_the_real_thing_without_a_figure_is_no_correction():
+    # control: "the real X is" followed by no figure changes nothing, so £240 stays
+    out = rewritten(
+        msgs(
+            ("user", "Priya's first estimate: £240 per stall for the craft fair, tables included."),
+            *aside(4),
+            (
+                "user",
+                "The real problem is parking near the fair; £265 per stall is what the school fair charges.",
+            ),
+        )
+    )
+    assert "£240" in out[0]
