@@ -41,6 +41,7 @@ postpone / postponed / delay / delayed / push back / pushed / moved / reschedule
 cancel / cancelled / canceled / called off / dropped
 train / rail / railway / intercity
 flight / fly / plane / airline / airport
+parcel / package / courier / post / mail room / mailroom
 car / vehicle / van / drive / driving
 house / home / flat / apartment
 move / moving / relocate / relocation
@@ -136,6 +137,7 @@ _ZH_GROUPS = """
 牙医 / 看牙 / 牙科 / 牙齿 / 补牙
 医生 / 大夫 / 看病 / 门诊 / 体检 / 复查
 酒店 / 宾馆 / 旅馆 / 民宿 / 住宿 / 入住
+包裹 / 快递 / 快件 / 邮包 / 收件 / 寄件 / 收发
 自行车 / 单车 / 脚踏车
 被偷 / 丢了 / 偷走 / 失窃
 咖啡 / 拿铁 / 美式 / 喝

@@ -56,6 +56,12 @@ def test_chinese_phrases_fire_on_the_text_whatever_the_segmentation():
             "which graphics card is in the loan machines?",
         ),
         ({21: "沿途设 9 个补给点，都有香蕉"}, FILLER_ZH, "跑的时候哪儿能喝水？"),
+        ({19: "寄给工作室的快件以后都放前台，周五统一取"}, FILLER_ZH, "包裹到了找谁？"),
+        (
+            {27: "the courier leaves everything with the caretaker on Tuesdays"},
+            FILLER_EN,
+            "who takes in our parcels?",
+        ),
     ],
 )
 def test_a_turn_said_in_other_words_is_recalled(monkeypatch, turns, filler, question):
