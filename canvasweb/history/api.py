@@ -391,7 +391,7 @@ class UndoView(JSONAPIView):
         request=None,
         responses={
             200: UndoOutputSerializer,
-            **s.errors(401, 403, 404),
+            **s.errors(400, 401, 403, 404),
             **_error(409, "NOTHING_TO_UNDO: you have no recent edits left to undo on this canvas."),
         },
     )
@@ -399,6 +399,7 @@ class UndoView(JSONAPIView):
         """Inverts your most recent own edit (including reverts and redos; not the agent's writes) as one new
         revision with reason `undo`. Fields someone else changed since are left alone and listed in `skipped`;
         if everything was skipped, nothing is written (`revision` null) and the edit leaves the stack."""
+        json_object(request.data, allowed=())  # no body (or `{}`): `{"revision": 5}` must not pass silently
         return Response(services.undo(actor=_actor(request), canvas_id=canvas_id))
 
 
@@ -411,12 +412,13 @@ class RedoView(JSONAPIView):
         request=None,
         responses={
             200: UndoOutputSerializer,
-            **s.errors(401, 403, 404),
+            **s.errors(400, 401, 403, 404),
             **_error(409, "NOTHING_TO_REDO: nothing undone to redo (a new edit clears the redo stack)."),
         },
     )
     def post(self, request, canvas_id: int):
         """Inverts your most recent undo, with reason `redo`; the same skipping rules as undo."""
+        json_object(request.data, allowed=())
         return Response(services.redo(actor=_actor(request), canvas_id=canvas_id))
 
 

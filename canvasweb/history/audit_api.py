@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases.api import serializers as s
-from canvasweb.common.drf import JSONAPIView, query_choice
+from canvasweb.common.drf import JSONAPIView, json_object, query_choice
 from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.ids import canonical_uuid
 
@@ -167,10 +167,11 @@ class AuditVerifyView(JSONAPIView):
         summary="Check the canvas's hash chain (owners)",
         parameters=[CANVAS_ID],
         request=None,
-        responses={200: ChainReportSerializer, **s.errors(401, 403, 404)},
+        responses={200: ChainReportSerializer, **s.errors(400, 401, 403, 404)},
     )
     def post(self, request, canvas_id: int):
         """Recomputes every entry's hash from its content and the previous hash, as `manage.py verify_audit`
         does; `ok: false` names the first entry that does not match (or a gap in the revisions)."""
+        json_object(request.data, allowed=())
         canvas, _ = _owner(request, canvas_id)
         return Response(audit_selectors.verify_canvas_chain(canvas=canvas))

@@ -182,9 +182,10 @@ class SuggestionDismissView(JSONAPIView):
         tags=[CHAT],
         summary="Dismiss a captured fact",
         request=None,
-        responses={200: s.SuggestionResultSerializer, **errors(401, 404)},
+        responses={200: s.SuggestionResultSerializer, **errors(400, 401, 404)},
     )
     def post(self, request, suggestion_id: int):
+        json_object(request.data, allowed=())
         return Response(services.suggestion_dismiss(user=request.user, suggestion_id=suggestion_id))
 
 

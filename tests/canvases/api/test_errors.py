@@ -153,3 +153,45 @@ def test_chunked_bodies_are_read_and_capped(canvas, bob):
         response = OpsView.as_view()(_asgi_post(path, body + b" " * 200, token), canvas_id=canvas.pk)
         response.render()
     assert response.status_code == 413 and json.loads(response.content)["error"]["code"] == "TOO_LARGE"
+
+
+def test_endpoints_without_a_body_refuse_unknown_fields(canvas, alice, apply, client_for, scripted_llm):
+    """docs/api.md: unknown fields are refused in every body, also where the endpoint takes none; a client
+    sending `{"revision": 5}` to undo must not have its latest edit undone instead."""
+    from canvasweb.chat import services as chat_services
+    from canvasweb.chat.models import FactSuggestion
+    from canvasweb.history.models import ChangeLogEntry
+    from tests.conftest import node_op
+
+    node = next(c["id"] for c in apply(alice, node_op("v1")).changes if c["entity"] == "node")
+    scripted_llm.push({"content": "ok"})
+    turn = chat_services.turn_prepare(
+        user=alice, canvas_id=canvas.pk, text="Headcount: 23", viewport=None, conversation_id=None
+    )
+    chat_services.turn_finish(turn=turn, text="ok", usage=None, latency_ms=1)
+    [suggestion] = turn.suggestions
+    client = client_for(alice)
+    revision = Canvas.objects.get(pk=canvas.pk).revision
+    for path in (
+        f"/api/canvases/{canvas.pk}/undo/",
+        f"/api/canvases/{canvas.pk}/redo/",
+        f"/api/canvases/{canvas.pk}/audit/verify/",
+        f"/api/suggestions/{suggestion['id']}/dismiss/",
+        "/api/auth/logout/",
+    ):
+        response = client.post(path, {"revision": 5}, format="json")
+        assert response.status_code == 400, path
+        assert err(response) == {"code": "INVALID", "message": "unknown field revision", "field": "revision"}
+    assert Canvas.objects.get(pk=canvas.pk).revision == revision
+    assert not ChangeLogEntry.objects.filter(canvas=canvas, reason="undo").exists()
+    assert Node.objects.filter(pk=node).exists()
+    assert FactSuggestion.objects.get(pk=suggestion["id"]).status == "pending"
+    assert client.get("/api/auth/me/").status_code == 200  # still logged in
+    # No body, or an empty object, is what the endpoints take.
+    assert client.post(f"/api/canvases/{canvas.pk}/undo/").status_code == 200
+    assert client.post(f"/api/canvases/{canvas.pk}/redo/", {}, format="json").status_code == 200
+    assert client.post(f"/api/canvases/{canvas.pk}/audit/verify/").json()["ok"] is True
+    assert client.post(f"/api/suggestions/{suggestion['id']}/dismiss/").json()["suggestion"]["status"] == (
+        "dismissed"
+    )
+    assert client.post("/api/auth/logout/", {}, format="json").status_code == 204

@@ -90,11 +90,12 @@ class LogoutView(JSONAPIView):
         tags=[AUTH],
         summary="End the session (no-op when not logged in; does not revoke API tokens)",
         request=None,
-        responses={204: None, **s.errors(403)},
+        responses={204: None, **s.errors(400, 403)},
     )
     def post(self, request: Request) -> Response:
         """Ends the session. With a session cookie the CSRF header is required. API tokens stay valid (revoke them with
         DELETE /api/auth/token/)."""
+        json_object(request.data, allowed=())
         if request.user.is_authenticated:
             logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
