@@ -68,6 +68,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a Host outside ALLOWED_HOSTS on /api/ or /v1/ is a JSON 400, not Django's HTML page.
+    "canvasweb.common.api_errors.APIHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "canvasweb.common.static_middleware.StaticFilesMiddleware",  # WhiteNoise, async-capable
     "django.contrib.sessions.middleware.SessionMiddleware",

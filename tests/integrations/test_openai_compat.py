@@ -239,6 +239,30 @@ def test_external_access_off(planted, canvas, api, alice, scripted_llm):
     [
         (b"{not json", "invalid_json"),
         (b"[1, 2]", "invalid_json"),
+        # NaN / Infinity are not JSON (REST and the socket refuse them too).
+        (
+            b'{"model": "canvas:{id}", "temperature": NaN, "messages": [{"role": "user", "content": "hi"}]}',
+            "invalid_json",
+        ),
+        (
+            b'{"model": "canvas:{id}", "top_p": -Infinity, "messages": [{"role": "user", "content": "hi"}]}',
+            "invalid_json",
+        ),
+        # Valid JSON that no database stores: a lone surrogate was a 500 HTML page when the question was saved.
+        (
+            b'{"model": "canvas:{id}", "messages": [{"role": "user", "content": "port \\ud800?"}]}',
+            "invalid_value",
+        ),
+        (
+            b'{"model": "canvas:{id}", "user": "a\\udc00", "messages": [{"role": "user", "content": "hi"}]}',
+            "invalid_value",
+        ),
+        (
+            b'{"model": "canvas:{id}", "max_tokens": '
+            + b"9" * 400
+            + b', "messages": [{"role": "user", "content": "hi"}]}',
+            "invalid_value",
+        ),
         (
             json.dumps(
                 {"model": "canvas:{id}", "messages": [{"role": "user", "content": "长" * 9000}]}
@@ -304,6 +328,8 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(
     error = response.json()["error"]
     assert error["code"] == code and error["message"] and error["type"] == "invalid_request_error"
     assert nothing_written() == before and scripted_llm.requests == []
+    if b"\\ud800" in body:
+        assert error["param"] == "messages[0].content" and "lone surrogate" in error["message"]
 
 
 def test_unknown_endpoint_and_wrong_method(live_server_url, tokens, db):
@@ -335,3 +361,34 @@ def test_conversation_header_picks_or_refuses(planted, canvas, api, scripted_llm
         )
     assert caught.value.body["code"] == "conversation_not_found"
     assert foreign.messages.count() == 0
+
+
+def test_a_bad_host_and_a_server_bug_are_openai_errors_not_html(planted, canvas, tokens, settings, monkeypatch):
+    """docs/integrations.md: /v1/ errors are always {"error": {message, type, param, code}}, also for a Host
+    outside DJANGO_ALLOWED_HOSTS and for a crash (with DJANGO_DEBUG on, the default, both were HTML pages)."""
+    from django.test import Client
+
+    from canvasweb.integrations.openai_compat import views
+
+    settings.DEBUG = True
+    settings.ALLOWED_HOSTS = ["testserver"]
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {tokens['bob']}"}
+    bad_host = Client(HTTP_HOST="evil.example", **auth).get("/v1/models")
+    assert bad_host.status_code == 400 and bad_host["Content-Type"] == "application/json"
+    assert bad_host.json() == {
+        "error": {
+            "message": "host 'evil.example' is not in DJANGO_ALLOWED_HOSTS",
+            "type": "invalid_request_error",
+            "param": "host",
+            "code": "invalid_value",
+        }
+    }
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(views.services, "models_for", broken)
+    crash = Client(raise_request_exception=False, **auth).get("/v1/models")
+    assert crash.status_code == 500 and crash["Content-Type"] == "application/json"
+    assert crash.json()["error"]["code"] == "internal_error"
+    assert set(crash.json()["error"]) == {"message", "type", "param", "code"}

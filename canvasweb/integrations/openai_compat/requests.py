@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from canvasweb.chat.services import MAX_QUESTION_CHARS
 from canvasweb.common.errors import InvalidOperation
+from canvasweb.common.json_safety import find_unsafe, loads_strict
 
 from ..access import canvas_id_from
 from .errors import OpenAIError
@@ -62,11 +62,18 @@ def parse_body(raw: bytes) -> dict:
             code="request_too_large",
         )
     try:
-        body = json.loads(raw.decode("utf-8"))
+        # NaN / Infinity are not JSON (the REST API and the socket refuse them too).
+        body = loads_strict(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise OpenAIError(400, "the request body is not valid JSON", code="invalid_json") from None
     if not isinstance(body, dict):
         raise OpenAIError(400, "the request body must be a JSON object", code="invalid_json")
+    # A lone surrogate (`"\ud800"`) or a NUL character anywhere, or an integer too large for a float:
+    # valid JSON that no UTF-8 encoder or database takes (a lone surrogate in a message was a 500 HTML
+    # page when the question was stored).
+    unsafe = find_unsafe(body)
+    if unsafe is not None:
+        raise OpenAIError(400, unsafe[1], code="invalid_value", param=unsafe[0] or None)
     return body
 
 

@@ -195,3 +195,26 @@ def test_endpoints_without_a_body_refuse_unknown_fields(canvas, alice, apply, cl
         "dismissed"
     )
     assert client.post("/api/auth/logout/", {}, format="json").status_code == 204
+
+
+@override_settings(DEBUG=True, ALLOWED_HOSTS=["testserver"])
+def test_a_host_outside_allowed_hosts_is_json_not_the_debug_page(canvas, bob):
+    """docs/api.md: every /api/ answer is JSON. Django answers a bad Host with its HTML 400 page (the debug
+    page with DJANGO_DEBUG on, the default), before any view runs."""
+    from rest_framework.authtoken.models import Token
+
+    token = Token.objects.create(user=bob).key
+    client = APIClient(HTTP_HOST="evil.example", HTTP_AUTHORIZATION=f"Token {token}")
+    for response in (
+        client.get("/api/auth/csrf/"),
+        client.post("/api/canvases/", {"name": "x"}, format="json"),
+        client.get("/api/schema/"),
+    ):
+        assert response.status_code == 400 and response["Content-Type"] == "application/json"
+        assert err(response) == {
+            "code": "INVALID",
+            "message": "host 'evil.example' is not in DJANGO_ALLOWED_HOSTS",
+            "field": "host",
+        }
+    assert not Canvas.objects.filter(name="x").exists()
+    assert APIClient(HTTP_HOST="testserver").get("/api/auth/csrf/").status_code == 200
