@@ -304,3 +304,38 @@ async def test_a_preview_text_that_is_not_a_string_is_invalid_as_over_rest(scrip
     answered = await ws.receive_json_from(timeout=10)
     assert answered["type"] == "context.preview" and answered["request_id"] == "q", answered
     await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    "text_data, field",
+    [
+        ('{"type": "chat.send", "request_id": "r9", "text": "port \\u0000?", "viewport": null}', "text"),
+        ('{"type": "chat.send", "request_id": "r9", "text": "port \\ud800?", "viewport": null}', "text"),
+        (
+            '{"type": "chat.send", "request_id": "r9", "text": "hi",'
+            ' "viewport": {"x": NaN, "y": 0, "zoom": 1, "width": 1, "height": 1}}',
+            "viewport.x",
+        ),
+    ],
+)
+async def test_a_question_refused_when_decoded_is_a_chat_error_for_its_request(
+    scripted_llm, text_data, field
+):
+    """A NUL, a lone surrogate or NaN in chat.send was an `error` frame without the request_id: the chat
+    panel, which waits for chat.started or chat.error of that id, stayed "sending". Now it is a chat.error
+    like every refused question; a context.preview's error carries its request_id."""
+    canvas, _users, tokens = await setup_canvas()
+    ws, _, _ = await join(canvas.pk, tokens["alice"])
+    await ws.send_to(text_data=text_data)
+    refused = await ws.receive_json_from(timeout=5)
+    assert refused["type"] == "chat.error" and refused["request_id"] == "r9", refused
+    assert refused["message_id"] is None
+    assert refused["error"]["code"] == "INVALID" and refused["error"]["field"] == field
+    preview = text_data.replace('"chat.send"', '"context.preview"').replace('"r9"', '"p9"')
+    await ws.send_to(text_data=preview)
+    refused = await ws.receive_json_from(timeout=5)
+    assert refused["type"] == "error" and refused["request_id"] == "p9", refused
+    assert refused["error"]["field"] == field
+    assert await database_sync_to_async(Message.objects.count)() == 0
+    assert scripted_llm.requests == []
+    await ws.disconnect()

@@ -363,7 +363,9 @@ def test_conversation_header_picks_or_refuses(planted, canvas, api, scripted_llm
     assert foreign.messages.count() == 0
 
 
-def test_a_bad_host_and_a_server_bug_are_openai_errors_not_html(planted, canvas, tokens, settings, monkeypatch):
+def test_a_bad_host_and_a_server_bug_are_openai_errors_not_html(
+    planted, canvas, tokens, settings, monkeypatch
+):
     """docs/integrations.md: /v1/ errors are always {"error": {message, type, param, code}}, also for a Host
     outside DJANGO_ALLOWED_HOSTS and for a crash (with DJANGO_DEBUG on, the default, both were HTML pages)."""
     from django.test import Client

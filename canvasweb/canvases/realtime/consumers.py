@@ -127,6 +127,8 @@ class CanvasConsumer(SyncHandlers, OpHandlers, PresenceHandlers):
             # `type` may be any JSON value (a list is not even hashable): only strings name handlers.
             handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
             if handler is None:  # first: an unknown frame is BAD_MESSAGE whatever else it holds
+                if "type" not in message:
+                    raise BadMessage("type is required", field="type")
                 raise BadMessage(f"unknown message type {repr(kind)[:80]}", field="type")
             # Lone surrogates, NUL characters, ints beyond float range: INVALID.
             unsafe = unsafe_frame_reply(message)

@@ -2,9 +2,12 @@
 
 Frames are parsed with NaN / Infinity allowed so that an op holding one can still be answered by its
 `client_op_id`. The other values are well-formed JSON but would fail deep inside a handler (the audit
-hash, a float check). An op gets `reject` INVALID naming the field inside the op; any other frame an
-`error` naming the field in the frame (BAD_MESSAGE for NaN / Infinity, which are not JSON; INVALID for
-the rest). The socket stays open.
+hash, a float check). An op gets `reject` INVALID naming the field inside the op; a `chat.send` gets
+`chat.error` INVALID with its `request_id` (and `message_id: null`), as every other refused question
+does, so the chat panel that waits for that id is released; any other frame an `error` naming the field
+in the frame (BAD_MESSAGE for NaN / Infinity, which are not JSON; INVALID for the rest), with the
+frame's `request_id` when it has a usable one (`context.preview`: the preview waits for that id). The
+socket stays open.
 """
 
 from __future__ import annotations
@@ -41,4 +44,13 @@ def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
         if path == "client_op_id":
             error = InvalidOperation(text, field=path)
             return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}
-    return {"type": "error", "error": error_class(text, field=path or None).as_dict()}
+    request_id = message.get("request_id")
+    if not (isinstance(request_id, str) and len(request_id) <= 64 and not has_lone_surrogate(request_id)):
+        request_id = None
+    if message.get("type") == "chat.send" and path != "request_id":
+        error = InvalidOperation(text, field=path or None)
+        return {"type": "chat.error", "request_id": request_id, "message_id": None, "error": error.as_dict()}
+    reply: dict[str, Any] = {"type": "error", "error": error_class(text, field=path or None).as_dict()}
+    if request_id is not None and path != "request_id":
+        reply["request_id"] = request_id
+    return reply

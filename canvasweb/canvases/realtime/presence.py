@@ -51,11 +51,11 @@ class PresenceHandlers(CanvasSocket):
         cursor = None if cursor is None else clean_point(cursor, ("x", "y"), "cursor")
         editing = clean_node_id(message.get("editing"), "editing")
         dragging = message.get("dragging")
+        if dragging is not None and not isinstance(dragging, dict):
+            raise BadMessage("dragging must be an object with id, x, y, or null", field="dragging")
         if dragging is not None:
             dragging = {
-                "id": clean_node_id(
-                    dragging.get("id") if isinstance(dragging, dict) else None, "dragging.id", required=True
-                ),
+                "id": clean_node_id(dragging.get("id"), "dragging.id", required=True),
                 **clean_point(dragging, ("x", "y"), "dragging", extra=("id",)),
             }
         self.presence = {

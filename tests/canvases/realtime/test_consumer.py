@@ -186,7 +186,17 @@ async def test_reject_codes_and_connection_survives(channel_layer):
     await bob.send_json_to({"type": "op", "op": node_op()})
     assert (await receive_type(bob, "error"))["error"]["field"] == "client_op_id"
     await bob.send_json_to({"type": "dance"})
-    assert (await receive_type(bob, "error"))["error"]["code"] == "BAD_MESSAGE"
+    assert (await receive_type(bob, "error"))["error"] == {
+        "code": "BAD_MESSAGE",
+        "message": "unknown message type 'dance'",
+        "field": "type",
+    }
+    await bob.send_json_to({"op": node_op()})  # was "unknown message type None"
+    assert (await receive_type(bob, "error"))["error"] == {
+        "code": "BAD_MESSAGE",
+        "message": "type is required",
+        "field": "type",
+    }
     await bob.send_json_to({"type": "ping"})
     assert (await receive_type(bob, "pong"))["type"] == "pong"
     assert await database_sync_to_async(Node.objects.count)() == 0
