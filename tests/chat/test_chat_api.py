@@ -85,6 +85,11 @@ def test_preview_endpoint_and_llm_status(canvas, alice, apply, settings):
         f"/api/canvases/{canvas.pk}/context-preview/", {"viewport": {"zoom": -1}}, format="json"
     )
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "viewport"
+    # null is the defaults (x 0, y 0, zoom 1, 1280 x 800), as over the socket: it was "must not be null".
+    default = client_for(alice).post(
+        f"/api/canvases/{canvas.pk}/context-preview/", {"text": "near?", "viewport": None}, format="json"
+    )
+    assert default.status_code == 200 and len(default.json()["included"]) == 1
     # Unknown fields are refused here too, named by their path.
     unknown = client_for(alice).post(
         f"/api/canvases/{canvas.pk}/context-preview/",

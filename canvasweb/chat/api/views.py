@@ -200,7 +200,10 @@ class ContextPreviewView(JSONAPIView):
     )
     def post(self, request, canvas_id: int):
         body = json_object(
-            request.data, allowed={"text", "conversation_id", "viewport"}, nullable={"conversation_id"}
+            # viewport null = the defaults, as in the socket's context.preview and chat.send
+            request.data,
+            allowed={"text", "conversation_id", "viewport"},
+            nullable={"conversation_id", "viewport"},
         )
         viewport = body.get("viewport")
         if viewport is not None and not isinstance(viewport, dict):
