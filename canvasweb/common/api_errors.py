@@ -90,7 +90,7 @@ def _openai_error(status_code: int, message: str, *, type_: str, code: str, para
 
 
 def openai_internal_error_response() -> JsonResponse:
-    return _openai_error(500, INTERNAL_ERROR["message"], type_="server_error", code="internal_error")
+    return _openai_error(500, str(INTERNAL_ERROR["message"]), type_="server_error", code="internal_error")
 
 
 class APIHostMiddleware(MiddlewareMixin):

@@ -122,7 +122,9 @@ class SuggestionResultSerializer(serializers.Serializer):
 class PreviewInputSerializer(serializers.Serializer):
     text = serializers.CharField(required=False, allow_blank=True)
     conversation_id = serializers.IntegerField(required=False, allow_null=True)
-    viewport = serializers.DictField(required=False, help_text="{x, y, zoom, width, height}")
+    viewport = serializers.DictField(
+        required=False, allow_null=True, help_text="{x, y, zoom, width, height}; null = the defaults"
+    )
 
 
 class PreviewSerializer(serializers.Serializer):
