@@ -274,7 +274,8 @@ def _detail(
     """Pass 2, detail: hit turns grow toward their whole text (sentences near the hits first), best first."""
     for ci, _score, sent_hits in ranked:
         t = turns.get(ci)
-        if t is None or len(t.keep) == len(t.sentences):
+        # A turn whose hit did not fit in pass 1 gets nothing: a sentence next to the hit, without it, answers nothing.
+        if t is None or not t.keep or len(t.keep) == len(t.sentences):
             continue
         for si in sorted(set(sent_hits) | {i + 1 for i in sent_hits} | {i - 1 for i in sent_hits}):
             if 0 <= si < len(t.sentences) and si not in t.keep:

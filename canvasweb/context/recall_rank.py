@@ -301,14 +301,14 @@ def rank_turns(
         top = fused[order[0]] if order else 1.0
         result = []
         for ci in order[:MAX_HITS]:
-            result.append((ci, fused[ci] / top, _hit_order(ci, per_turn, candidates)))
+            result.append((ci, fused[ci] / top, _hit_order(ci, per_turn, candidates, lift=lift)))
         return result
     top = scored[lexical[0]]
     result = []
     for ci in lexical[:MAX_HITS]:
         if scored[ci] < MIN_RELATIVE_SCORE * top:
             break
-        result.append((ci, scored[ci] / top, _hit_order(ci, per_turn, candidates)))
+        result.append((ci, scored[ci] / top, _hit_order(ci, per_turn, candidates, lift=lift)))
     return result
 
 
@@ -330,13 +330,23 @@ def _hit_order(
     ci: int,
     per_turn: Mapping[int, tuple[float, list[tuple[float, int]]]],
     candidates: Sequence[RecallCandidate],
+    *,
+    lift: float = 0.0,
 ) -> list[int]:
-    """Sentence indexes of a ranked turn, best first: by match; a turn ranked only through its
-    context (an answer to a matching question) leads with the sentence that states a value."""
-    hits = sorted(per_turn.get(ci, (0.0, []))[1], reverse=True)
-    if hits or not VALUE_FIRST_EXCERPT:
-        return [si for _, si in hits]
+    """Sentence indexes of a ranked turn, best first: by match, and for a question that asks for a
+    value (`lift` > 0) by match x (1 + lift x value_score), so a long message is quoted from the
+    sentence that gives the figure rather than the one that only names the subject; a turn ranked
+    only through its context (an answer to a matching question) leads with the sentence that states
+    a value."""
+    hits = per_turn.get(ci, (0.0, []))[1]
     sents = turn_sentences(candidates[ci].text)
+    if hits and lift:
+        weighted = [
+            (s * (1.0 + lift * value_score(sents[si])) if si < len(sents) else s, si) for s, si in hits
+        ]
+        return [si for _, si in sorted(weighted, reverse=True)]
+    if hits or not VALUE_FIRST_EXCERPT:
+        return [si for _, si in sorted(hits, reverse=True)]
     if len(sents) < 2:
         return []
     return sorted(range(len(sents)), key=lambda si: (-value_score(sents[si]), si))

@@ -171,6 +171,43 @@ def test_excerpt_of_a_value_question_takes_the_value_after_its_label(
     assert value not in _tight_excerpt(text, asks_no_value, max_tokens)
 
 
+@pytest.mark.parametrize(
+    ("text", "question", "max_tokens", "value"),
+    [
+        (
+            f"{_EN_FILLER} Greenhouse heaters and paraffin, hear me out. The seed trays arrive on Monday. "
+            "The volunteers want a new rota. For the cold snap next week, each greenhouse heater burns "
+            f"40 litres of paraffin, and the cans stay in the shed. {_EN_FILLER}",
+            "How much paraffin does every greenhouse heater get?",
+            90,
+            "40 litres",
+        ),
+        (
+            f"{_ZH_FILLER}温室加热器的煤油那块我想了很久，你帮我看看。种子托盘周一到。志愿者想换排班。"
+            f"每台加热器配 40升，冷空气来之前备好。{_ZH_FILLER}",
+            "每台温室加热器要配多少煤油？",
+            75,
+            "40升",
+        ),
+    ],
+)
+def test_excerpt_of_a_value_question_starts_at_the_matching_sentence_with_the_value(
+    text, question, max_tokens, value
+):
+    # The sentence naming the subject matches best; the one that also gives the figure is quoted first.
+    assert value in _tight_excerpt(text, question, max_tokens)
+
+
+def test_a_hit_that_does_not_fit_brings_no_neighbour_sentence_alone():
+    text = (
+        f"{_EN_FILLER} The loading dock schedule for the spring fair is settled: the florist unloads at 6:30, "
+        f"the caterer at 7:15 and the sound crew at 8:00, each with a twenty-minute slot. {_EN_FILLER}"
+    )
+    excerpt = _tight_excerpt(text, "When does the florist unload at the loading dock?", 65)
+    # The matching sentence is too long for this budget; the filler sentence before it answers nothing.
+    assert "hallway paint" not in excerpt
+
+
 def test_recalled_sentence_already_in_the_window_is_not_repeated():
     fact = "The demo environment resets every Sunday at midnight."
     cands = [RecallCandidate(position=0, message=MessageData(id="a", role="user", content=fact), text=fact)]
