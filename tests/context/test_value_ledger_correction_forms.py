@@ -431,6 +431,49 @@ def test_a_reply_that_only_suggests_a_change_retires_nothing():
     assert "QX4410" in out[1]
 
 
+def test_a_reply_that_proposes_a_change_in_other_words_retires_nothing():
+    # "I'd", "let's", 不如 and a closing 吧 make a proposal, not a decision: nobody moved the offsite
+    for proposal in (
+        "The CFO is away then. We'd push the offsite to 19 June, once she's back.",
+        "The CFO is away then. Let's move the offsite to 19 June, once she's back.",
+    ):
+        out = rewritten(
+            msgs(
+                ("user", "The team offsite is on 12 June."),
+                ("assistant", "Offsite pencilled in for 12 June."),
+                ("user", "The CFO is travelling that week, annoying."),
+                ("assistant", proposal),
+                *aside(4),
+            )
+        )
+        assert "12 June" in out[0] and "12 June" in out[1], proposal
+    for proposal in ("不如把团建挪到6月19日，她那时回来了。", "她那时回来了，团建挪到6月19日吧。"):
+        out = rewritten(
+            msgs(
+                ("user", "团建定在6月12日。"),
+                ("assistant", "团建6月12日，记下了。"),
+                ("user", "财务总监那周出差。"),
+                ("assistant", proposal),
+                *aside(4),
+            )
+        )
+        assert "6月12日" in out[0] and "6月12日" in out[1], proposal
+
+
+def test_a_reply_that_reports_a_decided_move_still_retires_the_old_date():
+    # control: the same change reported as done
+    out = rewritten(
+        msgs(
+            ("user", "团建定在6月12日。"),
+            ("assistant", "团建6月12日，记下了。"),
+            ("user", "财务总监那周出差，我已经通知大家改期了。"),
+            ("assistant", "好的，团建已改到6月19日。"),
+            *aside(4),
+        )
+    )
+    assert "6月12日" not in out[0] and "6月19日" in out[3]
+
+
 def test_a_reply_with_several_values_of_a_kind_replaces_none():
     # control: "按每桌 12 人算" in a reply that confirms a headcount is arithmetic, not a new headcount
     out = rewritten(
