@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..capture.values import compatible
-from ..value_mentions import WEEKDAY_WORDS, Mention, same_value
+from ..value_mentions import WEEKDAY_WORDS, Mention, same_value, subject_words
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
@@ -89,7 +89,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         if m.share:
             _open_share(m, ev, slots, owner)
             continue
-        words = m.context | ev.node_words
+        words = (m.context | ev.node_words) - _own_day(m)
         cands = [
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
         ]
@@ -207,6 +207,15 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _own_day(m: Mention) -> frozenset[str]:
+    """The weekday written inside a date ("Sat 15 Nov"): part of the value, no word about its
+    subject. Two Saturdays are not one subject for being Saturdays ("moving to Sat 15 Nov" is no
+    new date for the opening on "Sat 22 Nov"); a day said beside the date still counts."""
+    if m.type != "date":
+        return frozenset()
+    return WEEKDAY_WORDS & subject_words(m.raw)
 
 
 WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches
