@@ -793,3 +793,29 @@ def test_the_real_thing_without_a_figure_is_no_correction():
         )
     )
     assert "£240" in out[0]
+
+
+def test_a_rates_period_names_no_subject_when_several_rates_share_it():
+    # "/month" and 每月 say how often, not what is paid for: the cleaning stays £380 / 3800 元
+    out = rewritten(
+        msgs(
+            (
+                "user",
+                "Studio costs. The landlord quoted £2,400/month for the unit. "
+                "Cleaning is extra, they said roughly £380/month.",
+            ),
+            ("assistant", "Noted both."),
+            ("user", "Update on the lease, I asked for two years. Now it's £2,150/month."),
+            *aside(2),
+        )
+    )
+    assert "£380/month" in out[0]
+    out = rewritten(
+        msgs(
+            ("user", "工作室费用：房东报价每月 24000 元。保洁另算，说是每月大概 3800 元。"),
+            ("assistant", "都记下了。"),
+            ("user", "房租更新：签两年，谈到了每月 21500 元。"),
+            *aside(2),
+        )
+    )
+    assert "每月大概 3800 元" in out[0]
