@@ -177,9 +177,7 @@ def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str, frozens
     values = _values(text)
     named_old = [v for v in values if any(a < v[3] and v[2] < b for a, b in old_spans)]
     kept = [
-        v
-        for v in values
-        if v not in named_old and not _OLD_VALUE_RE.search(text[max(0, v[2] - 14) : v[2]])
+        v for v in values if v not in named_old and not _OLD_VALUE_RE.search(text[max(0, v[2] - 14) : v[2]])
     ]
     old = frozenset(_digits(v[0]) for v in named_old)
     if not kept:
