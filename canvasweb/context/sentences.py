@@ -110,6 +110,9 @@ class SentenceInfo:
     # values of the same shape only in the few messages before it (LOOSE_REACH).
     loose_shapes: frozenset[str] = frozenset()
     loose_values: frozenset[str] = frozenset()
+    # The numbers such a correction names as the ones it replaces ("800人作废，按950人", "6 hours,
+    # not 2"): it then retires only statements of those, not every value of the shape nearby.
+    loose_old: frozenset[str] = frozenset()
     position: int = -1  # message position, when the caller knows it
 
 
@@ -164,15 +167,28 @@ def _values(text: str) -> list[tuple[str, str, int, int]]:
     return [(m.group(0).strip(), _shape(m.group(0)), m.start(), m.end()) for m in _VALUE_RE.finditer(text)]
 
 
-def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str]:
+def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str, frozenset[str]]:
     """Values a subjectless correction introduces (not the ones it negates: "6 hours, not 2"),
-    their shapes, and their text as written."""
-    kept = [v for v in _values(text) if not _OLD_VALUE_RE.search(text[max(0, v[2] - 14) : v[2]])]
+    their shapes, their text as written, and the numbers of the values it names as old ("800人作废",
+    "not 2")."""
+    from .value_mentions import find_mentions  # value_mentions reads capture, which reads this module
+
+    old_spans = [(m.start, m.end) for m in find_mentions(text) if m.negated]
+    values = _values(text)
+    named_old = [v for v in values if any(a < v[3] and v[2] < b for a, b in old_spans)]
+    kept = [
+        v for v in values if v not in named_old and not _OLD_VALUE_RE.search(text[max(0, v[2] - 14) : v[2]])
+    ]
+    old = frozenset(_digits(v[0]) for v in named_old)
     if not kept:
-        return frozenset(), frozenset(), ""
+        return frozenset(), frozenset(), "", old
     span = text[kept[0][2] : kept[-1][3]].strip()
     written = span if len(span) <= 30 else ", ".join(v[0] for v in kept)
-    return frozenset(v[0] for v in kept), frozenset(v[1] for v in kept), written
+    return frozenset(v[0] for v in kept), frozenset(v[1] for v in kept), written, old
+
+
+def _digits(value: str) -> str:
+    return re.sub(r"\D", "", value)
 
 
 def _loose_hit(info: SentenceInfo, corr: SentenceInfo) -> bool:
@@ -186,6 +202,10 @@ def _loose_hit(info: SentenceInfo, corr: SentenceInfo) -> bool:
     have = {v[0] for v in vals}
     if have & corr.loose_values:
         return False
+    if corr.loose_old:
+        # "义工那边之前说的800人作废，按950人准备": only a statement of 800 is what it replaces; the
+        # 7500 entrants said nearby are another count.
+        return any(_digits(v[0]) in corr.loose_old for v in vals)
     return any(v[1] in corr.loose_shapes for v in vals)
 
 
@@ -200,8 +220,9 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         )
         loose_shapes: frozenset[str] = frozenset()
         loose_values: frozenset[str] = frozenset()
+        loose_old: frozenset[str] = frozenset()
         if "correction" in cats and not (subject - _WEAK_SUBJECT):
-            loose_values, loose_shapes, written = _new_values(core)
+            loose_values, loose_shapes, written, loose_old = _new_values(core)
             if loose_values and not value_text:
                 value_text = written
         infos.append(
@@ -216,6 +237,7 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
                 value_text=value_text,
                 loose_shapes=loose_shapes,
                 loose_values=loose_values,
+                loose_old=loose_old,
             )
         )
     return tuple(infos)

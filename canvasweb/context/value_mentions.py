@@ -113,6 +113,8 @@ class Mention:
     share: bool = False  # a share or multiple of another quantity ("half of the new total")
     unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
     label: str = ""  # the word right before a bare number ("ICE 599" -> "ice", "gate 12" -> "gate")
+    # the period of a rate, as a subject word ("$310/month", "£90 a night" -> "month", "night"; "每月 3200 元" -> "每月")
+    period: str = ""
 
 
 # A text without digits may still state a value: a weekday ("actually it's Thursday", "改成周四").
@@ -247,6 +249,21 @@ def _unit_after(text: str, end: int) -> str:
 _NEVER_UNITS = frozenset(
     "instead now then anymore again too already either today tomorrow tonight yesterday".split()
 )
+
+
+# The period of an amount said as a rate: "$4,200/month", "£90 per night", "€12 a head", "每月 3200 元".
+_PERIOD_AFTER_RE = re.compile(
+    r"^\s*(?:/\s*|per\s+|an?\s+|each\s+)(month|year|week|day|night|hour|head|person)\b", re.IGNORECASE
+)
+_PERIOD_BEFORE_RE = re.compile(r"(每(?:月|年|周|天|晚|人|小时))[^，。；,;\d]{0,6}$")
+
+
+def _period(text: str, start: int, end: int) -> str:
+    after = _PERIOD_AFTER_RE.match(text[end : end + 16])
+    if after:
+        return stem(after.group(1).lower())
+    before = _PERIOD_BEFORE_RE.search(text[max(0, start - 10) : start])
+    return before.group(1) if before else ""
 
 
 _LABEL_RE = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})\s*$")
@@ -446,6 +463,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 unit=unit,
                 unit_text=unit_text,
                 label=_label_before(text, start) if kind == "number" else "",
+                period=_period(text, start, end) if kind == "money" else "",
                 changed_to=changed_to,
                 share=share,
                 context=frozenset(words),

@@ -170,6 +170,22 @@ def test_subjectless_chinese_correction_retires_only_a_count_of_the_same_measure
     assert "32 名" not in text and "40 名" in text
 
 
+def test_subjectless_correction_that_names_its_old_count_retires_only_that_count():
+    # "200 人作废，按 260 人" is about the 200 volunteers: the 3000 entrants said nearby are another count
+    pad = [("user" if i % 2 == 0 else "assistant", "另外：茶水间的咖啡机又坏了。") for i in range(4)]
+    h = msgs(
+        ("user", "报名名额定为 3000 人。"),
+        ("assistant", "好的，名额 3000 人。"),
+        ("user", "志愿者要招 200 人。"),
+        ("assistant", "记下了。"),
+        ("user", "志愿者那边之前说的 200 人作废，按 260 人准备。"),
+        *pad,
+    )
+    said = [m["content"] for m in compile_(h, "报名名额多少人？志愿者多少？", budget=3000).messages]
+    assert "报名名额定为 3000 人。" in said and "好的，名额 3000 人。" in said
+    assert not any("200 人" in s and "作废" not in s for s in said)
+
+
 def test_subjectless_correction_does_not_reach_far_back():
     h = msgs(
         ("user", "The office door code is 4471."),

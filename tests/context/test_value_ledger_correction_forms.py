@@ -431,6 +431,49 @@ def test_a_reply_that_only_suggests_a_change_retires_nothing():
     assert "QX4410" in out[1]
 
 
+def test_a_reply_that_proposes_a_change_in_other_words_retires_nothing():
+    # "I'd", "let's", 不如 and a closing 吧 make a proposal, not a decision: nobody moved the offsite
+    for proposal in (
+        "The CFO is away then. We'd push the offsite to 19 June, once she's back.",
+        "The CFO is away then. Let's move the offsite to 19 June, once she's back.",
+    ):
+        out = rewritten(
+            msgs(
+                ("user", "The team offsite is on 12 June."),
+                ("assistant", "Offsite pencilled in for 12 June."),
+                ("user", "The CFO is travelling that week, annoying."),
+                ("assistant", proposal),
+                *aside(4),
+            )
+        )
+        assert "12 June" in out[0] and "12 June" in out[1], proposal
+    for proposal in ("不如把团建挪到6月19日，她那时回来了。", "她那时回来了，团建挪到6月19日吧。"):
+        out = rewritten(
+            msgs(
+                ("user", "团建定在6月12日。"),
+                ("assistant", "团建6月12日，记下了。"),
+                ("user", "财务总监那周出差。"),
+                ("assistant", proposal),
+                *aside(4),
+            )
+        )
+        assert "6月12日" in out[0] and "6月12日" in out[1], proposal
+
+
+def test_a_reply_that_reports_a_decided_move_still_retires_the_old_date():
+    # control: the same change reported as done
+    out = rewritten(
+        msgs(
+            ("user", "团建定在6月12日。"),
+            ("assistant", "团建6月12日，记下了。"),
+            ("user", "财务总监那周出差，我已经通知大家改期了。"),
+            ("assistant", "好的，团建已改到6月19日。"),
+            *aside(4),
+        )
+    )
+    assert "6月12日" not in out[0] and "6月19日" in out[3]
+
+
 def test_a_reply_with_several_values_of_a_kind_replaces_none():
     # control: "按每桌 12 人算" in a reply that confirms a headcount is arithmetic, not a new headcount
     out = rewritten(
@@ -750,3 +793,29 @@ def test_the_real_thing_without_a_figure_is_no_correction():
         )
     )
     assert "£240" in out[0]
+
+
+def test_a_rates_period_names_no_subject_when_several_rates_share_it():
+    # "/month" and 每月 say how often, not what is paid for: the cleaning stays £380 / 3800 元
+    out = rewritten(
+        msgs(
+            (
+                "user",
+                "Studio costs. The landlord quoted £2,400/month for the unit. "
+                "Cleaning is extra, they said roughly £380/month.",
+            ),
+            ("assistant", "Noted both."),
+            ("user", "Update on the lease, I asked for two years. Now it's £2,150/month."),
+            *aside(2),
+        )
+    )
+    assert "£380/month" in out[0]
+    out = rewritten(
+        msgs(
+            ("user", "工作室费用：房东报价每月 24000 元。保洁另算，说是每月大概 3800 元。"),
+            ("assistant", "都记下了。"),
+            ("user", "房租更新：签两年，谈到了每月 21500 元。"),
+            *aside(2),
+        )
+    )
+    assert "每月大概 3800 元" in out[0]

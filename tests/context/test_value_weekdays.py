@@ -267,3 +267,23 @@ def test_a_reply_repeating_a_day_does_not_move_another_subject():
         ("assistant", "Noted: the book fair now runs a Sunday workshop too."),
     )
     assert out[0] == "The book fair runs until the Saturday after the opening."
+
+
+def test_the_weekday_written_in_a_date_names_no_subject():
+    # "Sat 15 Nov" and "Sat 22 Nov" are two Saturdays, not one subject: the tasting moves, the opening stays
+    out = rewritten(
+        ("user", "Tasting for the regulars: Fri 14 Nov."),
+        ("assistant", "Noted."),
+        ("user", "Public opening is Sat 22 Nov."),
+        ("assistant", "Got it."),
+        ("user", "Update: the tasting is moving to Sat 15 Nov because the chef is away."),
+    )
+    assert "Fri 14 Nov" not in out[0] and out[2] == "Public opening is Sat 22 Nov."
+    out = rewritten(
+        ("user", "品鉴会定在11月14日周五。"),
+        ("assistant", "好的。"),
+        ("user", "正式开业是11月22日周六。"),
+        ("assistant", "记下了。"),
+        ("user", "更新：品鉴会改到11月15日周六。"),
+    )
+    assert "11月14日" not in out[0] and out[2] == "正式开业是11月22日周六。"

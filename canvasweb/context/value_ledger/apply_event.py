@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..capture.values import compatible
-from ..value_mentions import WEEKDAY_WORDS, Mention, same_value
+from ..value_mentions import WEEKDAY_WORDS, Mention, same_value, subject_words
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
@@ -106,7 +106,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             ]
         summed = _old_total(m, ev, cands) if user_like and cued else None
         old_named = named_old | {id(summed)} if summed is not None else named_old
-        scored = _score(m, words, cands, ev, old_named, cued)
+        scored = _weak_day_dropped(m, words, _score(m, words, cands, ev, old_named, cued), old_named)
         if (
             not scored
             and cued
@@ -207,6 +207,26 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+
+
+def _weak_day_dropped(
+    m: Mention, words: frozenset[str], scored: list[tuple[float, float, _Slot, bool]], old_named: set[int]
+) -> list[tuple[float, float, _Slot, bool]]:
+    """The weekday written inside a date ("Sat 15 Nov") is weak evidence of its subject: a subject
+    that shares only that day with the statement gives way to one that shares another word ("the
+    tasting is moving to Sat 15 Nov" moves the tasting, not the opening on "Sat 22 Nov"). Alone, it
+    still finds the subject ("cutover is now Saturday 21 March" after "we picked Saturday 14 March")."""
+    own = WEEKDAY_WORDS & subject_words(m.raw) if m.type == "date" else frozenset()
+    if not own or len(scored) < 2:
+        return scored
+
+    def only_the_day(s: _Slot) -> bool:
+        shared = {w for w in words & s.words if w not in _CUE_WORDS}
+        return bool(shared) and shared <= own
+
+    if all(only_the_day(s) or not (words & s.words) for _sc, _ov, s, _same in scored):
+        return scored
+    return [c for c in scored if c[3] or id(c[2]) in old_named or not only_the_day(c[2])]
 
 
 WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches

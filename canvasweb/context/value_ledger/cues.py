@@ -28,10 +28,15 @@ _CUE_RE = re.compile(
     re.IGNORECASE,
 )
 
-# Advice, conditions and questions: a reply that says them reports no change.
+# Advice, conditions and questions: a reply that says them reports no change. A proposal is no
+# decision, however it is phrased: "I'd move it to Thursday", "let's push it", "we'd better",
+# "probably 19 June", "不如挪到周四", "倾向于改到周五", "改到周五吧".
 _HEDGE_RE = re.compile(
-    r"\b(?:could|would|should|might|maybe|perhaps|suggest|recommend|if|how about|what about|option|consider)\b"
-    r"|[?？]|建议|可以|如果|要不|或者|考虑|是否|吗",
+    r"\b(?:could|would|should|might|maybe|perhaps|suggest(?:s|ed|ion)?|recommend(?:s|ed|ation)?|if|unless|"
+    r"how about|what about|why not|options?|consider|propos(?:e|ed|al)|prefer(?:ably)?|probably|ideally|"
+    r"let'?s|shall|want me to|do you want|worth|tempt(?:ed|ing)|i think)\b|\b\w+['’]d\b"
+    r"|[?？]|建议|可以|如果|要不|或者|考虑|是否|吗|不如|或许|也许|可能|不妨|倾向|推荐|提议|觉得|最好|"
+    r"要是|假如|的话|(?<!好)吧",
     re.IGNORECASE,
 )
 

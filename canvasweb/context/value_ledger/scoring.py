@@ -113,6 +113,11 @@ def _slot_unit(s: _Slot) -> str:
     return old.unit if old is not None else ""
 
 
+def _slot_period(s: _Slot) -> str:
+    old = s.current or (s.retired[-1] if s.retired else None)
+    return old.period if old is not None else ""
+
+
 def _counts_the_same_noun(m: Mention, words: frozenset[str], s: _Slot) -> bool:
     """The correction counts what the subject's value counts: "48 seats" and "the seated maximum is
     40" (a count's noun is the strongest word of its subject; it weighs only when no other subject
@@ -138,6 +143,10 @@ def _score(
 
     if cued and m.unit:
         noun_peers(m.unit)
+    if m.period and sum(1 for s in cands if _slot_period(s) == m.period) > 1:
+        # A rate's period ("/month", "per night", "每月") names no subject when several subjects are
+        # rates of that period: "$3,650/month" is not about the backups for being monthly too.
+        words = words - {m.period, "per"}
     for s in cands:
         same = s.current is not None and same_value(m, s.current)
         if s.since == ev.order and not same:
