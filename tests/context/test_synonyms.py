@@ -84,3 +84,88 @@ def test_a_far_node_said_in_other_words_is_found():
         index=index, viewport=Viewport(x=0, y=0), role="editor", question="when was the firm founded?"
     )
     assert "far" in [c.node.id for c in sel.candidates if c.group == "question"]
+
+
+# The second lexicon (work vocabulary by domain). Own sentences, not the benchmark's.
+@pytest.mark.parametrize(
+    ("question", "added"),
+    [
+        ("who is the second-in-command in the kitchen?", "sou"),  # sous chef
+        ("固态二氧化碳还剩多少？", "干冰"),
+        ("which network segment are the cameras on?", "vlan"),
+        ("which VLAN are the printers on?", "网段"),  # a group may mix the languages
+        ("谁负责报关？", "清关"),
+        ("which freight company picks up the pallets?", "haulier"),
+        ("加工中心什么时候到？", "立加"),
+        ("账上还剩多少钱？", "余额"),
+        ("我们什么时候开会？", "日期"),  # a Chinese phrase of function words still fires
+    ],
+)
+def test_work_vocabulary_widens_the_question(question, added):
+    assert added in expand(question)
+
+
+@pytest.mark.parametrize(
+    ("turns", "filler", "question"),
+    [
+        (
+            {17: "Priya runs the pass as sous chef whenever Marco is off"},
+            FILLER_EN,
+            "who is the second-in-command in the kitchen?",
+        ),
+        ({23: "样品间那箱干冰周四就用完了，要再订"}, FILLER_ZH, "固态二氧化碳还剩多少？"),
+        (
+            {29: "the haulier collects everything from dock 3 on Mondays"},
+            FILLER_EN,
+            "which freight company picks up our goods?",
+        ),
+        ({31: "新到的立加已经调试好了"}, FILLER_ZH, "数控机床什么时候能用？"),
+        (
+            {13: "the builder says the footings go in on Thursday"},
+            FILLER_EN,
+            "when is the foundation poured?",
+        ),
+        ({19: "摄像头单独划了一个 VLAN"}, FILLER_ZH, "监控设备在哪个网段？"),
+    ],
+)
+def test_a_turn_in_work_words_is_recalled(monkeypatch, turns, filler, question):
+    ci = next(iter(turns))
+    ranked = rank_turns(candidates=chat(turns, filler=filler), question=question)
+    found = rank_of(ranked, ci)
+    assert found is not None and found <= 1, ranked[:3]
+    monkeypatch.setattr(recall_rank, "expansion", lambda question: {})
+    without = rank_of(rank_turns(candidates=chat(turns, filler=filler), question=question), ci)
+    assert without is None or without > found
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what time works for people?",
+        "is the thing ready for the team?",
+        "how many days does the work take?",
+        "which number do we show on the new page?",
+        "这件事情大家觉得怎么样？",
+        "我们今天的工作安排一下",
+        "那个东西放好了吗？",
+    ],
+)
+def test_common_words_do_not_expand(question):
+    assert expand(question) == {}
+
+
+def test_a_group_file_line_needs_two_phrases_and_comments_are_skipped():
+    groups = synonyms._parse("# a comment\n\nlathe / 车床\nlonely\n什么时候 / 日期\n")
+    assert [[p.text for p in g] for g in groups] == [["lathe", "车床"], ["什么时候", "日期"]]
+    assert groups[1][0].tokens == ()  # fires on the text, adds nothing itself
+
+
+def test_a_firing_group_adds_no_word_common_enough_to_match_everything():
+    common = set(query_terms("time people thing day week year work make take new number two run show set"))
+    for question in (
+        "when is the sous chef in?",
+        "what's our supplier's lead time?",
+        "航班几点起飞？",
+        "干冰放哪了？",
+    ):
+        assert not set(expand(question)) & common, question
