@@ -53,6 +53,7 @@ def _irregular_forms() -> dict[str, str]:
         for w in (full, full + "s", *extra):
             out[w] = short
     for base, forms in (
+        ("wedding", ("wedding", "weddings")),  # not "wed", which is Wednesday
         ("morning", ("morning", "mornings")),
         ("evening", ("evening", "evenings")),
         ("night", ("nightly", "nights", "overnight")),

@@ -169,3 +169,22 @@ def test_a_firing_group_adds_no_word_common_enough_to_match_everything():
         "干冰放哪了？",
     ):
         assert not set(expand(question)) & common, question
+
+
+@pytest.mark.parametrize(
+    ("question", "not_added"),
+    [
+        ("How much is left in the catering budget?", {"quit", "resign", "fire"}),
+        ("Who set up the registration desk?", {"found", "establish"}),
+        ("Can you check the invoice totals?", {"doctor", "clinic"}),
+    ],
+)
+def test_one_word_of_a_phrase_does_not_fire_its_group(question, not_added):
+    # "left", "set" and "check" are words of phrases ("left the company", "set up", "check-up"):
+    # said alone, in another sense, they add nothing of those groups.
+    assert not_added.isdisjoint(synonyms.expansion(question))
+
+
+def test_a_wedding_is_not_a_wednesday():
+    assert query_terms("When is the wedding reception?") != query_terms("When is the Wednesday reception?")
+    assert query_terms("wedding") == query_terms("weddings")
