@@ -328,6 +328,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         ):
             continue
         digits = re.sub(r"\D", "", v.raw) or re.sub(r"\D", "", v.key)  # "三十人" counts 30
+        if v.type == "count" and re.search(r"\d\s*[万千]", v.raw):
+            digits = v.key  # "3 万人" counts 30000
         if v.type in ("number", "count") and len(digits) < 2 and not _counted(text, v.end):
             continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
         start = v.start
@@ -426,7 +428,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         if kind == "count":
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
-            words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
+            words |= subject_words(re.sub(r"[\d.,\s]+[万千]?", " ", raw))
         if kind == "name":
             negated, changed_to = name_roles[start] == "old", name_roles[start] == "new"
         else:
@@ -450,7 +452,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 if um and not ("\u4e00" <= unit[0] <= "\u9fff"):
                     unit_text = um.group(0)
         elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
-            noun = re.sub(r"^[\d.,\s]+", "", raw).lower()
+            noun = re.sub(r"^[\d.,\s]+[万千]?\s*", "", raw).lower()
             unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
         out.append(
             Mention(
@@ -459,7 +461,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 raw=raw,
                 type=kind,
                 key=key,
-                number=_leading_number(raw),
+                # "1.2万人" counts 12000 people (its key), not 1.2
+                number=key if kind == "count" and re.search(r"\d\s*[万千]", raw) else _leading_number(raw),
                 unit=unit,
                 unit_text=unit_text,
                 label=_label_before(text, start) if kind == "number" else "",

@@ -1,0 +1,69 @@
+"""Value shapes and markers the value ledger must read right: thousands separators in counts,
+counts beside money with the same digits, corrections that share only a generic verb, markers
+that would name a value retired since.
+
+Own sentences (EN and ZH), none from bench/.
+"""
+
+from __future__ import annotations
+
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+from canvasweb.context.value_mentions import find_mentions
+
+
+def msgs(*pairs):
+    return tuple(MessageData(id=f"s{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
+
+
+def rewritten(history):
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+def aside(n):
+    return [
+        ("user" if i % 2 == 0 else "assistant", f"Side remark {i}: the kettle in the lab keeps tripping.")
+        for i in range(n)
+    ]
+
+
+# --- thousands separators in counts ---------------------------------------------------------------
+
+
+def test_a_count_with_thousands_separators_is_read_whole():
+    (en,) = find_mentions("The stadium expects 3,000 people tonight")
+    assert (en.type, en.raw, en.key, en.number) == ("count", "3,000 people", "3000", "3000")
+    (big,) = find_mentions("we registered 12,500 members last spring")
+    assert (big.raw, big.key) == ("12,500 members", "12500")
+    (zh,) = find_mentions("开幕式预计3,000人到场")
+    assert (zh.type, zh.raw, zh.key) == ("count", "3,000人", "3000")
+    (wan,) = find_mentions("马拉松报名1.2万人")
+    assert (wan.type, wan.key, wan.number, wan.unit) == ("count", "12000", "12000", "人")
+
+
+def test_two_counts_in_thousands_are_different_values():
+    out = rewritten(
+        msgs(
+            ("user", "The conference hall fits 3,000 people."),
+            *aside(4),
+            ("user", "Actually the conference hall fits 2,500 people now."),
+        )
+    )
+    assert "3,000" not in out[0] and "[old value → now 2,500 people]" in out[0]
+    out = rewritten(
+        msgs(("user", "礼堂可以坐3,000人。"), *aside(4), ("user", "更正一下，礼堂只能坐2,400人。"))
+    )
+    assert "3,000人" not in out[0] and "[old value" in out[0]
+
+
+def test_a_count_in_thousands_said_again_stays():
+    # control: the same count said again is no change
+    out = rewritten(
+        msgs(
+            ("user", "The conference hall fits 3,000 people."),
+            *aside(4),
+            ("user", "Reminder: the conference hall fits 3,000 people."),
+        )
+    )
+    assert "3,000 people" in out[0]
