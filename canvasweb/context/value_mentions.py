@@ -484,15 +484,26 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
 
 
 _NOT_A_BARE_NUMBER = frozenset({"version", "date", "time"})
+# Types whose unit is part of the value: a bare number counting a noun of its own is none of them.
+_UNIT_BUILT_IN = frozenset({"money", "duration", "percent", "temperature", "size"})
 
 
 def same_value(a: Mention, b: Mention) -> bool:
     """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412").
 
     A date or a time is never a bare number written without its unit: "4" (shops) is not "4 May",
-    "10" is not "10:30"."""
+    "10" is not "10:30"; nor is a money amount, a duration or a percentage a number that counts a
+    noun of its own ("20 个服" is not "20 万", "15 rooms" is not "15%")."""
     if a.key == b.key:
         return True
+    bare = a if a.type == "number" else b
+    if (
+        bare.type == "number"
+        and bare.unit
+        and bare.unit[0] not in "万亿千"  # "30 万太多了" is still the amount
+        and (b if bare is a else a).type in _UNIT_BUILT_IN
+    ):
+        return False  # "20 个服" counts servers: it is not the amount "20 万" nor "20%"
     if (
         "number" in (a.type, b.type)
         and a.number

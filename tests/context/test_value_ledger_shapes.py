@@ -67,3 +67,37 @@ def test_a_count_in_thousands_said_again_stays():
         )
     )
     assert "3,000 people" in out[0]
+
+
+# --- a count is not a money amount with the same digits -------------------------------------------
+
+
+def test_a_count_named_as_too_many_leaves_a_money_amount_with_its_digits():
+    out = rewritten(
+        msgs(
+            ("user", "软件授权这块：每年维护费 30 万，按年付。"),
+            *aside(4),
+            ("user", "机房那边，30 台机柜太多了，先上 18 台。"),
+        )
+    )
+    assert "30 万" in out[0]
+    out = rewritten(
+        msgs(
+            ("user", "The yearly support contract is $40, billed in January."),
+            *aside(4),
+            ("user", "For the workshop, 40 laptops are too many, we will bring 25 laptops."),
+        )
+    )
+    assert "$40" in out[0]
+
+
+def test_a_money_amount_named_as_too_much_is_still_retired():
+    # control: the same old-value phrasing about the amount itself retires it
+    out = rewritten(
+        msgs(
+            ("user", "软件授权这块：每年维护费 30 万，按年付。"),
+            *aside(4),
+            ("user", "维护费 30 万太多了，谈到了 26 万。"),
+        )
+    )
+    assert "30 万" not in out[0] and "[old value" in out[0]
