@@ -101,3 +101,63 @@ def test_a_money_amount_named_as_too_much_is_still_retired():
         )
     )
     assert "30 万" not in out[0] and "[old value" in out[0]
+
+
+# --- a correction that shares only a generic verb -------------------------------------------------
+
+
+def test_a_correction_sharing_only_a_generic_verb_leaves_another_subject_alone():
+    out = rewritten(
+        msgs(
+            (
+                "user",
+                "Plan for Saturday: we set up the stage at 13:30, once the 13:00 school class leaves the hall.",
+            ),
+            *aside(4),
+            ("user", "Bad news from the airline, they moved the return flight, it now leaves at 18:05."),
+        )
+    )
+    assert "13:00" in out[0] and "13:30" in out[0]
+    out = rewritten(
+        msgs(
+            ("user", "周六安排：我们 13:30 开始搭舞台，等 13:00 的学生团出发。"),
+            *aside(4),
+            ("user", "坏消息，航班改了，现在 18:05 出发。"),
+        )
+    )
+    assert "13:00" in out[0] and "13:30" in out[0]
+
+
+def test_a_correction_sharing_a_generic_verb_and_a_noun_replaces_that_subject():
+    # control: the subject that shares a real noun (flight, 航班) is replaced, the other kept
+    out = rewritten(
+        msgs(
+            ("user", "The return flight leaves at 17:40 on Sunday evening."),
+            (
+                "user",
+                "Plan for Saturday: we set up the stage at 13:30, once the 13:00 school class leaves the hall.",
+            ),
+            *aside(4),
+            ("user", "Bad news from the airline, they moved the return flight, it now leaves at 18:05."),
+        )
+    )
+    assert "17:40" not in out[0] and "[old value → now 18:05]" in out[0] and "13:00" in out[1]
+    out = rewritten(
+        msgs(
+            ("user", "回程航班 17:40 出发。"),
+            ("user", "周六安排：我们 13:30 开始搭舞台，等 13:00 的学生团出发。"),
+            *aside(4),
+            ("user", "坏消息，航班改了，现在 18:05 出发。"),
+        )
+    )
+    assert "17:40" not in out[0] and "13:00" in out[1]
+
+
+def test_a_short_correction_that_names_its_subject_by_the_verb_alone_still_replaces_it():
+    # control: nothing else is named, so the verb is the subject ("it starts at 9:30")
+    out = rewritten(
+        msgs(("user", "The workshop starts at 9:00."), *aside(4), ("user", "Sorry, it starts at 9:30."))
+    )
+    assert "9:00" not in out[0]
+    out = rewritten(msgs(("user", "培训上午 9:00 开始。"), *aside(4), ("user", "刚才说错了，9:30 开始。")))
+    assert "9:00" not in out[0]
