@@ -161,3 +161,68 @@ def test_a_short_correction_that_names_its_subject_by_the_verb_alone_still_repla
     assert "9:00" not in out[0]
     out = rewritten(msgs(("user", "培训上午 9:00 开始。"), *aside(4), ("user", "刚才说错了，9:30 开始。")))
     assert "9:00" not in out[0]
+
+
+# --- a marker never names a value that is itself retired ------------------------------------------
+
+
+def test_a_marker_does_not_name_a_value_another_subject_retired_since():
+    out = rewritten(
+        msgs(
+            ("user", "The staging database listens on port 5433."),
+            *aside(4),
+            ("user", "Actually the staging database listens on port 5434 now."),
+            ("user", "Note for the VPN crew: the firewall opens 5434 for the office."),
+            ("user", "Firewall change: not 5434 any more, the firewall opens 5440 for the office."),
+        )
+    )
+    assert out[0] == "The staging database listens on port [old value]."
+    out = rewritten(
+        msgs(
+            ("user", "订票：回程航班 17:40 起飞。"),
+            *aside(4),
+            ("user", "更正，回程航班改到 18:05 起飞。"),
+            ("user", "防火墙那边：18:05 的同步任务开始。"),
+            ("user", "同步任务不再是 18:05，改成 19:00。"),
+        )
+    )
+    assert out[0] == "订票：回程航班 [old value] 起飞。"
+
+
+def test_a_marker_still_names_a_current_value_nobody_retired():
+    # control: without the second subject's change the marker names the current value
+    out = rewritten(
+        msgs(
+            ("user", "The staging database listens on port 5433."),
+            *aside(4),
+            ("user", "Actually the staging database listens on port 5434 now."),
+            ("user", "Note for the VPN crew: the firewall opens 5434 for the office."),
+        )
+    )
+    assert out[0] == "The staging database listens on port [old value → now 5434]."
+
+
+def _slot(text, *, retired=(), current=None):
+    from canvasweb.context.value_ledger.scoring import _Slot
+
+    (m,) = find_mentions(text)
+    return m, _Slot(kind=m.type, words=set(m.context), current=current, retired=list(retired))
+
+
+def test_a_marker_names_the_value_that_replaced_it_in_a_clearly_same_subject():
+    from canvasweb.context.value_ledger import _live_value
+
+    b, here = _slot("the staging database port is 5434")
+    here.current = b
+    c, same = _slot("the staging database port moved to 5440", retired=[b])
+    same.current = c
+    assert _live_value(here, [here, same]) is c
+    c2, other = _slot("the office firewall opens 5440", retired=[b])
+    other.current = c2
+    assert _live_value(here, [here, other]) is None
+    # ZH: 回程航班 (B) later replaced in a subject with the same words
+    b, here = _slot("回程航班 18:05 起飞")
+    here.current = b
+    c, same = _slot("回程航班改到 19:10 起飞", retired=[b])
+    same.current = c
+    assert _live_value(here, [here, same]) is c
