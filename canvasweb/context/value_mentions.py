@@ -328,6 +328,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         ):
             continue
         digits = re.sub(r"\D", "", v.raw) or re.sub(r"\D", "", v.key)  # "三十人" counts 30
+        if v.type == "count" and re.search(r"\d\s*[万千]", v.raw):
+            digits = v.key  # "3 万人" counts 30000
         if v.type in ("number", "count") and len(digits) < 2 and not _counted(text, v.end):
             continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
         start = v.start
@@ -426,7 +428,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         if kind == "count":
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
-            words |= subject_words(re.sub(r"[\d.,\s]+", " ", raw))
+            words |= subject_words(re.sub(r"[\d.,\s]+[万千]?", " ", raw))
         if kind == "name":
             negated, changed_to = name_roles[start] == "old", name_roles[start] == "new"
         else:
@@ -450,7 +452,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 if um and not ("\u4e00" <= unit[0] <= "\u9fff"):
                     unit_text = um.group(0)
         elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
-            noun = re.sub(r"^[\d.,\s]+", "", raw).lower()
+            noun = re.sub(r"^[\d.,\s]+[万千]?\s*", "", raw).lower()
             unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
         out.append(
             Mention(
@@ -459,7 +461,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 raw=raw,
                 type=kind,
                 key=key,
-                number=_leading_number(raw),
+                # "1.2万人" counts 12000 people (its key), not 1.2
+                number=key if kind == "count" and re.search(r"\d\s*[万千]", raw) else _leading_number(raw),
                 unit=unit,
                 unit_text=unit_text,
                 label=_label_before(text, start) if kind == "number" else "",
@@ -481,15 +484,26 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
 
 
 _NOT_A_BARE_NUMBER = frozenset({"version", "date", "time"})
+# Types whose unit is part of the value: a bare number counting a noun of its own is none of them.
+_UNIT_BUILT_IN = frozenset({"money", "duration", "percent", "temperature", "size"})
 
 
 def same_value(a: Mention, b: Mention) -> bool:
     """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412").
 
     A date or a time is never a bare number written without its unit: "4" (shops) is not "4 May",
-    "10" is not "10:30"."""
+    "10" is not "10:30"; nor is a money amount, a duration or a percentage a number that counts a
+    noun of its own ("20 个服" is not "20 万", "15 rooms" is not "15%")."""
     if a.key == b.key:
         return True
+    bare = a if a.type == "number" else b
+    if (
+        bare.type == "number"
+        and bare.unit
+        and bare.unit[0] not in "万亿千"  # "30 万太多了" is still the amount
+        and (b if bare is a else a).type in _UNIT_BUILT_IN
+    ):
+        return False  # "20 个服" counts servers: it is not the amount "20 万" nor "20%"
     if (
         "number" in (a.type, b.type)
         and a.number

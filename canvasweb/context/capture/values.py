@@ -172,7 +172,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "money",
         re.compile(
-            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿|千)?\s*(?P<cur>元|块|美元|欧元|人民币)"
+            r"(?<![A-Za-z0-9_.])(?<!\d,)(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<mul>万|亿|千)?\s*(?P<cur>元|块|美元|欧元|人民币)"
         ),
     ),
     # "四万", "三万二", "一百五十元", "十二万块": amounts in Chinese numerals (not "一块去", "千万别")
@@ -211,7 +211,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "duration",
         re.compile(
-            r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|"
+            r"(?<![A-Za-z0-9_.])(?<!\d,)(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<u>milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|"
             r"months?|years?|s|m|h|d|毫秒|秒钟?|分钟|小时|个?钟头|天|周|个?星期|个月|年)(?![A-Za-z])",
             re.IGNORECASE,
         ),
@@ -238,7 +238,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "count",
         re.compile(
-            r"(?<![A-Za-z0-9_.])(?P<n>\d+)\s*(?P<u>people|persons?|members?|engineers?|developers?|seats?|employees?|staff|"
+            r"(?<![A-Za-z0-9_.])(?<!\d,)(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?(?=\s*[万千])|\d+)\s*(?P<mul>万|千)?\s*"
+            r"(?P<u>people|persons?|members?|engineers?|developers?|seats?|employees?|staff|"
             r"users?|customers?|人|名|位|个人)(?![A-Za-z])",
             re.IGNORECASE,
         ),

@@ -32,7 +32,9 @@ its values, and the value that is current for it) or opens a new one:
 A value said again later by the user as current is current again (A -> B -> A).
 `RetiredValues.rewrite` replaces each retired mention in a message by
 `[old value → now <current>]` (or `[old value]` when there is no current value,
-and inside the message that retires it).
+and inside the message that retires it). A marker never names a retired value: when the
+current value was retired since in another subject, it names what replaced it there if that
+subject clearly is the same one, else it reads `[old value]` (`_live_value`).
 
 `build_ledger` (here) runs the parts: events.py builds the events it reads (messages and
 canvas nodes), cues.py holds the correction cues, scoring.py scores the subjects a mention may
@@ -49,6 +51,7 @@ from ..ranking import parse_timestamp
 from ..types import MessageData, NodeData
 from ..value_mentions import Mention, same_value
 from .apply_event import _apply
+from .cues import _CUE_WORDS
 from .events import (
     _canvas_events,
     _cue_sentences,
@@ -135,13 +138,50 @@ def build_ledger(
             continue
         if slot.current is not None and same_value(mention, slot.current):
             continue
-        now = slot.current.raw if slot.current is not None and not mention.negated else ""
-        if now and slot.current is not None and not mention.unit_text:
-            now += slot.current.unit_text  # the unit as written, unless the old mention's own follows
+        live = _live_value(slot, slots) if not mention.negated else None
+        now = live.raw if live is not None else ""
+        if now and live is not None and not mention.unit_text:
+            now += live.unit_text  # the unit as written, unless the old mention's own follows
         marker = NOW_MARKER.format(value=now) if now and "]" not in now and len(now) <= 40 else OLD_MARKER
         result.by_position.setdefault(pos, []).append((mention, marker))
         result.count += 1
     return result
+
+
+def _live_value(slot: _Slot, slots: Sequence[_Slot]) -> Mention | None:
+    """The value a marker on one of `slot`'s retired mentions may name: its current value, unless
+    that value is retired too (B replaced by C in another subject, or by a canvas supersede). Then
+    the value that replaced it, when the subject that retired it clearly is the same one (it
+    shares at least two subject words, half of the smaller subject's), else none: a marker never
+    names a retired value."""
+    here, current, seen = slot, slot.current, {id(slot)}
+    while current is not None:
+        value = current
+        retiring = [
+            s
+            for s in slots
+            if id(s) not in seen
+            and not (s.current is not None and same_value(value, s.current))
+            and any(same_value(value, r) for r in s.retired)
+        ]
+        if not retiring:
+            return current
+        same = [s for s in retiring if _clearly_same(here, s)]
+        if not same:
+            return None
+        here = max(same, key=lambda s: len(_subject(here) & _subject(s)))
+        seen.add(id(here))
+        current = here.current
+    return None
+
+
+def _subject(s: _Slot) -> set[str]:
+    return {w for w in s.words if w not in _CUE_WORDS}
+
+
+def _clearly_same(a: _Slot, b: _Slot) -> bool:
+    shared = len(_subject(a) & _subject(b))
+    return shared >= 2 and 2 * shared >= min(len(_subject(a)), len(_subject(b)))
 
 
 def _sentences(

@@ -52,6 +52,37 @@ def _shared(words: frozenset[str], slot: _Slot, common_unit: str = "") -> int:
     return sum(1 for w in words & slot.words if w not in _CUE_WORDS and w != common_unit)
 
 
+# Verbs of motion and time that many subjects are said with ("the tour group leaves", "the flight
+# leaves", "培训 9 点开始", "晚宴 8 点开始"), as subject words hold them (English stems, jieba words).
+GENERIC_VERBS = frozenset(
+    "leav left start arriv end finish open clos begin began begun "
+    "出发 开始 结束 到达 抵达 离开 开门 关门".split()
+)
+
+
+def _only_a_generic_verb(m: Mention, words: frozenset[str], s: _Slot) -> bool:
+    """The statement shares only a verb like "leave" or "开始" with the subject, and its sentence
+    names something the subject was never said with ("they moved the return flight, it now leaves
+    at 18:05" is no new time for "once the 13:00 school class leaves the gallery"): another subject."""
+    shared = {w for w in words & s.words if w not in _CUE_WORDS}
+    if not shared or not shared <= GENERIC_VERBS:
+        return False
+    return any(not _discourse(w) for w in (words | m.sentence_words) - s.words - GENERIC_VERBS)
+
+
+# Words that take a statement back or soften it ("sorry", "bad news", "说错", "不好意思"): they name
+# no other subject.
+_DISCOURSE_WORDS = frozenset(
+    "sorry bad oop honestly apologis apology wrong mistak "
+    "不好意思 好意思 好意 不好 意思 抱歉 对不起 一下 刚才 坏消息 消息".split()
+)
+_CJK_CUE_RE = re.compile(r"错|更正|纠正|口误")
+
+
+def _discourse(w: str) -> bool:
+    return w in _CUE_WORDS or w in _DISCOURSE_WORDS or (not w.isascii() and bool(_CJK_CUE_RE.search(w)))
+
+
 def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
     """A value can replace one of the same kind and shape: a port a port, a date a date; a bare
     number only a number of about as many digits ("5433" -> "5434", not "16" -> "5433")."""
@@ -151,6 +182,8 @@ def _score(
         same = s.current is not None and same_value(m, s.current)
         if s.since == ev.order and not same:
             continue  # two values in one message are two facts, not a correction
+        if not same and id(s) not in named_old and _only_a_generic_verb(m, words, s):
+            continue
         overlap = _overlap(words, s)
         if (
             same
