@@ -30,6 +30,7 @@ from canvasweb.context.capture import (
     value_key,
     with_label,
 )
+from canvasweb.context.capture.patterns import _HEDGE_RE
 from canvasweb.context.capture.values import compatible
 from canvasweb.context.types import NodeData
 
@@ -63,15 +64,29 @@ def capture_suggestions(
     `facts` and `targets` (the node id each fact corrects, or None) come from the model path;
     without them the deterministic extractor and matcher decide.
     """
-    if role == "viewer" or on_hold(message.content):
+    if role == "viewer":
+        return []
+    held = on_hold(message.content)
+    if held and (facts is not None or targets is not None):
         return []  # "leave the board for now", "画布先别动": nothing to offer, not even a conflict
     facts = list(capture_facts(text=message.content) if facts is None else facts)
+    if held:
+        # Held, except a correction of a value the canvas already shows: "no wait, 5433 was the old port,
+        # it's 5434 — don't card it yet" still offers to retire the node that says 5433 (a wrong value left
+        # on the canvas is worse than an unsettled new one). Hedged corrections stay held.
+        facts = [
+            replace(f, tentative=False)
+            for f in facts
+            if f.kind == "correction" and f.previous_value and not _HEDGE_RE.search(f.sentence)
+        ]
     if targets is not None:
         targets = [t for f, t in zip(facts, targets, strict=True) if not f.tentative]
     facts = [f for f in facts if not f.tentative]
+    if held and not facts:
+        return []
     nodes, _, _ = canvas_inputs(canvas_id=conversation.canvas_id)
     visible = [n for n in nodes if can_see(role, n.sensitivity) and not n.superseded_by and not n.archived]
-    conflicts = find_conflicts(text=message.content, nodes=visible)
+    conflicts = [] if held else find_conflicts(text=message.content, nodes=visible)
     if not facts and not conflicts:
         return []
     # A fact that restates an internal (or secret) node is at least as sensitive as that node.
@@ -96,7 +111,11 @@ def capture_suggestions(
                 if m.node.id not in targeted and (fact.kind == "correction" or m.node.id not in conflict_ids)
             ]
             match = matches[0] if matches else None
-        if match and not fact.label:
+        if held and not (match and same_value(match.old_value, fact.previous_value or "")):
+            continue  # held: only the supersede of a node holding the value the message names as old
+        # A label that shares no word with the node it corrects is no subject ("for the full run it comes
+        # to £2,150" for "Lighting hire: £1,450"): the node's own words say what the value is about.
+        if match and (not fact.label or not subject_terms(fact.label) & subject_terms(match.node.content)):
             fact = with_label(fact, match.label or "")
         previous = fact.previous_value or (match.old_value if match else None)
         if match is None:

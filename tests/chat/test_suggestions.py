@@ -245,3 +245,23 @@ def test_the_new_value_takes_the_old_nodes_place(canvas, alice, apply, scripted_
     new = Node.objects.get(pk=created["created_node_id"])
     assert (new.kind, new.pinned, new.tags) == ("config", True, ["ci", "captured"])
     assert str(Node.objects.get(pk=old).superseded_by_id) == str(new.pk)
+
+
+def test_a_held_correction_still_retires_the_value_the_canvas_shows(canvas, alice, apply, scripted_llm):
+    old = apply(alice, node_op("Van hire: $380")).changes[0]["id"]
+    turn = say(
+        alice,
+        canvas,
+        "No wait, $380 was the weekday rate. Over the bank holiday it works out at $520. Don't card it yet.",
+        scripted_llm,
+    )
+    [s] = turn.suggestions
+    assert (s["action"], s["content"], s["previous_value"], s["supersede_node_id"]) == (
+        "supersede",
+        "Van hire: $520",
+        "$380",
+        old,
+    )
+    # Held and nothing on the canvas to retire: nothing is offered.
+    turn = say(alice, canvas, "The florist quoted $210. Don't card it yet.", scripted_llm)
+    assert turn.suggestions == []

@@ -150,3 +150,64 @@ def test_a_description_does_not_retire_the_earlier_statement_in_the_history():
     # control: a real new value for the same subject does retire it
     (fixed,) = analyze_text("Scanning: the archive scanner is actually Canon now.")
     assert corrected_by(earlier, [fixed]) is not None
+
+
+# --- a value named as the old one, ZH change verbs, subjects before 说错了 ---------------------------------
+
+
+def test_no_wait_opens_a_correction_and_the_value_named_as_old_is_no_fact():
+    text = "No wait, $900 was the rental for one day. For the whole weekend it adds up to $1,600."
+    facts = capture_facts(text=text)
+    assert [(f.kind, f.value, f.previous_value) for f in facts] == [("correction", "$1,600", "$900")]
+    assert not any("$900" in f.content for f in facts)  # the old value never becomes a fact
+    rental = [node("rental", "Projector rental: $900"), node("cater", "Catering: $2,400")]
+    assert retired(text, nodes=rental) == [(facts[0].content, "rental", "$900")]
+
+
+def test_a_hold_instruction_is_no_rule():
+    assert capture_facts(text="Don't card it yet, the supplier may go lower.") == []
+
+
+def test_zh_from_to_with_more_change_verbs():
+    assert retired("打印服务从蓝鲸文印换成青木图文了，原来那家太慢。", nodes=[]) == [
+        ("打印服务：青木图文", None, None)
+    ]
+    [fact] = capture_facts(text="打印服务从蓝鲸文印换成青木图文了，原来那家太慢。")
+    assert fact.previous_value == "蓝鲸文印"
+    travel = [node("travel", "差旅预算：8万")]
+    assert retired("差旅费从8万追加到11万，出差城市多了。", nodes=travel) == [
+        ("差旅费：11万", "travel", "8万")
+    ]
+
+
+def test_zh_subject_named_before_shuo_cuo_le():
+    guards = [node("guard", "保安配：6名"), node("park", "停车位：40个")]
+    assert retired("刚才保安人数说错了，是9名，夜里要多两班。", nodes=guards) == [
+        ("保安人数：9名", "guard", "6名")
+    ]
+
+
+def test_zh_a_voided_value_names_the_node_even_in_other_words():
+    guests = [node("guests", "参会嘉宾：120人"), node("staff", "会务人员：20人")]
+    assert retired("接待那边之前说的120人作废，按150人安排。", nodes=guests) == [
+        ("接待那边：150人", "guests", "120人")
+    ]
+
+
+def test_zh_qishi_marks_a_correction_and_is_no_part_of_the_label():
+    pay = [node("night", "夜班补贴150元/晚。"), node("meal", "餐补30元/天。")]
+    assert retired("夜班补贴其实是180元/晚，150是去年的。", nodes=pay)[0] == (
+        "夜班补贴：180元",
+        "night",
+        "150 元",
+    )
+
+
+def test_a_value_the_canvas_already_holds_for_the_subject_retires_nothing():
+    fees = [node("full", "全程马拉松报名费200元。"), node("family", "亲子跑报名费80元。")]
+    assert retired("报名费也改了，全马调整为200元。", nodes=fees) == [("全马：200元", None, None)]
+
+
+def test_zh_counts_keep_their_measure_word_and_times_their_zheng():
+    assert [f.content for f in capture_facts(text="签到台不是3个，而是5个。")] == ["签到台：5个"]
+    assert [f.value for f in capture_facts(text="开门时间改成9点整。")] == ["9点整"]

@@ -133,3 +133,11 @@ def test_temperatures_are_values_of_their_own_kind():
         "temperature",
         "27°C",
     )
+
+
+def test_held_messages_say_card_and_chat_in_other_words():
+    from canvasweb.context.capture import on_hold
+
+    assert on_hold("The caterer quoted $40 a head. Don't card it yet.")
+    assert on_hold("Keep it in chat for now, the numbers may move.")
+    assert not on_hold("Put it on the board: the caterer quoted $40 a head.")

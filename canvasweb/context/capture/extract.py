@@ -50,8 +50,10 @@ from .patterns import (
     _ZH_FROM_TO_RE,
     _ZH_IS_VALUE_RE,
     _ZH_KV_RE,
+    _ZH_MISSPOKE_RE,
     _ZH_NOT_BUT_RE,
     _ZH_USE_RE,
+    _ZH_VOID_RE,
 )
 from .sensitivity import sensitivity_marked
 from .values import TypedValue, arabic_numerals, find_values, value_key, value_type
@@ -105,7 +107,7 @@ _LEADING_RE = re.compile(
 )
 _TRAILING_RE = re.compile(
     r"(?:\s+(?:is|are|was|will be|be|to|at|on|in|of|for|after|from|by|set|should|must|=|listens?(?: on)?|runs?(?: on)?|"
-    r"stays?(?: at)?|sits?(?: at)?|goes|the|now|currently|will|has|have|had|with))+$|(?:是|为|為|定在|定为|设为|设置为|在|要|将|就|共|有|一共|总共|目前|统计)+$",
+    r"stays?(?: at)?|sits?(?: at)?|goes|the|now|currently|will|has|have|had|with))+$|(?:是|为|為|定在|定为|设为|设置为|在|要|将|就|共|有|一共|总共|目前|统计|其实|实际上|最后|最终|按)+$",
     re.IGNORECASE,
 )
 _VERB_PHRASE_RE = re.compile(
@@ -144,6 +146,7 @@ _VALUE_STOP_RE = re.compile(
 )
 
 
+_ZH_CLASSIFIERS = frozenset("个张台辆套间座处条块家")
 _COUNT_NOUN_RE = re.compile(r"\s*([A-Za-z]{2,20})\b")
 _NOT_UNITS = frozenset(
     "and or to from for by in on at of as if is are was the a an instead because since so but then "
@@ -168,10 +171,16 @@ def value_at(rest: str) -> tuple[str, str] | None:
             unit = _COUNT_NOUN_RE.match(rest, end) if v.type == "number" else None
             if unit and unit.group(1).lower() not in _NOT_UNITS:
                 end = unit.end()  # "800 rows", "3 replicas"
+            elif v.type == "number" and rest[end : end + 1] in _ZH_CLASSIFIERS:
+                end += 1  # "15个", "72张": the measure word belongs to the count
+            elif v.type == "time" and rest[end : end + 1] == "整":
+                end += 1  # "7点整": on the hour
             return rest[:end].strip(), v.type
         break
     m = _VALUE_STOP_RE.search(rest)
     words = rest[: m.start() if m else len(rest)].strip().rstrip(".。!！?？")
+    if re.search(r"[\u4e00-\u9fff]了$", words):
+        words = words[:-1]  # "换成远航能源了": the particle is no part of the name
     if not words or len(words) > 60 or len(words.split()) > 6 or _CLAUSE_VALUE_RE.search(words):
         return None
     return words, value_type(words)
@@ -221,7 +230,11 @@ class _Collector:
             if not value or "[REDACTED" in value:
                 return False
         subject = subject_key(label, value or "")
-        if not subject and kind != "rule":
+        if (
+            not subject
+            and kind != "rule"
+            and not (kind == "correction" and re.fullmatch(r"[\u4e00-\u9fff]{2,10}", label))
+        ):
             label = ""  # "moved us to 5434": "us" is no subject; the caller resolves it from the canvas
         same_sentence = [f for f in self.facts if f.sentence == sentence]
         if (
@@ -318,6 +331,31 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
                 value=got[0],
                 vtype=got[1],
                 reason="改成/改为",
+                sentence=sentence,
+                tentative=tentative,
+            )
+    for m in _ZH_MISSPOKE_RE.finditer(core):
+        got = rest_value(m.group("rest"))
+        if got and got[1] not in ("name", "text"):
+            c.add(
+                kind="correction",
+                label=_zh_named_subject(m.group("subj")),
+                value=got[0],
+                vtype=got[1],
+                reason="X说错了，是B",
+                sentence=sentence,
+                tentative=tentative,
+            )
+    for m in _ZH_VOID_RE.finditer(core):
+        got = rest_value(m.group("rest"))
+        if got and got[1] not in ("name", "text") and find_values(m.group("old")):
+            c.add(
+                kind="correction",
+                label=_zh_named_subject(m.group("subj")),
+                value=got[0],
+                vtype=got[1],
+                previous=m.group("old"),
+                reason="A作废，按B",
                 sentence=sentence,
                 tentative=tentative,
             )
@@ -569,6 +607,7 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
     # "don't touch the board yet", "not confirmed", "画布先别动", "我还没跟运维对": the person says the
     # value is not settled or must stay off the canvas; every fact of the message is then tentative.
     held = on_hold(text)
+    carried: list[TypedValue] = []  # old values a correction named in the sentence before
     for raw in split_sentences(text):
         if raw.rstrip().endswith(("?", "？")) or _HYPOTHETICAL_RE.search(raw):
             continue  # "Can we move the port to 5434?", "如果预算超了怎么办": asked or imagined, not decided
@@ -619,7 +658,9 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
                     sentence=sentence,
                     tentative=tentative,
                 )
-        if len(c.facts) == before and _RULE_RE.search(core):
+        named = _old_values(core) if is_correction else []
+        carried = _retire_old_values(c, before, named=named, carried=carried) if named or carried else []
+        if len(c.facts) == before and _RULE_RE.search(core) and not _HOLD_RE.search(core):
             c.add(
                 kind="rule",
                 label=core,
@@ -633,6 +674,34 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
 
 
 _CLAUSE_RE = re.compile(r"[;,，；、]")
+# A value the sentence says is the old one: "£1,450 was their one-week price", "0.32是去年的".
+_OLD_AFTER_RE = re.compile(
+    r"\s*(?:was|were|had been|used to be)\b|\s*(?:是|为)?(?:去年|之前|以前|原来|旧|老)的", re.IGNORECASE
+)
+
+
+def _old_values(core: str) -> list[TypedValue]:
+    return [v for v in find_values(core) if v.type != "number" and _OLD_AFTER_RE.match(core, v.end)]
+
+
+def _retire_old_values(
+    c: _Collector, before: int, *, named: list[TypedValue], carried: list[TypedValue]
+) -> list[TypedValue]:
+    """A correction that names a value as the old one ("no wait, £1,450 was their one-week price. For the
+    full run it comes to £2,150"): that value is no fact of its own, and the new value of the same type in
+    the same sentence or the next one corrects it. Returns the old values still waiting for their new one."""
+    waiting = [*named, *carried]
+    old_keys = {value_key(v.raw) for v in waiting}
+    kept = [f for f in c.facts[before:] if not (f.value and value_key(f.value) in old_keys)]
+    for i, f in enumerate(kept):
+        if f.kind == "rule" or not f.value or f.previous_value:
+            continue
+        old = next((v for v in waiting if v.type == f.value_type), None)
+        if old is not None:
+            kept[i] = replace(f, kind="correction", previous_value=old.raw)
+            waiting.remove(old)
+    c.facts[before:] = kept
+    return [v for v in waiting if v in named]  # one sentence on at most
 
 
 def _clause(sentence: str, start: int, end: int) -> str:
@@ -650,6 +719,12 @@ _WORD_TAIL_RE = re.compile(r"([A-Za-z0-9_\-.]+\s*[\u4e00-\u9fff]{0,4})\s*$")
 _ZH_LEAD_NOISE_RE = re.compile(
     r"^.*(?:决定|评审|会上|大家|我们|咱们|那就|所以|然后|另外|现在|已经|刚才|还是|要|把|将)"
 )
+
+
+def _zh_named_subject(text: str) -> str:
+    """The subject a ZH correction names before its marker, or "" ("刚才说错了": none)."""
+    text = text.strip(" ，,")
+    return _zh_subject_tail(text) if _ZH_LEAD_NOISE_RE.sub("", text).strip() else ""
 
 
 def _zh_subject_tail(text: str, limit: int = 10) -> str:

@@ -117,6 +117,9 @@ def node_values(node: NodeData) -> list[NodeValue]:
     return out
 
 
+NAMED_OLD_ONLY = 1.9  # a correction names the node's value as the old one, no shared subject word
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     node: NodeData
@@ -147,6 +150,8 @@ def match_supersede(
         subject_terms(fact.sentence.replace(fact.value, " ")) if correction and fact.sentence else frozenset()
     )
     named_old = _named_identifiers(fact.sentence, fact.value) if correction and fact.sentence else []
+    if fact_terms and any(_already_states(n, fact, fact_terms) for n in nodes):
+        return []  # the canvas already holds the new value for this subject: nothing left to retire
     out: list[Match] = []
     for n in nodes:
         if n.superseded_by or n.archived or (n.pinned and not (include_pinned and correction)):
@@ -175,6 +180,10 @@ def match_supersede(
             said_before = bool(fact.previous_value) and same_value(v.raw, fact.previous_value or "")
             if said_before and (cover > 0 or not fact_terms):
                 score = 2.0 + cover
+            elif said_before and correction and new_type != "number":
+                # The correction names this node's value as the old one under other words ("装修款从180万
+                # 追加到210万" for "装修预算：180万"): the value says which node, when no other node holds it.
+                score = NAMED_OLD_ONLY
             elif fact_terms and correction and cover >= 0.6:
                 score = 1.0 + cover
             elif fact_terms and cover >= 0.99 and coverage(v.terms, fact_terms) >= 0.5 and new_type != "text":
@@ -200,7 +209,7 @@ def match_supersede(
                     continue
             else:
                 continue
-            if correction and len(v.raw) >= 3 and v.raw in fact.sentence:
+            if correction and score != NAMED_OLD_ONLY and len(v.raw) >= 3 and _names(fact.sentence, v.raw):
                 score += 1.0  # the correction names this node's value as the old one ("5433 那个端口")
             if best is None or score > best[0]:
                 best = (score, v)
@@ -223,9 +232,26 @@ def match_supersede(
                 )
             )
     out.sort(key=lambda m: (-m.score, m.node.id))
+    if len(out) > 1 and out[0].score == NAMED_OLD_ONLY == out[1].score:
+        return []  # two nodes hold the old value and neither shares the subject: do not guess
     if len(out) > 1 and not fact_terms and out[0].score == out[1].score:
         return []  # no subject and two equally likely nodes: do not guess
     return out
+
+
+def _names(sentence: str, value: str) -> bool:
+    """`sentence` says `value` itself, not as the tail of a longer number ("120人" does not say "20人")."""
+    return re.search(rf"(?<![\d.,]){re.escape(value)}", sentence) is not None
+
+
+def _already_states(node: NodeData, fact: SuggestedFact, fact_terms: frozenset[str]) -> bool:
+    """A live node says the fact's value about the fact's subject ("半马报名费150元" for "半马调整为150元")."""
+    if node.superseded_by or node.archived or not fact.value:
+        return False
+    return any(
+        same_value(v.raw, fact.value) and coverage(fact_terms, v.terms | subject_terms(node.content)) >= 0.5
+        for v in node_values(node)
+    )
 
 
 _IDENT_RE = re.compile(

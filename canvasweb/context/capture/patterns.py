@@ -49,7 +49,8 @@ _COMMA_NOT_RE = re.compile(
 )
 _ZH_FROM_TO_RE = re.compile(
     r"(?P<subj>[^，,。；;：:]{1,24}?)从\s*(?P<old>[^，,。；;]+?)\s*(?:改成|改为|改到|调整为|调整到|"
-    r"调到|变成|推迟到|延期到|提前到|延长到|缩短到|降到|提高到|涨到)\s*(?P<rest>.+)"
+    r"调到|变成|变为|换成|换为|换到|推迟到|延期到|提前到|延长到|缩短到|降到|降至|提高到|涨到|追加到|增加到|增至|"
+    r"加到|减少到|减到|减至|压到)\s*(?P<rest>.+)"
 )
 _ZH_CHANGE_RE = re.compile(
     r"(?P<subj>[^，,。；;：:、]{1,24}?)(?:改成|改为|换成|改用|更改为|调整为|调整到|改到|变成|更新为|"
@@ -58,13 +59,24 @@ _ZH_CHANGE_RE = re.compile(
 _ZH_NOT_BUT_RE = re.compile(
     r"(?P<lead>[^，,。；;]*?)不是\s*(?P<old>[^，,。；;]+?)\s*[，,]?\s*(?:而是|是)\s*(?P<rest>.+)"
 )
+# "刚才护工人数说错了，是22名": the subject precedes 说错了, the new value follows.
+_ZH_MISSPOKE_RE = re.compile(
+    r"(?P<subj>[^，,。；;：:]{1,16}?)(?:说错了|记错了|写错了|搞错了|弄错了)[，,：:]?\s*(?:应该是|是|为|改成|改为)?\s*"
+    r"(?P<rest>.+)"
+)
+# "之前说的800人作废，按950人准备": the value before 作废 is the old one, the next value the new one.
+_ZH_VOID_RE = re.compile(
+    r"(?P<subj>[^，,。；;：:]{0,16}?)(?:之前|原来|刚才|上次)?(?:说|定|报|写)?的?\s*(?P<old>\d[^，,。；;]{0,8}?)\s*"
+    r"(?:作废|不算了?|不算数|取消了?|不对)[，,]?\s*(?:改|就|先|要)?(?:按照|按|是|为|定为|改成|改为)?\s*(?P<rest>.+)"
+)
 _CORR_PREFIX_RE = re.compile(
-    r"^\s*(?:correction|actually|update|oops|sorry|scratch that|my bad|i meant|wait|更正一下|更正|纠正一下|纠正|修正|"
+    r"^\s*(?:no(?:\s*,)?\s+wait|no\s*,|nope|correction|actually|update|oops|sorry|scratch that|my bad|i meant|wait|更正一下|更正|纠正一下|纠正|修正|"
     r"刚才说错了|我说错了|说错了|我记错了|记错了|不对|抱歉|其实|应该是)\s*[:：,，!！.。]?\s*",
     re.IGNORECASE,
 )
 _CORR_MARK_RE = re.compile(
-    r"\b(?:actually|correction|i meant|scratch that|my mistake)\b|说错了|记错了|更正|纠正|应该是",
+    r"\b(?:actually|correction|i meant|scratch that|my mistake|instead)\b|说错了|记错了|更正|纠正|应该是|其实是|"
+    r"实际上?是",
     re.IGNORECASE,
 )
 # Decisions
@@ -94,7 +106,8 @@ _ZH_USE_RE = re.compile(
 _KV_LINE_RE = re.compile(r"^(?P<key>[^:：=\n]{1,40}?)\s*[:：]\s*(?P<val>[^\n]{1,80})$")
 _IS_VALUE_RE = re.compile(
     r"(?:^|\b)(?P<key>[A-Za-z][\w\-/' ]{1,48}?)\s+(?:is|are|will be|stays at|is set to|=|of|"
-    r"runs on|runs in|is in|lives in|deploys to|is deployed to|is deployed in|starts at)\s+"
+    r"runs on|runs in|is in|lives in|deploys to|is deployed to|is deployed in|starts at|comes? to|came to|"
+    r"works? out (?:at|to)|adds? up to|totals?)\s+"
     r"(?P<rest>.+)",
     re.IGNORECASE,
 )
@@ -147,7 +160,9 @@ _HEDGE_RE = re.compile(
 _HOLD_RE = re.compile(
     r"\b(?:not (?:yet )?(?:confirmed|final|official|settled)|unconfirmed|until (?:they|we|it'?s|he|she) confirms?|"
     r"(?:don'?t|do not) (?:put|add|change|touch|update) (?:it |this |that |anything )?(?:on |to )?(?:the )?"
-    r"(?:canvas|board)|(?:leave|keep) (?:it |this )?(?:off )?the (?:canvas|board)(?: as is| alone)?)\b|"
+    r"(?:canvas|board)|(?:leave|keep) (?:it |this )?(?:off )?the (?:canvas|board)(?: as is| alone)?|"
+    r"(?:don'?t|do not) (?:card|pin|note|write|put|add) (?:it|this|that|them)(?: down| up| in)? yet|"
+    r"(?:leave|keep) (?:it|this|that|them) in (?:the )?chat)\b|"
     r"画布(?:上)?先?(?:别|不要|不)动|先别(?:动|放|上)|先不(?:放|上|动)|(?:还|尚)?没(?:有)?(?:确认|定下来|正式)|未确认|"
     r"还没(?:跟|和)[^，。,]{1,8}(?:对|确认)|先(?:在你这|帮我)?记一下",
     re.IGNORECASE,
