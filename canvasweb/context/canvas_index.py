@@ -288,8 +288,12 @@ class CanvasIndex:
             shared = len(terms & old)
             if archived:
                 if (
-                    shared >= 3
-                    and shared >= 0.6 * len(old)
+                    (
+                        (shared >= 3 and shared >= 0.6 * len(old))
+                        # A short echo of the archived choice ("Great, Acme Print it is", "好，就定墨点了"):
+                        # mostly its words, one of them a word no live node says (its name).
+                        or (shared >= 2 and shared >= 0.6 * len(terms) and _names_subject(terms & old_only))
+                    )
                     and not _restates_with_other_values(terms, old)
                     and not _says_what_replaces_it(terms, old)
                 ):
@@ -366,12 +370,18 @@ class CanvasIndex:
                     new = self._later_versions_terms(n)
                     entry = (old, new, old - new, new - old, False)
                 else:
-                    entry = (old, frozenset(), old, frozenset(), True)
+                    # old_only: what no live node says (the archived vendor's name, its price)
+                    gone = frozenset(t for t in old if not self._live_term(t))
+                    entry = (old, frozenset(), gone, frozenset(), True)
                 for t in old:
                     post.setdefault(t, []).append(len(entries))
                 entries.append(entry)
             self._stale = (entries, post)
         return self._stale
+
+    def _live_term(self, term: str) -> bool:
+        """Some live node's text has `term` (the postings hold live, non-secret nodes only)."""
+        return bool(self.postings.get(term))
 
     def _later_versions_terms(self, n: NodeData) -> frozenset[str]:
         """The terms of every later version of a superseded node (A -> B -> C: B's and C's), so a

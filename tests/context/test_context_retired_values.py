@@ -3,6 +3,7 @@ clause-level rewriting of long sentences, and look-alike values of other subject
 
 from __future__ import annotations
 
+import pytest
 from helpers_context import all_text, node
 
 from canvasweb.context.compiler import compile_context
@@ -335,6 +336,42 @@ def test_the_chinese_message_that_replaces_an_archived_supplier_is_kept():
     text = all_text(compile_(h, "打印机找哪家？", budget=3000, nodes=(old,)).messages)
     assert "换成了蓝鲸办公" in text
     assert "打印机还是用墨点科技" not in text and "打印机供应商定了墨点科技" not in text
+
+
+@pytest.mark.parametrize(
+    ("archived", "live", "history", "question", "echo", "kept"),
+    [
+        (
+            "Banner printing: Acme Print, £400 for 12 banners",
+            "Banner printing: Bolt Press, £450 for 12 banners",
+            [
+                ("user", "We'll order the banners from Acme Print, they quoted £400 for twelve."),
+                ("assistant", "Great, Acme Print it is."),
+            ],
+            "Which company prints our banners?",
+            "Great, Acme Print it is.",
+            "Acme Print still owes us a refund for the sample we sent back",
+        ),
+        (
+            "横幅印刷：墨点广告，12条共400元，含上门安装，周五前送到会场",
+            "横幅印刷：蓝鲸快印，12条共450元，含上门安装，周五前送到会场",
+            [("user", "横幅就找墨点广告吧，12条400元。"), ("assistant", "好的，就定墨点广告了。")],
+            "横幅找哪家印？",
+            "好的，就定墨点广告了。",
+            "墨点广告还欠我们一张样品横幅的退款，财务下周去对账",
+        ),
+    ],
+)
+def test_a_short_echo_of_an_archived_choice_is_retired(archived, live, history, question, echo, kept):
+    # The card of the first choice is archived and a live card names the new one: a short reply that
+    # only repeats the old name must not read as current; a sentence that says more about the old
+    # vendor (a refund it owes) is a statement of its own and stays.
+    old = node("old", archived, archived=True)
+    new = node("new", live)
+    h = msgs(*history, *filler(8), ("user", f"{kept}."), *filler(8, 20))
+    text = all_text(compile_(h, question, budget=3000, nodes=(old, new)).messages)
+    assert echo not in text
+    assert kept in text
 
 
 def test_a_marker_never_names_a_value_that_was_retired_later():
