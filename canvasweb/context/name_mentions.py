@@ -99,9 +99,9 @@ _ZH_FROM_RE = re.compile(
     r"从" + _ZH_RUN + r"(?=(?:换成|换到|换为|改成|改为|改到|调到|调整为|搬到|挪到|变成|改由))"
 )
 _ZH_OLD_RE = re.compile(r"(?:不再(?:是|由|找|用|请)|不同意(?:用)?|否了|毙了|不用)" + _ZH_RUN)
-# A name that fell through ("小王离职了", "三号厅被占了"); old only beside a new name.
+# A name that fell through ("小王离职了", "七号库没了"); old only beside a new name.
 _ZH_GONE_RE = re.compile(
-    r"(?:^|(?<=[，。；！？,.;!?\s]))([\u4e00-\u9fffA-Za-z·]{2,10}?)(?=离职|辞职|走了|不干了|被占|倒闭|黄了|被否|退出|来不了)"
+    r"(?:^|(?<=[，。；！？,.;!?\s]))([\u4e00-\u9fffA-Za-z·]{2,10}?)(?=离职|辞职|走了|不干了|被占|倒闭|黄了|被否|退出|来不了|没了|不行了)"
 )
 _ZH_BASIS_RE = re.compile(r"以([\u4e00-\u9fffA-Za-z·]{2,10}?)为准")
 _ZH_ASSIGNED_RE = re.compile(
@@ -109,6 +109,10 @@ _ZH_ASSIGNED_RE = re.compile(
 )
 _ZH_END_RE = re.compile(
     r"负责|接手|供应|主持|对接|牵头|带队|承办|担任|为准|那边|这边|那里|这里|那家|这家|以后|之后|举办|举行|[了的吧啊呢呀来去做办开和跟与及也都就还再]"
+)
+# A place named by its number ("三号厅", "二号会议室"; "5号楼" is read as a number): a name, not the day 3号 of a date.
+_ZH_ORDINAL_PLACE_RE = re.compile(
+    r"[一二三四五六七八九十零两]{1,3}号(?:会议室|教室|车间|展厅|展位|仓库|厅|馆|楼|室|场|仓|库|门|口|棚|台|房)"
 )
 _ZH_BAD_START = frozenset("这那每在再先我你他她它咱的了和与或就都也还要会能可把被让给从到下上一")
 
@@ -212,9 +216,10 @@ def _zh_name(text: str, start: int, run: str) -> tuple[int, int] | None:
     cut = _ZH_END_RE.search(run, 2)
     name = run[: cut.start()] if cut else run
     name = name.strip()
+    ordinal = _ZH_ORDINAL_PLACE_RE.fullmatch(name) is not None
     if not (2 <= len(name) <= 10) or name[0] in _ZH_BAD_START or re.search(r"\d", name):
         return None
-    if find_values(arabic_numerals(name)):
+    if not ordinal and find_values(arabic_numerals(name)):
         return None  # a date, a sum, a count: values.py reads it
     s = text.find(name, start)
     return (s, s + len(name)) if s >= 0 else None

@@ -196,3 +196,25 @@ def test_a_latin_name_next_to_chinese_text_is_found():
     pattern = occurrence_pattern(["Swiftly"])
     assert pattern is not None
     assert pattern.search("快递用Swiftly发") and not pattern.search("Swiftlyness")
+
+
+def test_a_chinese_place_named_by_its_number_is_a_name():
+    out = rewritten(
+        ("user", "新员工培训在二号楼三层。"),
+        *aside(4),
+        ("user", "二号楼不行了，培训换到四号楼。"),
+    )
+    assert "二号楼" not in out[0] and "[old value → now 四号楼]" in out[0]
+    assert out[-1].startswith("[old value]不行了") and "四号楼" in out[-1]
+
+
+def test_a_place_that_is_gone_is_old_only_beside_its_replacement():
+    out = rewritten(
+        ("user", "样品先放七号库。"),
+        *aside(4),
+        ("user", "七号库没了，样品换到九号库。"),
+    )
+    assert "[old value → now 九号库]" in out[0]
+    # Control: gone with no replacement named retires nothing.
+    kept = rewritten(("user", "样品先放七号库。"), *aside(4), ("user", "七号库没了，先别放了。"))
+    assert kept[0] == "样品先放七号库。"
