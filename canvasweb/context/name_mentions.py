@@ -211,6 +211,39 @@ def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
     return out
 
 
+# A short code that names a room, a gate, a desk ("B2", "C4", "G12"): longer codes of capitals and
+# digits are identifiers of their own (value_mentions.py reads TP1363).
+_CODE_RE = re.compile(r"(?<![A-Za-z0-9_.'’-])[A-Z]{1,2}\d{1,2}[A-Z]?(?![A-Za-z0-9_-])")
+_ZH_CODE_GONE_RE = re.compile(r"^\s*(?:被占|没了|不行了|关了|停用|坏了|不能用)")
+
+
+def _shape(code: str) -> str:
+    return re.sub(r"[A-Z]", "A", re.sub(r"\d", "9", code))
+
+
+def _en_codes(text: str, a: int, b: int, taken: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Short codes a correction names as lost ("we lost B2", "B2 is gone", "B2坏了") and the code of the same
+    shape that follows in the sentence as the new one ("… room C4 from now on"). Old only with
+    that replacement; a code said alone stays plain text."""
+    out: list[tuple[int, int, str]] = []
+    gone_shape = ""
+    for m in _CODE_RE.finditer(text, a, b):
+        s, e = m.start(), m.end()
+        if any(ts < e and s < te for ts, te, _ in taken):
+            continue
+        if not gone_shape and (
+            _OLD_BEFORE_RE.search(text[max(a, s - 48) : s])
+            or _GONE_AFTER_RE.match(text[e:b])
+            or _ZH_CODE_GONE_RE.match(text[e:b])
+        ):
+            gone_shape = _shape(m.group(0))
+            out.append((s, e, "gone"))
+        elif gone_shape and _shape(m.group(0)) == gone_shape:
+            out.append((s, e, "new"))
+            break
+    return out if len(out) == 2 else []
+
+
 def _zh_name(text: str, start: int, run: str) -> tuple[int, int] | None:
     """The name at the start of a Chinese run, cut where a word ends it; None when it is no name."""
     cut = _ZH_END_RE.search(run, 2)
@@ -256,6 +289,7 @@ def corrected_names(text: str) -> tuple[NameSpan, ...]:
         if _HEDGE_RE.search(text, a, b):
             continue
         found = _en_corrected(text, a, b) if re.search(r"[A-Z]", text[a:b]) else []
+        found += _en_codes(text, a, b, found)
         if re.search(r"[\u4e00-\u9fff]", text[a:b]):
             found += _zh_corrected(text, a, b)
         for s, e, role in found:

@@ -218,3 +218,31 @@ def test_a_place_that_is_gone_is_old_only_beside_its_replacement():
     # Control: gone with no replacement named retires nothing.
     kept = rewritten(("user", "样品先放七号库。"), *aside(4), ("user", "七号库没了，先别放了。"))
     assert kept[0] == "样品先放七号库。"
+
+
+def test_a_short_code_named_as_lost_gives_way_to_the_code_of_its_shape():
+    out = rewritten(
+        ("user", "The forklift charges at bay D3 overnight."),
+        *aside(4),
+        ("user", "We lost D3 to the new racking, the forklift charges at D5 now."),
+    )
+    assert "D3" not in out[0] and "[old value → now D5]" in out[0]
+    assert "lost [old value]" in out[-1] and "D5" in out[-1]
+    # Control: a lost code with no code of its shape after it retires nothing.
+    kept = rewritten(
+        ("user", "The forklift charges at bay D3 overnight."),
+        *aside(4),
+        ("user", "We lost D3 to the new racking, the forklift charges by the ramp now."),
+    )
+    assert kept[0] == "The forklift charges at bay D3 overnight."
+
+
+def test_a_code_named_as_broken_in_chinese_gives_way_too():
+    out = rewritten(
+        ("user", "服务器放在机柜 R7 里。"),
+        *aside(4),
+        ("user", "R7坏了，服务器换到R9。"),
+    )
+    assert "R7" not in out[0] and "[old value → now R9]" in out[0]
+    kept = rewritten(("user", "服务器放在机柜 R7 里。"), *aside(4), ("user", "R7坏了，先别动。"))
+    assert kept[0] == "服务器放在机柜 R7 里。"
