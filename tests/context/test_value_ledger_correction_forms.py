@@ -819,3 +819,17 @@ def test_a_rates_period_names_no_subject_when_several_rates_share_it():
         )
     )
     assert "每月大概 3800 元" in out[0]
+
+
+def test_a_raise_or_cut_to_a_figure_of_the_same_measure_word_replaces_it():
+    out = rewritten(
+        msgs(("user", "访谈计划是30个家庭。"), *aside(4), ("user", "经费批下来了，访谈要扩到45个家庭。"))
+    )
+    assert "30" not in out[0] and "[old value → now 45" in out[0]
+    out = rewritten(
+        msgs(("user", "试产批量定为800件。"), *aside(4), ("user", "模具还没调好，批量先压到500件。"))
+    )
+    assert "[old value → now 500" in out[0]
+    # Control: another measure word is another count, whatever the verb.
+    kept = rewritten(msgs(("user", "访谈计划是30个家庭。"), *aside(4), ("user", "访谈员要扩到45人。")))
+    assert kept[0] == "访谈计划是30个家庭。"
