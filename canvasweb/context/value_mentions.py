@@ -429,6 +429,9 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.
             words |= subject_words(re.sub(r"[\d.,\s]+[万千]?", " ", raw))
+        if kind in ("number", "count") and _CAPACITY_RE.search(text, *clauses[ci]):
+            # "fits 180 guests", "capacity is 150", "能坐180人", "可容纳150人": one subject family.
+            words.add(CAPACITY_WORD)
         if kind == "name":
             negated, changed_to = name_roles[start] == "old", name_roles[start] == "new"
         else:
@@ -482,6 +485,14 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         )
     return tuple(out)
 
+
+# Words that say how many a place or a vehicle takes: a count said with any of them is about its
+# capacity, whatever the other words ("the venue fits 180 guests" / "capacity is down to 150").
+_CAPACITY_RE = re.compile(
+    r"\b(?:fits?|holds?|seats?|seating|sleeps?|accommodates?|capacity|occupancy)\b|容纳|容量|能坐|可坐|坐得下|座位",
+    re.IGNORECASE,
+)
+CAPACITY_WORD = "capacity"
 
 _NOT_A_BARE_NUMBER = frozenset({"version", "date", "time"})
 # Types whose unit is part of the value: a bare number counting a noun of its own is none of them.

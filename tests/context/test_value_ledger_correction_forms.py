@@ -833,3 +833,25 @@ def test_a_raise_or_cut_to_a_figure_of_the_same_measure_word_replaces_it():
     # Control: another measure word is another count, whatever the verb.
     kept = rewritten(msgs(("user", "访谈计划是30个家庭。"), *aside(4), ("user", "访谈员要扩到45人。")))
     assert kept[0] == "访谈计划是30个家庭。"
+
+
+def test_capacity_words_are_one_subject_whatever_the_verb():
+    out = rewritten(
+        msgs(
+            ("user", "The chapel holds 120 mourners."),
+            *aside(4),
+            ("user", "Heads-up from the chapel office: capacity is down to 100 while the balcony is shut."),
+        )
+    )
+    assert "120" not in out[0] and "[old value → now 100" in out[0]
+    out = rewritten(msgs(("user", "礼堂能坐500人。"), *aside(4), ("user", "消防检查后，礼堂容量降到350。")))
+    assert "500" not in out[0] and "[old value → now 350" in out[0]
+    # Control: a count said without a capacity word is another subject.
+    kept = rewritten(
+        msgs(
+            ("user", "The chapel choir has 120 members."),
+            *aside(4),
+            ("user", "Heads-up from the chapel office: capacity is down to 100 while the balcony is shut."),
+        )
+    )
+    assert kept[0] == "The chapel choir has 120 members."
