@@ -4,7 +4,7 @@ Each process keeps, per canvas, the node and edge data and their CanvasIndex
 in memory and brings them up to date from the change log: a turn or a context
 preview after an edit reads the canvas revision and the log entries past the
 cached revision (two small queries) and applies them to the index
-copy-on-write (canvasweb/context/index_update.py) instead of reloading every
+copy-on-write (canvasweb/context/index_update/) instead of reloading every
 node and rebuilding; in a compile worker process (chat/executor.py), which
 runs one call at a time, the changes are applied in place (IN_PLACE_UPDATES). A full load happens on the first use, when the cache is
 more than INDEX_CATCH_UP_MAX_REVISIONS behind, when the log does not add up

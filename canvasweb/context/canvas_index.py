@@ -1,7 +1,7 @@
 """The canvas index: everything selection needs about one canvas version, built once.
 
 Built by `CanvasIndex.build` once per canvas version (cache it on the revision
-number; index_update.py follows committed changes copy-on-write) and holds
+number; index_update/ follows committed changes copy-on-write) and holds
   * a uniform grid per weight band (band k holds weights in (2^(k-1), 2^k]),
     walked by selection.py ring by ring from the viewport centre;
   * an inverted keyword index (term -> node indices) with idf weights, so

@@ -11,7 +11,7 @@ correction frames it, which keeps ordinary capitalised words out of the ledger:
   换成 (old), between 由 and 负责 (assigned: new only in a sentence with a correction cue).
 
 `corrected_names` reads one message; `name_occurrences` finds the names so read anywhere in
-the history (the earlier "Halvorsen gives the keynote" the correction retires). value_mentions.py
+the history (the earlier "Halvorsen gives the keynote" the correction retires). value_mentions/
 turns both into mentions; the ledger decides what is retired.
 """
 

@@ -22,7 +22,8 @@ from canvasweb.common.errors import InvalidOperation
 from canvasweb.common.ids import canonical_uuid
 
 from . import audit_selectors
-from .api import ACTOR_KIND, CANVAS_ID, HISTORY, TimelineEntrySerializer, _query_int
+from .api.params import ACTOR_KIND, CANVAS_ID, HISTORY, _query_int
+from .api.serializers import TimelineEntrySerializer
 
 AUDIT = "audit"
 

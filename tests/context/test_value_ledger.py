@@ -7,7 +7,8 @@ from helpers_context import all_text, node
 from canvasweb.context.compiler import compile_context
 from canvasweb.context.types import CompileRequest, MessageData
 from canvasweb.context.value_ledger import build_ledger
-from canvasweb.context.value_mentions import find_mentions, same_value
+from canvasweb.context.value_mentions import find_mentions
+from canvasweb.context.value_mentions.mention import same_value
 
 
 def msgs(*pairs):

@@ -8,7 +8,8 @@ from helpers_context import node
 
 from canvasweb.context.types import MessageData
 from canvasweb.context.value_ledger import _ValueSet, build_ledger
-from canvasweb.context.value_mentions import find_mentions, same_value
+from canvasweb.context.value_mentions import find_mentions
+from canvasweb.context.value_mentions.mention import same_value
 
 TEXTS = [
     "The kiln fires at 1240 degrees on Tuesdays.",

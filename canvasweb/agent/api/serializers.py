@@ -3,7 +3,9 @@
 from rest_framework import serializers
 
 from canvasweb.agent.models import ProposalStatus
-from canvasweb.canvases.api.serializers import ErrorDetailSerializer, UserRefSerializer, any_json, enum
+from canvasweb.canvases.api.serializers.errors import ErrorDetailSerializer
+from canvasweb.canvases.api.serializers.fields import any_json, enum
+from canvasweb.canvases.api.serializers.users import UserRefSerializer
 
 
 class ProposalFieldChangeSerializer(serializers.Serializer):

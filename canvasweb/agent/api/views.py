@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from canvasweb.agent import services
 from canvasweb.agent.models import ProposalStatus
-from canvasweb.canvases.api.serializers import ErrorSerializer, errors
+from canvasweb.canvases.api.serializers.errors import ErrorSerializer, errors
 from canvasweb.common.drf import JSONAPIView, json_object, query_choice
 
 from . import serializers as s

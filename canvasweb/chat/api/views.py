@@ -16,7 +16,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from canvasweb.canvases.api.serializers import errors
+from canvasweb.canvases.api.serializers.errors import errors
 from canvasweb.chat import executor, services
 from canvasweb.chat.message_list import message_list_payload
 from canvasweb.common.drf import JSONAPIView, json_object

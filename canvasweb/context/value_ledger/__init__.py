@@ -2,7 +2,7 @@
 
 The conversation is read oldest first, with the canvas's supersedes and
 archives put in at the time they happened. Every value mention
-(value_mentions.py) either joins a *subject* (a slot: the words said around
+(value_mentions/) either joins a *subject* (a slot: the words said around
 its values, and the value that is current for it) or opens a new one:
 
 * a user statement of a value of a compatible type (a port for a port, a
@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from ..name_mentions import NameSpan
 from ..ranking import parse_timestamp
 from ..types import MessageData, NodeData
-from ..value_mentions import Mention, same_value
+from ..value_mentions.mention import Mention, same_value
 from .apply_event import _apply
 from .cues import _CUE_WORDS
 from .events import (

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..capture.values import compatible
-from ..value_mentions import WEEKDAY_WORDS, Mention, same_value, subject_words
+from ..value_mentions.mention import Mention, same_value
+from ..value_mentions.words import WEEKDAY_WORDS, subject_words
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap

@@ -1,6 +1,6 @@
 """What the ledger reads: one event per message that states a value, and per superseded or archived node.
 
-An event carries its mentions (value_mentions.py) and which of its sentences carry a cue or
+An event carries its mentions (value_mentions/) and which of its sentences carry a cue or
 neither ask nor advise, so that applying it (apply_event.py) needs no second look at the text.
 """
 
@@ -16,7 +16,9 @@ from ..name_mentions import NameSpan
 from ..ranking import parse_timestamp
 from ..sentences import CORRECTION_RE
 from ..types import MessageData, NodeData
-from ..value_mentions import Mention, find_mentions, same_value, sentence_spans, subject_words
+from ..value_mentions import find_mentions
+from ..value_mentions.mention import Mention, same_value
+from ..value_mentions.words import sentence_spans, subject_words
 from .cues import _CUE_RE, _HEDGE_RE
 
 if TYPE_CHECKING:

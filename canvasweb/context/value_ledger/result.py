@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..value_mentions import Mention
+from ..value_mentions.mention import Mention
 
 OLD_MARKER = "[old value]"
 NOW_MARKER = "[old value → now {value}]"

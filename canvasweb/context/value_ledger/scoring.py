@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..capture.values import compatible
-from ..value_mentions import Mention, same_value
+from ..value_mentions.mention import Mention, same_value
 from .cues import _CUE_WORDS
 from .events import _Event
 

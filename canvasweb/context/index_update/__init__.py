@@ -15,10 +15,9 @@ until the next full rebuild); a removed node becomes an inert tombstone (not in
 `needs_rebuild()` says when appended nodes and tombstones make up enough of
 the index that a fresh `CanvasIndex.build` is due.
 
-The CanvasIndex's BM25 text index
-`text_index` (NodeTextIndex: `add_text(doc_id, text)` / `remove(doc_id)`, `fork()` for
-copy-on-write) is kept in step through `_text_hook_*`: it receives the same
-text the keyword postings are built from, for nodes that are indexed.
+`IndexUpdate` (here) keeps the node lists; its copy-on-write parts come from
+mixins: grid.py (weight bands and cells), postings.py (keyword postings and the
+text index), edges.py (edges and adjacency); owned.py marks what an update owns.
 Pure: no Django.
 """
 
@@ -26,14 +25,17 @@ from __future__ import annotations
 
 import bisect
 import copy
-import math
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, overload
+from collections.abc import Sequence
 
-from .canvas_index import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex, _Band
-from .ranking import parse_timestamp
-from .text import extract_terms
-from .types import SENSITIVITY_LEVEL, EdgeData, NodeData
+from ..canvas_index import _ARCHIVED, _OK, _SUPERSEDED, CanvasIndex
+from ..ranking import parse_timestamp
+from ..types import SENSITIVITY_LEVEL, EdgeData, NodeData
+from .edges import _EdgesCopy
+from .grid import _band_key, _GridCopy
+from .owned import _Everything
+from .postings import _PostingsCopy
+
+__all__ = ["DEFAULT_MIN_WEIGHT", "REBUILD_FRACTION", "REBUILD_MIN", "IndexUpdate", "apply_changes"]
 
 # Tombstones are above every role's level: never visible, never in a restricted-text index.
 _TOMBSTONE_LEVEL = 99
@@ -54,21 +56,7 @@ def _indexed_text(n: NodeData, status: int) -> str | None:
     return n.content + " " + " ".join(n.tags)
 
 
-def _band_key(weight: float) -> int:
-    return math.ceil(math.log2(weight) - 1e-12)
-
-
-class _Everything:
-    """An ownership set that holds every key: nothing needs copying before a write (in place)."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-    def add(self, key: object) -> None:
-        pass
-
-
-class IndexUpdate:
+class IndexUpdate(_GridCopy, _PostingsCopy, _EdgesCopy):
     """One batch of changes on top of `base`; call `finish()` for the new index.
 
     `in_place=True` changes `base` itself instead of a copy-on-write fork: O(changes) instead of
@@ -270,173 +258,6 @@ class IndexUpdate:
                 values.insert(at, i)
             elif present and not wanted:
                 del values[at]
-
-    # ----------------------------------------------------------- grid
-    @overload
-    def _band(self, weight: float, *, create: Literal[True]) -> _Band: ...
-    @overload
-    def _band(self, weight: float, *, create: bool) -> _Band | None: ...
-    def _band(self, weight: float, *, create: bool) -> _Band | None:
-        k = _band_key(weight)
-        band = self._bands_by_key.get(k)
-        if band is None:
-            if not create:
-                return None
-            band = _Band(2.0**k)
-            self._bands_by_key[k] = band
-            self._own_bands.add(k)
-            self.index.bands = [self._bands_by_key[key] for key in sorted(self._bands_by_key)]
-            return band
-        if k not in self._own_bands:
-            fresh = _Band(band.wmax)
-            fresh.cells = dict(band.cells)
-            fresh.occupied = list(band.occupied)
-            self._bands_by_key[k] = fresh
-            self._own_bands.add(k)
-            self.index.bands = [fresh if b is band else b for b in self.index.bands]
-            band = fresh
-        return band
-
-    @overload
-    def _cell(
-        self, band: _Band, weight: float, key: tuple[int, int], *, create: Literal[True]
-    ) -> list[tuple[float, float, float, int]]: ...
-    @overload
-    def _cell(
-        self, band: _Band, weight: float, key: tuple[int, int], *, create: bool
-    ) -> list[tuple[float, float, float, int]] | None: ...
-    def _cell(
-        self, band: _Band, weight: float, key: tuple[int, int], *, create: bool
-    ) -> list[tuple[float, float, float, int]] | None:
-        bucket = band.cells.get(key)
-        own = (_band_key(weight), key)
-        if bucket is None:
-            if not create:
-                return None
-            bucket = band.cells[key] = []
-            band.occupied.append(key)
-            self._own_cells.add(own)
-        elif own not in self._own_cells:
-            bucket = band.cells[key] = list(bucket)
-            self._own_cells.add(own)
-        return bucket
-
-    def _cell_key(self, x: float, y: float) -> tuple[int, int]:
-        cell = self.index.cell_size
-        return (math.floor(x / cell), math.floor(y / cell))
-
-    def _grid_add(self, i: int, x: float, y: float, weight: float) -> None:
-        band = self._band(weight, create=True)
-        self._cell(band, weight, self._cell_key(x, y), create=True).append((x, y, weight, i))
-
-    def _grid_remove(self, i: int, x: float, y: float, weight: float) -> None:
-        band = self._band(weight, create=False)
-        bucket = self._cell(band, weight, self._cell_key(x, y), create=False) if band else None
-        if bucket is not None:
-            bucket[:] = [entry for entry in bucket if entry[3] != i]
-            # An emptied cell stays in `occupied` with an empty bucket; scans skip it.
-
-    # ----------------------------------------------------------- keyword postings
-    def _postings_change(self, i: int, node_id: str, old_text: str | None, new_text: str | None) -> None:
-        ix = self.index
-        old_terms = extract_terms(old_text) if old_text is not None else frozenset()
-        new_terms = extract_terms(new_text) if new_text is not None else frozenset()
-        if not self._own_postings:
-            ix.postings = dict(ix.postings)
-            self._own_postings = True
-        for term in old_terms - new_terms:
-            plist = self._own_plist(term)
-            at = bisect.bisect_left(plist, i)
-            if at < len(plist) and plist[at] == i:
-                del plist[at]
-            if not plist:
-                del ix.postings[term]
-        for term in new_terms - old_terms:
-            plist = self._own_plist(term, create=True)
-            at = bisect.bisect_left(plist, i)
-            if at == len(plist) or plist[at] != i:
-                plist.insert(at, i)
-        ix.n_indexed += (new_text is not None) - (old_text is not None)
-        if old_text is not None:
-            self._text_hook_remove(node_id)
-        if new_text is not None:
-            self._text_hook_add(node_id, new_text)
-
-    def _own_plist(self, term: str, *, create: bool = False) -> list[int]:
-        postings = self.index.postings
-        plist = postings.get(term)
-        if plist is None:
-            plist = postings[term] = []
-            self._own_terms.add(term)
-        elif term not in self._own_terms:
-            plist = postings[term] = list(plist)
-            self._own_terms.add(term)
-        return plist
-
-    # ----------------------------------------------------------- edges
-    def _edge_pos(self) -> dict[str, int]:
-        ix = self.index
-        got = ix._edge_pos
-        if got is None:
-            got = {}
-            for ei, e in enumerate(ix.edges):
-                got[e.id] = ei
-            ix._edge_pos = got
-        return got
-
-    def _own_edge_list(self) -> None:
-        if not self._own_edges:
-            ix = self.index
-            ix.edges = list(ix.edges)
-            ix._edge_pos = dict(self._edge_pos())
-            self._own_edges = True
-
-    def _own_adjacency_dict(self) -> None:
-        if not self._own_adjacency:
-            self.index.adjacency = dict(self.index.adjacency)
-            self._own_adjacency = True
-
-    def _adj_list(self, i: int) -> list[Any] | None:
-        return self.index.adjacency.get(i)
-
-    def _adj_append(self, i: int, entry: tuple[int, int]) -> None:
-        self._own_adjacency_dict()
-        adj = self.index.adjacency
-        if i not in self._own_adj_lists:
-            adj[i] = list(adj.get(i, ()))
-            self._own_adj_lists.add(i)
-        adj.setdefault(i, []).append(entry)  # (in place every list counts as owned, even a missing one)
-
-    def _adj_drop(self, i: int, drop: Callable[[Any], bool]) -> None:
-        current = self.index.adjacency.get(i)
-        if not current:
-            return
-        kept = [entry for entry in current if not drop(entry)]
-        self._own_adjacency_dict()
-        self._own_adj_lists.add(i)
-        if kept:
-            self.index.adjacency[i] = kept
-        else:
-            del self.index.adjacency[i]
-
-    # ----------------------------------------------------------- text-index hook
-    def _fork_text_index(self, base: CanvasIndex) -> Any:
-        text_index = getattr(base, "text_index", None)
-        if text_index is None:
-            return None
-        fork = getattr(text_index, "fork", None)
-        if callable(fork):
-            text_index = fork()  # copy-on-write, like the rest of the index
-            self.index.text_index = text_index
-        return text_index
-
-    def _text_hook_add(self, node_id: str, text: str) -> None:
-        if self._text is not None:
-            self._text.add_text(node_id, text)
-
-    def _text_hook_remove(self, node_id: str) -> None:
-        if self._text is not None:
-            self._text.remove(node_id)
 
 
 def apply_changes(

@@ -1,15 +1,6 @@
-"""REST endpoints for history: node timelines, the activity feed, revert, undo/redo, JSON Canvas.
-
-Thin views, like canvasweb/canvases/api/views/: parse, call a selector or a
-service, shape the answer. Writes go through canvasweb.history.services, which
-hands every change to the one write path. Errors are CanvasErrors rendered as
-{"error": {code, message, field}}; a rejected import adds `problems`.
-Reference: docs/api.md, section "History, undo and JSON Canvas".
-"""
+"""The history API's views: node timeline, activity feed, revert, undo/redo, JSON Canvas export and import."""
 
 from __future__ import annotations
-
-from typing import overload
 
 from django.urls import reverse
 from django.utils.http import content_disposition_header
@@ -20,7 +11,7 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
 )
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.response import Response
 
 from canvasweb.canvases import permissions
@@ -28,197 +19,20 @@ from canvasweb.canvases import selectors as canvas_selectors
 from canvasweb.canvases.actors import user_actor
 from canvasweb.canvases.api import serializers as s
 from canvasweb.common.drf import JSONAPIView, json_object, query_choice
-from canvasweb.common.errors import InvalidOperation
 
-from . import jsoncanvas, selectors, services
-
-HISTORY = "history"
-
-CANVAS_ID = OpenApiParameter("canvas_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="Canvas id.")
-NODE_ID = OpenApiParameter("node_id", OpenApiTypes.UUID, OpenApiParameter.PATH, description="Node id.")
-ACTOR_KIND = OpenApiParameter(
-    "actor_kind",
-    OpenApiTypes.STR,
-    OpenApiParameter.QUERY,
-    required=False,
-    enum=list(selectors.ACTOR_KINDS),
-    description="Only changes by this kind of actor.",
+from .. import jsoncanvas, selectors, services
+from .params import ACTOR_KIND, CANVAS_ID, HISTORY, NODE_ID, _query_bool, _query_int
+from .serializers import (
+    ActivityPageSerializer,
+    ImportErrorSerializer,
+    ImportOutputSerializer,
+    RevertInputSerializer,
+    RevertOutputSerializer,
+    TimelineSerializer,
+    UndoOutputSerializer,
+    UndoStatusSerializer,
+    _error,
 )
-
-
-# --- response shapes (for the OpenAPI schema) -------------------------------------------------------------------
-
-
-class HistoryDiffRowSerializer(serializers.Serializer):
-    field = serializers.CharField()
-    before = s.any_json(allow_null=True)
-    after = s.any_json(allow_null=True)
-
-
-class UndoRefSerializer(serializers.Serializer):
-    kind = s.enum(["undo", "redo"], component="UndoKind")
-    revision = serializers.IntegerField(help_text="The revision this undo/redo inverted.")
-
-
-class TimelineEntrySerializer(serializers.Serializer):
-    revision = serializers.IntegerField()
-    seq = serializers.IntegerField(help_text="Order within the revision.")
-    at = serializers.DateTimeField()
-    actor = s.ActorSerializer()
-    op_type = serializers.CharField(help_text="The operation asked for, e.g. node.update, node.supersede.")
-    reason = serializers.CharField(
-        allow_null=True, help_text="revert, undo, redo, import; null for plain edits."
-    )
-    entity = s.enum(["node", "edge", "canvas", "member"], component="HistoryEntity")
-    action = s.enum(
-        ["created", "updated", "deleted", "removed"],
-        component="HistoryAction",
-        help_text="removed: the entity became invisible to you with this change.",
-    )
-    target_id = serializers.CharField()
-    node_id = serializers.CharField(allow_null=True, help_text="The node to focus (an edge's source).")
-    fields = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
-    diff = HistoryDiffRowSerializer(
-        many=True, help_text="Field by field; for created/deleted the non-empty fields."
-    )
-    before = s.any_json(
-        allow_null=True, help_text="The entity before (null if created or not visible to you)."
-    )
-    after = s.any_json(allow_null=True, help_text="The entity after (null if deleted or not visible to you).")
-    summary = serializers.CharField(allow_blank=True, help_text="First line of the content, or the relation.")
-    undo_of = UndoRefSerializer(allow_null=True)
-    source_text = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        help_text="Edges: first line of the source node's text ('' if not visible).",
-    )
-    target_text = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        help_text="Edges: first line of the target node's text ('' if not visible).",
-    )
-
-
-class NodeTimelineEntrySerializer(TimelineEntrySerializer):
-    revertible = serializers.BooleanField(help_text="True if POST …/revert/ with this revision restores it.")
-
-
-class SupersededChainItemSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    position = s.enum(["before", "current", "after"], component="ChainPosition")
-    deleted = serializers.BooleanField()
-    content = serializers.CharField(allow_blank=True)
-    kind = serializers.CharField(allow_null=True)
-    superseded_by = serializers.UUIDField(allow_null=True)
-
-
-class TimelineSerializer(serializers.Serializer):
-    node = s.NodeSerializer(allow_null=True, help_text="The node now, or its last version if deleted.")
-    deleted = serializers.BooleanField()
-    chain = SupersededChainItemSerializer(many=True, help_text="The superseded chain, oldest version first.")
-    entries = NodeTimelineEntrySerializer(many=True, help_text="Oldest first.")
-
-
-class ActivityPageSerializer(serializers.Serializer):
-    revision = serializers.IntegerField(help_text="The canvas's current revision.")
-    items = TimelineEntrySerializer(many=True, help_text="Newest first.")
-    next_before = serializers.IntegerField(allow_null=True, help_text="Pass as ?before= for older items.")
-
-
-class RevertInputSerializer(serializers.Serializer):
-    revision = serializers.IntegerField(
-        min_value=1, help_text="Restore the node as it was after this revision."
-    )
-
-
-class RevertOutputSerializer(serializers.Serializer):
-    reverted_to = serializers.IntegerField()
-    node_id = serializers.UUIDField()
-    recreated = serializers.BooleanField(help_text="The node had been deleted and was created again.")
-    fields = serializers.ListField(  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
-        child=serializers.CharField(), help_text="Fields that changed (empty: no-op)."
-    )
-    revision = serializers.IntegerField(help_text="The new revision (unchanged if nothing differed).")
-    changes = s.ChangeSerializer(many=True)
-
-
-class UndoAppliedSerializer(serializers.Serializer):
-    entity = s.enum(["node", "edge"], component="UndoEntity")
-    id = serializers.CharField()
-    action = s.enum(["created", "updated", "deleted"], component="UndoAction")
-    fields = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
-
-
-class UndoSkippedBySerializer(serializers.Serializer):
-    kind = serializers.CharField()
-    username = serializers.CharField()
-    label = serializers.CharField(help_text="e.g. bob, or the agent for bob.")  # type: ignore[assignment]  # DRF's metaclass moves declared fields out of the class; the stubs can't model that
-
-
-class UndoSkippedSerializer(serializers.Serializer):
-    entity = s.enum(["node", "edge"], component="UndoEntity")
-    id = serializers.CharField()
-    field = serializers.CharField(
-        allow_null=True, help_text="The field left alone; null for the whole entity."
-    )
-    reason = serializers.CharField()
-    by = UndoSkippedBySerializer(allow_null=True)
-    revision = serializers.IntegerField(allow_null=True, help_text="The revision of the other change.")
-    summary = serializers.CharField(allow_blank=True)
-
-
-class UndoOutputSerializer(serializers.Serializer):
-    kind = s.enum(["undo", "redo"], component="UndoKind")
-    inverted_revision = serializers.IntegerField()
-    revision = serializers.IntegerField(
-        allow_null=True, help_text="The new revision; null if all was skipped."
-    )
-    applied = UndoAppliedSerializer(many=True)
-    skipped = UndoSkippedSerializer(many=True)
-    changes = s.ChangeSerializer(many=True)
-    can_undo = serializers.BooleanField()
-    can_redo = serializers.BooleanField()
-
-
-class UndoStatusSerializer(serializers.Serializer):
-    can_undo = serializers.BooleanField()
-    can_redo = serializers.BooleanField()
-    undo_revision = serializers.IntegerField(allow_null=True, help_text="What an undo would invert.")
-    redo_revision = serializers.IntegerField(allow_null=True, help_text="What a redo would invert.")
-
-
-class ImportUnknownKeysSerializer(serializers.Serializer):
-    where = serializers.CharField()
-    keys = serializers.ListField(child=serializers.CharField())
-
-
-class ImportOutputSerializer(serializers.Serializer):
-    canvas = s.CanvasSerializer()
-    revision = serializers.IntegerField()
-    nodes = serializers.IntegerField()
-    edges = serializers.IntegerField()
-    id_map = serializers.DictField(child=serializers.UUIDField(), help_text="File id → new Canvasweb id.")
-    unknown_keys = ImportUnknownKeysSerializer(
-        many=True, help_text="Keys Canvasweb does not know (not kept)."
-    )
-    notes = serializers.ListField(child=serializers.CharField(), help_text="How foreign things were mapped.")
-
-
-class ImportErrorDetailSerializer(s.ErrorDetailSerializer):
-    problems = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="Every problem found in the file (code INVALID_CANVAS_FILE).",
-    )
-
-
-class ImportErrorSerializer(serializers.Serializer):
-    error = ImportErrorDetailSerializer()
-
-
-def _error(status_code: int, text: str) -> dict:
-    return {status_code: OpenApiResponse(response=s.ErrorSerializer, description=text)}
-
 
 # --- helpers --------------------------------------------------------------------------------------------------
 
@@ -230,34 +44,6 @@ def _actor(request):
 def _member(request, canvas_id: int):
     canvas, role = canvas_selectors.canvas_for_member(user=request.user, canvas_id=canvas_id)
     return canvas, permissions.role_level(role), role
-
-
-@overload
-def _query_int(request, name: str, *, default: int, minimum: int = 0) -> int: ...
-@overload
-def _query_int(request, name: str, *, default: None, minimum: int = 0) -> int | None: ...
-def _query_int(request, name: str, *, default: int | None, minimum: int = 0) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    if not raw.isascii() or not raw.isdigit():
-        raise InvalidOperation(f"{name} must be an integer of at least {minimum}", field=name)
-    if len(raw.lstrip("0")) > 18:
-        raise InvalidOperation(f"{name} is too large; the largest accepted value is {10**18 - 1}", field=name)
-    if int(raw) < minimum:
-        raise InvalidOperation(f"{name} must be an integer of at least {minimum}", field=name)
-    return int(raw)
-
-
-def _query_bool(request, name: str, *, default: bool) -> bool:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    if raw.lower() in ("1", "true", "yes"):
-        return True
-    if raw.lower() in ("0", "false", "no"):
-        return False
-    raise InvalidOperation(f"{name} must be true or false", field=name)
 
 
 # --- views ----------------------------------------------------------------------------------------------------

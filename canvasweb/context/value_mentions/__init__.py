@@ -1,0 +1,243 @@
+"""Value mentions in chat text: where a typed value is said, about what, and whether it is named as the old one.
+
+A *mention* is one occurrence of a value (a port, a date, a sum of money, a
+count, a version, a duration, a percentage, an identifier such as
+`h100-spot-2`) in a message, with its span (so the value alone can be
+rewritten later), its comparison key (values.py: "四十万元" = "40万元"), and
+the words of the clause around it, its *subject context* (English stems and
+jieba words, numbers left out). A short clause borrows the words of the
+clause before it and of the message's topic header ("infra: …", "预算这边，…").
+
+A mention is *negated* when the text names it as the value being replaced
+(framing.py). Names that a correction frames (name_mentions.py) are
+passed in and become mentions of type "name", negated when named as the old one. The
+ledger (value_ledger/) decides which values are retired; this package only reads text.
+
+`find_mentions` (here) finds them; mention.py holds `Mention` and `same_value`,
+words.py the subject words and the clause/sentence spans, units.py what a bare
+number counts (unit, period, label), framing.py the patterns that name a value as
+the old one, the object of a change or a share of another quantity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..capture.values import compatible, find_values
+from ..capture.weekdays import WEEKDAY_BEFORE_DATE_RE, WEEKDAY_WORD_RE
+from ..text import stem
+from .framing import _CHANGED_TO_RE, _SHARE_AFTER_RE, _SHARE_BEFORE_RE, _named_old
+from .mention import Mention
+from .units import (
+    _PERSON_MEASURES,
+    _counted,
+    _label_before,
+    _leading_number,
+    _period,
+    _unit_after,
+    _unit_match,
+)
+from .words import (
+    _CLAUSE_BREAK_RE,
+    _SENTENCE_BREAK_RE,
+    CAPACITY_RE,
+    CAPACITY_WORD,
+    WEEKDAY_WORDS,
+    _header_words,
+    _open_plain_brackets,
+    _spans,
+    subject_words,
+)
+
+if TYPE_CHECKING:
+    from ..name_mentions import NameSpan
+
+__all__ = ["MIN_CONTEXT", "Mention", "find_mentions"]
+
+_IDENT_RE = re.compile(
+    r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])"
+    # a code of capitals and digits: flight TP1363, train G7362, booking QX7841
+    r"|(?<![\w.-])[A-Z]{1,3}\d{3,6}[A-Z]?(?![\w-])"
+)
+
+MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
+
+# A text without digits may still state a value: a weekday ("actually it's Thursday", "改成周四").
+_WEEKDAY_HINT_RE = re.compile(r"(?i:day)|Mon|Tue|Wed|Thu|Fri|Sat|Sun|周|星期|礼拜")
+# An amount or head count in Chinese numerals ("四万", "三十人"): capture/values.py types it.
+_CN_AMOUNT_HINT_RE = re.compile(
+    r"[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*\s*[万亿元块人名位]"
+)
+
+
+def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, ...]:
+    """Every value in `text`, left to right, with `names` (name_mentions.py) as values of type "name"."""
+    if not text or not (
+        names or re.search(r"\d", text) or _WEEKDAY_HINT_RE.search(text) or _CN_AMOUNT_HINT_RE.search(text)
+    ):
+        return ()
+    values = []
+    for v in find_values(text):
+        if v.key.startswith("rel:") or (
+            v.type == "time" and not re.search(r"\d:\d|点|\d\s*[ap]m", v.raw, re.IGNORECASE)
+        ):
+            continue
+        digits = re.sub(r"\D", "", v.raw) or re.sub(r"\D", "", v.key)  # "三十人" counts 30
+        if v.type == "count" and re.search(r"\d\s*[万千]", v.raw):
+            digits = v.key  # "3 万人" counts 30000
+        if v.type in ("number", "count") and len(digits) < 2 and not _counted(text, v.end):
+            continue  # "2 spare", "3 of them": too common to be anyone's value; "3个小区", "5 gateways" are
+        start = v.start
+        if v.type == "date":
+            # "Wednesday, March 4" is one date: its mention (and a rewrite) covers the day too
+            day = WEEKDAY_BEFORE_DATE_RE.search(text, max(0, start - 16), start)
+            start = day.start() if day else start
+        values.append((start, v.end, text[start : v.end] if start != v.start else v.raw, v.type, v.key))
+    taken = [(s, e) for s, e, *_ in values]
+    for m in _IDENT_RE.finditer(text):
+        if any(m.start() < e and s < m.end() for s, e in taken):
+            # An identifier that contains a found value ("h100-spot-2") replaces it.
+            values = [v for v in values if not (m.start() <= v[0] and v[1] <= m.end())]
+            if any(m.start() < v[1] and v[0] < m.end() for v in values):
+                continue
+        values.append((m.start(), m.end(), m.group(0), "ident", "ident=" + m.group(0).lower()))
+    # A name is negated when its correction names it as the old one, and the object of the change
+    # when it names it as the new one (name_mentions.py reads that; _named_old reads numbers).
+    name_roles: dict[int, str] = {}
+    for n in names:
+        if not any(n.start < v[1] and v[0] < n.end for v in values):
+            values.append((n.start, n.end, n.raw, "name", n.key))
+            name_roles[n.start] = n.role
+    if not values:
+        return ()
+    values.sort()
+    clauses = _spans(_open_plain_brackets(text, values), _CLAUSE_BREAK_RE)
+    sentences = _spans(text, _SENTENCE_BREAK_RE)
+    header = _header_words(text)
+    # Subject words come from the text around the values, not from the values ("11 August" is no subject).
+    blank = list(text)
+    for start, end, *_ in values:
+        blank[start:end] = " " * (end - start)
+    for start, end, _raw, kind, _key in values:
+        if kind in ("weekday", "date"):
+            # The day a thing happens on tells things apart ("the get-in on the Monday", "Tuesday and
+            # Thursday evenings"): a weekday word stays a subject word of its clause, also inside
+            # a date ("Monday 10 November"); a weekday mention leaves its own day out (below).
+            for d in WEEKDAY_WORD_RE.finditer(text, start, end):
+                blank[d.start() : d.end()] = text[d.start() : d.end()]
+    bare = "".join(blank)
+    clause_words = [subject_words(bare[s:e]) for s, e in clauses]
+    followed = [any(w[0] >= v[1] and compatible(w[3], v[3]) for w in values) for v in values]
+    # A clause whose only values are weekdays ("3月12日，周四上午", "Monday evening") lends its words
+    # to a value of another kind, as it did before weekdays were values: the day is said about
+    # that value, it is no other item of a list. Weekdays keep apart from each other.
+    clause_has_value, clause_has_weekday = (
+        [
+            any(
+                s <= v[0] < e
+                and (v[3] == "weekday") == weekday
+                and not (
+                    name_roles.get(v[0]) == "old"
+                    if v[3] == "name"
+                    else _named_old(text, v[0], v[1], replaced_later=f)
+                )
+                for v, f in zip(values, followed, strict=True)
+            )
+            for s, e in clauses
+        ]
+        for weekday in (False, True)
+    )
+    sentence_words = [
+        frozenset().union(*(w for (cs, _), w in zip(clauses, clause_words, strict=True) if s <= cs < e))
+        | header
+        for s, e in sentences
+    ]
+    out = []
+    for (start, end, raw, kind, key), replaced_later in zip(values, followed, strict=True):
+        ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
+        si = next((i for i, (s, e) in enumerate(sentences) if s <= start < e), len(sentences) - 1)
+        words = set(clause_words[ci])
+        if kind == "weekday":
+            # A day modifies the words next to it ("add a Sunday matinee", "the Thursday opening"):
+            # its words are those between the values around it in its clause, not the words of
+            # another value of that clause ("Opening is Friday 14 November now and we add a Sunday
+            # matinee": the matinee is on Sunday, the opening is not).
+            cs, ce = clauses[ci]
+            lo = max([e for s_, e, *_ in values if cs <= e <= start] or [cs])
+            hi = min([s_ for s_, e, *_ in values if end <= s_ < ce] or [ce])
+            words = set(subject_words(bare[lo:start] + " " + bare[end:hi]))
+        # A short clause borrows a neighbour's words, unless that neighbour states a value of its
+        # own: another item of a list ("early-bird £140, student £70": "student" is not about
+        # early-bird). A neighbour naming the old value ("800人作废，按950人准备") is the same subject.
+        for i in (ci - 1, ci + 1):
+            if (
+                len(words) < MIN_CONTEXT
+                and 0 <= i < len(clauses)
+                and not clause_has_value[i]
+                and not (kind == "weekday" and clause_has_weekday[i])
+            ):
+                words |= clause_words[i]
+        words |= header
+        if kind == "weekday":
+            words -= WEEKDAY_WORDS
+        if kind == "count":
+            # The noun of a count is what it counts: "240 seats" is about seats (the value span
+            # hides it from the clause words), as "the seated limit is 196" is.
+            words |= subject_words(re.sub(r"[\d.,\s]+[万千]?", " ", raw))
+        if kind in ("number", "count") and CAPACITY_RE.search(text, *clauses[ci]):
+            # "fits 180 guests", "capacity is 150", "能坐180人", "可容纳150人": one subject family.
+            words.add(CAPACITY_WORD)
+        if kind == "name":
+            negated, changed_to = name_roles[start] == "old", name_roles[start] == "new"
+        else:
+            negated = _named_old(text, start, end, replaced_later=replaced_later)
+            changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
+        share = bool(
+            _SHARE_AFTER_RE.search(text[end : end + 40])
+            or _SHARE_BEFORE_RE.search(text[max(0, start - 48) : start])
+        )
+        unit = unit_text = ""
+        if kind == "number":
+            unit = _unit_after(text, end)
+            if unit:  # the unit as written, for markers that name the value ("72张", "12 performers")
+                um = _unit_match(text, end)
+                unit_text = (
+                    um.group(0)[: len(um.group(0)) - len(um.group(um.lastindex or 1))]
+                    + um.group(um.lastindex or 1)[: len(unit)]
+                    if um
+                    else ""
+                )
+                if um and not ("\u4e00" <= unit[0] <= "\u9fff"):
+                    unit_text = um.group(0)
+        elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
+            noun = re.sub(r"^[\d.,\s]+[万千]?\s*", "", raw).lower()
+            unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
+        out.append(
+            Mention(
+                start=start,
+                end=end,
+                raw=raw,
+                type=kind,
+                key=key,
+                # "1.2万人" counts 12000 people (its key), not 1.2
+                number=key if kind == "count" and re.search(r"\d\s*[万千]", raw) else _leading_number(raw),
+                unit=unit,
+                unit_text=unit_text,
+                label=_label_before(text, start) if kind == "number" else "",
+                period=_period(text, start, end) if kind == "money" else "",
+                changed_to=changed_to,
+                share=share,
+                context=frozenset(words),
+                sentence=si,
+                negated=negated,
+                sentence_words=(sentence_words[si] if si < len(sentence_words) else frozenset(words))
+                - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
+                previous_words=(sentence_words[si - 1] if 0 < si <= len(sentence_words) else frozenset())
+                - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
+                question=si < len(sentences)
+                and text[sentences[si][0] : sentences[si][1]].rstrip().endswith(("?", "？")),
+            )
+        )
+    return tuple(out)

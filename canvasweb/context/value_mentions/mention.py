@@ -1,0 +1,60 @@
+"""A value mention (`Mention`) and when two mentions are the same value (`same_value`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int
+    end: int
+    raw: str
+    type: str  # values.py types, plus "ident"
+    key: str
+    number: str  # the leading number as written, without separators ("31750"); "" if none
+    context: frozenset[str]
+    sentence: int  # index of its sentence in the message
+    negated: bool
+    sentence_words: frozenset[str] = frozenset()  # the whole sentence's (and the header's) subject words
+    question: bool = False  # said in a sentence that asks ("I said 10 November last time, right?")
+    # the sentence before's subject words ("Not X any more. It's Y.")
+    previous_words: frozenset[str] = frozenset()
+    unit: str = ""  # the word after a bare number ("12 pages" -> "page", "20 个服" -> "个服")
+    changed_to: bool = False  # the object of a change verb ("moved us to 5434", "调整为72张")
+    share: bool = False  # a share or multiple of another quantity ("half of the new total")
+    unit_text: str = ""  # that unit as written, for markers that name the value (" performers", "张")
+    label: str = ""  # the word right before a bare number ("ICE 599" -> "ice", "gate 12" -> "gate")
+    # the period of a rate, as a subject word ("$310/month", "£90 a night" -> "month", "night"; "每月 3200 元" -> "每月")
+    period: str = ""
+
+
+_NOT_A_BARE_NUMBER = frozenset({"version", "date", "time"})
+# Types whose unit is part of the value: a bare number counting a noun of its own is none of them.
+_UNIT_BUILT_IN = frozenset({"money", "duration", "percent", "temperature", "size"})
+
+
+def same_value(a: Mention, b: Mention) -> bool:
+    """The same value, also when one side is written without its unit ("99.2" and "99.2%", "412" is not "0.9.412").
+
+    A date or a time is never a bare number written without its unit: "4" (shops) is not "4 May",
+    "10" is not "10:30"; nor is a money amount, a duration or a percentage a number that counts a
+    noun of its own ("20 个服" is not "20 万", "15 rooms" is not "15%")."""
+    if a.key == b.key:
+        return True
+    bare = a if a.type == "number" else b
+    if (
+        bare.type == "number"
+        and bare.unit
+        and bare.unit[0] not in "万亿千"  # "30 万太多了" is still the amount
+        and (b if bare is a else a).type in _UNIT_BUILT_IN
+    ):
+        return False  # "20 个服" counts servers: it is not the amount "20 万" nor "20%"
+    if (
+        "number" in (a.type, b.type)
+        and a.number
+        and a.number == b.number
+        and _NOT_A_BARE_NUMBER.isdisjoint((a.type, b.type))
+    ):
+        return True
+    return False
