@@ -212,7 +212,7 @@ def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
 
 
 # A short code that names a room, a gate, a desk ("B2", "C4", "G12"): longer codes of capitals and
-# digits are identifiers of their own (value_mentions.py reads TP1363).
+# digits are identifiers of their own (value_mentions/ reads TP1363).
 _CODE_RE = re.compile(r"(?<![A-Za-z0-9_.'’-])[A-Z]{1,2}\d{1,2}[A-Z]?(?![A-Za-z0-9_-])")
 _ZH_CODE_GONE_RE = re.compile(r"^\s*(?:被占|没了|不行了|关了|停用|坏了|不能用)")
 

@@ -28,8 +28,8 @@ _WD_ZH = r"(?:周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日
 # date ("3月4日周三", "3月4日（星期三）") and in brackets after an English one ("March 4 (Wed)") it is
 # inside the date's span; before an English date ("Wednesday, March 4", "Wed 4 March") the date's
 # span starts at the month or day as it always did (fact capture reads values from there) and the
-# weekday is skipped (WEEKDAY_BEFORE_DATE_RE; value_mentions.py widens the mention over it).
-# A weekday spelled any of those ways, for the words around a value (value_mentions.py).
+# weekday is skipped (WEEKDAY_BEFORE_DATE_RE; value_mentions/ widens the mention over it).
+# A weekday spelled any of those ways, for the words around a value (value_mentions/words.py).
 WEEKDAY_WORD_RE = re.compile(rf"{_WD_FULL}s?|\b{_WD_ABBR}\b|{_WD_ZH}")
 WEEKDAY_BEFORE_DATE_RE = re.compile(rf"(?<![A-Za-z]){_WD_EN}\.?,?\s+(?:the\s+)?$")
 WD_AFTER_DATE_EN = rf"(?:\s*\({_WD_EN}\.?\))?"
