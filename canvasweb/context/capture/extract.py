@@ -15,6 +15,7 @@ matching), `value`, its `value_type` and, for corrections, `previous_value`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..redaction import mask_credentials
@@ -278,126 +279,92 @@ class _Collector:
         return True
 
 
-def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> None:
-    def rest_value(rest: str) -> tuple[str, str] | None:
-        return value_at(rest)
+def _change_old(m: re.Match[str], core: str) -> str | None:
+    old = m.group("old")
+    return old_got[0] if old and (old_got := value_at(old)) else old
 
-    for m in _CHANGE_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            old = m.group("old")
-            old_v = old_got[0] if old and (old_got := value_at(old)) else old
-            c.add(
-                kind="correction",
-                label=m.group("subj"),
-                value=got[0],
-                vtype=got[1],
-                previous=old_v,
-                reason="change X to Y",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _MAKE_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got and got[1] not in ("name", "text"):
-            c.add(
-                kind="correction",
-                label=m.group("subj"),
-                value=got[0],
-                vtype=got[1],
-                reason="make X Y",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _ZH_FROM_TO_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            c.add(
-                kind="correction",
-                label=_zh_subject_tail(m.group("subj")),
-                value=got[0],
-                vtype=got[1],
-                previous=m.group("old"),
-                reason="从A改成B",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _ZH_CHANGE_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            c.add(
-                kind="correction",
-                label=_zh_subject_tail(m.group("subj")),
-                value=got[0],
-                vtype=got[1],
-                reason="改成/改为",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _ZH_MISSPOKE_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got and got[1] not in ("name", "text"):
-            c.add(
-                kind="correction",
-                label=_zh_named_subject(m.group("subj")),
-                value=got[0],
-                vtype=got[1],
-                reason="X说错了，是B",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _ZH_VOID_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got and got[1] not in ("name", "text") and find_values(m.group("old")):
-            c.add(
-                kind="correction",
-                label=_zh_named_subject(m.group("subj")),
-                value=got[0],
-                vtype=got[1],
-                previous=m.group("old"),
-                reason="A作废，按B",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _ZH_NOT_BUT_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            c.add(
-                kind="correction",
-                label=_zh_subject_tail(m.group("lead")) if m.group("lead") else "",
-                value=got[0],
-                vtype=got[1],
-                previous=m.group("old"),
-                reason="不是…而是",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _NOT_BUT_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            c.add(
-                kind="correction",
-                label=core[: m.start()],
-                value=got[0],
-                vtype=got[1],
-                previous=m.group("old"),
-                reason="not A but B",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _COMMA_NOT_RE.finditer(core):
-        got = value_at(m.group("rest"))
-        if got and got[1] not in ("name", "text"):  # "the risk is the migration, not the UI" is an opinion
-            c.add(
-                kind="correction",
-                label=m.group("lead"),
-                value=got[0],
-                vtype=got[1],
-                previous=m.group("old"),
-                reason="B, not A",
-                sentence=sentence,
-                tentative=tentative,
-            )
+
+def _group(name: str) -> Callable[[re.Match[str], str], str | None]:
+    return lambda m, core: m.group(name)
+
+
+def _words(name: str) -> Callable[[re.Match[str], str], str]:
+    return lambda m, core: m.group(name) or ""
+
+
+def _switch_subject(m: re.Match[str], core: str) -> str:
+    return m.group("subj") if subject_key(m.group("subj")) else ""
+
+
+@dataclass(frozen=True)
+class _CorrectionForm:
+    """One way of saying "it is B now": where the subject and the old value are, and whether the new
+    value must be a value (a number, a date…), not a name or free text."""
+
+    pattern: re.Pattern[str]
+    reason: str
+    label: Callable[[re.Match[str], str], str]
+    previous: Callable[[re.Match[str], str], str | None] | None = None
+    values_only: bool = False
+    old_is_a_value: bool = False  # the old part must hold a value ("800人作废")
+
+
+# In the order they are tried (_Collector.add keeps the first fact of a value per sentence).
+_CORRECTION_FORMS = (
+    _CorrectionForm(_CHANGE_RE, "change X to Y", _words("subj"), previous=_change_old),
+    _CorrectionForm(_MAKE_RE, "make X Y", _words("subj"), values_only=True),
+    _CorrectionForm(
+        _ZH_FROM_TO_RE, "从A改成B", lambda m, core: _zh_subject_tail(m.group("subj")), previous=_group("old")
+    ),
+    _CorrectionForm(_ZH_CHANGE_RE, "改成/改为", lambda m, core: _zh_subject_tail(m.group("subj"))),
+    _CorrectionForm(
+        _ZH_MISSPOKE_RE, "X说错了，是B", lambda m, core: _zh_named_subject(m.group("subj")), values_only=True
+    ),
+    _CorrectionForm(
+        _ZH_VOID_RE,
+        "A作废，按B",
+        lambda m, core: _zh_named_subject(m.group("subj")),
+        previous=_group("old"),
+        values_only=True,
+        old_is_a_value=True,
+    ),
+    _CorrectionForm(
+        _ZH_NOT_BUT_RE,
+        "不是…而是",
+        lambda m, core: _zh_subject_tail(m.group("lead")) if m.group("lead") else "",
+        previous=_group("old"),
+    ),
+    _CorrectionForm(_NOT_BUT_RE, "not A but B", lambda m, core: core[: m.start()], previous=_group("old")),
+    # "the risk is the migration, not the UI" is an opinion: values only
+    _CorrectionForm(_COMMA_NOT_RE, "B, not A", _words("lead"), previous=_group("old"), values_only=True),
+)
+_CORRECTION_FORMS_AFTER_INSTEAD = (
+    _CorrectionForm(_BECOMES_RE, "X becomes Y", _words("subj")),
+    _CorrectionForm(_SWITCH_RE, "switched to", _switch_subject),
+)
+
+
+def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> None:
+    def apply(forms: tuple[_CorrectionForm, ...]) -> None:
+        for form in forms:
+            for m in form.pattern.finditer(core):
+                got = value_at(m.group("rest"))
+                if not got or (form.values_only and got[1] in ("name", "text")):
+                    continue
+                if form.old_is_a_value and not find_values(m.group("old")):
+                    continue
+                c.add(
+                    kind="correction",
+                    label=form.label(m, core),
+                    value=got[0],
+                    vtype=got[1],
+                    previous=form.previous(m, core) if form.previous else None,
+                    reason=form.reason,
+                    sentence=sentence,
+                    tentative=tentative,
+                )
+
+    apply(_CORRECTION_FORMS)
     for m in _INSTEAD_RE.finditer(core):
         c.add(
             kind="correction",
@@ -408,31 +375,7 @@ def _corrections(c: _Collector, core: str, sentence: str, tentative: bool) -> No
             sentence=sentence,
             tentative=tentative,
         )
-    for m in _BECOMES_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            c.add(
-                kind="correction",
-                label=m.group("subj"),
-                value=got[0],
-                vtype=got[1],
-                reason="X becomes Y",
-                sentence=sentence,
-                tentative=tentative,
-            )
-    for m in _SWITCH_RE.finditer(core):
-        got = rest_value(m.group("rest"))
-        if got:
-            label = m.group("subj") if subject_key(m.group("subj")) else ""
-            c.add(
-                kind="correction",
-                label=label,
-                value=got[0],
-                vtype=got[1],
-                reason="switched to",
-                sentence=sentence,
-                tentative=tentative,
-            )
+    apply(_CORRECTION_FORMS_AFTER_INSTEAD)
 
 
 def _decisions(c: _Collector, core: str, sentence: str, kind: str, tentative: bool) -> None:
