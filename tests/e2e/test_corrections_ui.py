@@ -158,3 +158,38 @@ def test_conflict_note_and_suggestions_survive_a_reload(
         for e in edges
     ), edges
     ctx.close()
+
+
+def test_a_correction_kept_in_chat_still_offers_to_fix_the_card_that_shows_the_old_value(
+    browser, server, scripted_model, shot
+):
+    data = server.e2e_setup(users=["alice"], owner="alice", name="Held corrections 暂缓")
+    token, cid = data["tokens"]["alice"], data["canvas_id"]
+    ids = {
+        "hall": add_node(server, token, cid, "Sports hall hire: £640 per term.", 0, 0, kind="fact"),
+        "court": add_node(server, token, cid, "球场租金：每场800元", 0, 160, kind="fact"),
+    }
+    ctx, page = open_canvas_as(browser, server, "alice", cid)
+    expect(page.get_by_test_id("chat-panel")).to_be_visible()
+
+    # The old value is named as old, the new one follows in the next sentence, and the person asks to
+    # keep it in chat: the card already shows a wrong value, so its supersede is still offered.
+    scripted_model.push({"content": "Noted."})
+    ask(
+        page, "No wait, £640 was the old rate. From January it comes to £715 a term. Keep it in chat for now."
+    )
+    chip = chip_for(page, "£715")
+    expect(chip.locator("[data-testid^='suggestion-change-']")).to_contain_text("£640 → £715")
+    expect(page.get_by_test_id("suggestions")).not_to_contain_text("No wait")
+    shot(page, "correction-held-chip")
+    hall_new = accept(page, chip)
+    assert nodes(page)[ids["hall"]]["superseded_by"] == hall_new
+
+    scripted_model.push({"content": "好的。"})
+    ask(page, "不对，800元是去年的，今年每场950元，先别上白板。")
+    chip = chip_for(page, "950元")
+    expect(chip.locator("[data-testid^='suggestion-change-']")).to_contain_text("800元 → 950元")
+    court_new = accept(page, chip)
+    assert nodes(page)[ids["court"]]["superseded_by"] == court_new
+    assert "950元" in nodes(page)[court_new]["content"]
+    ctx.close()
