@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .lexical import CHAR_PREFIX, query_terms, tokenize
+from .text import stem
 
 SYNONYM_WEIGHT = 0.5
 
@@ -79,3 +80,23 @@ def expansion(question: str) -> dict[str, float]:
                 if token not in have:
                     extra[token] = SYNONYM_WEIGHT
     return extra
+
+
+@functools.cache
+def _noun_families() -> dict[str, str]:
+    """Each one-word English phrase of a group, stemmed, -> the group's first one-word phrase: "actors",
+    "performers" and "cast" count the same people. A word of several groups keeps its first."""
+    out: dict[str, str] = {}
+    for group in _parse(_GROUPS_FILE.read_text(encoding="utf-8")):
+        words = [p.text.lower() for p in group if not p.cjk and " " not in p.text and "-" not in p.text]
+        if len(words) < 2:
+            continue
+        head = stem(words[0])
+        for w in words:
+            out.setdefault(stem(w), head)
+    return out
+
+
+def noun_family(noun: str) -> str:
+    """The word that stands for `noun` (an English stem) and its everyday synonyms, or `noun` itself."""
+    return _noun_families().get(noun, noun)

@@ -53,6 +53,7 @@ from ..value_mentions.mention import Mention, same_value
 from .apply_event import _apply
 from .cues import _CUE_WORDS
 from .events import (
+    _again_sentences,
     _canvas_events,
     _cue_sentences,
     _cued_text_sentences,
@@ -92,7 +93,7 @@ def build_ledger(
         if not mentions:
             continue
         when = parse_timestamp(m.created_at)
-        cue, cued_text, plain = _sentences(m, mentions, names[pos], cache)
+        cue, cued_text, plain, again = _sentences(m, mentions, names[pos], cache)
         events.append(
             _Event(
                 time=when,
@@ -103,6 +104,7 @@ def build_ledger(
                 cue_sentences=cue,
                 cued_text_sentences=cued_text,
                 plain_sentences=plain,
+                again_sentences=again,
             )
         )
     if not events:
@@ -186,13 +188,14 @@ def _clearly_same(a: _Slot, b: _Slot) -> bool:
 
 def _sentences(
     m: MessageData, mentions: tuple[Mention, ...], names: tuple[NameSpan, ...], cache: TokenCache | None
-) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
-    """A message's cued, cued-text and plain sentences, kept with its mentions: reading the cues
-    was a third of a warm build once messages that name a value without digits became events."""
+) -> tuple[frozenset[int], frozenset[int], frozenset[int], frozenset[int]]:
+    """A message's cued, cued-text, plain and "again" sentences, kept with its mentions: reading the
+    cues was a third of a warm build once messages that name a value without digits became events."""
 
-    def read() -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
+    def read() -> tuple[frozenset[int], frozenset[int], frozenset[int], frozenset[int]]:
         plain = _plain_sentences(m.content) if m.role == "assistant" else frozenset()
-        return _cue_sentences(m.content, mentions), _cued_text_sentences(m.content), plain
+        again = _again_sentences(m.content) if m.role == "user" else frozenset()
+        return _cue_sentences(m.content, mentions), _cued_text_sentences(m.content), plain, again
 
     if cache is None:
         return read()

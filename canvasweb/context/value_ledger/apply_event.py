@@ -136,6 +136,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             )
         if not scored and cued and ev.role == "user":
             scored = _nearby_weekday(m, ev, cands)
+        if not scored and cued and ev.role == "user" and m.sentence in ev.again_sentences:
+            scored = _changed_again(m, ev, cands)
         if not scored:
             recent = _recent_holder(m, ev, slots) if not user_like else None
             if recent is not None:
@@ -231,6 +233,27 @@ def _weak_day_dropped(
 
 
 WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches
+
+
+def _changed_again(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tuple[float, float, _Slot, bool]]:
+    """A value changed "again" ("the dentist has to move me again, now it's Friday at 09:10", "又推到
+    周五上午") replaces a value of its kind that was itself changed before: the one whose words the
+    sentence shares, else, with none shared, the one changed last."""
+    changed = [
+        s
+        for s in cands
+        if s.current is not None
+        and (s.retired or s.current.changed_to)  # "改成周三": a value set by a change
+        and s.since < ev.order
+        and not same_value(m, s.current)
+    ]
+    said = m.context | m.sentence_words
+    sharing = [s for s in changed if _word_overlap(frozenset(said), s.words) > 0]
+    pool = sharing or changed
+    if not pool:
+        return []
+    latest = max(pool, key=lambda s: s.since)
+    return [(1.0, 0.0, latest, False)]
 
 
 def _nearby_weekday(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tuple[float, float, _Slot, bool]]:

@@ -30,6 +30,11 @@ _CUE_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A change of a value that was changed before: "they have to move me again", "又推到周五", "再改一次".
+AGAIN_RE = re.compile(
+    r"\bagain\b|\bonce more\b|(?:又|再)(?:次|一次)?(?:要|得|被)?(?:改|推|挪|换|延|调|变|提前)", re.IGNORECASE
+)
+
 # Advice, conditions and questions: a reply that says them reports no change. A proposal is no
 # decision, however it is phrased: "I'd move it to Thursday", "let's push it", "we'd better",
 # "probably 19 June", "不如挪到周四", "倾向于改到周五", "改到周五吧".

@@ -19,7 +19,7 @@ from ..types import MessageData, NodeData
 from ..value_mentions import find_mentions
 from ..value_mentions.mention import Mention, same_value
 from ..value_mentions.words import sentence_spans, subject_words
-from .cues import _CUE_RE, _HEDGE_RE
+from .cues import _CUE_RE, _HEDGE_RE, AGAIN_RE
 
 if TYPE_CHECKING:
     from ..tokens import TokenCache
@@ -36,6 +36,9 @@ class _Event:
     node_words: frozenset[str] = frozenset()
     cued_text_sentences: frozenset[int] = frozenset()  # by value_mentions' split, with or without a value
     plain_sentences: frozenset[int] = frozenset()  # sentences that neither ask nor advise
+    again_sentences: frozenset[int] = (
+        frozenset()
+    )  # sentences that change a value again ("moved again", "又推到")
 
 
 def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
@@ -54,6 +57,11 @@ def _cued_text_sentences(text: str) -> frozenset[int]:
     return frozenset(
         i for i, (a, b) in enumerate(spans) if _CUE_RE.search(text[a:b]) or CORRECTION_RE.search(text[a:b])
     )
+
+
+def _again_sentences(text: str) -> frozenset[int]:
+    """Indices of the sentences (numbered as value_mentions numbers them) that say a change happens again."""
+    return frozenset(i for i, (a, b) in enumerate(sentence_spans(text)) if AGAIN_RE.search(text[a:b]))
 
 
 def _plain_sentences(text: str) -> frozenset[int]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..capture.values import compatible
+from ..synonyms import noun_family
 from ..value_mentions.mention import Mention, same_value
 from .cues import _CUE_WORDS
 from .events import _Event
@@ -156,7 +157,7 @@ def _counts_the_same_noun(m: Mention, words: frozenset[str], s: _Slot) -> bool:
     noun = _slot_unit(s)
     if not noun or (noun.isascii() and len(noun) < 3) or (not noun.isascii() and len(noun) < 2):
         return False
-    return noun == m.unit or noun in words
+    return noun == m.unit or noun in words or any(noun_family(w) == noun for w in words)
 
 
 def _score(

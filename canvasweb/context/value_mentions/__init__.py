@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..capture.values import compatible, find_values
 from ..capture.weekdays import WEEKDAY_BEFORE_DATE_RE, WEEKDAY_WORD_RE
+from ..synonyms import noun_family
 from ..text import stem
 from .framing import _CHANGED_TO_RE, _SHARE_AFTER_RE, _SHARE_BEFORE_RE, _named_old
 from .mention import Mention
@@ -201,6 +203,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         unit = unit_text = ""
         if kind == "number":
             unit = _unit_after(text, end)
+            if unit.isascii():
+                unit = noun_family(unit)  # "14 actors" and "12 performers" count the same people
             if unit:  # the unit as written, for markers that name the value ("72张", "12 performers")
                 um = _unit_match(text, end)
                 unit_text = (
@@ -213,7 +217,13 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                     unit_text = um.group(0)
         elif kind == "count":  # its own noun ("48 seats" -> seat, "800人" -> 人)
             noun = re.sub(r"^[\d.,\s]+[万千]?\s*", "", raw).lower()
-            unit = "人" if noun[:1] in _PERSON_MEASURES else noun[:1] if noun[:1] >= "\u4e00" else stem(noun)
+            unit = (
+                "人"
+                if noun[:1] in _PERSON_MEASURES
+                else noun[:1]
+                if noun[:1] >= "\u4e00"
+                else noun_family(stem(noun))  # "14 actors" and "12 performers" count the same people
+            )
         out.append(
             Mention(
                 start=start,
@@ -240,4 +250,29 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 and text[sentences[si][0] : sentences[si][1]].rstrip().endswith(("?", "？")),
             )
         )
+    return _pair_day_and_time(text, out)
+
+
+# The words that may sit between a weekday and the time on it: "Thursday at 15:40", "Wed, 8:30am", "周四下午3点".
+_DAY_TIME_GAP_RE = re.compile(
+    r"\s*(?:,|，|at|@|the)?\s*(?:morning|afternoon|evening|上午|下午|早上|晚上|中午|傍晚|凌晨)?\s*(?:at)?\s*",
+    re.IGNORECASE,
+)
+
+
+def _pair_day_and_time(text: str, mentions: list[Mention]) -> tuple[Mention, ...]:
+    """A weekday and the time on it are one appointment ("it was Wednesday 08:30 and now it's Thursday
+    at 15:40"): each takes the other's subject words, and a day named as the old one names its time
+    too. Said alone, a time's clause often holds no subject word but the day."""
+    out = list(mentions)
+    for i in range(len(out) - 1):
+        day, time = out[i], out[i + 1]
+        if day.type != "weekday" or time.type != "time" or day.sentence != time.sentence:
+            continue
+        gap = _DAY_TIME_GAP_RE.fullmatch(text, day.end, time.start)
+        if gap is None:
+            continue
+        words = day.context | time.context
+        out[i] = replace(day, context=words - WEEKDAY_WORDS, negated=day.negated or time.negated)
+        out[i + 1] = replace(time, context=words, negated=day.negated or time.negated)
     return tuple(out)

@@ -1,0 +1,120 @@
+"""Appointments and counts said in everyday words: a day and its time, a change made "again", a
+count of the same people under another noun.
+
+Own sentences (EN and ZH), none from bench/. Each rule has a control in which it must not apply.
+"""
+
+from __future__ import annotations
+
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+from canvasweb.context.value_mentions import find_mentions
+
+
+def msgs(*pairs):
+    return tuple(MessageData(id=f"a{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
+
+
+def rewritten(*pairs):
+    history = msgs(*pairs)
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+# --- a weekday and the time on it --------------------------------------------------------------------
+
+
+def test_a_time_takes_the_subject_words_of_its_day():
+    day, time = find_mentions("the physio slot was pushed, now it's Tuesday at 16:05")
+    assert day.type == "weekday" and time.type == "time"
+    assert "physio" in time.context and "physio" in day.context
+
+
+def test_a_day_named_as_the_old_one_names_its_time_too():
+    old_day, old_time, _day, _time = find_mentions(
+        "the physio moved my slot, it was Monday 11:20 and now it's Tuesday at 16:05"
+    )
+    assert old_day.negated and old_time.negated
+
+
+def test_a_time_after_another_value_keeps_its_own_words():
+    # control: "at 16:05" follows a count, not a day
+    _count, time = find_mentions("we need 40 chairs, delivery at 16:05")
+    assert "chair" not in time.context
+
+
+def test_an_appointment_moved_twice_retires_the_middle_day_and_time():
+    out = rewritten(
+        ("user", "the physio moved my slot, it was Monday 11:20 and now it's Tuesday at 16:05"),
+        ("assistant", "Noted."),
+        ("user", "ugh, the physio cancelled, the slot moved once more, now it's Thursday at 09:40"),
+    )
+    assert "16:05" not in out[0] and "Tuesday" not in out[0]
+    assert "[old value → now 09:40]" in out[0]
+
+
+# --- "again" ---------------------------------------------------------------------------------------
+
+
+def test_a_change_made_again_retires_the_value_changed_before():
+    out = rewritten(
+        ("user", "the vet moved Biscuit's jab, it was Monday 11:20 and now it's Tuesday at 16:05"),
+        ("assistant", "OK, Tuesday 16:05 for the jab."),
+        ("user", "vet rang again, they have to push it, now it's Wednesday at 08:45 since the nurse is off"),
+    )
+    assert "16:05" not in out[0] and "08:45" in out[0]
+
+
+def test_a_change_made_again_in_chinese():
+    out = rewritten(
+        ("user", "牙医把复诊挪了，原来是周一上午10点，现在改成周三下午4点。"),
+        ("assistant", "好的，周三下午4点。"),
+        ("user", "诊所刚又来电话，医生请假，只能再推到周五上午9点半了"),
+    )
+    assert "下午4点" not in out[0] and "周三" not in out[0]
+    assert "上午9点半" in out[0]
+
+
+def test_a_value_said_again_without_a_change_retires_nothing():
+    # control: "again" in a sentence that changes nothing
+    out = rewritten(
+        ("user", "the vet moved Biscuit's jab, it was Monday 11:20 and now it's Tuesday at 16:05"),
+        ("assistant", "OK."),
+        ("user", "the cat sitter comes again on Saturday at 10:30"),
+    )
+    assert "16:05" in out[0]
+
+
+def test_a_never_changed_value_is_not_retired_by_again():
+    # control: nothing of that kind was changed before, so "again" has nothing to point at
+    out = rewritten(
+        ("user", "Biscuit's jab is on Tuesday at 16:05."),
+        ("assistant", "OK."),
+        ("user", "the groomer moved us again, now it's Wednesday at 08:45"),
+    )
+    assert "16:05" in out[0]
+
+
+# --- a count under another noun ----------------------------------------------------------------------
+
+
+def test_a_count_corrected_under_a_synonym_of_its_noun():
+    (pupils,) = find_mentions("the museum trip takes 38 pupils")
+    (learners,) = find_mentions("we're down to 31 learners")
+    assert pupils.unit == learners.unit  # one noun family
+    out = rewritten(
+        ("user", "For the museum trip we have 38 pupils signed up in total."),
+        ("assistant", "Great turnout."),
+        ("user", "Update: some parents said no, we're down to 31 learners."),
+    )
+    assert "38 pupils" not in out[0]
+
+
+def test_a_count_of_another_noun_is_not_corrected():
+    # control: bins are not people
+    out = rewritten(
+        ("user", "For the museum trip we have 38 pupils signed up in total."),
+        ("assistant", "Great turnout."),
+        ("user", "Update: the coach firm is down to 31 seats for us."),
+    )
+    assert "38 pupils" in out[0]
