@@ -297,3 +297,33 @@ def test_baseline_strategies_keep_history_verbatim():
         ).messages
     )
     assert "8642" in text
+
+
+def test_an_exact_figure_a_supersede_gave_up_is_retired_in_chat_said_in_other_words():
+    # the chat names no word of the node ("三套按…算"), but ¥274,500 is no round figure
+    old = node("o", "展柜报价 ¥274,500/套，含安装", superseded_by="n")
+    new = node("n", "展柜成交 ¥251,000/套，含安装")
+    h = msgs(("assistant", "三套按 27.45 万算就是 82.35 万，超了一点。"), *padding(2))
+    out = rewritten(h, nodes=(old, new))
+    assert "27.45 万" not in out[0] and "82.35 万" in out[0]
+
+
+def test_a_round_figure_a_supersede_gave_up_needs_the_subject_words():
+    # control: ¥300,000 is what many things cost, so the chat's words must name the subject
+    old = node("o", "展柜报价 ¥300,000/套，含安装", superseded_by="n")
+    new = node("n", "展柜成交 ¥251,000/套，含安装")
+    h = msgs(("assistant", "三套按 30 万算就是 90 万，超了一点。"), *padding(2))
+    assert rewritten(h, nodes=(old, new))[0] == h[0].content
+
+
+def test_an_exact_figure_held_by_two_chat_subjects_is_left_to_the_words():
+    # control: two subjects hold ¥274,500; one may be a look-alike, so neither is retired by the figure
+    old = node("o", "展柜报价 ¥274,500/套，含安装", superseded_by="n")
+    new = node("n", "展柜成交 ¥251,000/套，含安装")
+    h = msgs(
+        ("assistant", "三套按 27.45 万算就是 82.35 万，超了一点。"),
+        ("user", "灯光那边的总包也是 27.45 万左右"),
+        *padding(2),
+    )
+    out = rewritten(h, nodes=(old, new))
+    assert "27.45 万" in out[0] and "27.45 万" in out[1]

@@ -553,6 +553,10 @@ def test_amount_magnitudes_read_the_multiplier():
     # a bare 万 amount before a particle is money; before a counted noun it is not
     assert [m.type for m in find_mentions("展位费改成 31 万了")] == ["money"]
     assert [m.type for m in find_mentions("来了 3 万人")] != ["money"]
+    # nor is a word that says how the amount is used or judged ("按 12.6 万算", "9.8 万便宜") a noun it counts
+    assert [m.type for m in find_mentions("两辆按 12.6 万算")] == ["money"]
+    assert [m.type for m in find_mentions("那家 9.8 万便宜")] == ["money"]
+    assert [m.type for m in find_mentions("跑了 2 万步")] != ["money"]
 
 
 def test_an_item_of_a_list_keeps_its_own_subject():

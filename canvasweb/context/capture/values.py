@@ -189,12 +189,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "number",
         re.compile(r"(?<![A-Za-z0-9_.\-:])(?P<n>\d+(?:\.\d+)?)\s?(?P<mul>k|K|bn)(?!\w|\.\d)"),
     ),
-    # "28 万", "31 万了", "40 万左右": a bare 万/亿 amount, not "3 万人" or "2 万步"
+    # "28 万", "31 万了", "40 万左右", "按 36.8 万算", "36.8 万一台": a bare 万/亿 amount, not "3 万人"
+    # or "2 万步" (a counted noun follows)
     (
         "money",
         re.compile(
             r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿)"
-            r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多]))"
+            r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多算就还也都不太以到至和加与或一每出封起便贵划成含]))"
         ),
     ),
     # "80°C", "-18 ℃", "176 °F", "1240 degrees", "65 degrees Celsius", "设在80度" (not "100度电")

@@ -26,7 +26,11 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         holders = [s for s in slots if s.current is not None and same_value(m, s.current)]
         holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
         if ev.role == "canvas":
-            holders = [s for s in holders if words & s.words] or _bare_holder(m, holders)
+            holders = (
+                [s for s in holders if words & s.words]
+                or _bare_holder(m, holders)
+                or _sole_holder(m, holders)
+            )
         if m.type == "name":
             # One name is said about many things: its correction retires it where the sentence's
             # words point ("Radek is out, Mirela takes over as captain": as captain, not elsewhere).
@@ -275,6 +279,23 @@ def _nearby_weekday(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tupl
     if len(near) != 1 or near[0].current is None or same_value(m, near[0].current):
         return []
     return [(1.0, 0.0, near[0], False)]
+
+
+# Values whose exact figure is unlikely to be said of two things: a chat subject holding one is the
+# node's subject whatever words the chat used ("两台按 36.8 万算" for "报价 ¥368,000/台").
+_DISTINCTIVE_TYPES = frozenset({"money", "ident", "port", "version"})
+
+
+def _sole_holder(m: Mention, holders: Sequence[_Slot]) -> list[_Slot]:
+    """The one subject whose current value is the exact figure a superseded or archived node gave up,
+    when that figure has a shape of its own (an amount of four or more significant digits, an
+    identifier, a port, a version). With two holders, one may be a look-alike: none is taken."""
+    current = [s for s in holders if s.current is not None and same_value(m, s.current)]
+    if len(current) != 1 or m.type not in _DISTINCTIVE_TYPES:
+        return []
+    if m.type == "money" and len(m.key.split(":")[-1].strip("0").replace(".", "")) < 2:
+        return []  # "¥300,000" is a round figure many things cost; "¥368,000" is not
+    return current
 
 
 def _bare_holder(m: Mention, holders: Sequence[_Slot]) -> list[_Slot]:
