@@ -118,3 +118,45 @@ def test_a_count_of_another_noun_is_not_corrected():
         ("user", "Update: the coach firm is down to 31 seats for us."),
     )
     assert "38 pupils" in out[0]
+
+
+# --- a date moved by a stated amount -----------------------------------------------------------------
+
+
+def test_a_date_pushed_by_two_days_names_the_date_two_days_before_as_old():
+    out = rewritten(
+        ("user", "The gallery confirmed the hanging day: Tuesday 9 September."),
+        ("assistant", "Great, 9 September for the hang."),
+        ("user", "Bad news from the framers, they pushed us back two days. Thursday 11 September then."),
+    )
+    assert "9 September" not in out[0] and "9 September" not in out[1]
+    assert "[old value → now" in out[0]
+
+
+def test_a_date_brought_forward_in_chinese():
+    out = rewritten(
+        ("user", "样品评审会定在5月9日。"),
+        ("assistant", "好的，5月9日评审。"),
+        ("user", "客户那边要赶时间，提前三天，5月6日开。"),
+    )
+    assert "5月9日" not in out[0] and "5月6日" in out[2]
+
+
+def test_a_shift_that_does_not_land_on_a_said_date_names_nothing():
+    # control: 16 September minus a week is 9 September, but the chat said 2 September
+    out = rewritten(
+        ("user", "The gallery confirmed the hanging day: Tuesday 2 September."),
+        ("assistant", "Great."),
+        ("user", "Separately, the printers pushed the catalogue proofs back a week, to 16 September."),
+    )
+    assert "2 September" in out[0]
+
+
+def test_shift_sentences_read_amounts_and_directions():
+    from canvasweb.context.value_ledger.shifts import shift_sentences, shifted_key
+
+    assert shift_sentences("They slipped it by a fortnight.") == ((0, 14),)
+    assert shift_sentences("We brought the tasting forward two days.") == ((0, -2),)
+    assert shift_sentences("She brought two days of samples.") == ()
+    assert shift_sentences("往后推两天吧") == ((0, 2),)
+    assert shifted_key("03-01", -1) == "02-29" and shifted_key("2027-01-02", -3) == "2026-12-30"

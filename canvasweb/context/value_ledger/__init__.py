@@ -65,6 +65,7 @@ from .events import (
 from .names import message_names
 from .result import NOW_MARKER, OLD_MARKER, RetiredValues
 from .scoring import _WEIGHTS, _Slot
+from .shifts import shift_sentences
 
 if TYPE_CHECKING:
     from ..tokens import TokenCache
@@ -93,7 +94,7 @@ def build_ledger(
         if not mentions:
             continue
         when = parse_timestamp(m.created_at)
-        cue, cued_text, plain, again = _sentences(m, mentions, names[pos], cache)
+        cue, cued_text, plain, again, shifts = _sentences(m, mentions, names[pos], cache)
         events.append(
             _Event(
                 time=when,
@@ -105,6 +106,7 @@ def build_ledger(
                 cued_text_sentences=cued_text,
                 plain_sentences=plain,
                 again_sentences=again,
+                shifts=shifts,
             )
         )
     if not events:
@@ -186,16 +188,24 @@ def _clearly_same(a: _Slot, b: _Slot) -> bool:
     return shared >= 2 and 2 * shared >= min(len(_subject(a)), len(_subject(b)))
 
 
+_SentenceKinds = tuple[
+    frozenset[int], frozenset[int], frozenset[int], frozenset[int], tuple[tuple[int, int], ...]
+]
+
+
 def _sentences(
     m: MessageData, mentions: tuple[Mention, ...], names: tuple[NameSpan, ...], cache: TokenCache | None
-) -> tuple[frozenset[int], frozenset[int], frozenset[int], frozenset[int]]:
-    """A message's cued, cued-text, plain and "again" sentences, kept with its mentions: reading the
-    cues was a third of a warm build once messages that name a value without digits became events."""
+) -> _SentenceKinds:
+    """A message's cued, cued-text, plain and "again" sentences and its date shifts, kept with its
+    mentions: reading the cues was a third of a warm build once messages that name a value without
+    digits became events."""
 
-    def read() -> tuple[frozenset[int], frozenset[int], frozenset[int], frozenset[int]]:
+    def read() -> _SentenceKinds:
         plain = _plain_sentences(m.content) if m.role == "assistant" else frozenset()
-        again = _again_sentences(m.content) if m.role == "user" else frozenset()
-        return _cue_sentences(m.content, mentions), _cued_text_sentences(m.content), plain, again
+        user = m.role == "user"
+        again = _again_sentences(m.content) if user else frozenset()
+        shifts = shift_sentences(m.content) if user and any(x.type == "date" for x in mentions) else ()
+        return _cue_sentences(m.content, mentions), _cued_text_sentences(m.content), plain, again, shifts
 
     if cache is None:
         return read()

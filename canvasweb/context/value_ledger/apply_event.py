@@ -14,6 +14,7 @@ from ..value_mentions.words import WEEKDAY_WORDS, subject_words
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
+from .shifts import shifted_key
 
 
 def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
@@ -52,6 +53,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         named_old.add(id(best))
         if ev.position >= 0:
             owner[(ev.position, m.start)] = best
+    if ev.shifts:
+        named_old |= _shifted_from(ev, slots)
     # Slots whose value the same message names (non-negated) next to a new value of its kind.
     for m in ev.mentions:
         if m.negated:
@@ -237,6 +240,31 @@ def _weak_day_dropped(
 
 
 WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches
+
+
+def _shifted_from(ev: _Event, slots: Sequence[_Slot]) -> set[int]:
+    """Subjects whose current date a stated shift names as the old one: "pushed the move a week …
+    Saturday 21 June now" names 14 June, "提前三天，改到5月2日" names 5月5日. The shift is said in the
+    date's sentence or the one before; of several subjects holding that date, the one sharing most
+    words."""
+    by_sentence = dict(ev.shifts)
+    out: set[int] = set()
+    for m in ev.mentions:
+        if m.negated or m.type != "date":
+            continue
+        days = by_sentence.get(m.sentence) or by_sentence.get(m.sentence - 1)
+        old_key = shifted_key(m.key, -days) if days else None
+        if old_key is None:
+            continue
+        holders = [
+            s
+            for s in slots
+            if s.current is not None and s.current.type == "date" and s.current.key == old_key
+        ]
+        if holders:
+            said = m.context | m.sentence_words | m.previous_words
+            out.add(id(max(holders, key=lambda s: (_overlap(said, s), slots.index(s)))))
+    return out
 
 
 def _changed_again(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tuple[float, float, _Slot, bool]]:

@@ -36,9 +36,10 @@ class _Event:
     node_words: frozenset[str] = frozenset()
     cued_text_sentences: frozenset[int] = frozenset()  # by value_mentions' split, with or without a value
     plain_sentences: frozenset[int] = frozenset()  # sentences that neither ask nor advise
-    again_sentences: frozenset[int] = (
-        frozenset()
-    )  # sentences that change a value again ("moved again", "又推到")
+    # sentences that change a value again ("moved again", "又推到")
+    again_sentences: frozenset[int] = frozenset()
+    # (sentence, signed days) of "pushed a week", "提前三天" (shifts.py)
+    shifts: tuple[tuple[int, int], ...] = ()
 
 
 def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
