@@ -83,7 +83,7 @@ _NEW_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _NEW_AFTER_RE = re.compile(
-    rf"^(?:\s+(?:in|at|on)\s+{_WORD})?(?:,?\s+(?:now|instead)\b(?!\s+of)|\s+(?:takes|is taking|will take|has taken|took|"
+    rf"^(?:\s+(?:in|at|on)\s+{_WORD})?(?:,?\s+(?:now|instead)\b(?!\s+of)|,\s+not\s+(?:the\s+)?{_WORD}|\s+(?:takes|is taking|will take|has taken|took|"
     r"taking)\s+over\b|\s+(?:replaces|is replacing|will replace|steps in|is stepping in|stepped in)\b)"
 )
 _INSTEAD_RE = re.compile(r"\binstead\b", re.IGNORECASE)
@@ -100,13 +100,28 @@ _ZH_FROM_RE = re.compile(
 )
 _ZH_OLD_RE = re.compile(r"(?:不再(?:是|由|找|用|请)|不同意(?:用)?|否了|毙了|不用)" + _ZH_RUN)
 # A name that fell through ("小王离职了", "七号库没了"); old only beside a new name.
-_ZH_GONE_RE = re.compile(
-    r"(?:^|(?<=[，。；！？,.;!?\s]))([\u4e00-\u9fffA-Za-z·]{2,10}?)(?=离职|辞职|走了|不干了|被占|倒闭|黄了|被否|退出|来不了|没了|不行了)"
+_ZH_GONE_WORDS = (
+    r"离职|辞职|走了|不干了|被占|倒闭|黄了|被否|退出|来不了|没了|不行了|排不开|没档期|调走|调去|调到别|调岗|"
+    r"休产假|不做了|撤了|停业|关门了"
 )
+_ZH_GONE_RE = re.compile(
+    rf"(?:^|(?<=[，。；！？,.;!?：:\s]))([\u4e00-\u9fffA-Za-z·]{{2,10}}?)(?={_ZH_GONE_WORDS})"
+)
+# A person by surname and title ("钟师傅", "王经理", "刘工") who can no longer do it, with a few words
+# between ("钟师傅那边说排不开了", "王经理下个月就调走了").
+# The common surnames: "刘工", "王总" are people, "开工", "施工", "老总" are not.
+_ZH_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔"
+    "钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤饶"
+)
+_ZH_PERSON = rf"(?:[{_ZH_SURNAMES}小老][\u4e00-\u9fff]?(?:师傅|老师|经理|总监|主任|科长|处长|医生|律师)|[{_ZH_SURNAMES}](?:工|总))"
+_ZH_PERSON_GONE_RE = re.compile(rf"({_ZH_PERSON})(?=[\u4e00-\u9fff]{{0,8}}?(?:{_ZH_GONE_WORDS}))")
 _ZH_BASIS_RE = re.compile(r"以([\u4e00-\u9fffA-Za-z·]{2,10}?)为准")
 _ZH_ASSIGNED_RE = re.compile(
     r"由(?!于)([\u4e00-\u9fffA-Za-z·]{2,10}?)来?(?:负责|接手|主持|对接|牵头|带队|供应|承办|担任)"
 )
+# Who handles it from now on ("以后跟我们对接的是许倩", "联系人换成了小周"): new only in a sentence with a cue.
+_ZH_CONTACT_RE = re.compile(r"(?:对接|联系|负责|接手)(?:人|的人)?的?(?:就)?是" + _ZH_RUN)
 _ZH_END_RE = re.compile(
     r"负责|接手|供应|主持|对接|牵头|带队|承办|担任|为准|那边|这边|那里|这里|那家|这家|以后|之后|举办|举行|[了的吧啊呢呀来去做办开和跟与及也都就还再]"
 )
@@ -118,8 +133,22 @@ _ZH_BAD_START = frozenset("这那每在再先我你他她它咱的了和与或�
 
 
 def name_key(raw: str) -> str:
-    """'Prof. Halvorsen' and 'Halvorsen' are one name; so are 'The Larches' and 'the Larches'."""
-    return "name=" + _bare(raw).lower()
+    """'Prof. Halvorsen' and 'Halvorsen' are one name; so are 'The Larches' and 'the Larches', and
+    'the Methodists' (who double-booked) and 'the Methodist hall'."""
+    return "name=" + _singular(_bare(raw)).lower()
+
+
+def _singular(bare: str) -> str:
+    """A one-word name said in the plural ("the Methodists", "the Hendersons") without its "s"."""
+    if (
+        " " in bare
+        or not bare.isascii()
+        or len(bare) < 6
+        or not bare.endswith("s")
+        or bare.endswith(("ss", "us", "is", "es"))
+    ):
+        return bare
+    return bare[:-1]
 
 
 def _bare(raw: str) -> str:
@@ -145,10 +174,20 @@ def _en_names(text: str, a: int, b: int) -> list[tuple[int, int, bool]]:
                 run.pop()  # a title alone is no name
             if run:
                 s, e = m.start() + run[0].start(), m.start() + run[-1].end()
+                venue = _VENUE_AFTER_RE.match(text, e, b)
+                if venue and w is None:
+                    e = venue.end()  # "the Scout hut", "the Methodist hall": the place is the name
                 if _is_name(text, s, e):
                     kept.append((s, e, _opens_alone(text, a, s, e)))
             run = []
     return kept
+
+
+# A lowercase noun that makes a capitalised word the name of a place ("the Scout hut").
+_VENUE_AFTER_RE = re.compile(
+    r"\s+(?:hall|hut|centre|center|room|house|church|chapel|school|hotel|pub|bar|cafe|café|theatre|theater|"
+    r"gallery|studio|library|club|arena|stadium|ground|barn|lodge|hostel)\b"
+)
 
 
 def _is_name(text: str, s: int, e: int) -> bool:
@@ -261,9 +300,11 @@ def _zh_name(text: str, start: int, run: str) -> tuple[int, int] | None:
 def _zh_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
 
-    def add(m: re.Match[str], group: int, role: str) -> None:
+    def add(m: re.Match[str], group: int, role: str, *, whole: bool = False) -> None:
         got = _zh_name(text, m.start(group), m.group(group))
-        if got is not None and not any(s <= got[0] < e for s, e, _ in out):
+        if whole and got is not None and got[1] - got[0] != len(m.group(group)):
+            return  # "刚开工钟师傅那边就说排不开了": the words before "排不开" are no name
+        if got is not None and not any(s < got[1] and got[0] < e for s, e, _ in out):
             out.append((*got, role))
 
     for m in _ZH_FROM_RE.finditer(text, a, b):
@@ -276,8 +317,12 @@ def _zh_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
         add(m, 1, "new")
     for m in _ZH_ASSIGNED_RE.finditer(text, a, b):
         add(m, 1, "assigned")
+    for m in _ZH_PERSON_GONE_RE.finditer(text, a, b):
+        add(m, 1, "gone")  # before the clause-start reading, which may take words before the name
     for m in _ZH_GONE_RE.finditer(text, a, b):
-        add(m, 1, "gone")
+        add(m, 1, "gone", whole=True)
+    for m in _ZH_CONTACT_RE.finditer(text, a, b):
+        add(m, 1, "assigned")
     return out
 
 
@@ -295,14 +340,15 @@ def corrected_names(text: str) -> tuple[NameSpan, ...]:
         for s, e, role in found:
             out.append(NameSpan(s, e, text[s:e], name_key(text[s:e]), role, a, b))
     # "X is out", "X fell through" names X as the old one only when the message names its replacement.
-    replaced = any(n.role == "new" for n in out)
+    replaced = any(n.role in ("new", "assigned") for n in out)  # "X调走了，以后对接的是Y"
     out = [replace(n, role="old") if n.role == "gone" else n for n in out if n.role != "gone" or replaced]
     return tuple(sorted(out, key=lambda n: n.start))
 
 
 def tracked_forms(spans: Iterable[NameSpan]) -> frozenset[str]:
     """The forms to look for in the rest of the history: each name without its title."""
-    return frozenset(_bare(n.raw) for n in spans if len(_bare(n.raw)) >= 2)
+    bare = [_bare(n.raw) for n in spans]
+    return frozenset(f for b in bare if len(b) >= 2 for f in {b, _singular(b)})
 
 
 _MORE_NAME_RE = re.compile(rf"\s+({_WORD})")
@@ -339,5 +385,7 @@ def name_occurrences(
             and more.group(1).lower() not in _NOT_NAMES
         ):
             end = more.end()
+        if m.group(0).isascii() and (venue := _VENUE_AFTER_RE.match(text, end)):
+            end = venue.end()  # "the Methodist hall" goes with "the Methodists"
         out.append(NameSpan(m.start(), end, text[m.start() : end], name_key(m.group(0)), ""))
     return tuple(sorted(out, key=lambda n: n.start))

@@ -142,7 +142,9 @@ def build_ledger(
             continue
         if slot.current is not None and same_value(mention, slot.current):
             continue
-        live = _live_value(slot, slots) if not mention.negated else None
+        # Inside the message that set the new value the old one is only named ("not Fergus. Fergus
+        # is her husband"): it reads "[old value]", not "now <new>" about another sentence's subject.
+        live = _live_value(slot, slots) if not mention.negated and slot.stated_in != pos else None
         now = live.raw if live is not None else ""
         if now and live is not None and not mention.unit_text:
             now += live.unit_text  # the unit as written, unless the old mention's own follows

@@ -1,0 +1,89 @@
+"""People and places that hand over: "X, not Y", a venue's noun, a plural name, 师傅/工 who cannot
+do it any more, "以后对接的是…".
+
+Own sentences (EN and ZH), none from bench/. Each rule has a control in which it must not apply.
+"""
+
+from __future__ import annotations
+
+from canvasweb.context.name_mentions import corrected_names, name_key
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+
+
+def rewritten(*pairs):
+    history = tuple(MessageData(id=f"h{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+def roles(text):
+    return [(n.raw, n.role) for n in corrected_names(text)]
+
+
+def test_x_not_y_names_x_as_the_new_one():
+    assert roles("Their driver is Tomasz Nowak, not Piotr.") == [("Tomasz Nowak", "new"), ("Piotr", "old")]
+
+
+def test_x_not_y_retires_the_full_name_said_earlier():
+    out = rewritten(
+        ("user", "The lender's driver for the crates is Piotr Nowak, booked for two nights."),
+        ("assistant", "Noted: Piotr Nowak drives the crates."),
+        ("user", "My mistake: their driver is Tomasz Nowak, not Piotr. Piotr is his cousin, same firm."),
+    )
+    assert "Piotr" not in out[0] and "[old value → now Tomasz Nowak]" in out[0]
+    # inside the correcting message the old name is only named: no "now Tomasz" about the cousin
+    assert "[old value] is his cousin" in out[2]
+
+
+def test_a_venue_noun_belongs_to_the_name():
+    assert ("Quaker hall", "new") in roles("The talk moved to the Quaker hall on Bridge Street.")
+
+
+def test_a_plural_name_is_the_same_name():
+    assert name_key("Quakers") == name_key("Quaker") == name_key("The Quakers")
+    assert name_key("Davies") == "name=davies"  # short and -es names are not cut
+
+
+def test_a_plural_name_that_fell_through_retires_the_venue():
+    out = rewritten(
+        ("user", "For the book launch I've booked the Quaker hall on Bridge Street, Friday 7pm."),
+        ("assistant", "OK."),
+        ("user", "ugh, the Quakers double-booked us. The launch has moved to the Rotary hut instead."),
+    )
+    assert "Quaker hall" not in out[0] and "Rotary hut" in out[0]
+
+
+def test_a_titled_person_who_cannot_fit_it_in_hands_over():
+    assert roles("刚开工钟师傅那边就说排不开了，他接了别的活。水电换成饶师傅。") == [
+        ("钟师傅", "old"),
+        ("饶师傅", "new"),
+    ]
+
+
+def test_words_that_end_in_a_title_character_are_no_person():
+    # control: 开工 and 施工 end in 工 but name nobody
+    assert roles("施工那边说排不开了，换成饶师傅") == [("饶师傅", "new")]
+
+
+def test_a_contact_who_moved_on_is_replaced_by_the_new_contact():
+    assert roles("同步一下：苏敏调去做展会了，以后跟我们对接的是许朗。") == [
+        ("苏敏", "old"),
+        ("许朗", "assigned"),
+    ]
+    out = rewritten(
+        ("user", "馆方的对接人是苏敏，审图一般两周。"),
+        ("assistant", "好的。"),
+        ("user", "同步一下：苏敏调去做展会了，以后跟我们对接的是许朗，审图都找他。"),
+    )
+    assert "苏敏" not in out[0] and "许朗" in out[0]
+
+
+def test_a_contact_named_without_a_change_replaces_nobody():
+    # control: "对接的是" alone, with nobody leaving and no cue, is a plain statement
+    out = rewritten(
+        ("user", "馆方的对接人是苏敏，审图一般两周。"),
+        ("assistant", "好的。"),
+        ("user", "印刷厂那边对接的是许朗。"),
+    )
+    assert "苏敏" in out[0]
