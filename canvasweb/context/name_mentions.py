@@ -69,7 +69,7 @@ _TO_AFTER_RE = re.compile(r"^\s+to\s+(?:the\s+)?(?=[A-Z])")
 # Text right after a name that says it fell through; old only beside a new name.
 _GONE_AFTER_RE = re.compile(
     r"^\s*(?:is|was|'s|has|have|had|got|are|were)?\s*(?:been\s+|now\s+)?(?:out\b|off\b|unavailable|cancell?ed|"
-    r"fully booked|booked up|double-booked|closed|a mess|gone\b|dropped out|pulled out|backed out|fell through|"
+    r"fully booked|booked up|double-booked|overbooked|over-booked|can'?t (?:take|host|fit|have) us|closed|a mess|gone\b|dropped out|pulled out|backed out|fell through|"
     r"can'?t make it|cannot make it|couldn'?t make it|no longer|left\b|quit\b|resigned|retired|is leaving|"
     r"went bust|(?:got|was|has been|have been) (?:vetoed|rejected|scrapped))",
     re.IGNORECASE,

@@ -160,3 +160,45 @@ def test_shift_sentences_read_amounts_and_directions():
     assert shift_sentences("She brought two days of samples.") == ()
     assert shift_sentences("往后推两天吧") == ((0, 2),)
     assert shifted_key("03-01", -1) == "02-29" and shifted_key("2027-01-02", -3) == "2026-12-30"
+
+
+# --- a lost day, a proposed date, words that only say "when" -----------------------------------------
+
+
+def test_a_lost_weekday_retires_the_date_said_with_that_day():
+    out = rewritten(
+        ("user", "质检那边说，耐压测试排的是5月13号周二开始，还可能动。"),
+        ("assistant", "好的。"),
+        ("user", "实验室来电话了，周二的档期没了，改周四，5月15号。"),
+    )
+    assert "5月13号" not in out[0] and "[old value → now" in out[0]
+
+
+def test_a_lost_weekday_leaves_a_date_on_another_day_alone():
+    # control: the date was a Wednesday, so "周二没了" says nothing about it
+    out = rewritten(
+        ("user", "质检那边说，耐压测试排的是5月14号周三开始。"),
+        ("assistant", "好的。"),
+        ("user", "实验室来电话了，周二的档期没了，改周四，5月15号。"),
+    )
+    assert "5月14号周三" in out[0]
+
+
+def test_a_date_pushed_to_in_chinese_is_a_change_and_gives_way_to_the_final_one():
+    out = rewritten(
+        ("user", "我想6月1号开业。"),
+        ("assistant", "好。"),
+        ("user", "装修拖了，老周说6月1号开业够呛，往后推到6月12号吧。"),
+        ("assistant", "好的。"),
+        ("user", "算了，日子我妈挑好了，6月20号开业，不再改了。"),
+    )
+    assert "6月12号" not in out[2] and "6月1号" not in out[0]
+
+
+def test_time_words_name_no_subject_of_a_date():
+    from canvasweb.context.value_mentions import find_mentions
+
+    (m,) = find_mentions("开始时间改到4月10日")
+    assert "时间" not in m.context and "开始" in m.context
+    (e,) = find_mentions("the start date moved to 10 April")
+    assert "dat" not in e.context and "start" in e.context

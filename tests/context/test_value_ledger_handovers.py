@@ -87,3 +87,12 @@ def test_a_contact_named_without_a_change_replaces_nobody():
         ("user", "印刷厂那边对接的是许朗。"),
     )
     assert "苏敏" in out[0]
+
+
+def test_an_overbooked_venue_beside_its_replacement_is_old():
+    assert roles(
+        "Bad news: the Harbour Lodge has overbooked May and can't take us. We moved to the Tern Inn."
+    ) == [
+        ("Harbour Lodge", "old"),
+        ("Tern Inn", "new"),
+    ]

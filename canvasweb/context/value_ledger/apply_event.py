@@ -6,9 +6,11 @@ result (result.py) rewrites the mentions whose subject has retired their value.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-from ..capture.values import compatible
+from ..capture.values import compatible, find_values
+from ..capture.weekdays import WEEKDAY_WORD_RE
 from ..value_mentions.mention import Mention, same_value
 from ..value_mentions.words import WEEKDAY_WORDS, subject_words
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
@@ -26,6 +28,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         words = m.context | ev.node_words
         holders = [s for s in slots if s.current is not None and same_value(m, s.current)]
         holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
+        if m.type == "weekday" and ev.role == "user":
+            holders += _dates_on_day(m, slots)
         if ev.role == "canvas":
             holders = (
                 [s for s in holders if words & s.words]
@@ -240,6 +244,28 @@ def _weak_day_dropped(
 
 
 WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches
+
+
+def _dates_on_day(m: Mention, slots: Sequence[_Slot]) -> list[_Slot]:
+    """A day named as lost ("周二的档期没了", "the Tuesday slot is gone") names the date said with that
+    day ("4月8号周二", "Tue 3 March") as the old one: the subjects sharing the sentence's words, else
+    the only one."""
+    dated = [
+        s
+        for s in slots
+        if s.current is not None and s.current.type == "date" and m.key in _weekday_keys(s.current.raw)
+    ]
+    said = m.context | m.sentence_words
+    sharing = [s for s in dated if _overlap(said, s) > 0]
+    return sharing or (dated if len(dated) == 1 else [])
+
+
+@functools.lru_cache(maxsize=4096)
+def _weekday_keys(raw: str) -> frozenset[str]:
+    """The weekdays written inside a date ("4月8号周二" -> {"tue"})."""
+    return frozenset(
+        v.key for d in WEEKDAY_WORD_RE.finditer(raw) for v in find_values(d.group(0)) if v.type == "weekday"
+    )
 
 
 def _shifted_from(ev: _Event, slots: Sequence[_Slot]) -> set[int]:

@@ -58,6 +58,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_CONTEXT", "Mention", "find_mentions"]
 
+# Words that name the kind of a date or time, not what it is for.
+WHEN_WORDS = frozenset({"dat", "tim", "时间", "日期", "时候"})
+
 _IDENT_RE = re.compile(
     r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])"
     # a code of capitals and digits: flight TP1363, train G7362, booking QX7841
@@ -184,6 +187,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         words |= header
         if kind == "weekday":
             words -= WEEKDAY_WORDS
+        if kind in ("date", "time", "weekday"):
+            words -= WHEN_WORDS  # "时间", "date": the kind of value, no subject ("开始时间" / "申报时间")
         if kind == "count":
             # The noun of a count is what it counts: "240 seats" is about seats (the value span
             # hides it from the clause words), as "the seated limit is 196" is.

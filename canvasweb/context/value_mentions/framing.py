@@ -17,6 +17,8 @@ _OLD_BEFORE_RE = re.compile(
 )
 # Text right after a value that names it as the replaced one.
 _OLD_AFTER_RE = re.compile(
+    # "周二的档期没了", "3号的场地取消了": the slot of that value is gone
+    r"^\s*的[\u4e00-\u9fff]{1,3}?(?:没了|没有了|取消了|被占了|黄了)|"
     r"^\s*(?:[A-Za-z%]+\s+|[\u4e00-\u9fff]{1,2}(?=太|也|已|都|不|停|作|走|赶|来|取|错|撤|失|废|过|那))?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
     r"loose|tight|much|little)|is out\b|was used|is no longer|no longer|won'?t work|doesn'?t work|is off|was wrong|"
     r"is wrong|was a mistake|got cancell?ed|is cancell?ed|"
