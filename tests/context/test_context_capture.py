@@ -85,6 +85,13 @@ def test_restricted_facts_keep_who_may_see_them():
     assert sensitivities("机密：服务器端口 7443") == {"secret"}
     assert sensitivities("The top secret rollout uses port 9443.") == {"secret"}
     assert sensitivities("AppSecret 也放一下，设成机密节点：超时 5 秒") == {"secret"}
+    # said as who may look, not as a label
+    assert sensitivities("每件的到手成本我算了是 38.6 元，这个只给内部看，别让外面的人知道。") == {"internal"}
+    assert sensitivities(
+        "Our floor price is 4200 dollars, only for the team, don't let the client see it."
+    ) == {"internal"}
+    assert sensitivities("备用金是 8600 元，放在二楼保险柜，你帮我记一下，设成保密的。") == {"secret"}
+    assert sensitivities("The garage door code is 2614, but don't put it where anyone can see.") == {"secret"}
 
 
 def test_ordinary_uses_of_the_words_stay_public():
@@ -97,6 +104,8 @@ def test_ordinary_uses_of_the_words_stay_public():
     assert sensitivities("The metrics store listens on port 5433; never commit its password.") == {"public"}
     assert sensitivities("指标库端口是 5433，密码只放环境变量，不要提交到仓库。") == {"public"}
     assert sensitivities("Store secrets in Vault; the vault port is 8200.") == {"public"}
+    assert sensitivities("The parts list only for the kitchen is 12 items.") == {"public"}
+    assert sensitivities("内部装修预算 12 万") == {"public"}
 
 
 def test_numbers_inside_identifiers_are_not_values():

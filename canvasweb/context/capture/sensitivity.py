@@ -26,7 +26,8 @@ _NEGATED_MARK_RE = re.compile(
 # Credential values are masked anyway (mask_credentials).
 _SECRET_MARK_RE = re.compile(
     r"\b(?:top[ -]secret|classified|owners? only|keep (?:it|this|that|them) secret|(?:this|that|it) is (?:a )?secret)\b|"
-    r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见",
+    r"\b(?:don'?t|do not|never) (?:put|leave|write|show) (?:it|this|that|them) (?:where|anywhere) (?:anyone|everyone|people|others) can see\b|"
+    r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见|(?:设|标|改)(?:成|为|置为)(?:保密|机密)",
     re.IGNORECASE,
 )
 _INTERNAL_MARK_RE = re.compile(
@@ -38,7 +39,10 @@ _INTERNAL_MARK_RE = re.compile(
     r"(?:不要|不得|不能|禁止|别)(?:外传|泄露|公开|对外)|"
     # Not bare 保密 / 敏感: "保密期限 3 年" (a contract's term) and "大小写敏感" say nothing about the audience.
     r"(?:对外|注意|需要|要|请|务必)保密|保密(?:信息|资料|数据)|敏感(?:信息|数据|内容)|"
-    r"查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号",
+    r"查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号|"
+    # "这个数只给内部看", "别让外面的人看到", "only for the team's eyes"
+    r"只(?:给|让|限|在)内部|(?:别|不要|不能|不许)让外(?:面|边|部)?的?人|外人(?:不能|别|不要)看|"
+    r"\bonly for (?:the team|us|internal eyes|our eyes)\b|\b(?:don'?t|do not|never) let (?:outsiders|the client|clients|viewers|anyone outside)\b",
     re.IGNORECASE,
 )
 SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
