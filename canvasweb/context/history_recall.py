@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import recall_rank
+from .lexical import query_terms
+from .recall_excerpt import LONG_SENTENCE_TOKENS, MIN_SAVING, clause_excerpt
 from .recall_index import RecallCandidate, is_low_information, sentence_tokens, turn_sentences
 from .recall_rank import (
     SHORT_REPLY_TOKENS,
@@ -38,6 +40,7 @@ from .recall_rank import (
 )
 from .recall_signals import asks_for_value, value_score
 from .retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER
+from .synonyms import expansion
 from .text import escape_delimiters, normalize_sentence, split_sentences
 from .tokens import TokenCache
 
@@ -90,6 +93,7 @@ class _Turn:
     sentences: list[str]
     tokens: list[int]  # token count per sentence
     keep: set[int] = field(default_factory=set)
+    whole: dict[int, str] = field(default_factory=dict)  # sentences quoted as clause excerpts: their text
 
 
 def recall_history(
@@ -184,18 +188,73 @@ def recall_history(
         toks = [t for sentence in sentence_tokens(candidates[ci], cache) for t in sentence]
         return carries_nothing(candidates[ci], toks, cache)
 
+    wants_value = asks_for_value(question)
+    terms = dict.fromkeys(query_terms(question), 1.0)
+    for t, w in expansion(question).items():
+        terms.setdefault(t, w)
+
+    def clip(ci: int, si: int) -> bool:
+        """Quote a long sentence that did not fit as its clauses that match the question."""
+        t = turn(ci)
+        if si in t.keep or si in t.whole or t.tokens[si] < LONG_SENTENCE_TOKENS:
+            return False
+        excerpt = clause_excerpt(t.sentences[si], terms, wants_value=wants_value)
+        if excerpt is None:
+            return False
+        cost = count(excerpt)
+        if cost > (1.0 - MIN_SAVING) * t.tokens[si]:
+            return False
+        return grow_sentence(ci, si, excerpt, cost)
+
+    def grow_sentence(ci: int, si: int, text: str, cost: int) -> bool:
+        t = turn(ci)
+        full, full_cost = t.sentences[si], t.tokens[si]
+        t.sentences[si], t.tokens[si] = text, cost
+        if grow(ci, {si}):
+            t.whole[si] = full
+            return True
+        t.sentences[si], t.tokens[si] = full, full_cost
+        return False
+
+    def unclip(ci: int, si: int) -> None:
+        """Give a clause excerpt its whole sentence back when the budget allows."""
+        nonlocal used
+        t = turns[ci]
+        full = t.whole[si]
+        extra = count(full) - t.tokens[si]
+        if used + extra > max_tokens:
+            return
+        used += extra
+        t.sentences[si], t.tokens[si] = full, t.tokens[si] + extra
+        del t.whole[si]
+
     strong = [r for r in ranked if r[1] >= STRONG_RELATIVE_SCORE]
     weak = [r for r in ranked if r[1] < STRONG_RELATIVE_SCORE]
-    wants_value = asks_for_value(question)
-    _cover(strong, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip, wants_value=wants_value)
+    _cover(
+        strong,
+        turn=turn,
+        grow=grow,
+        clip=clip,
+        neighbour=neighbour,
+        turns=turns,
+        skip=skip,
+        wants_value=wants_value,
+    )
     if weak:
         cap = max_tokens
         max_tokens = used + (cap - used) // 2
         _cover(
-            weak, turn=turn, grow=grow, neighbour=neighbour, turns=turns, skip=skip, wants_value=wants_value
+            weak,
+            turn=turn,
+            grow=grow,
+            clip=clip,
+            neighbour=neighbour,
+            turns=turns,
+            skip=skip,
+            wants_value=wants_value,
         )
         max_tokens = cap
-    _detail(strong, turns=turns, grow=grow)
+    _detail(strong, turns=turns, grow=grow, clip=clip, unclip=unclip)
 
     chosen = sorted((t for t in turns.values() if t.keep), key=lambda t: t.cand.position)
     while chosen:
@@ -218,6 +277,7 @@ def _cover(
     *,
     turn: Callable[[int], _Turn],
     grow: Callable[[int, set[int]], bool],
+    clip: Callable[[int, int], bool],
     neighbour: Callable[[int], int | None],
     turns: Mapping[int, _Turn],
     skip: frozenset[str],
@@ -238,7 +298,7 @@ def _cover(
             want = {best}
             if wants_value and (follow := _value_after(t, best)) is not None:
                 want.add(follow)
-        if not grow(ci, want) and not grow(ci, {best}):
+        if not grow(ci, want) and not grow(ci, {best}) and not clip(ci, best):
             continue
         nb = neighbour(ci)
         if nb is not None and nb not in turns:
@@ -270,16 +330,22 @@ def _detail(
     *,
     turns: Mapping[int, _Turn],
     grow: Callable[[int, set[int]], bool],
+    clip: Callable[[int, int], bool],
+    unclip: Callable[[int, int], None],
 ) -> None:
-    """Pass 2, detail: hit turns grow toward their whole text (sentences near the hits first), best first."""
+    """Pass 2, detail: hit turns grow toward their whole text (clause excerpts back to their whole
+    sentence first, then sentences near the hits), best first."""
     for ci, _score, sent_hits in ranked:
         t = turns.get(ci)
+        for si in list(t.whole) if t is not None else ():
+            unclip(ci, si)
         # A turn whose hit did not fit in pass 1 gets nothing: a sentence next to the hit, without it, answers nothing.
         if t is None or not t.keep or len(t.keep) == len(t.sentences):
             continue
         for si in sorted(set(sent_hits) | {i + 1 for i in sent_hits} | {i - 1 for i in sent_hits}):
-            if 0 <= si < len(t.sentences) and si not in t.keep:
-                grow(ci, {si})
+            # A matching sentence too long to fit whole comes as its matching clauses.
+            if 0 <= si < len(t.sentences) and si not in t.keep and not grow(ci, {si}) and si in sent_hits:
+                clip(ci, si)
 
 
 def _render(turns: Sequence[_Turn]) -> str:
@@ -295,7 +361,9 @@ def _render(turns: Sequence[_Turn]) -> str:
             prev = i
         if any(t.sentences[prev + 1 :]):
             parts.append(ELLIPSIS)
-        body = escape_delimiters(" ".join(parts).replace("\n", " "))
+        body = escape_delimiters(
+            " ".join(parts).replace("\n", " ").replace(f"{ELLIPSIS} {ELLIPSIS}", ELLIPSIS)
+        )
         lines.append(f"[#{t.cand.position + 1} {t.cand.message.role}] {body}")
     lines.append(RECALL_CLOSE)
     return "\n".join(lines)

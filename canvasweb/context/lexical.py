@@ -132,9 +132,25 @@ def tokenize(text: str, *, chars: bool = False) -> list[str]:
     return out
 
 
+# "how far", "how big", "how often", 多远, 多大: the adjective asks for a kind of value (a distance, a
+# size, a frequency) and is not what the answer is about: "4.8 m" never says "far", while "as far as
+# I know" and "a big renovation" do. The canvas side reads the asked kind (answer_kinds.py). "how
+# long" and "how old" stay: "long" and "old" also name the thing asked about ("the long table", "the
+# old quote").
+_HOW_DEGREE_RE = re.compile(
+    r"\bhow\s+(?:far|big|large|tall|high|wide|deep|heavy|often|early|late|soon|fast|quickly|"
+    r"strong|thick|tight|wet|dry)\b|多远|多大|多高|多宽|多深|多重|多厚|多粗",
+    re.IGNORECASE,
+)
+
+
 def query_terms(text: str, *, chars: bool = False) -> list[str]:
-    """Distinct tokens of a query, in first-seen order."""
-    return list(dict.fromkeys(tokenize(text, chars=chars)))
+    """Distinct tokens of a query, in first-seen order ("how far", "多大" … count as question words)."""
+    return list(dict.fromkeys(tokenize(_HOW_DEGREE_RE.sub(_how, text), chars=chars)))
+
+
+def _how(m: re.Match[str]) -> str:
+    return "how" if m.group(0)[0] in "Hh" else "，"
 
 
 def term_weights(terms: Iterable[str]) -> dict[str, float]:

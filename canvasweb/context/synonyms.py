@@ -67,7 +67,8 @@ def _groups() -> tuple[list[list[_Phrase]], list[list[_Phrase]]]:
 def expansion(question: str) -> dict[str, float]:
     """Words to add to the question's own terms, with their weights (never one of its own). The dict
     is cached and shared: read it, do not change it."""
-    have = set(query_terms(question))
+    # The question's own words, "how tall" included ("tall" fires height, and is not added again).
+    have = set(query_terms(question)) | set(tokenize(question))
     by_words, by_text = _groups()
     fired = [g for g in by_words if any(not p.cjk and have.issuperset(p.tokens) for p in g)]
     if _is_cjk(question):

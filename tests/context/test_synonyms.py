@@ -188,3 +188,19 @@ def test_one_word_of_a_phrase_does_not_fire_its_group(question, not_added):
 def test_a_wedding_is_not_a_wednesday():
     assert query_terms("When is the wedding reception?") != query_terms("When is the Wednesday reception?")
     assert query_terms("wedding") == query_terms("weddings")
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("Who will guarantee the loan if sales fall short?", "underwrit"),
+        ("What's the smallest order they take?", "minimum"),
+        ("When is lights out at the scout camp?", "curfew"),
+        ("屋主什么时候来收房？", "房东"),
+        ("供应商能接受的最低价是多少？", "底价"),
+        ("宣传的小册子印多少？", "pamphlet"),
+        ("这批货的成本多少？", "花费"),
+    ],
+)
+def test_third_batch_groups_fire(question, word):
+    assert word in synonyms.expansion(question)
