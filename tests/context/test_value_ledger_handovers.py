@@ -96,3 +96,28 @@ def test_an_overbooked_venue_beside_its_replacement_is_old():
         ("Harbour Lodge", "old"),
         ("Tern Inn", "new"),
     ]
+
+
+def test_a_figure_said_to_be_the_old_one_is_retired_everywhere():
+    out = rewritten(
+        ("user", "The new lintel over the doorway has to span 2.7 m, says the engineer."),
+        ("assistant", "Noted, 2.7 m for the lintel."),
+        ("user", "you're right to ask, it's 3.1. 2.7 was the old opening before we widened it"),
+    )
+    assert "2.7" not in out[0] and "2.7" not in out[1]
+    zh = rewritten(
+        ("user", "门头招牌宽度做 4.5 米。"),
+        ("assistant", "好的。"),
+        ("user", "不对，现在是 5.2 米，4.5 米是原来的方案。"),
+    )
+    assert "4.5" not in zh[0]
+
+
+def test_a_figure_said_in_the_past_tense_alone_is_not_old():
+    # control: "was" without "old" reports a past fact, it names nothing as replaced
+    out = rewritten(
+        ("user", "The lintel over the doorway spans 2.7 m."),
+        ("assistant", "Noted."),
+        ("user", "The skip was £240 and it arrived on time."),
+    )
+    assert "2.7 m" in out[0]

@@ -22,6 +22,9 @@ _OLD_AFTER_RE = re.compile(
     r"^\s*(?:[A-Za-z%]+\s+|[\u4e00-\u9fff]{1,2}(?=太|也|已|都|不|停|作|走|赶|来|取|错|撤|失|废|过|那))?(?:已经?|都|被|也)?(?:is gone|is getting (?:decommissioned|retired|shut down|turned off)|is being (?:decommissioned|retired)|is deprecated|was gone|is dead|is too\b|was too\b|are too\b|too (?:few|many|low|high|late|early|"
     r"loose|tight|much|little)|is out\b|was used|is no longer|no longer|won'?t work|doesn'?t work|is off|was wrong|"
     r"is wrong|was a mistake|got cancell?ed|is cancell?ed|"
+    # "4.2 was the old opening", "the 5433 is our old port", "800元是去年的"
+    r"(?:was|is|were|are) (?:the |our |their |an? )?(?:old|previous|earlier|original|outdated|superseded|draft)\b|"
+    r"是(?:之前|原来|以前|去年|旧|老)的|"
     r"那个|那个[\u4e00-\u9fff]{0,4}(?:跟|和|不|冲突)|停用|作废|不行|不用了|不对|走不了|赶不上|来不及|太多|太少|太高|太低|"
     r"太保守|太松|太紧|取消|也不行|不够|错了|撤了|失效|废了|过期)",
     re.IGNORECASE,
