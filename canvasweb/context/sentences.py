@@ -152,6 +152,7 @@ _UNIT_RE = re.compile(rf"[A-Za-z]+|%|[{_CJK_UNITS}]")
 _OLD_VALUE_RE = re.compile(r"(?:\bnot|\bno longer|不是|而不是|并非)\s*$", re.IGNORECASE)
 _WEAK_SUBJECT = frozenset({"us", "it", "that", "this", "we", "they", "them", "是", "了"})
 LOOSE_REACH = 6  # messages
+LOOSE_MAX_VALUES = 2  # new values a subjectless correction may give
 
 
 def _shape(value: str) -> str:
@@ -223,6 +224,10 @@ def analyze_text(text: str) -> tuple[SentenceInfo, ...]:
         loose_old: frozenset[str] = frozenset()
         if "correction" in cats and not (subject - _WEAK_SUBJECT):
             loose_values, loose_shapes, written, loose_old = _new_values(core)
+            if len(loose_values) > LOOSE_MAX_VALUES:
+                # A long sentence of figures with a cue somewhere ("700 krónur … 15,000 krónur … rather
+                # than cash") is no subjectless correction ("刚才说错了，是4月1日"): it names one value.
+                loose_values, loose_shapes, written, loose_old = frozenset(), frozenset(), "", frozenset()
             if loose_values and not value_text:
                 value_text = written
         infos.append(

@@ -213,6 +213,10 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 s.since = ev.order
             elif s.current is None and m.type == "name":
                 s.since = ev.order  # "no longer Halvorsen … Dr Moreau now": set by this message
+            elif s.current is None:
+                # "2:45am, not 3:15am": set by this sentence, so a value of its kind in another
+                # sentence of the message ("Students in the car park by 2:30.") is a fact of its own
+                s.set_by = (ev.order, m.sentence)
             s.retired = [r for r in s.retired if not same_value(m, r)]  # said again: current again
             if s.current is None or not same_value(m, s.current):
                 s.stated_in = ev.position

@@ -14,7 +14,7 @@ _CUE_RE = re.compile(
     r"turns out|after all|anymore|any more|scratch|correct(?:ion)?|actually|can'?t|cannot|couldn'?t|won'?t|unavailable|"
     # a speaker taking back what was just said, or a value that went up or down
     r"wait|hang on|hold on|sorry|wrong|mistake|misread|typo|make (?:it|that)|(?:down|up) to|"
-    r"rais(?:e|ed|ing)|lower(?:ed)?|drop(?:s|ped)?|bump(?:ed)?|settled?|going with|in the end|"
+    r"rais(?:e|ed|ing)|lower(?:ed)?|drop(?:s|ped|ping)?\s+(?:to|by)|dropped|bump(?:ed)?|settled?|going with|in the end|"
     r"cut|slash(?:ed)?|reduc(?:e|ed)|increas(?:e|ed)|trimm?(?:ed)?|slipp(?:ed)?|slips?|delay(?:ed)?|"
     r"postpon(?:e|ed)|brought forward|veto(?:ed)?|replac(?:e|ed)|went (?:up|down)|goes (?:up|down)|"
     # an instruction that sets a value, or says from when it holds

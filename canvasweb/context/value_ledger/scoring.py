@@ -31,6 +31,9 @@ class _Slot:
     current: Mention | None
     retired: list[Mention] = field(default_factory=list)
     since: int = -2  # the event whose statement made `current` current
+    set_by: tuple[int, int] | None = (
+        None  # (event, sentence) of a correction that set `current` after naming the old
+    )
     stated_in: int = -1  # the message that stated `current` (-1: a canvas event or none)
 
 
@@ -183,6 +186,8 @@ def _score(
         same = s.current is not None and same_value(m, s.current)
         if s.since == ev.order and not same:
             continue  # two values in one message are two facts, not a correction
+        if not same and s.set_by is not None and s.set_by[0] == ev.order and s.set_by[1] != m.sentence:
+            continue  # "2:45am, not 3:15am. Students there by 2:30.": the next sentence is another fact
         if not same and id(s) not in named_old and _only_a_generic_verb(m, words, s):
             continue
         overlap = _overlap(words, s)

@@ -75,6 +75,9 @@ def subject_words(text: str) -> frozenset[str]:
 WEEKDAY_WORDS = _weekday_words()  # the subject words a weekday is said with ("tuesday", "周三", "wed")
 
 
+_SPEAKER_RE = re.compile(r"[A-Z][a-z]+(?:\s+(?:again|here))?")
+
+
 def _header_words(text: str) -> frozenset[str]:
     """The topic a chat message opens with: "infra: …", "price talk with X. …", "预算这边，…"."""
     m = re.match(r"\s*([^:：。.!?！？\n]{1,40})[:：]", text) or re.match(
@@ -82,6 +85,8 @@ def _header_words(text: str) -> frozenset[str]:
     )
     if not m or re.search(r"\d", m.group(1)) or any(v.type == "weekday" for v in find_values(m.group(1))):
         return frozenset()  # a value is no topic ("Actually it's Thursday.")
+    if _SPEAKER_RE.fullmatch(m.group(1).strip()):
+        return frozenset()  # who is typing ("Daniel.", "Clare again,", "Raj here:") is no topic
     words = subject_words(m.group(1))
     return words if len(words) <= 4 else frozenset()
 
