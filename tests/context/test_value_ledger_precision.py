@@ -69,3 +69,17 @@ def test_a_long_sentence_of_figures_is_no_subjectless_correction():
     corrections: list = []
     retire_outdated(message=later, later_corrections=corrections, position=5)
     assert retire_outdated(message=earlier, later_corrections=corrections, position=2) is None
+
+
+def test_a_price_word_makes_a_bare_chinese_amount_money():
+    (m,) = find_mentions("供应商说单价可以降到 46,800 一套")
+    assert m.type == "money" and m.key == "cny:46800"
+    out = rewritten(
+        ("user", "展柜报价 ¥52,000/套。"),
+        ("assistant", "好的。"),
+        ("user", "刚谈完，展柜报价改成 46,800 了。"),
+    )
+    assert "52,000" not in out[0]
+    # control: a small count after a price word is no amount
+    (c,) = find_mentions("单价 3 个以内")
+    assert c.type != "money"

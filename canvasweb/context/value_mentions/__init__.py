@@ -69,6 +69,12 @@ _IDENT_RE = re.compile(
 
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
 
+# A price word just before a bare whole number: Chinese amounts often leave 元 unsaid ("单价可以降到 352,000
+# 一台", "报价 46800"). Only whole numbers of four or more digits: "单价 3 个" is no amount.
+_PRICE_BEFORE_RE = re.compile(
+    r"(?:单价|价格|报价|售价|总价|成交价|底价|费用|成本|租金|预算)[^\d，。；,;]{0,6}$"
+)
+
 # A text without digits may still state a value: a weekday ("actually it's Thursday", "改成周四").
 _WEEKDAY_HINT_RE = re.compile(r"(?i:day)|Mon|Tue|Wed|Thu|Fri|Sat|Sun|周|星期|礼拜")
 # An amount or head count in Chinese numerals ("四万", "三十人"): capture/values.py types it.
@@ -99,7 +105,14 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
             # "Wednesday, March 4" is one date: its mention (and a rewrite) covers the day too
             day = WEEKDAY_BEFORE_DATE_RE.search(text, max(0, start - 16), start)
             start = day.start() if day else start
-        values.append((start, v.end, text[start : v.end] if start != v.start else v.raw, v.type, v.key))
+        kind, key = v.type, v.key
+        if (
+            kind == "number"
+            and _PRICE_BEFORE_RE.search(text, max(0, v.start - 10), v.start)
+            and len(digits) >= 4
+        ):
+            kind, key = "money", f"cny:{int(digits)}"  # "单价可以降到 352,000 一台": 元 left unsaid
+        values.append((start, v.end, text[start : v.end] if start != v.start else v.raw, kind, key))
     taken = [(s, e) for s, e, *_ in values]
     for m in _IDENT_RE.finditer(text):
         if any(m.start() < e and s < m.end() for s, e in taken):
