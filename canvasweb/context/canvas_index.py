@@ -16,6 +16,7 @@ Nodes are sorted by id, so nothing depends on the order of the input list.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar, cast
 
@@ -264,6 +265,34 @@ class CanvasIndex:
             self._derived[key] = compute()
         return cast(T, self._derived[key])
 
+    def replacements(self) -> frozenset[int]:
+        """Live nodes that replaced a retired one: the target of a supersede, and a node saying the
+        same "label:" as an archived node it is not older than ("Caterer: X" archived, "Caterer: Y"
+        added). Computed once per index state."""
+        return self.derived("replacements", self._find_replacements)
+
+    def _find_replacements(self) -> frozenset[int]:
+        out: set[int] = set()
+        archived: dict[str, float] = {}  # label -> newest archive time (0.0: unknown)
+        for i, n in enumerate(self.nodes):
+            st = self.status[i]
+            if st == _SUPERSEDED:
+                j = self.pos.get(n.superseded_by or "")
+                if j is not None and self.status[j] == _OK:
+                    out.add(j)
+            elif st == _ARCHIVED:
+                label = node_label(n.content)
+                if label:
+                    archived[label] = max(archived.get(label, 0.0), self.updated_ts[i] or 0.0)
+        if archived:
+            for i, n in enumerate(self.nodes):
+                if self.status[i] != _OK:
+                    continue
+                label = node_label(n.content)
+                if label and label in archived and (self.updated_ts[i] or 0.0) >= archived[label]:
+                    out.add(i)
+        return frozenset(out)
+
     def _memo_put(self, key: tuple[object, ...], value: bool) -> None:
         if len(self._filter_memo) > 50_000:
             self._filter_memo.clear()
@@ -409,6 +438,16 @@ class CanvasIndex:
                 sets.append(terms)
             got = self._restricted[role_level] = (sets, post)
         return got
+
+
+_LABEL_RE = re.compile(r"^\s*([^:：\n]{1,40}?)\s*[:：](?!\d)")
+
+
+def node_label(text: str) -> str:
+    """The label a note opens with ("Venue" of "Venue: Long Gallery", "住宿" of "住宿：…"), lower-case;
+    "" when it has none."""
+    m = _LABEL_RE.match(text)
+    return m.group(1).strip().lower() if m else ""
 
 
 def _restates_with_other_values(terms: frozenset[str], old: frozenset[str]) -> bool:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -225,6 +226,7 @@ def select_nodes(
             )
         scores = _feedback_scores(index, scores, q_terms, role_level)
         scores = _answer_kind_scores(index, scores, question, cfg.max_question_matches)
+        scores = _replacement_scores(index, scores, question, cfg.max_question_matches)
         for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information
@@ -355,6 +357,44 @@ def _answer_kind_scores(
             kinds = stated[node.id] = stated_kinds(node.content)
         if kinds & asked:
             out[i] = round(s * (1.0 + ANSWER_KIND_LIFT), 6)
+    return out
+
+
+# A card that replaced a superseded or archived one is the newest statement of its subject. Among
+# look-alike matches it is the likelier answer, most of all when the question asks for the value as it
+# stands now ("at this point", "in the end", "最后", "到底", "现在"): such a question is asked because the
+# value changed. Only matches are lifted, never a card that shares no word with the question.
+REPLACEMENT_LIFT = 0.15
+REPLACEMENT_LIFT_NOW = 1.0
+_NOW_RE = re.compile(
+    r"\b(?:now|currently|current|at this point|at the moment|these days|in the end|final|finally|"
+    r"actually|latest|as it stands|as things stand|ended up|after all|anymore|any more)\b|"
+    r"最后|最终|到底|究竟|现在|目前|眼下|如今|现行|最新|实际上|敲定|定下来|改成|改为|后来",
+    re.I,
+)
+
+
+def asks_current_value(question: str) -> bool:
+    """The question asks for a value as it stands after changes ("what's the price at this point?")."""
+    return bool(_NOW_RE.search(question))
+
+
+def _replacement_scores(
+    index: CanvasIndex, scores: dict[int, float], question: str, want: int
+) -> dict[int, float]:
+    if not scores:
+        return scores
+    replacements = index.replacements()
+    if not replacements:
+        return scores
+    lift = REPLACEMENT_LIFT_NOW if asks_current_value(question) else REPLACEMENT_LIFT
+    top = heapq.nlargest(
+        ANSWER_KIND_CANDIDATES_PER_MATCH * want, scores.items(), key=lambda kv: (kv[1], -kv[0])
+    )
+    out = dict(scores)
+    for i, s in top:
+        if i in replacements:
+            out[i] = round(s * (1.0 + lift), 6)
     return out
 
 
