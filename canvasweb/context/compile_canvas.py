@@ -36,6 +36,7 @@ def build_canvas_layer(
     fingerprint: str,
     report: CompileReport,
     timings: dict[str, float],
+    question_memo: dict[str, dict[int, float]] | None = None,
 ) -> CanvasLayer:
     """Rank only about as many nodes as the block can hold (~32 tokens per record); if they all
     fit and more were in range, widen once and retry. Fills the report's node fields."""
@@ -57,6 +58,7 @@ def build_canvas_layer(
             now=request.now,
             question_vector=emb.question if emb is not None else None,
             node_vectors=emb.nodes if emb is not None else None,
+            question_memo=question_memo,
         )
         timings["select"] += _ms(t)
         t = time.perf_counter()

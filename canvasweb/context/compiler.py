@@ -158,6 +158,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
     # 2. canvas block.
     canvas = CanvasLayer()
     truncations_before_canvas = len(report.truncations)
+    question_memo: dict[str, dict[int, float]] = {}  # the question's node scores, shared by both selections
     if plan.use_canvas and index is not None and plan.canvas - MESSAGE_OVERHEAD_TOKENS >= MIN_USEFUL_TOKENS:
         canvas = build_canvas_layer(
             request=request,
@@ -168,6 +169,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
             fingerprint=fingerprint,
             report=report,
             timings=timings,
+            question_memo=question_memo,
         )
     elif plan.use_canvas:
         report.notes.append("canvas layer skipped: no room")
@@ -199,6 +201,7 @@ def compile_context(*, request: CompileRequest) -> CompiledContext:
                 fingerprint=fingerprint,
                 report=report,
                 timings=timings,
+                question_memo=question_memo,
             )
     share_unused_canvas(plan, canvas_cost=canvas.cost, n_older=n_older, past_share=past_share)
 

@@ -105,8 +105,13 @@ def select_nodes(
     now: str | None = None,
     question_vector: Sequence[float] | None = None,
     node_vectors: dict[str, Sequence[float]] | None = None,
+    question_memo: dict[str, dict[int, float]] | None = None,
 ) -> Selection:
     """Rank the nodes the asking role may see for this viewport and question.
+
+    `question_memo`: a dict kept for one compile; the question's scores over the canvas depend on
+    neither the viewport nor the limit, so a second selection in the same compile (the narrowed
+    canvas block) reuses them instead of walking the postings again (half of a 100,000-node compile).
 
     `now` (ISO 8601; default: the newest updated_at on the canvas) ages
     unpinned nodes (SelectionConfig.decay_*). With `question_vector` and
@@ -213,20 +218,27 @@ def select_nodes(
     if q_terms and index.n_indexed:
         by_score: dict[float, list[int]] = {}
         matched = 0
-        scores = _question_scores(index, q_terms)
-        if index.text_index is not None:
-            scores = hybrid_scores(
-                index,
-                question,
-                scores,
-                decay=decay,
-                question_vector=question_vector,
-                node_vectors=node_vectors,
-                limit=cfg.max_question_matches,
-            )
-        scores = _feedback_scores(index, scores, q_terms, role_level)
-        scores = _answer_kind_scores(index, scores, question, cfg.max_question_matches)
-        scores = _replacement_scores(index, scores, question, cfg.max_question_matches)
+        memo_key = f"{role_level}:{cfg.max_question_matches}"
+        cached = question_memo.get(memo_key) if question_memo is not None else None
+        if cached is not None:
+            scores = cached
+        else:
+            scores = _question_scores(index, q_terms)
+            if index.text_index is not None:
+                scores = hybrid_scores(
+                    index,
+                    question,
+                    scores,
+                    decay=decay,
+                    question_vector=question_vector,
+                    node_vectors=node_vectors,
+                    limit=cfg.max_question_matches,
+                )
+            scores = _feedback_scores(index, scores, q_terms, role_level)
+            scores = _answer_kind_scores(index, scores, question, cfg.max_question_matches)
+            scores = _replacement_scores(index, scores, question, cfg.max_question_matches)
+            if question_memo is not None:
+                question_memo[memo_key] = scores
         for i, s in scores.items():
             if s <= cfg.question_min_score or index.level[i] > role_level:
                 continue  # invisible matches are never reported: the match itself is information
