@@ -92,6 +92,15 @@ def capture_suggestions(
     # A fact that restates an internal (or secret) node is at least as sensitive as that node.
     restated = restated_sensitivity(message.content, nodes)
     facts = [replace(f, sensitivity=stricter(f.sensitivity, restated)) for f in facts]
+    # A fact the user wants kept from others that this role cannot mark as strictly is not offered:
+    # accepting it would show it to everyone the role can ("code 5820, but don't put that where
+    # anyone can see" typed by an editor, who cannot make a card secret).
+    markable = [strictest_markable(role, f.sensitivity) == f.sensitivity for f in facts]
+    if targets is not None:
+        targets = [t for t, ok in zip(targets, markable, strict=True) if ok]
+    facts = [f for f, ok in zip(facts, markable, strict=True) if ok]
+    if not facts and not conflicts:
+        return []
     context = _recent_text(conversation=conversation, before_id=message.pk)
     history = _earlier_user_facts(conversation=conversation, before_id=message.pk)
     conflict_ids = {c.node.id for c in conflicts}

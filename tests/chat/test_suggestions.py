@@ -265,3 +265,14 @@ def test_a_held_correction_still_retires_the_value_the_canvas_shows(canvas, alic
     # Held and nothing on the canvas to retire: nothing is offered.
     turn = say(alice, canvas, "The florist quoted $210. Don't card it yet.", scripted_llm)
     assert turn.suggestions == []
+
+
+def test_a_fact_said_to_be_secret_is_offered_only_to_who_can_mark_it_secret(canvas, alice, bob, scripted_llm):
+    # bob (editor) cannot make a card secret: accepting would show the code to every editor
+    said = "The garage door code is 2614, but don't put it where anyone can see."
+    assert say(bob, canvas, said, scripted_llm).suggestions == []
+    [s] = say(alice, canvas, said, scripted_llm).suggestions  # the owner can
+    assert s["sensitivity"] == "secret"
+    # an internal fact is still offered to an editor, as internal
+    [i] = say(bob, canvas, "The floor price is 4200 dollars, only for the team.", scripted_llm).suggestions
+    assert i["sensitivity"] == "internal"
