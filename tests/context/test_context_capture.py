@@ -92,6 +92,12 @@ def test_restricted_facts_keep_who_may_see_them():
     ) == {"internal"}
     assert sensitivities("备用金是 8600 元，放在二楼保险柜，你帮我记一下，设成保密的。") == {"secret"}
     assert sensitivities("The garage door code is 2614, but don't put it where anyone can see.") == {"secret"}
+    assert sensitivities(
+        "The cash float in the office safe is £600, staff only, so keep it hidden please."
+    ) == {"secret"}
+    assert sensitivities("Not for the newsletter or anyone outside the team: the raffle float is £250.") == {
+        "internal"
+    }
 
 
 def test_ordinary_uses_of_the_words_stay_public():
@@ -106,6 +112,7 @@ def test_ordinary_uses_of_the_words_stay_public():
     assert sensitivities("Store secrets in Vault; the vault port is 8200.") == {"public"}
     assert sensitivities("The parts list only for the kitchen is 12 items.") == {"public"}
     assert sensitivities("内部装修预算 12 万") == {"public"}
+    assert sensitivities("Only staff can park in bay 3; the car park fee is £4.") == {"public"}
 
 
 def test_numbers_inside_identifiers_are_not_values():

@@ -27,6 +27,7 @@ _NEGATED_MARK_RE = re.compile(
 _SECRET_MARK_RE = re.compile(
     r"\b(?:top[ -]secret|classified|owners? only|keep (?:it|this|that|them) secret|(?:this|that|it) is (?:a )?secret)\b|"
     r"\b(?:don'?t|do not|never) (?:put|leave|write|show) (?:it|this|that|them) (?:where|anywhere) (?:anyone|everyone|people|others) can see\b|"
+    r"\bkeep (?:it|this|that|them) hidden\b|"
     r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见|(?:设|标|改)(?:成|为|置为)(?:保密|机密)",
     re.IGNORECASE,
 )
@@ -42,7 +43,8 @@ _INTERNAL_MARK_RE = re.compile(
     r"查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号|"
     # "这个数只给内部看", "别让外面的人看到", "only for the team's eyes"
     r"只(?:给|让|限|在)内部|(?:别|不要|不能|不许)让外(?:面|边|部)?的?人|外人(?:不能|别|不要)看|"
-    r"\bonly for (?:the team|us|internal eyes|our eyes)\b|\b(?:don'?t|do not|never) let (?:outsiders|the client|clients|viewers|anyone outside)\b",
+    r"\bonly for (?:the team|us|internal eyes|our eyes)\b|\b(?:staff|team)[ -]only\b|\bfor staff only\b|"
+    r"\b(?:not for|never (?:goes |go )?to) (?:the )?(?:parents|customers|clients|public|press|anyone outside)\b|\banyone outside (?:the|our) (?:team|trip team|company)\b|\b(?:don'?t|do not|never) let (?:outsiders|the client|clients|viewers|anyone outside)\b",
     re.IGNORECASE,
 )
 SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
