@@ -255,6 +255,9 @@ CANVASWEB: dict[str, Any] = {
     # while other sockets wait too (a socket alone on the canvas gets the whole batch).
     "GROUP_COMMIT_MAX_OPS": env_int("CANVASWEB_GROUP_COMMIT_MAX_OPS", 200),
     "GROUP_COMMIT_OPS_PER_SOCKET": env_int("CANVASWEB_GROUP_COMMIT_OPS_PER_SOCKET", 8),
+    # Threads per process that run group commits (a canvas always on the same one), apart from the
+    # thread Channels shares for all other database work; 0 = commit on that shared thread.
+    "GROUP_COMMIT_THREADS": env_int("CANVASWEB_GROUP_COMMIT_THREADS", 1),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.

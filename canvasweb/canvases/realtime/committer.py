@@ -2,8 +2,8 @@
 
 A socket submits each accepted op and gets a future; the committer drains
 everything queued for the canvas (every socket, in arrival order), applies it
-with `services.apply_operations` in one transaction on the database thread,
-then resolves the futures (each socket acks in its own order) and hands the
+with `services.apply_operations` in one transaction on a commit thread of its
+own (below), then resolves the futures (each socket acks in its own order) and hands the
 batch's change events to the canvas's broadcaster. While one batch commits the
 next one queues, so a busy canvas commits in larger batches instead of in a
 longer line.
@@ -12,17 +12,26 @@ The broadcaster sends each batch to the channel layer as one message
 (`canvas.changes`, every socket turns it back into one `change` frame per
 revision, as before) from an async task: no Redis round trip on the database
 thread, and batches leave in commit order.
+
+Commits run on dedicated commit threads (`GROUP_COMMIT_THREADS`, default 1; a canvas always uses
+the same one), not on the one thread Channels shares for all `database_sync_to_async` work, so a
+commit does not queue behind another socket's hello, catch-up or sync check, nor those behind
+commits. Each thread keeps its own Django connection, opened, aged and health-checked around every
+call as Channels does (`DatabaseSyncToAsync`). A canvas still commits one batch at a time, so its
+order is unchanged. 0 puts commits back on Channels' shared thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.layers import get_channel_layer
 
 from canvasweb.canvases import services
@@ -41,6 +50,36 @@ def max_batch() -> int:
 
 def per_socket() -> int:
     return int(canvasweb_config().get("GROUP_COMMIT_OPS_PER_SOCKET", 8))
+
+
+def commit_threads() -> int:
+    return int(canvasweb_config().get("GROUP_COMMIT_THREADS", 1))
+
+
+_EXECUTORS: list[ThreadPoolExecutor] = []
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def commit_executor(canvas_id: int) -> ThreadPoolExecutor | None:
+    """The commit thread of this canvas (always the same one for a canvas); None: Channels' shared
+    database thread (`GROUP_COMMIT_THREADS` = 0)."""
+    count = commit_threads()
+    if count <= 0:
+        return None
+    with _EXECUTORS_LOCK:
+        while len(_EXECUTORS) < count:
+            _EXECUTORS.append(
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"canvasweb-commit-{len(_EXECUTORS)}")
+            )
+    return _EXECUTORS[canvas_id % count]
+
+
+def _on_commit_thread(canvas_id: int, func: Any) -> Any:
+    executor = commit_executor(canvas_id)
+    if executor is None:
+        return database_sync_to_async(func)
+    # Not thread-sensitive: this executor's one thread, with close_old_connections() before and after.
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=executor)
 
 
 @dataclass
@@ -94,7 +133,7 @@ class CanvasCommitter:
     async def _commit(self, batch: list[_Pending]) -> None:
         requests = [p.request for p in batch]
         try:
-            outcome = await database_sync_to_async(services.apply_operations)(
+            outcome = await _on_commit_thread(self.canvas_id, services.apply_operations)(
                 canvas_id=self.canvas_id, requests=requests
             )
         except Exception:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 
 import pytest
+from channels.db import database_sync_to_async
 
+from canvasweb.canvases import services
 from canvasweb.canvases.realtime import committer
 from canvasweb.history.audit import verify_chain
 from tests.canvases.realtime import test_consumer
@@ -177,3 +180,52 @@ async def test_with_batch_frames_off_every_revision_is_its_own_change_frame(chan
     assert {f["type"] for f in frames} == {"change"}
     for ws in sockets:
         await ws.disconnect()
+
+
+async def test_commits_run_on_their_own_thread_not_waiting_for_the_shared_database_thread(
+    channel_layer, monkeypatch
+):
+    canvas, _users, tokens = await setup_canvas()
+    alice, _, _ = await join(canvas.pk, tokens["alice"])
+    threads = []
+    real = services.apply_operations
+
+    def recording(**kwargs):
+        threads.append(threading.current_thread().name)
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "apply_operations", recording)
+    # Channels' shared database thread is busy (as with another socket's snapshot load): ops still commit.
+    release = threading.Event()
+    blocker = asyncio.ensure_future(database_sync_to_async(release.wait)(10))
+    try:
+        for i in range(3):
+            ack = await send_op(alice, node_op(f"while the shared thread is busy {i}"))
+            assert ack["type"] == "ack" and not ack["duplicate"]
+        assert not blocker.done()
+    finally:
+        release.set()
+        await blocker
+    assert len(threads) == 3 and all(name.startswith("canvasweb-commit-") for name in threads)
+    await alice.disconnect()
+
+
+async def test_with_no_commit_threads_commits_run_on_the_shared_database_thread(
+    channel_layer, settings, monkeypatch
+):
+    settings.CANVASWEB = {**settings.CANVASWEB, "GROUP_COMMIT_THREADS": 0}
+    canvas, _users, tokens = await setup_canvas()
+    alice, _, _ = await join(canvas.pk, tokens["alice"])
+    threads = []
+    real = services.apply_operations
+
+    def recording(**kwargs):
+        threads.append(threading.current_thread().name)
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "apply_operations", recording)
+    shared = await database_sync_to_async(lambda: threading.current_thread().name)()
+    ack = await send_op(alice, node_op("on the shared thread"))
+    assert ack["type"] == "ack"
+    assert threads == [shared]
+    await alice.disconnect()
