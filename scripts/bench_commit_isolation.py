@@ -30,12 +30,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings")
 django.setup()
 
 from channels.db import database_sync_to_async  # noqa: E402
-from channels.testing import WebsocketCommunicator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from rest_framework.authtoken.models import Token  # noqa: E402
 
+from canvasweb.bench.socket_clients import join, move_loop  # noqa: E402
 from canvasweb.canvases import services  # noqa: E402
 from canvasweb.canvases.actors import user_actor  # noqa: E402
 from canvasweb.config.asgi import application  # noqa: E402
@@ -68,23 +68,9 @@ def setup():
     return token, a.pk, b.pk, node
 
 
-async def join(token, canvas_id):
-    ws = WebsocketCommunicator(
-        application,
-        f"/ws/canvases/{canvas_id}/",
-        headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
-    )
-    connected, _ = await ws.connect()
-    assert connected
-    await ws.send_json_to({"type": "hello", "last_revision": None})
-    await ws.receive_json_from(30)
-    await ws.receive_json_from(30)
-    return ws
-
-
 async def phase(token, a, b, node, readers):
-    editor = await join(token, a)
-    others = [await join(token, b) for _ in range(readers)]
+    editor = await join(application, token, a)
+    others = [await join(application, token, b) for _ in range(readers)]
     stop = False
     snapshots = 0
 
@@ -98,26 +84,7 @@ async def phase(token, a, b, node, readers):
 
     tasks = [asyncio.ensure_future(read_loop(ws)) for ws in others]
     await asyncio.sleep(0.3)
-    lat = []
-    deadline = time.monotonic() + SECONDS
-    k = 0
-    while time.monotonic() < deadline:
-        k += 1
-        t0 = time.perf_counter()
-        await editor.send_json_to(
-            {
-                "type": "op",
-                "client_op_id": uuid.uuid4().hex,
-                "op": {"type": "node.move", "id": node, "x": float(k), "y": 1.0},
-            }
-        )
-        while True:
-            msg = await editor.receive_json_from(30)
-            if msg["type"] in ("ack", "reject"):
-                assert msg["type"] == "ack", msg
-                break
-        lat.append((time.perf_counter() - t0) * 1000)
-        await asyncio.sleep(0.02)
+    lat = await move_loop(editor, node, deadline=time.monotonic() + SECONDS)
     stop = True
     await asyncio.gather(*tasks)
     for ws in [editor, *others]:

@@ -21,12 +21,12 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canvasweb.config.settings")
 django.setup()
 from channels.db import database_sync_to_async  # noqa: E402
-from channels.testing import WebsocketCommunicator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from rest_framework.authtoken.models import Token  # noqa: E402
 
+from canvasweb.bench.socket_clients import join, move_loop  # noqa: E402
 from canvasweb.canvases import services  # noqa: E402
 from canvasweb.canvases.actors import user_actor  # noqa: E402
 from canvasweb.config.asgi import application  # noqa: E402
@@ -55,45 +55,16 @@ def setup():
     return token, out
 
 
-async def join(token, canvas_id):
-    ws = WebsocketCommunicator(
-        application,
-        f"/ws/canvases/{canvas_id}/",
-        headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
-    )
-    ok, _ = await ws.connect()
-    assert ok
-    await ws.send_json_to({"type": "hello", "last_revision": None})
-    await ws.receive_json_from(30)
-    await ws.receive_json_from(30)
-    return ws
-
-
 async def phase(token, canvases):
     socks = []
     for cid, nodes in canvases:
         for n in nodes:
-            socks.append((await join(token, cid), n))
+            socks.append((await join(application, token, cid), n))
     deadline = time.monotonic() + SECONDS
     counts = []
 
     async def loop(ws, node):
-        k = 0
-        while time.monotonic() < deadline:
-            k += 1
-            await ws.send_json_to(
-                {
-                    "type": "op",
-                    "client_op_id": uuid.uuid4().hex,
-                    "op": {"type": "node.move", "id": node, "x": float(k), "y": 1.0},
-                }
-            )
-            while True:
-                m = await ws.receive_json_from(30)
-                if m["type"] in ("ack", "reject"):
-                    assert m["type"] == "ack", m
-                    break
-        counts.append(k)
+        counts.append(len(await move_loop(ws, node, deadline=deadline, pause=0)))
 
     t0 = time.monotonic()
     await asyncio.gather(*(loop(ws, n) for ws, n in socks))

@@ -29,6 +29,7 @@ import uuid
 from typing import Any
 
 from canvasweb.bench.common import percentile, rnd
+from canvasweb.bench.socket_clients import join, move_loop
 
 
 def _busy(seconds: float) -> None:
@@ -50,7 +51,6 @@ def _slow_preview(compile_seconds: float, **kwargs):
 
 async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | None) -> dict[str, Any]:
     from channels.db import database_sync_to_async
-    from channels.testing import WebsocketCommunicator
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -75,21 +75,8 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
 
     token, canvas_a, canvas_b, node_id = await database_sync_to_async(setup)()
 
-    async def join(canvas_id):
-        ws = WebsocketCommunicator(
-            application,
-            f"/ws/canvases/{canvas_id}/",
-            headers=[(b"origin", b"http://localhost"), (b"authorization", f"Token {token}".encode())],
-        )
-        connected, _ = await ws.connect()
-        assert connected
-        await ws.send_json_to({"type": "hello", "last_revision": None})
-        await ws.receive_json_from(10)
-        await ws.receive_json_from(10)
-        return ws
-
-    editor = await join(canvas_a)
-    asker = await join(canvas_b)
+    editor = await join(application, token, canvas_a, timeout=10)
+    asker = await join(application, token, canvas_b, timeout=10)
     latencies: list[float] = []
     deadline = time.monotonic() + seconds
     original = chat_services.context_preview
@@ -110,23 +97,11 @@ async def _run(*, seconds: float, compile_seconds: float, on_db_thread: bool | N
         preview_task = asyncio.ensure_future(asker.receive_json_from(compile_seconds * 4 + 30))
         await asyncio.sleep(0.2)
     try:
-        k = 0
-        while time.monotonic() < deadline:
-            k += 1
-            t0 = time.perf_counter()
-            await editor.send_json_to(
-                {
-                    "type": "op",
-                    "client_op_id": uuid.uuid4().hex,
-                    "op": {"type": "node.move", "id": node_id, "x": float(k), "y": 1.0},
-                }
+        latencies.extend(
+            await move_loop(
+                editor, node_id, deadline=deadline, timeout=compile_seconds * 4 + 30, require_ack=False
             )
-            while True:
-                msg = await editor.receive_json_from(compile_seconds * 4 + 30)
-                if msg["type"] in ("ack", "reject"):
-                    break
-            latencies.append((time.perf_counter() - t0) * 1000)
-            await asyncio.sleep(0.02)
+        )
         if preview_task is not None:
             reply = await preview_task
             assert reply["type"] == "context.preview", reply
