@@ -136,10 +136,10 @@ def test_accept_can_override_the_suggested_sensitivity_within_the_users_rights(c
     assert Node.objects.get().sensitivity == "public"
 
 
-def test_an_editors_secret_becomes_internal_and_corrections_inherit(canvas, alice, bob, apply, scripted_llm):
+def test_an_editors_secret_is_not_offered_and_corrections_inherit(canvas, alice, bob, apply, scripted_llm):
+    # An editor cannot make a card secret: offering it as internal would show it to every editor.
     run_turn(bob, canvas, "机密：服务器端口 7443", scripted_llm)
-    assert FactSuggestion.objects.get().sensitivity == "internal"  # the strictest an editor can set
-    FactSuggestion.objects.all().delete()
+    assert not FactSuggestion.objects.exists()
     old = apply(alice, node_op("database port is 5432", kind="config", sensitivity="internal")).changes[0][
         "id"
     ]

@@ -38,8 +38,8 @@ def unsafe_frame_reply(message: dict[str, Any]) -> dict[str, Any] | None:
         and not has_lone_surrogate(client_op_id)
     )
     if message.get("type") == "op" and op_id_ok:
-        if path == "op" or path.startswith("op."):
-            error = InvalidOperation(text, field=path[3:] or None)
+        if path == "op" or path.startswith(("op.", "op[")):  # "op.x", or "op[0]" when the body is a list
+            error = InvalidOperation(text, field=path[2:].lstrip(".") or None)
             return {"type": "reject", "client_op_id": client_op_id, "error": error.as_dict()}
         if path == "client_op_id":
             error = InvalidOperation(text, field=path)
