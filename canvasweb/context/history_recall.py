@@ -230,21 +230,10 @@ def recall_history(
 
     strong = [r for r in ranked if r[1] >= STRONG_RELATIVE_SCORE]
     weak = [r for r in ranked if r[1] < STRONG_RELATIVE_SCORE]
-    _cover(
-        strong,
-        turn=turn,
-        grow=grow,
-        clip=clip,
-        neighbour=neighbour,
-        turns=turns,
-        skip=skip,
-        wants_value=wants_value,
-    )
-    if weak:
-        cap = max_tokens
-        max_tokens = used + (cap - used) // 2
+
+    def cover(hits: Sequence[tuple[int, float, list[int]]]) -> None:
         _cover(
-            weak,
+            hits,
             turn=turn,
             grow=grow,
             clip=clip,
@@ -253,6 +242,12 @@ def recall_history(
             skip=skip,
             wants_value=wants_value,
         )
+
+    cover(strong)
+    if weak:  # weak hits may spend at most half of what is left
+        cap = max_tokens
+        max_tokens = used + (cap - used) // 2
+        cover(weak)
         max_tokens = cap
     _detail(strong, turns=turns, grow=grow, clip=clip, unclip=unclip)
 

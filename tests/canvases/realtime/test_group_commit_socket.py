@@ -182,12 +182,9 @@ async def test_with_batch_frames_off_every_revision_is_its_own_change_frame(chan
         await ws.disconnect()
 
 
-async def test_commits_run_on_their_own_thread_not_waiting_for_the_shared_database_thread(
-    channel_layer, monkeypatch
-):
-    canvas, _users, tokens = await setup_canvas()
-    alice, _, _ = await join(canvas.pk, tokens["alice"])
-    threads = []
+def _record_commit_threads(monkeypatch) -> list[str]:
+    """The name of the thread each `apply_operations` call runs on, in call order."""
+    threads: list[str] = []
     real = services.apply_operations
 
     def recording(**kwargs):
@@ -195,6 +192,15 @@ async def test_commits_run_on_their_own_thread_not_waiting_for_the_shared_databa
         return real(**kwargs)
 
     monkeypatch.setattr(services, "apply_operations", recording)
+    return threads
+
+
+async def test_commits_run_on_their_own_thread_not_waiting_for_the_shared_database_thread(
+    channel_layer, monkeypatch
+):
+    canvas, _users, tokens = await setup_canvas()
+    alice, _, _ = await join(canvas.pk, tokens["alice"])
+    threads = _record_commit_threads(monkeypatch)
     # Channels' shared database thread is busy (as with another socket's snapshot load): ops still commit.
     release = threading.Event()
     blocker = asyncio.ensure_future(database_sync_to_async(release.wait)(10))
@@ -216,14 +222,7 @@ async def test_with_no_commit_threads_commits_run_on_the_shared_database_thread(
     settings.CANVASWEB = {**settings.CANVASWEB, "GROUP_COMMIT_THREADS": 0}
     canvas, _users, tokens = await setup_canvas()
     alice, _, _ = await join(canvas.pk, tokens["alice"])
-    threads = []
-    real = services.apply_operations
-
-    def recording(**kwargs):
-        threads.append(threading.current_thread().name)
-        return real(**kwargs)
-
-    monkeypatch.setattr(services, "apply_operations", recording)
+    threads = _record_commit_threads(monkeypatch)
     shared = await database_sync_to_async(lambda: threading.current_thread().name)()
     ack = await send_op(alice, node_op("on the shared thread"))
     assert ack["type"] == "ack"
