@@ -152,8 +152,10 @@ _add(
 # so the value must be an ASCII run: "密码是多少" is a question, not a secret.
 _add(
     "password",
-    r"(?P<key>(?:密码|口令|密钥|秘钥))(?P<sep>\s*(?:[:=：]|是|为|為)\s*)"
-    r"(?P<q>[\"'“”「]?)(?P<val>[A-Za-z0-9!@#$%^&*_\-+=./~]*[A-Za-z0-9!@#$%^&*_\-+=/~])(?P=q)",
+    # a few words may come between ("保险柜密码何珊刚设好了：629017", "密码我改成了 Kx82!")
+    r"(?P<key>(?:密码|口令|密钥|秘钥)(?:[^\s\[\]，。；！？,;!?:：=]{0,10}?))(?P<sep>\s*(?:[:=：]|是|为|為|(?:改成|设成|设为|换成)了?)\s*)"
+    r"(?P<q>[\"'“”「]?)(?P<val>[A-Za-z0-9!@#$%^&*_\-+=./~]*[A-Za-z0-9!@#$%^&*_\-+=/~])(?P=q)"
+    r"(?!\s*[天位次个分秒日月年条])",  # "密码有效期为 180 天" is a rule, not a password
     lambda m: (
         f"{m.group('key')}{m.group('sep')}{_tag('password')}" if len(m.group("val")) >= 3 else m.group(0)
     ),

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from helpers_context import node
 
-from canvasweb.context.capture import capture_facts, find_superseded_candidates
+from canvasweb.context.capture import capture_facts, find_superseded_candidates, sensitivity_marked
 
 
 def kinds(text):
@@ -98,6 +98,18 @@ def test_restricted_facts_keep_who_may_see_them():
     assert sensitivities("Not for the newsletter or anyone outside the team: the raffle float is £250.") == {
         "internal"
     }
+    # a credential said with its value is a secret whatever the message says about it
+    assert sensitivity_marked("仓库门锁密码小周昨天换了：480273，回头再说。") == "secret"
+    assert sensitivity_marked("The lockbox by the shed door is 7731 for the weekend.") == "secret"
+    assert sensitivity_marked("Office wifi password: Lantern2291") == "secret"
+    # the sentence that holds a credential is never offered as a card (its value is masked)
+    assert [f.content for f in capture_facts(text="后门门禁密码换成 2846 了。开业日期定在 9 月 12 日。")] == [
+        "开业日期：9 月 12 日"
+    ]
+    # "don't pass it on" in other words
+    assert sensitivities("首付款 6.4 万先别跟财务以外的人说。") == {"internal"}
+    assert sensitivities("样品单价 18.5 元，别截图外传。") == {"internal"}
+    assert sensitivities("Keep this between us: the rent is £1,450 a month.") == {"internal"}
 
 
 def test_ordinary_uses_of_the_words_stay_public():
@@ -113,6 +125,8 @@ def test_ordinary_uses_of_the_words_stay_public():
     assert sensitivities("The parts list only for the kitchen is 12 items.") == {"public"}
     assert sensitivities("内部装修预算 12 万") == {"public"}
     assert sensitivities("Only staff can park in bay 3; the car park fee is £4.") == {"public"}
+    assert sensitivities("The PIN reader at the till takes 4 seconds per card.") == {"public"}
+    assert sensitivities("密码有效期是 90 天，门禁卡 3 张。") == {"public"}
 
 
 def test_numbers_inside_identifiers_are_not_values():

@@ -17,6 +17,9 @@ CASES = [
     ("password", "Production cache password is hunter2-Qx9.", "hunter2-Qx9"),
     ("password", "生产库密码是 hunter2-Qx9。", "hunter2-Qx9"),
     ("password", "密码：abc123xyz", "abc123xyz"),
+    # a few words between the word and the value
+    ("password", "仓库门锁密码小周昨天换了：480273，记一下", "480273"),
+    ("password", "路由器密码我改成了 Tq7-river", "Tq7-river"),
     ("api_key", "key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"),
     ("api_key", "生产库密钥 sk-prod-93af。", "sk-prod-93af"),
     ("aws_access_key", "AKIAIOSFODNN7EXAMPLE is the key id", "AKIAIOSFODNN7EXAMPLE"),
@@ -75,6 +78,8 @@ CLEAN = [
     "登录态用 JWT，过期时间 6 小时。缓存层统一用 Redis，不要用别的。",
     "Use bearer authentication for the API.",
     "p99 latency 250ms, 10.0.0.5:6379, version 1.2.3",
+    "密码有效期为 180 天，到期提醒。",
+    "密码输错 5 次就锁定。",
 ]
 
 

@@ -555,6 +555,8 @@ def capture_facts(*, text: str) -> list[SuggestedFact]:
         if raw.rstrip().endswith(("?", "？")) or _HYPOTHETICAL_RE.search(raw):
             continue  # "Can we move the port to 5434?", "如果预算超了怎么办": asked or imagined, not decided
         sentence = arabic_numerals(mask_credentials(raw))  # never suggest a credential as a fact value
+        if "[REDACTED" in sentence:
+            continue  # "门禁密码换成 [REDACTED] 了" states nothing a card could hold
         core = _CORR_PREFIX_RE.sub("", sentence)
         is_correction = core != sentence or bool(_CORR_MARK_RE.search(sentence))
         lead = _KV_LINE_RE.match(core)

@@ -37,14 +37,28 @@ _INTERNAL_MARK_RE = re.compile(
     r"\b(?:do not|don't|never) (?:share|publish|disclose|tell)\b|\bnot (?:for|to be shared with) (?:viewers|the public|customers|clients|outsiders)\b|"
     r"\bviewers? (?:must not|mustn't|can't|cannot|should not|shouldn't|may not) (?:see|know)\b|\bnot public\b|\bcodename\b|"
     r"内部(?:信息|资料|数据|消息|代号|使用|可见|口径|文件|价格|数字|人员)|仅限?内部|对内(?:公开|使用|可见)|不对外|"
-    r"(?:不要|不得|不能|禁止|别)(?:外传|泄露|公开|对外)|"
+    r"(?:不要|不得|不能|禁止|别)(?:[^，。；！？,;!?\n]{0,4}?)(?:外传|泄露|公开|对外)|"
+    # "先别跟大宇以外的人说", "不要告诉其他人"
+    r"(?:别|不要|不能|不许|先别)(?:跟|和|对|向|告诉)[^，。；！？,;!?\n]{0,8}?(?:以外的人|外人|别人|其他人|任何人)|"
     # Not bare 保密 / 敏感: "保密期限 3 年" (a contract's term) and "大小写敏感" say nothing about the audience.
     r"(?:对外|注意|需要|要|请|务必)保密|保密(?:信息|资料|数据)|敏感(?:信息|数据|内容)|"
     r"查看者(?:不能|不可以|不要|不应|看不到|无权)|不(?:让|给)查看者|不公开|未公开|代号|"
     # "这个数只给内部看", "别让外面的人看到", "only for the team's eyes"
     r"只(?:给|让|限|在)内部|(?:别|不要|不能|不许)让外(?:面|边|部)?的?人|外人(?:不能|别|不要)看|"
     r"\bonly for (?:the team|us|internal eyes|our eyes)\b|\b(?:staff|team)[ -]only\b|\bfor staff only\b|"
-    r"\b(?:not for|never (?:goes |go )?to) (?:the )?(?:parents|customers|clients|public|press|anyone outside)\b|\banyone outside (?:the|our) (?:team|trip team|company)\b|\b(?:don'?t|do not|never) let (?:outsiders|the client|clients|viewers|anyone outside)\b",
+    r"\b(?:not for|never (?:goes |go )?to) (?:the )?(?:parents|customers|clients|public|press|anyone outside)\b|\banyone outside (?:the|our) (?:team|trip team|company)\b|\b(?:don'?t|do not|never) let (?:outsiders|the client|clients|viewers|anyone outside)\b|"
+    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|the others|other people)\b|\bbetween (?:you and me|us|ourselves)\b",
+    re.IGNORECASE,
+)
+# A credential said with its value ("the alarm code is 4821", "保险柜密码何珊刚设好了：629017") is a
+# secret whatever else the message says; rules about credentials name no value ("never commit its
+# password", "密码只放环境变量"). The value must hold a digit: "the PIN is required" is a rule.
+_CREDENTIAL_VALUE_RE = re.compile(
+    r"\b(?:password|passcode|passphrase|pin(?: code| number)?|key ?safe|lock ?box|(?:door|gate|alarm|safe|"
+    r"padlock|entry|access|wi-?fi) (?:code|password|pin)|combination)\b[^.!?\n]{0,24}?(?:\bis\b|:|=)\s*"
+    r"[\"'“]?(?=[A-Za-z0-9!@#$%^&*_\-+=./~]*\d)[A-Za-z0-9!@#$%^&*_\-+=./~]{3,}|"
+    r"(?:密码|口令|密钥|秘钥|开锁码|门禁码)[^，。；！？,;!?\n]{0,10}?(?:[:=：]|是|为|(?:改成|设成|设为|换成|改为)了?)\s*"
+    r"[\"'“「]?(?=[A-Za-z0-9!@#$%^&*_\-+=./~]*\d)[A-Za-z0-9!@#$%^&*_\-+=./~]{3,}",
     re.IGNORECASE,
 )
 SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
@@ -53,7 +67,7 @@ SENSITIVITY_RANK = {"public": 0, "internal": 1, "secret": 2}
 def sensitivity_marked(text: str) -> str:
     """The strictest sensitivity `text` asks for: "secret", "internal" or "public"."""
     text = _NEGATED_MARK_RE.sub(" ", text)
-    if _SECRET_MARK_RE.search(text):
+    if _SECRET_MARK_RE.search(text) or _CREDENTIAL_VALUE_RE.search(text):
         return "secret"
     if _INTERNAL_MARK_RE.search(text):
         return "internal"
