@@ -136,21 +136,39 @@ def tokenize(text: str, *, chars: bool = False) -> list[str]:
 # size, a frequency) and is not what the answer is about: "4.8 m" never says "far", while "as far as
 # I know" and "a big renovation" do. The canvas side reads the asked kind (answer_kinds.py). "how
 # long" and "how old" stay: "long" and "old" also name the thing asked about ("the long table", "the
-# old quote").
+# old quote"), and so do the dimensions an answer names ("how thick" -> "350 mm thick", 多厚 -> 厚).
 _HOW_DEGREE_RE = re.compile(
-    r"\bhow\s+(?:far|big|large|tall|high|wide|deep|heavy|often|early|late|soon|fast|quickly|"
-    r"strong|thick|tight|wet|dry)\b|多远|多大|多高|多宽|多深|多重|多厚|多粗",
+    r"\bhow\s+(?:far|big|large|often|early|late|soon|fast|quickly|strong|tight|wet|dry)\b|多远|多大",
     re.IGNORECASE,
 )
 
 
 def query_terms(text: str, *, chars: bool = False) -> list[str]:
     """Distinct tokens of a query, in first-seen order ("how far", "多大" … count as question words)."""
-    return list(dict.fromkeys(tokenize(_HOW_DEGREE_RE.sub(_how, text), chars=chars)))
+    text = _ZH_DIMENSION_RE.sub(_dimension, _HOW_DEGREE_RE.sub(_how, text))
+    return list(dict.fromkeys(tokenize(text, chars=chars)))
 
 
 def _how(m: re.Match[str]) -> str:
     return "how" if m.group(0)[0] in "Hh" else "，"
+
+
+# 多厚, 多宽 … ask for a dimension that the answer often names ("350毫米厚", "宽度 2.4 米"); the
+# segmenter would glue 多 to the words around it ("做多厚"), so the dimension is set apart.
+_ZH_DIMENSION_RE = re.compile(r"多([厚宽深高重粗长])")
+_ZH_DIMENSION_NOUN = {
+    "厚": "厚度",
+    "宽": "宽度",
+    "深": "深度",
+    "高": "高度",
+    "重": "重量",
+    "粗": "粗细",
+    "长": "长度",
+}
+
+
+def _dimension(m: re.Match[str]) -> str:
+    return f"，{m.group(1)} {_ZH_DIMENSION_NOUN[m.group(1)]}，"
 
 
 def term_weights(terms: Iterable[str]) -> dict[str, float]:

@@ -49,3 +49,16 @@ def test_degree_words_are_dropped_but_still_fire_their_synonyms():
     assert "height" in expansion("How tall is the fence?")
     # "how long" keeps "long": it also names things ("the long table").
     assert "long" in query_terms("How long is the long table?")
+
+
+def test_a_dimension_asked_for_is_a_topic_word():
+    # 多厚 / 多宽 / how thick: the answer usually names the dimension ("200毫米厚", "12 mm thick").
+    assert "厚" in query_terms("车库那块新地面要铺多厚？")
+    assert "宽度" in query_terms("门洞留多宽？")
+    assert "thick" in query_terms("How thick is the new garage floor?")
+    turns = [
+        "车库地面下面的排水沟要挪，大概 6 米，师傅还没报价。",
+        "车库新地面我问过了，找平层要铺到 80毫米厚，干了才能上车。",
+    ]
+    ranked = rank_turns(candidates=_cands(turns), question="车库那块新地面要铺多厚？")
+    assert ranked and ranked[0][0] == 1
