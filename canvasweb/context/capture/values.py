@@ -155,6 +155,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?P<ap>上午|下午|晚上|早上|凌晨|中午)?\s*(?P<h>\d{1,2})\s*点(?:(?P<mi>\d{1,2})分?|(?P<half>半)|(?P<q>[一三])刻)?"
         ),
     ),
+    # A clock time in Chinese numerals ("六点四十", "八点半", "早上七点", "七点才开门"). 点 also counts
+    # points ("两点建议", "快一点"): without a part of the day, a bare hour needs its minutes, 半/刻,
+    # or a word that goes with a time right after it.
+    (
+        "time",
+        re.compile(
+            r"(?:(?P<ap>上午|下午|晚上|早上|凌晨|中午|傍晚)(?P<hcn>[一二两三四五六七八九十]{1,3})点|"
+            r"(?<![一二两三四五六七八九十])(?P<hcnb>[一二两三四五六七八九十]{1,3})点(?=[一二三四五十零半整钟才前后以之到左准开出集见]))"
+            r"(?:(?P<q>[一三])刻|(?P<half>半)|(?P<micn>[一二三四五]?十[一二三四五六七八九]?|零[一二三四五六七八九])分?)?"
+        ),
+    ),
     (
         "money",
         re.compile(
@@ -372,6 +383,14 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         )
         year = f"{g['y']}-" if g.get("y") else ""
         return f"{year}{month:02d}-{int(_group(g, 'd')):02d}"
+    if kind == "time" and (g.get("hcn") or g.get("hcnb")):
+        hour_cn = cn_to_int(g.get("hcn") or g.get("hcnb") or "")
+        minute_cn = cn_to_int(g.get("micn") or "")
+        if hour_cn is None or hour_cn > 24 or (g.get("micn") and (minute_cn is None or minute_cn > 59)):
+            raise ValueError("not a clock time")
+        if g.get("hcnb") and hour_cn == 1 and not (g.get("micn") or g.get("half") or g.get("q")):
+            raise ValueError("早一点 / 快一点: a little, not one o'clock")
+        g = {**g, "h": str(hour_cn), "mi": str(minute_cn) if g.get("micn") else None}
     if kind == "time":
         hour = int(_group(g, "h"))
         ap = (g.get("ap") or "").lower()

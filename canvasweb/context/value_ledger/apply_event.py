@@ -124,6 +124,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             and cued
             and user_like
             and ev.role != "canvas"
+            # the sentence's change goes to the value it names as the new one ("大门六点才开，装卸工
+            # 改成 6:15 到": 6:15, not the gate's hour)
+            and not any(
+                x is not m and x.changed_to and x.sentence == m.sentence and compatible(x.type, m.type)
+                for x in ev.mentions
+            )
             # the words of a sentence that states another kind of value are that value's, not a
             # day's ("the dinner is 22 May now and we add a Sunday hike")
             and not (

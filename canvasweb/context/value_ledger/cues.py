@@ -21,7 +21,9 @@ _CUE_RE = re.compile(
     r"set\s+(?:[\w'-]+\s+){0,5}?to|from now on|going forward|"
     # taking back an earlier figure without repeating it
     r"not what (?:I|we|you) (?:told|said|wrote|gave)|the (?:real|actual|correct|right) (?:[\w'-]+\s+){1,3}?(?:is|are)(?=\s+(?:about\s+)?[$€£¥]?\d))\b"
-    r"|不能|没法|不了|最终|定了|之前|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后|"
+    # 之前 takes a value back when it names what was said ("之前说的 3.2 万作废", "之前那个报价"); "十点
+    # 开门之前" is only "before ten"
+    r"|不能|没法|不了|最终|定了|之前(?=说|讲|定|报|给|提|写|那|的|是|算)|刚才|又|正式|换了|更新|变了|改|延|推迟|提前|调整|其实|现在|重新|最后|"
     # 以…为准, 不再, 最新, 说错/记错, 追加/涨到/降到, 按…来/准备/算: 说法不同, 都是改口
     r"以.{1,16}?为准|不再|最新|错|不对|作废|追加|涨|降|增加到|减少到|按.{1,12}?(?:来|准备|算|执行)|"
     r"砍|挪|换成|换到|只能|缩减|减到|提高到|延期|取消|推到|推后|往后推|往前提|"

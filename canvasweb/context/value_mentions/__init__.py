@@ -77,9 +77,10 @@ _PRICE_BEFORE_RE = re.compile(
 
 # A text without digits may still state a value: a weekday ("actually it's Thursday", "改成周四").
 _WEEKDAY_HINT_RE = re.compile(r"(?i:day)|Mon|Tue|Wed|Thu|Fri|Sat|Sun|周|星期|礼拜")
-# An amount or head count in Chinese numerals ("四万", "三十人"): capture/values.py types it.
+# An amount, a head count or a clock time in Chinese numerals ("四万", "三十人", "六点四十"):
+# capture/values.py types it.
 _CN_AMOUNT_HINT_RE = re.compile(
-    r"[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*\s*[万亿元块人名位]"
+    r"[一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*\s*[万亿元块人名位点]"
 )
 
 

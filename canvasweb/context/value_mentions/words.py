@@ -12,7 +12,8 @@ from ..lexical import tokenize
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
 _SENTENCE_BREAK_RE = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
 # A run of Chinese numerals (三万, 五千) is a number, not a subject word.
-_CN_NUMERAL_WORD_RE = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
+# a number, or a number and its measure word ("两个", "几位"): no subject
+_CN_NUMERAL_WORD_RE = re.compile(r"[零〇一二两三四五六七八九十百千万亿几]+[个位名只张件次]?")
 
 
 def _weekday_words() -> frozenset[str]:

@@ -1,0 +1,69 @@
+"""Clock times in Chinese numerals ("六点四十", "八点半", "早上七点") are values like "6:40": a later
+correction retires them. 点 that counts points or means "a little" is no time; "十点开门之前" says
+"before ten", it takes nothing back; "两个" is a number, not a subject word.
+
+Own sentences, none from bench/.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from canvasweb.context.capture.values import find_values
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+from canvasweb.context.value_mentions import find_mentions
+from canvasweb.context.value_mentions.words import subject_words
+
+
+def rewritten(*pairs):
+    history = tuple(MessageData(id=f"c{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("保洁阿姨五点四十到", "05:40"),
+        ("家长八点半可以进场", "08:30"),
+        ("早上七点集合", "07:00"),
+        ("晚上九点一刻收摊", "21:15"),
+        ("仓库十点才开门", "10:00"),
+        ("两点零五发车", "02:05"),
+    ],
+)
+def test_a_clock_time_in_chinese_numerals_is_a_time(text, key):
+    assert [(v.type, v.key) for v in find_values(text)] == [("time", key)]
+
+
+@pytest.mark.parametrize("text", ["我有两点建议", "再快一点", "早一点到也行", "三点要注意：安全第一"])
+def test_points_and_a_little_are_no_time(text):
+    assert not [v for v in find_values(text) if v.type == "time"]
+
+
+def test_a_correction_retires_a_time_said_in_chinese_numerals():
+    out = rewritten(
+        ("user", "跟老周说好了，装卸工五点四十到仓库，先把冷柜的货卸了"),
+        ("assistant", "好的，装卸工五点四十到仓库，先卸冷柜的货。"),
+        ("user", "物业说大门六点才开，装卸工改成 6:15 到"),
+    )
+    assert "五点四十" not in out[0] and "[old value → now 6:15]" in out[0]
+    assert "五点四十" not in out[1]
+    assert "6:15" in out[2]
+
+
+def test_before_a_time_takes_nothing_back():
+    # 之前 after a time means "before", not "what was said before"
+    out = rewritten(
+        ("user", "展厅营业时间 9:30—21:00。"),
+        ("user", "布展的师傅七点二十到，九点半开门之前得把灯调好"),
+    )
+    assert "9:30" in out[0] and "七点二十" in out[1]
+
+
+def test_a_number_with_its_measure_word_is_no_subject_word():
+    assert "两个" not in subject_words("接下来两个月主要做它")
+    assert "几位" not in subject_words("还有几位老师没报名")
+    (m,) = [x for x in find_mentions("接下来两个月主要做它，提案定在 5月9日") if x.type == "date"]
+    assert "两个" not in m.context
