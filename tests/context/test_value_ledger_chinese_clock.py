@@ -67,3 +67,14 @@ def test_a_number_with_its_measure_word_is_no_subject_word():
     assert "几位" not in subject_words("还有几位老师没报名")
     (m,) = [x for x in find_mentions("接下来两个月主要做它，提案定在 5月9日") if x.type == "date"]
     assert "两个" not in m.context
+
+
+def test_a_code_glued_to_chinese_words_is_a_value():
+    found = [(m.raw, m.type) for m in find_mentions("后厨设备：烤箱新麦SM-704三层十盘，和面机 25 公斤")]
+    assert ("SM-704", "ident") in found
+    out = rewritten(
+        ("user", "打印机定了，型号HL-3190CDW，下周到。"),
+        ("assistant", "好的，打印机 HL-3190CDW 下周到。"),
+        ("user", "打印机那款停产了，改成HL-L3280CDW，价格差不多"),
+    )
+    assert "HL-3190CDW" not in out[0] and "HL-3190CDW" not in out[1]

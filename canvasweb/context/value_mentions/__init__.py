@@ -61,10 +61,12 @@ __all__ = ["MIN_CONTEXT", "Mention", "find_mentions"]
 # Words that name the kind of a date or time, not what it is for.
 WHEN_WORDS = frozenset({"dat", "tim", "时间", "日期", "时候"})
 
+# ASCII bounds: Chinese text glues codes to its words ("血球仪迈瑞BC-5000Vet", "换SM-503三层").
 _IDENT_RE = re.compile(
-    r"(?<![\w.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])"
+    r"(?<![A-Za-z0-9_.-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+"
+    r"(?![A-Za-z0-9_-])"
     # a code of capitals and digits: flight TP1363, train G7362, booking QX7841
-    r"|(?<![\w.-])[A-Z]{1,3}\d{3,6}[A-Z]?(?![\w-])"
+    r"|(?<![A-Za-z0-9_.-])[A-Z]{1,3}\d{3,6}[A-Z]?(?![A-Za-z0-9_-])"
 )
 
 MIN_CONTEXT = 2  # a clause with fewer subject words borrows its neighbour's
