@@ -30,7 +30,9 @@ class NameSpan:
     end: int
     raw: str  # as written, with its title ("Prof. Halvorsen", "The Larches")
     key: str  # "name=okafor": titles and case left out
-    role: str  # "old" | "new" | "assigned" | "gone" (old if replaced) | "" (said elsewhere, plainly)
+    # "old" | "new" | "assigned" | "gone" (old if replaced) | "found" (new beside a gone one) | ""
+    # (said elsewhere, plainly)
+    role: str
     sentence_start: int = 0  # where its sentence starts (a cue is looked for there)
     sentence_end: int = 0
 
@@ -70,7 +72,7 @@ _TO_AFTER_RE = re.compile(r"^\s+to\s+(?:the\s+)?(?=[A-Z])")
 _GONE_AFTER_RE = re.compile(
     r"^\s*(?:is|was|'s|has|have|had|got|are|were)?\s*(?:been\s+|now\s+)?(?:out\b|off\b|unavailable|cancell?ed|"
     r"fully booked|booked up|double-booked|overbooked|over-booked|can'?t (?:take|host|fit|have) us|closed|a mess|gone\b|dropped out|pulled out|backed out|fell through|"
-    r"can'?t make it|cannot make it|couldn'?t make it|no longer|left\b|quit\b|resigned|retired|is leaving|"
+    r"can'?t make it|cannot make it|couldn'?t make it|can'?t do (?:it|the \w+|this|that)|no longer|left\b|quit\b|resigned|retired|is leaving|"
     r"went bust|(?:got|was|has been|have been) (?:vetoed|rejected|scrapped))",
     re.IGNORECASE,
 )
@@ -83,8 +85,14 @@ _NEW_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _NEW_AFTER_RE = re.compile(
-    rf"^(?:\s+(?:in|at|on)\s+{_WORD})?(?:,?\s+(?:now|instead)\b(?!\s+of)|,\s+not\s+(?:the\s+)?{_WORD}|\s+(?:takes|is taking|will take|has taken|took|"
-    r"taking)\s+over\b|\s+(?:replaces|is replacing|will replace|steps in|is stepping in|stepped in)\b)"
+    rf"^(?:\s+(?:in|at|on|from|of)\s+(?:the\s+)?{_WORD})?(?:,?\s+(?:now|instead)\b(?!\s+of)|,\s+not\s+(?:the\s+)?{_WORD}|\s+(?:takes|is taking|will take|has taken|took|"
+    r"taking)\s+over\b|\s+(?:replaces|is replacing|will replace|steps in|is stepping in|stepped in|has stepped in|"
+    r"have stepped in|has stepped up|will step in)\b)"
+)
+# Text right before a name that found someone: new only beside a name that fell through ("X can't do it
+# after all … found Y"); "I've booked the Quaker hall" alone is a first statement.
+_FOUND_BEFORE_RE = re.compile(
+    r"\b(?:found|hired|booked|got|roped in|brought in|lined up)\s+(?:the\s+)?$", re.IGNORECASE
 )
 _INSTEAD_RE = re.compile(r"\binstead\b", re.IGNORECASE)
 _CLAUSE_RE = re.compile(r"[,;:，；：—–()]")
@@ -230,6 +238,8 @@ def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
             role = "new"
         elif _GONE_AFTER_RE.match(after):
             role = "gone"
+        elif _FOUND_BEFORE_RE.search(before):
+            role = "found"
         elif all(ps < clause_start or alone for ps, _, alone in names[:i]):
             # The first name of a clause that ends in "instead": "the Marine Lab room instead of the
             # Dunmore", "Amara will take the modelling instead".
@@ -340,6 +350,8 @@ def corrected_names(text: str) -> tuple[NameSpan, ...]:
         for s, e, role in found:
             out.append(NameSpan(s, e, text[s:e], name_key(text[s:e]), role, a, b))
     # "X is out", "X fell through" names X as the old one only when the message names its replacement.
+    gone = any(n.role == "gone" for n in out)
+    out = [replace(n, role="new") if n.role == "found" else n for n in out if n.role != "found" or gone]
     replaced = any(n.role in ("new", "assigned") for n in out)  # "X调走了，以后对接的是Y"
     out = [replace(n, role="old") if n.role == "gone" else n for n in out if n.role != "gone" or replaced]
     return tuple(sorted(out, key=lambda n: n.start))

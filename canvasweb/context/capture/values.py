@@ -104,6 +104,10 @@ _MONTHS = {
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_CLOCK_HOURS = {
+    w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())
+}
+_CLOCK_WORDS = "|".join(_CLOCK_HOURS)
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("date", re.compile(r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")),
     (
@@ -149,6 +153,31 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<mi>\d{2})(?:\s*(?P<ap>am|pm))?(?![\d:])", re.IGNORECASE),
     ),
     ("time", re.compile(r"(?<![\d.])(?P<h>\d{1,2})\s*(?P<ap>am|pm)\b", re.IGNORECASE)),
+    # British clock times: "7.45pm", "by 8.30", "half eight", "half past 6", "quarter to nine",
+    # "9 o'clock". A dotted time without am/pm needs a word that sets a time before it: "8.30" alone
+    # may be a price or a version.
+    ("time", re.compile(r"(?<![\d.£$€])(?P<h>\d{1,2})\.(?P<mi>[0-5]\d)\s*(?P<ap>am|pm)\b", re.IGNORECASE)),
+    (
+        "time",
+        re.compile(
+            r"(?:(?<=\bat )|(?<=\bby )|(?<=\bfrom )|(?<=\buntil )|(?<=\btill )|(?<=\bbefore )|(?<=\bafter )|"
+            r"(?<=\baround )|(?<=\bbetween )|(?<=\bfor )|(?<=\bat about )|(?<=\bstarts )|(?<=\bopens )|(?<=\bdoors )|"
+            r"(?<=\bkick-off )|(?<=\bkickoff ))(?P<h>[01]?\d|2[0-3])\.(?P<mi>[0-5]\d)(?![\d.]|\s*(?:%|percent|per\b|x\b|[kmg]\b))",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        re.compile(
+            rf"\b(?:(?P<half>half)(?:\s+past)?|(?:a\s+)?(?P<qrel>quarter)\s+(?P<qdir>past|to))\s+(?P<hw>{_CLOCK_WORDS}|1[0-2]|0?[1-9])\b"
+            r"(?!\s*(?:hours?|days?|weeks?|months?|years?|minutes?|of\b|percent|%|million|thousand|[kmg]\b|people|pounds|quid))",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "time",
+        re.compile(rf"\b(?P<hw>{_CLOCK_WORDS}|1[0-2]|0?[1-9])\s*o['’]clock\b", re.IGNORECASE),
+    ),
     (
         "time",
         re.compile(
@@ -391,6 +420,14 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         if g.get("hcnb") and hour_cn == 1 and not (g.get("micn") or g.get("half") or g.get("q")):
             raise ValueError("早一点 / 快一点: a little, not one o'clock")
         g = {**g, "h": str(hour_cn), "mi": str(minute_cn) if g.get("micn") else None}
+    if kind == "time" and g.get("hw"):
+        word = _group(g, "hw").lower()
+        hour = _CLOCK_HOURS.get(word) or int(word)
+        minute = 30 if g.get("half") else 0
+        if g.get("qrel"):
+            minute = 15 if (g.get("qdir") or "").lower() == "past" else 45
+            hour = hour if minute == 15 else (hour - 1 or 12)
+        return f"{hour:02d}:{minute:02d}"
     if kind == "time":
         hour = int(_group(g, "h"))
         ap = (g.get("ap") or "").lower()

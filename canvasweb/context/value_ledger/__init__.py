@@ -64,7 +64,7 @@ from .events import (
 )
 from .names import message_names
 from .result import NOW_MARKER, OLD_MARKER, RetiredValues
-from .scoring import _WEIGHTS, _Slot
+from .scoring import _PROPER, _WEIGHTS, _Slot, proper_name_words
 from .shifts import shift_sentences
 
 if TYPE_CHECKING:
@@ -129,6 +129,8 @@ def build_ledger(
             df[w] = df.get(w, 0) + 1
     _WEIGHTS.clear()
     _WEIGHTS.update({w: min(1.0, 4.0 / n) for w, n in df.items()})
+    _PROPER.clear()
+    _PROPER.update(proper_name_words(m.content for m in messages if m.role != "tool"))
     slots: list[_Slot] = []
     owner: dict[tuple[int, int], _Slot] = {}
     for ev in events:

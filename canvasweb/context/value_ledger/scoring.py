@@ -7,12 +7,13 @@ A subject (`_Slot`) is the words said around its values and the value current fo
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..capture.values import compatible
 from ..synonyms import noun_family
 from ..value_mentions.mention import Mention, same_value
+from ..value_mentions.words import subject_words
 from .cues import _CUE_WORDS
 from .events import _Event
 
@@ -38,6 +39,11 @@ class _Slot:
 
 
 _WEIGHTS: dict[str, float] = {}
+# Subject words that are proper names in this history (a person, a firm, a place written with a capital
+# mid-sentence: "Gaz", "Dalesway"), set by `build_ledger`. A correction that names the same rare name
+# as a statement is about what that name does ("Dalesway can't be there before half eight" after
+# "Dalesway's crew will be at Mill Lane for 07:30"): such a word counts as two shared words.
+_PROPER: set[str] = set()
 
 
 def _overlap(words: frozenset[str], slot: _Slot) -> float:
@@ -53,7 +59,11 @@ def _word_overlap(words: frozenset[str], other: frozenset[str] | set[str]) -> fl
 def _shared(words: frozenset[str], slot: _Slot, common_unit: str = "") -> int:
     """How many subject words a statement shares with a subject, unweighted (cue words left out,
     and the unit word when other subjects are measured in it too: "litres" names no tank)."""
-    return sum(1 for w in words & slot.words if w not in _CUE_WORDS and w != common_unit)
+    return sum(
+        2 if w in _PROPER and _WEIGHTS.get(w, 1.0) >= 1.0 else 1
+        for w in words & slot.words
+        if w not in _CUE_WORDS and w != common_unit
+    )
 
 
 # Verbs of motion and time that many subjects are said with ("the tour group leaves", "the flight
@@ -233,3 +243,27 @@ def _score(
         if score >= need and score > 0:
             scored.append((score, overlap, s, same))
     return scored
+
+
+# A capitalised word inside a sentence (not its first word): "rang Gaz", "Dalesway's crew".
+_MID_SENTENCE_CAPITAL_RE = re.compile(r"(?<=[a-z0-9,;:)’'] )([A-Z][a-z]{2,})\b")
+_NOT_PROPER = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december i'm".split()
+)
+
+
+def proper_name_words(texts: Iterable[str]) -> set[str]:
+    """Subject words (as subject_words() leaves them) written with a capital mid-sentence somewhere in
+    `texts`, and never in lower case."""
+    capital: set[str] = set()
+    lower: set[str] = set()
+    for text in texts:
+        if not text.isascii() and not re.search(r"[A-Z]", text):
+            continue
+        for m in _MID_SENTENCE_CAPITAL_RE.finditer(text):
+            w = m.group(1).lower()
+            if w not in _NOT_PROPER:
+                capital.add(w)
+        lower.update(re.findall(r"\b[a-z]{3,}\b", text))
+    return {w for word in capital - lower for w in subject_words(word)}

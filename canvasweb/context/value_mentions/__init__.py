@@ -95,7 +95,8 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
     values = []
     for v in find_values(text):
         if v.key.startswith("rel:") or (
-            v.type == "time" and not re.search(r"\d:\d|点|\d\s*[ap]m", v.raw, re.IGNORECASE)
+            v.type == "time"
+            and not re.search(r"\d[:.]\d|点|\d\s*[ap]m|half|quarter|o['’]clock", v.raw, re.IGNORECASE)
         ):
             continue
         digits = re.sub(r"\D", "", v.raw) or re.sub(r"\D", "", v.key)  # "三十人" counts 30
