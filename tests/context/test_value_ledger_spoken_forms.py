@@ -77,3 +77,14 @@ def test_who_cannot_do_it_and_who_stepped_in():
         for n in corrected_names("Our treasurer is off sick. Priya Shah from Westfield has stepped in.")
     }
     assert names.get("Priya Shah") == "new"
+
+
+def test_bare_numbers_that_count_different_nouns_are_different_values():
+    from canvasweb.context.value_mentions import find_mentions
+    from canvasweb.context.value_mentions.mention import same_value
+
+    (kegs,) = find_mentions("we fill 30 kegs a day")
+    (crates,) = find_mentions("a pallet takes 30 crates")
+    (kegs_again,) = find_mentions("make that 30 kegs")
+    assert not same_value(kegs, crates)
+    assert same_value(kegs, kegs_again)

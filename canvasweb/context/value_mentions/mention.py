@@ -40,6 +40,8 @@ def same_value(a: Mention, b: Mention) -> bool:
     A date or a time is never a bare number written without its unit: "4" (shops) is not "4 May",
     "10" is not "10:30"; nor is a money amount, a duration or a percentage a number that counts a
     noun of its own ("20 个服" is not "20 万", "15 rooms" is not "15%")."""
+    if _counts_other_nouns(a, b):
+        return False  # "24 hl" through the line is not "24 cans" to a tray
     if a.key == b.key:
         return True
     bare = a if a.type == "number" else b
@@ -58,3 +60,12 @@ def same_value(a: Mention, b: Mention) -> bool:
     ):
         return True
     return False
+
+
+def _counts_other_nouns(a: Mention, b: Mention) -> bool:
+    """Two bare numbers that count different nouns (units that are no synonyms of each other)."""
+    if not (a.unit and b.unit and a.unit != b.unit) or not {a.type, b.type} <= {"number", "count"}:
+        return False
+    from ..synonyms import noun_family  # synonyms imports the lexical layer: import late
+
+    return noun_family(a.unit) != noun_family(b.unit)
