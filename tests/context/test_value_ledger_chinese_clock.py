@@ -78,3 +78,25 @@ def test_a_code_glued_to_chinese_words_is_a_value():
         ("user", "打印机那款停产了，改成HL-L3280CDW，价格差不多"),
     )
     assert "HL-3190CDW" not in out[0] and "HL-3190CDW" not in out[1]
+
+
+def test_a_replaced_card_retires_its_code_wherever_it_was_said():
+    from canvasweb.context.types import NodeData
+
+    t = lambda i: f"2026-03-01T10:{i:02d}:00Z"  # noqa: E731
+    history = (
+        MessageData(id="k0", role="user", content="收银机定了，商米 T2-Pro 两台", created_at=t(0)),
+        MessageData(
+            id="k1",
+            role="user",
+            content="代理商那边说 T2-Pro 这批缺货，下月中才有，建议换 T3-Max，我看可以",
+            created_at=t(1),
+        ),
+    )
+    nodes = (
+        NodeData(id="a", content="收银机：商米 T2-Pro ×2", superseded_by="b", updated_at=t(2)),
+        NodeData(id="b", content="收银机：商米 T3-Max ×2（原型号缺货）", updated_at=t(2)),
+    )
+    ledger = build_ledger(messages=history, nodes=nodes)
+    assert "T2-Pro" not in ledger.rewrite(0, history[0].content)
+    assert "T2-Pro" not in ledger.rewrite(1, history[1].content)

@@ -53,6 +53,13 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         if user_like and best.current is not None and same_value(m, best.current):
             best.retired.append(best.current)
             best.current = None
+        if ev.role == "canvas" and m.type == "ident":
+            # A model or part code names one thing wherever it is said ("SM-704 这个月缺货", said
+            # before the card was replaced): the supersede retires it in every subject that holds it.
+            for other in holders:
+                if other is not best and other.current is not None and same_value(m, other.current):
+                    other.retired.append(other.current)
+                    other.current = None
         best.words |= m.context
         named_old.add(id(best))
         if ev.position >= 0:
