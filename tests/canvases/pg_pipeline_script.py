@@ -21,6 +21,7 @@ from canvasweb.canvases.serialization import node_to_dict  # noqa: E402
 from canvasweb.canvases.services import batch as batch_module  # noqa: E402
 from canvasweb.history.audit import replay_canvas, verify_chain  # noqa: E402
 from tests.canvases.pipeline_select_check import differences  # noqa: E402
+from tests.canvases.pipeline_write_check import write_differences  # noqa: E402
 
 COMMITTED_IN_PIPELINE: list[bool] = []
 
@@ -120,6 +121,7 @@ def main() -> None:
                 "fresh": fresh,
                 "chain_ok": verify_chain(canvas_id=canvas.pk).ok,
                 "select_differences": differences(canvas.pk),
+                "write_differences": write_differences(canvas.pk),
                 "replay_differences": len(replay_canvas(canvas_id=canvas.pk).differences),
                 "batch_statements": len(queries.captured_queries),
                 "lone_move_statements": len(lone.captured_queries),

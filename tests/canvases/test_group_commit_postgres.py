@@ -46,6 +46,10 @@ def test_reads_without_per_call_compiling_match_the_orm(report):
     assert report["select_differences"] == []
 
 
+def test_writes_without_per_call_compiling_match_the_orm(report):
+    assert report["write_differences"] == []
+
+
 def test_refusals_stay_per_op_and_the_rest_commit_in_order(report):
     results, start = report["results"], report["start"]
     assert results[1] == {"error": "FORBIDDEN"}

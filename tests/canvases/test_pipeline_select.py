@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from canvasweb.canvases.models import Node, OpReceipt
+from canvasweb.canvases.services import pipeline
 from canvasweb.canvases.services.pipeline import Pending, one_of
 from tests.canvases.pipeline_select_check import differences
+from tests.canvases.pipeline_write_check import write_differences
 from tests.conftest import node_op
 
 pytestmark = pytest.mark.django_db
@@ -40,3 +42,23 @@ def test_a_base_select_with_a_where_is_refused(canvas):
 def test_one_of_needs_values():
     with pytest.raises(ValueError):
         one_of(Node, "id", [])
+
+
+def test_writes_without_per_call_compiling_match_the_orm(canvas, alice, bob, apply):
+    apply(alice, node_op("first 第一"), client_op_id="w1")
+    apply(bob, node_op("second", x=1.5), client_op_id="w2")
+    assert write_differences(canvas.pk) == []
+
+
+def test_a_differing_write_is_reported(canvas, alice, bob, apply, monkeypatch):
+    apply(alice, node_op("first"), client_op_id="w3")
+    apply(bob, node_op("second"), client_op_id="w4")
+    monkeypatch.setattr(pipeline, "_INSERT_SHAPES", {})
+    real = pipeline._insert_shape
+
+    def shifted(*args):
+        head, row, tail = real(*args)
+        return head, row, tail + " "
+
+    monkeypatch.setattr(pipeline, "_insert_shape", shifted)
+    assert "receipts (1 rows)" in write_differences(canvas.pk)

@@ -26,7 +26,7 @@ from ..actors import Actor
 from ..models import Canvas, Membership, Node, OpReceipt, Role
 from ..serialization import iso, user_ref
 from .new_ids import IdOwners
-from .pipeline import insert_rows
+from .pipeline import insert_rows, update_row
 
 logger = logging.getLogger(__name__)
 
@@ -199,8 +199,12 @@ class _Batch:
         # a result back, so they cost one round trip with the caller's sync.
         self.flush_nodes()
         if self.canvas.revision != self.first_revision:
-            Canvas.objects.filter(pk=self.canvas.pk).update(
-                revision=self.canvas.revision, last_hash=self.canvas.last_hash, updated_at=timezone.now()
+            update_row(
+                Canvas,
+                self.canvas.pk,
+                revision=self.canvas.revision,
+                last_hash=self.canvas.last_hash,
+                updated_at=timezone.now(),
             )
         if self.receipts:
             # The canvas lock already serializes receipts; ON CONFLICT DO NOTHING is the backstop.
