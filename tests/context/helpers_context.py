@@ -17,3 +17,13 @@ def prompt_tokens(messages: list[dict]) -> int:
 
 def all_text(messages: list[dict]) -> str:
     return "\n".join(m["content"] for m in messages)
+
+
+def rewritten_chat(*pairs: tuple[str, str]) -> list[str]:
+    """Each (role, text) message as the value ledger leaves it (retired values rewritten)."""
+    from canvasweb.context.types import MessageData
+    from canvasweb.context.value_ledger import build_ledger
+
+    history = tuple(MessageData(id=f"m{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))  # type: ignore[arg-type]
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]

@@ -6,19 +6,14 @@ Own sentences (EN and ZH), none from bench/. Each rule has a control in which it
 
 from __future__ import annotations
 
+from helpers_context import rewritten_chat
+
 from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
 from canvasweb.context.value_mentions import find_mentions
 
 
 def msgs(*pairs):
     return tuple(MessageData(id=f"a{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
-
-
-def rewritten(*pairs):
-    history = msgs(*pairs)
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 # --- a weekday and the time on it --------------------------------------------------------------------
@@ -44,7 +39,7 @@ def test_a_time_after_another_value_keeps_its_own_words():
 
 
 def test_an_appointment_moved_twice_retires_the_middle_day_and_time():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "the physio moved my slot, it was Monday 11:20 and now it's Tuesday at 16:05"),
         ("assistant", "Noted."),
         ("user", "ugh, the physio cancelled, the slot moved once more, now it's Thursday at 09:40"),
@@ -57,7 +52,7 @@ def test_an_appointment_moved_twice_retires_the_middle_day_and_time():
 
 
 def test_a_change_made_again_retires_the_value_changed_before():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "the vet moved Biscuit's jab, it was Monday 11:20 and now it's Tuesday at 16:05"),
         ("assistant", "OK, Tuesday 16:05 for the jab."),
         ("user", "vet rang again, they have to push it, now it's Wednesday at 08:45 since the nurse is off"),
@@ -66,7 +61,7 @@ def test_a_change_made_again_retires_the_value_changed_before():
 
 
 def test_a_change_made_again_in_chinese():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "牙医把复诊挪了，原来是周一上午10点，现在改成周三下午4点。"),
         ("assistant", "好的，周三下午4点。"),
         ("user", "诊所刚又来电话，医生请假，只能再推到周五上午9点半了"),
@@ -77,7 +72,7 @@ def test_a_change_made_again_in_chinese():
 
 def test_a_value_said_again_without_a_change_retires_nothing():
     # control: "again" in a sentence that changes nothing
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "the vet moved Biscuit's jab, it was Monday 11:20 and now it's Tuesday at 16:05"),
         ("assistant", "OK."),
         ("user", "the cat sitter comes again on Saturday at 10:30"),
@@ -87,7 +82,7 @@ def test_a_value_said_again_without_a_change_retires_nothing():
 
 def test_a_never_changed_value_is_not_retired_by_again():
     # control: nothing of that kind was changed before, so "again" has nothing to point at
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "Biscuit's jab is on Tuesday at 16:05."),
         ("assistant", "OK."),
         ("user", "the groomer moved us again, now it's Wednesday at 08:45"),
@@ -102,7 +97,7 @@ def test_a_count_corrected_under_a_synonym_of_its_noun():
     (pupils,) = find_mentions("the museum trip takes 38 pupils")
     (learners,) = find_mentions("we're down to 31 learners")
     assert pupils.unit == learners.unit  # one noun family
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "For the museum trip we have 38 pupils signed up in total."),
         ("assistant", "Great turnout."),
         ("user", "Update: some parents said no, we're down to 31 learners."),
@@ -112,7 +107,7 @@ def test_a_count_corrected_under_a_synonym_of_its_noun():
 
 def test_a_count_of_another_noun_is_not_corrected():
     # control: bins are not people
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "For the museum trip we have 38 pupils signed up in total."),
         ("assistant", "Great turnout."),
         ("user", "Update: the coach firm is down to 31 seats for us."),
@@ -124,7 +119,7 @@ def test_a_count_of_another_noun_is_not_corrected():
 
 
 def test_a_date_pushed_by_two_days_names_the_date_two_days_before_as_old():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The gallery confirmed the hanging day: Tuesday 9 September."),
         ("assistant", "Great, 9 September for the hang."),
         ("user", "Bad news from the framers, they pushed us back two days. Thursday 11 September then."),
@@ -134,7 +129,7 @@ def test_a_date_pushed_by_two_days_names_the_date_two_days_before_as_old():
 
 
 def test_a_date_brought_forward_in_chinese():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "样品评审会定在5月9日。"),
         ("assistant", "好的，5月9日评审。"),
         ("user", "客户那边要赶时间，提前三天，5月6日开。"),
@@ -144,7 +139,7 @@ def test_a_date_brought_forward_in_chinese():
 
 def test_a_shift_that_does_not_land_on_a_said_date_names_nothing():
     # control: 16 September minus a week is 9 September, but the chat said 2 September
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The gallery confirmed the hanging day: Tuesday 2 September."),
         ("assistant", "Great."),
         ("user", "Separately, the printers pushed the catalogue proofs back a week, to 16 September."),
@@ -166,7 +161,7 @@ def test_shift_sentences_read_amounts_and_directions():
 
 
 def test_a_lost_weekday_retires_the_date_said_with_that_day():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "质检那边说，耐压测试排的是5月13号周二开始，还可能动。"),
         ("assistant", "好的。"),
         ("user", "实验室来电话了，周二的档期没了，改周四，5月15号。"),
@@ -176,7 +171,7 @@ def test_a_lost_weekday_retires_the_date_said_with_that_day():
 
 def test_a_lost_weekday_leaves_a_date_on_another_day_alone():
     # control: the date was a Wednesday, so "周二没了" says nothing about it
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "质检那边说，耐压测试排的是5月14号周三开始。"),
         ("assistant", "好的。"),
         ("user", "实验室来电话了，周二的档期没了，改周四，5月15号。"),
@@ -185,7 +180,7 @@ def test_a_lost_weekday_leaves_a_date_on_another_day_alone():
 
 
 def test_a_date_pushed_to_in_chinese_is_a_change_and_gives_way_to_the_final_one():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "我想6月1号开业。"),
         ("assistant", "好。"),
         ("user", "装修拖了，老周说6月1号开业够呛，往后推到6月12号吧。"),

@@ -8,18 +8,13 @@ Own sentences, none from bench/.
 from __future__ import annotations
 
 import pytest
+from helpers_context import rewritten_chat
 
 from canvasweb.context.capture.values import find_values
 from canvasweb.context.types import MessageData
 from canvasweb.context.value_ledger import build_ledger
 from canvasweb.context.value_mentions import find_mentions
 from canvasweb.context.value_mentions.words import subject_words
-
-
-def rewritten(*pairs):
-    history = tuple(MessageData(id=f"c{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 @pytest.mark.parametrize(
@@ -43,7 +38,7 @@ def test_points_and_a_little_are_no_time(text):
 
 
 def test_a_correction_retires_a_time_said_in_chinese_numerals():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "跟老周说好了，装卸工五点四十到仓库，先把冷柜的货卸了"),
         ("assistant", "好的，装卸工五点四十到仓库，先卸冷柜的货。"),
         ("user", "物业说大门六点才开，装卸工改成 6:15 到"),
@@ -55,7 +50,7 @@ def test_a_correction_retires_a_time_said_in_chinese_numerals():
 
 def test_before_a_time_takes_nothing_back():
     # 之前 after a time means "before", not "what was said before"
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "展厅营业时间 9:30—21:00。"),
         ("user", "布展的师傅七点二十到，九点半开门之前得把灯调好"),
     )
@@ -72,7 +67,7 @@ def test_a_number_with_its_measure_word_is_no_subject_word():
 def test_a_code_glued_to_chinese_words_is_a_value():
     found = [(m.raw, m.type) for m in find_mentions("后厨设备：烤箱新麦SM-704三层十盘，和面机 25 公斤")]
     assert ("SM-704", "ident") in found
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "打印机定了，型号HL-3190CDW，下周到。"),
         ("assistant", "好的，打印机 HL-3190CDW 下周到。"),
         ("user", "打印机那款停产了，改成HL-L3280CDW，价格差不多"),

@@ -6,15 +6,9 @@ Own sentences (EN and ZH), none from bench/. Each rule has a control in which it
 
 from __future__ import annotations
 
+from helpers_context import rewritten_chat
+
 from canvasweb.context.name_mentions import corrected_names, name_key
-from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
-
-
-def rewritten(*pairs):
-    history = tuple(MessageData(id=f"h{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 def roles(text):
@@ -26,7 +20,7 @@ def test_x_not_y_names_x_as_the_new_one():
 
 
 def test_x_not_y_retires_the_full_name_said_earlier():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The lender's driver for the crates is Piotr Nowak, booked for two nights."),
         ("assistant", "Noted: Piotr Nowak drives the crates."),
         ("user", "My mistake: their driver is Tomasz Nowak, not Piotr. Piotr is his cousin, same firm."),
@@ -46,7 +40,7 @@ def test_a_plural_name_is_the_same_name():
 
 
 def test_a_plural_name_that_fell_through_retires_the_venue():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "For the book launch I've booked the Quaker hall on Bridge Street, Friday 7pm."),
         ("assistant", "OK."),
         ("user", "ugh, the Quakers double-booked us. The launch has moved to the Rotary hut instead."),
@@ -71,7 +65,7 @@ def test_a_contact_who_moved_on_is_replaced_by_the_new_contact():
         ("苏敏", "old"),
         ("许朗", "assigned"),
     ]
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "馆方的对接人是苏敏，审图一般两周。"),
         ("assistant", "好的。"),
         ("user", "同步一下：苏敏调去做展会了，以后跟我们对接的是许朗，审图都找他。"),
@@ -81,7 +75,7 @@ def test_a_contact_who_moved_on_is_replaced_by_the_new_contact():
 
 def test_a_contact_named_without_a_change_replaces_nobody():
     # control: "对接的是" alone, with nobody leaving and no cue, is a plain statement
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "馆方的对接人是苏敏，审图一般两周。"),
         ("assistant", "好的。"),
         ("user", "印刷厂那边对接的是许朗。"),
@@ -99,13 +93,13 @@ def test_an_overbooked_venue_beside_its_replacement_is_old():
 
 
 def test_a_figure_said_to_be_the_old_one_is_retired_everywhere():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The new lintel over the doorway has to span 2.7 m, says the engineer."),
         ("assistant", "Noted, 2.7 m for the lintel."),
         ("user", "you're right to ask, it's 3.1. 2.7 was the old opening before we widened it"),
     )
     assert "2.7" not in out[0] and "2.7" not in out[1]
-    zh = rewritten(
+    zh = rewritten_chat(
         ("user", "门头招牌宽度做 4.5 米。"),
         ("assistant", "好的。"),
         ("user", "不对，现在是 5.2 米，4.5 米是原来的方案。"),
@@ -115,7 +109,7 @@ def test_a_figure_said_to_be_the_old_one_is_retired_everywhere():
 
 def test_a_figure_said_in_the_past_tense_alone_is_not_old():
     # control: "was" without "old" reports a past fact, it names nothing as replaced
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The lintel over the doorway spans 2.7 m."),
         ("assistant", "Noted."),
         ("user", "The skip was £240 and it arrived on time."),

@@ -6,18 +6,13 @@ which it must not apply (no cue, another subject), so it fails without name supp
 
 from __future__ import annotations
 
+from helpers_context import rewritten_chat
+
 from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
 
 
 def msgs(*pairs):
     return tuple(MessageData(id=f"n{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
-
-
-def rewritten(*pairs):
-    history = msgs(*pairs)
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 def aside(n):
@@ -28,7 +23,7 @@ def aside(n):
 
 
 def test_a_person_named_as_old_is_retired_where_it_was_said():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The wine tasting on Saturday is led by Bellweather."),
         *aside(4),
         ("user", "The tasting is no longer Bellweather, Hanna Berg takes over the tasting."),
@@ -38,7 +33,7 @@ def test_a_person_named_as_old_is_retired_where_it_was_said():
 
 
 def test_a_place_moved_from_one_to_another_is_retired():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "retreat venue: Girona, near the old town"),
         *aside(4),
         ("user", "retreat venue moved from Girona to Valencia"),
@@ -47,7 +42,7 @@ def test_a_place_moved_from_one_to_another_is_retired():
 
 
 def test_chinese_person_and_place_corrections_are_retired():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "晚会主持人是张伟，他负责开场"),
         ("user", "年会场地在世纪酒店，三楼宴会厅"),
         *aside(4),
@@ -59,13 +54,13 @@ def test_chinese_person_and_place_corrections_are_retired():
 
 
 def test_a_new_name_said_without_a_cue_retires_nothing():
-    plain = rewritten(
+    plain = rewritten_chat(
         ("user", "The wine tasting on Saturday is led by Bellweather."),
         *aside(4),
         ("user", "Hanna Berg leads the wine tasting on Saturday, with Bellweather."),
     )
     assert "Bellweather" in plain[0]
-    cued = rewritten(
+    cued = rewritten_chat(
         ("user", "The wine tasting on Saturday is led by Bellweather."),
         *aside(4),
         ("user", "Bellweather pulled out, Hanna Berg takes over the wine tasting on Saturday."),
@@ -74,11 +69,11 @@ def test_a_new_name_said_without_a_cue_retires_nothing():
 
 
 def test_a_name_that_fell_through_alone_retires_nothing():
-    alone = rewritten(
+    alone = rewritten_chat(
         ("user", "front desk: Anselm runs it this week"), *aside(4), ("user", "Anselm is off sick today.")
     )
     assert "Anselm" in alone[0]
-    replaced = rewritten(
+    replaced = rewritten_chat(
         ("user", "front desk: Anselm runs it this week"),
         *aside(4),
         ("user", "front desk: Anselm is off sick, Lucia Ferrante takes over"),
@@ -87,7 +82,7 @@ def test_a_name_that_fell_through_alone_retires_nothing():
 
 
 def test_the_same_name_about_another_subject_is_not_stale():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The wine tasting on Saturday is led by Bellweather."),
         ("user", "The Friday dinner toast goes to Bellweather as well."),
         *aside(4),
@@ -98,7 +93,7 @@ def test_the_same_name_about_another_subject_is_not_stale():
 
 
 def test_a_reply_right_after_the_correction_no_longer_says_the_old_name():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "printing: flyers go to Inkwell, 500 copies"),
         *aside(2),
         ("user", "printing: Inkwell fell through, we moved to Harbourlight Press"),
@@ -109,7 +104,7 @@ def test_a_reply_right_after_the_correction_no_longer_says_the_old_name():
 
 
 def test_a_reply_does_not_retire_a_name_by_suggesting_another():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The wine tasting on Saturday is led by Bellweather."),
         ("assistant", "If Bellweather cannot make it, we could switch to Hanna Berg for the tasting?"),
         ("user", "Bellweather no longer leads it, Hanna Berg takes over the tasting."),
@@ -120,13 +115,13 @@ def test_a_reply_does_not_retire_a_name_by_suggesting_another():
 
 def test_a_new_name_replaces_only_the_name_its_message_names_as_old():
     # shared words alone do not make the new sync tool the reports' replica
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "Migration reports read from the Harbour replica."),
         ("user", "Migration: switched to Tidewater."),
         ("user", "Risk checks switched to Harbour."),
     )
     assert "the Harbour replica" in out[0]
-    named = rewritten(
+    named = rewritten_chat(
         ("user", "Migration reports read from the Harbour replica."),
         ("user", "Migration reports: switched from Harbour to Tidewater."),
     )
@@ -134,12 +129,12 @@ def test_a_new_name_replaces_only_the_name_its_message_names_as_old():
 
 
 def test_a_name_negated_that_no_statement_held_is_left_as_said():
-    out = rewritten(("user", "The parents stay with us, not the Harbour Inn."), *aside(2))
+    out = rewritten_chat(("user", "The parents stay with us, not the Harbour Inn."), *aside(2))
     assert "not the Harbour Inn" in out[0]
 
 
 def test_a_longer_name_is_rewritten_whole():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "Overflow: the Grange Hotel's ballroom holds 80."),
         *aside(4),
         ("user", "Overflow goes to the Linden Hall instead of the Grange."),
@@ -148,7 +143,7 @@ def test_a_longer_name_is_rewritten_whole():
 
 
 def test_a_vendor_rejected_for_another_is_retired():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The van hire goes through Roadline."),
         *aside(4),
         ("user", "Procurement rejected Roadline; we're going with Kestrel Vans."),
@@ -157,36 +152,38 @@ def test_a_vendor_rejected_for_another_is_retired():
     # the one who rejects is no old value
     assert "Procurement" in out[-1]
     # a rejection alone also retires it (there is no current value to name); a mention does not
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The van hire goes through Roadline."), *aside(4), ("user", "Procurement rejected Roadline.")
     )
     assert "Roadline" not in out[0] and "[old value]" in out[0]
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The van hire goes through Roadline."), *aside(4), ("user", "Roadline confirmed the vans.")
     )
     assert "Roadline" in out[0]
 
 
 def test_a_person_who_left_is_retired_when_the_message_names_the_successor():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "At the bakery our contact is Ilse."),
         *aside(4),
         ("user", "Ilse left the bakery; our contact there is Jonas now."),
     )
     assert "Ilse" not in out[0] and "Jonas" in out[0]
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "At the bakery our contact is Ilse."), *aside(4), ("user", "Ilse left early today.")
     )
     assert "Ilse" in out[0]
 
 
 def test_chinese_gone_and_refused_names_are_retired():
-    out = rewritten(("user", "礼品那边对接人是小周。"), *aside(4), ("user", "小周离职了，礼品现在找老郑。"))
+    out = rewritten_chat(
+        ("user", "礼品那边对接人是小周。"), *aside(4), ("user", "小周离职了，礼品现在找老郑。")
+    )
     assert "小周" not in out[0] and "老郑" in out[0]
-    out = rewritten(("user", "快递用Swiftly。"), *aside(4), ("user", "老板不同意Swiftly，换成Parcelo。"))
+    out = rewritten_chat(("user", "快递用Swiftly。"), *aside(4), ("user", "老板不同意Swiftly，换成Parcelo。"))
     assert "Swiftly" not in out[0] and "Parcelo" in out[0]
     # control: leaving without a successor retires nothing
-    out = rewritten(("user", "礼品那边对接人是小周。"), *aside(4), ("user", "小周离职了，挺可惜的。"))
+    out = rewritten_chat(("user", "礼品那边对接人是小周。"), *aside(4), ("user", "小周离职了，挺可惜的。"))
     assert "小周" in out[0]
 
 
@@ -199,7 +196,7 @@ def test_a_latin_name_next_to_chinese_text_is_found():
 
 
 def test_a_chinese_place_named_by_its_number_is_a_name():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "新员工培训在二号楼三层。"),
         *aside(4),
         ("user", "二号楼不行了，培训换到四号楼。"),
@@ -209,19 +206,19 @@ def test_a_chinese_place_named_by_its_number_is_a_name():
 
 
 def test_a_place_that_is_gone_is_old_only_beside_its_replacement():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "样品先放七号库。"),
         *aside(4),
         ("user", "七号库没了，样品换到九号库。"),
     )
     assert "[old value → now 九号库]" in out[0]
     # Control: gone with no replacement named retires nothing.
-    kept = rewritten(("user", "样品先放七号库。"), *aside(4), ("user", "七号库没了，先别放了。"))
+    kept = rewritten_chat(("user", "样品先放七号库。"), *aside(4), ("user", "七号库没了，先别放了。"))
     assert kept[0] == "样品先放七号库。"
 
 
 def test_a_short_code_named_as_lost_gives_way_to_the_code_of_its_shape():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The forklift charges at bay D3 overnight."),
         *aside(4),
         ("user", "We lost D3 to the new racking, the forklift charges at D5 now."),
@@ -229,7 +226,7 @@ def test_a_short_code_named_as_lost_gives_way_to_the_code_of_its_shape():
     assert "D3" not in out[0] and "[old value → now D5]" in out[0]
     assert "lost [old value]" in out[-1] and "D5" in out[-1]
     # Control: a lost code with no code of its shape after it retires nothing.
-    kept = rewritten(
+    kept = rewritten_chat(
         ("user", "The forklift charges at bay D3 overnight."),
         *aside(4),
         ("user", "We lost D3 to the new racking, the forklift charges by the ramp now."),
@@ -238,11 +235,11 @@ def test_a_short_code_named_as_lost_gives_way_to_the_code_of_its_shape():
 
 
 def test_a_code_named_as_broken_in_chinese_gives_way_too():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "服务器放在机柜 R7 里。"),
         *aside(4),
         ("user", "R7坏了，服务器换到R9。"),
     )
     assert "R7" not in out[0] and "[old value → now R9]" in out[0]
-    kept = rewritten(("user", "服务器放在机柜 R7 里。"), *aside(4), ("user", "R7坏了，先别动。"))
+    kept = rewritten_chat(("user", "服务器放在机柜 R7 里。"), *aside(4), ("user", "R7坏了，先别动。"))
     assert kept[0] == "服务器放在机柜 R7 里。"

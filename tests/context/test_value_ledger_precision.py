@@ -7,16 +7,11 @@ Own sentences, none from bench/.
 
 from __future__ import annotations
 
+from helpers_context import rewritten_chat
+
 from canvasweb.context.retire import retire_outdated
 from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
 from canvasweb.context.value_mentions import find_mentions
-
-
-def rewritten(*pairs):
-    history = tuple(MessageData(id=f"p{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 def test_a_speaker_signature_is_no_topic_of_the_message():
@@ -27,7 +22,7 @@ def test_a_speaker_signature_is_no_topic_of_the_message():
 
 
 def test_a_value_set_by_a_correction_stays_beside_another_value_of_its_kind():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "Priya. The minibus leaves the depot at 06:10. Kids there by 05:55."),
         ("assistant", "Noted."),
         (
@@ -39,7 +34,7 @@ def test_a_value_set_by_a_correction_stays_beside_another_value_of_its_kind():
 
 
 def test_dropping_people_off_is_no_fall_in_a_value():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The minibus leaves the depot at 06:10 on the first day."),
         ("assistant", "Noted."),
         ("user", "Coming back, the minibus drops everyone at the depot gate around 18:20."),
@@ -48,7 +43,7 @@ def test_dropping_people_off_is_no_fall_in_a_value():
 
 
 def test_a_value_that_drops_to_a_new_figure_is_still_a_correction():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The hall hire for the fair is £640."),
         ("assistant", "Noted."),
         ("user", "Good news, the hall hire drops to £560 if we book before Friday is over and done."),
@@ -74,7 +69,7 @@ def test_a_long_sentence_of_figures_is_no_subjectless_correction():
 def test_a_price_word_makes_a_bare_chinese_amount_money():
     (m,) = find_mentions("供应商说单价可以降到 46,800 一套")
     assert m.type == "money" and m.key == "cny:46800"
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "展柜报价 ¥52,000/套。"),
         ("assistant", "好的。"),
         ("user", "刚谈完，展柜报价改成 46,800 了。"),

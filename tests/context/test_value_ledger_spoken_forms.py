@@ -9,17 +9,10 @@ Own sentences, none from bench/.
 from __future__ import annotations
 
 import pytest
+from helpers_context import rewritten_chat
 
 from canvasweb.context.capture.values import find_values
 from canvasweb.context.name_mentions import corrected_names
-from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
-
-
-def rewritten(*pairs):
-    history = tuple(MessageData(id=f"s{i}", role=r, content=t) for i, (r, t) in enumerate(pairs))
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 @pytest.mark.parametrize(
@@ -46,7 +39,7 @@ def test_halves_prices_and_rates_are_no_times(text):
 
 
 def test_a_correction_naming_the_same_rare_name_retires_its_date():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "plumber is Kwame, he can do Wednesday 4 March for the boiler swap"),
         ("assistant", "Great, Kwame on Wednesday 4 March for the boiler."),
         ("user", "the radiators arrive Monday 2 March, Tom says"),
@@ -57,7 +50,7 @@ def test_a_correction_naming_the_same_rare_name_retires_its_date():
 
 
 def test_a_time_said_as_half_past_is_retired_by_a_correction():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "the florist will be at the hall for half past seven on the Friday"),
         ("user", "florist rang, she can't get to the hall before 9.15 now, van's in for repair"),
     )

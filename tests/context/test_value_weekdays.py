@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from helpers_context import rewritten_chat
 
 from canvasweb.context.capture.values import compatible, find_values, value_key, value_type
 from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
 from canvasweb.context.value_mentions import find_mentions
 
 
 def msgs(*pairs):
     return tuple(MessageData(id=f"w{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
-
-
-def rewritten(*pairs):
-    history = msgs(*pairs)
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 def weekdays(text):
@@ -128,7 +122,7 @@ def test_weekday_mentions_need_no_digit():
 
 
 def test_a_later_weekday_corrects_an_earlier_one_about_the_same_subject():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "Our release train leaves on Tuesdays."),
         ("assistant", "Noted."),
         ("user", "Actually the release train leaves on Thursday from now on."),
@@ -138,7 +132,7 @@ def test_a_later_weekday_corrects_an_earlier_one_about_the_same_subject():
 
 
 def test_a_weekday_correction_without_a_subject_corrects_the_weekday_just_said():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The pottery class meets on Tuesdays."),
         ("assistant", "Got it, Tuesdays."),
         ("user", "Actually it's Thursday."),
@@ -148,13 +142,13 @@ def test_a_weekday_correction_without_a_subject_corrects_the_weekday_just_said()
 
 
 def test_chinese_weekday_corrections():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "我们每周二发布新版本。"),
         ("assistant", "好的，记下了。"),
         ("user", "改成周四。"),
     )
     assert out[0] == "我们每[old value → now 周四]发布新版本。"
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "读书会定在礼拜三晚上。"),
         ("user", "读书会改到星期五了。"),
     )
@@ -162,7 +156,7 @@ def test_chinese_weekday_corrections():
 
 
 def test_the_same_day_in_another_spelling_is_no_correction():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The yoga class is on Wednesday."),
         ("user", "Actually the yoga class is Wed, as before."),
         ("user", "Sorry, the yoga class is Thu."),
@@ -176,12 +170,12 @@ def test_a_date_does_not_correct_a_weekday_nor_a_weekday_a_date():
         "weekday",
         "date",
     ]
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The dentist appointment is on Friday."),
         ("user", "Actually the dentist appointment is on 14 May."),
     )
     assert out[0] == "The dentist appointment is on Friday."
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The dentist appointment is on 14 May."),
         ("user", "Actually the dentist appointment is on Friday."),
     )
@@ -191,14 +185,14 @@ def test_a_date_does_not_correct_a_weekday_nor_a_weekday_a_date():
 def test_a_list_of_days_is_no_correction():
     said = "Mon, Wed and Fri standups for the mobile team, all at the same room."
     assert [m.key for m in find_mentions(said)] == ["mon", "wed", "fri"]
-    out = rewritten(("user", said))
+    out = rewritten_chat(("user", said))
     assert out == ["Mon, Wed and Fri standups for the mobile team, all at the same room."]
-    out = rewritten(("user", "游泳课是周一、周三和周五。"))
+    out = rewritten_chat(("user", "游泳课是周一、周三和周五。"))
     assert out == ["游泳课是周一、周三和周五。"]
 
 
 def test_a_weekday_about_another_subject_keeps_its_value():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The design review happens every Wednesday."),
         ("assistant", "Okay."),
         ("user", "And the deploy freeze now starts on Friday."),
@@ -206,7 +200,7 @@ def test_a_weekday_about_another_subject_keeps_its_value():
     )
     assert out[0] == "The design review happens every [old value → now Tuesday]."
     assert out[2] == "And the deploy freeze now starts on Friday."
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "站会每周三开。"),
         ("user", "另外，封版现在改到周五了。"),
     )
@@ -214,7 +208,7 @@ def test_a_weekday_about_another_subject_keeps_its_value():
 
 
 def test_a_subjectless_weekday_correction_is_ambiguous_between_two_subjects():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The design review is on Wednesday."),
         ("user", "The deploy freeze starts Friday."),
         ("user", "Sorry, it's Thursday."),
@@ -224,7 +218,7 @@ def test_a_subjectless_weekday_correction_is_ambiguous_between_two_subjects():
 
 
 def test_the_weekday_of_a_proper_name_is_not_corrected():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "I picked up the Sunday Times for the crossword."),
         ("user", "Actually, let's do the crossword on Saturday."),
     )
@@ -233,7 +227,7 @@ def test_the_weekday_of_a_proper_name_is_not_corrected():
 
 
 def test_a_weekday_is_about_the_words_next_to_it_not_another_value_of_its_clause():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The team dinner is on Thursday."),
         ("user", "Actually the team dinner is 22 May now and we add a Sunday hike for whoever is around."),
     )
@@ -241,19 +235,19 @@ def test_a_weekday_is_about_the_words_next_to_it_not_another_value_of_its_clause
 
 
 def test_a_day_said_beside_a_date_still_names_the_dates_subject():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "牙医约在4月2日，周四下午"),
         ("assistant", "好的"),
         ("user", "周四要出差，牙医改到 4月9日 了"),
     )
     assert out[0] == "牙医约在[old value → now 4月9日]，周四下午"
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "订好了，6月3日，周五晚上"),
         ("assistant", "好的"),
         ("user", "周五晚上要加班，改到 6月10日 了"),
     )
     assert out[0] == "订好了，[old value → now 6月10日]，周五晚上"
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The piano tuner comes on Monday 6 October, after lunch."),
         ("user", "Sorry, wrong week for the Monday piano tuner: it's Monday 13 October."),
     )
@@ -261,7 +255,7 @@ def test_a_day_said_beside_a_date_still_names_the_dates_subject():
 
 
 def test_a_reply_repeating_a_day_does_not_move_another_subject():
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "The book fair runs until the Saturday after the opening."),
         ("user", "We also add a Sunday workshop."),
         ("assistant", "Noted: the book fair now runs a Sunday workshop too."),
@@ -271,7 +265,7 @@ def test_a_reply_repeating_a_day_does_not_move_another_subject():
 
 def test_the_weekday_written_in_a_date_names_no_subject():
     # "Sat 15 Nov" and "Sat 22 Nov" are two Saturdays, not one subject: the tasting moves, the opening stays
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "Tasting for the regulars: Fri 14 Nov."),
         ("assistant", "Noted."),
         ("user", "Public opening is Sat 22 Nov."),
@@ -279,7 +273,7 @@ def test_the_weekday_written_in_a_date_names_no_subject():
         ("user", "Update: the tasting is moving to Sat 15 Nov because the chef is away."),
     )
     assert "Fri 14 Nov" not in out[0] and out[2] == "Public opening is Sat 22 Nov."
-    out = rewritten(
+    out = rewritten_chat(
         ("user", "品鉴会定在11月14日周五。"),
         ("assistant", "好的。"),
         ("user", "正式开业是11月22日周六。"),
