@@ -61,7 +61,7 @@ def _weekday(m: re.Match[str]) -> int:
 
 
 def _date_ord(v: TypedValue) -> int | None:
-    if v.type != "date" or v.key.startswith("rel:"):
+    if v.type != "date" or v.key.startswith(("rel:", "dom:")):
         return None
     parts = v.key.split("-")
     month, day = int(parts[-2]), int(parts[-1])

@@ -138,6 +138,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?P<rel>(?:下|这|本|上)个?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|下个?月初?|月底|年底)"
         ),
     ),
+    # A day of the month without its month ("改到25号", "so not the 23rd", "on the 17th"): a date whose
+    # key names only the day (dom:25); "3号馆", "5号楼", "1号线", "the 2nd floor" are no dates.
+    (
+        "date",
+        re.compile(
+            r"(?<![\d月.第])(?P<dom>[12]?\d|3[01])\s*[号日](?![\d馆楼线厅室门车床位台机库仓区栋层场窗口排座桌间])"
+        ),
+    ),
+    (
+        "date",
+        re.compile(
+            r"(?<=\bthe )(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)\b(?!\s+(?:floor|round|place|time|century|edition|"
+            r"year|week|day|batch|version|draft|row|item|option|party|person|grade|stage|gen\w*|lap|pick|seed|"
+            r"anniversary|birthday|largest|biggest|best|most|highest|lowest)\b)",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "date",
         re.compile(
@@ -399,6 +416,11 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         if value is None or (value == 1 and g.get("cur") in ("块", None)):
             raise ValueError(f"not an amount: {cn!r}")  # "一块去", "一位老师"
         g = {**g, "n": str(value), "mul": None}
+    if kind == "date" and g.get("dom"):
+        day = int(_group(g, "dom"))
+        if not 1 <= day <= 31:
+            raise ValueError("no day of a month")
+        return f"dom:{day:02d}"
     if kind == "date":
         rel = g.get("rel")
         if rel:

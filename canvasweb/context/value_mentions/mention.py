@@ -44,6 +44,9 @@ def same_value(a: Mention, b: Mention) -> bool:
         return False  # "24 hl" through the line is not "24 cans" to a tray
     if a.key == b.key:
         return True
+    if a.type == "date" == b.type and (a.key.startswith("dom:") or b.key.startswith("dom:")):
+        # "the 23rd" is the day of "23 March" or "3月23日"
+        return a.key[-2:] == b.key[-2:] and not (a.key.startswith("rel:") or b.key.startswith("rel:"))
     bare = a if a.type == "number" else b
     if (
         bare.type == "number"
