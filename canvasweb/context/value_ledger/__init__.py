@@ -130,7 +130,7 @@ def build_ledger(
     _WEIGHTS.clear()
     _WEIGHTS.update({w: min(1.0, 4.0 / n) for w, n in df.items()})
     _PROPER.clear()
-    _PROPER.update(proper_name_words(m.content for m in messages if m.role != "tool"))
+    _PROPER.update(proper_name_words((m for m in messages if m.role != "tool"), cache))
     slots: list[_Slot] = []
     owner: dict[tuple[int, int], _Slot] = {}
     for ev in events:

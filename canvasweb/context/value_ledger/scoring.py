@@ -9,13 +9,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..capture.values import compatible
 from ..synonyms import noun_family
+from ..types import MessageData
 from ..value_mentions.mention import Mention, same_value
 from ..value_mentions.words import subject_words
 from .cues import _CUE_WORDS
 from .events import _Event
+
+if TYPE_CHECKING:
+    from ..tokens import TokenCache
 
 NEAR_BEST = 0.6
 # Without a correction cue, a statement replaces a value only when most of its subject words are that subject's.
@@ -253,17 +258,32 @@ _NOT_PROPER = frozenset(
 )
 
 
-def proper_name_words(texts: Iterable[str]) -> set[str]:
+def proper_name_words(messages: Iterable[MessageData], cache: TokenCache | None = None) -> set[str]:
     """Subject words (as subject_words() leaves them) written with a capital mid-sentence somewhere in
-    `texts`, and never in lower case."""
+    `messages`, and never in lower case. Each message's words are memoised: this runs every compile."""
     capital: set[str] = set()
     lower: set[str] = set()
-    for text in texts:
-        if not text.isascii() and not re.search(r"[A-Z]", text):
-            continue
-        for m in _MID_SENTENCE_CAPITAL_RE.finditer(text):
-            w = m.group(1).lower()
-            if w not in _NOT_PROPER:
-                capital.add(w)
-        lower.update(re.findall(r"\b[a-z]{3,}\b", text))
+    for m in messages:
+        if cache is None:
+            caps, lows = _case_words(m.content)
+        else:
+
+            def words_of(m: MessageData = m) -> tuple[frozenset[str], frozenset[str]]:
+                return _case_words(m.content)
+
+            caps, lows = cache.memo(key=("proper-words", m.id), source=m.content, compute=words_of)
+        capital.update(caps)
+        lower.update(lows)
     return {w for word in capital - lower for w in subject_words(word)}
+
+
+def _case_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(words written with a capital mid-sentence, words written in lower case) of one text."""
+    if not text.isascii() and not re.search(r"[A-Z]", text):
+        return frozenset(), frozenset()
+    caps = frozenset(
+        w
+        for w in (m.group(1).lower() for m in _MID_SENTENCE_CAPITAL_RE.finditer(text))
+        if w not in _NOT_PROPER
+    )
+    return caps, frozenset(re.findall(r"\b[a-z]{3,}\b", text))
