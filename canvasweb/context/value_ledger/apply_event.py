@@ -208,8 +208,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             echo = [c for c in scored if c[3]] or [
                 c for c in scored if c[2].current is None and any(same_value(m, r) for r in c[2].retired)
             ]
-            if echo:
-                s = max(echo, key=lambda c: c[1])[2]
+            # A reply restating in its own words the value the user just set ("So delivery moves
+            # from w/c 9 March to 23 March" after "the line's now arriving 23 March") names that
+            # subject: its words join it, so a later correction of either retires both mentions.
+            recent = None if echo else _recent_holder(m, ev, slots)
+            if echo or recent is not None:
+                s = max(echo, key=lambda c: c[1])[2] if echo else recent
                 s.words |= m.context
                 owner[(ev.position, m.start)] = s
             else:
