@@ -212,10 +212,10 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             # from w/c 9 March to 23 March" after "the line's now arriving 23 March") names that
             # subject: its words join it, so a later correction of either retires both mentions.
             recent = None if echo else _recent_holder(m, ev, slots)
-            if echo or recent is not None:
-                s = max(echo, key=lambda c: c[1])[2] if echo else recent
-                s.words |= m.context
-                owner[(ev.position, m.start)] = s
+            joined = max(echo, key=lambda c: c[1])[2] if echo else recent
+            if joined is not None:
+                joined.words |= m.context
+                owner[(ev.position, m.start)] = joined
             else:
                 slot = _Slot(
                     kind=m.type, words=set(m.context), current=m, since=ev.order, stated_in=ev.position
