@@ -110,7 +110,7 @@ _ZH_OLD_RE = re.compile(r"(?:不再(?:是|由|找|用|请)|不同意(?:用)?|否
 # A name that fell through ("小王离职了", "七号库没了"); old only beside a new name.
 _ZH_GONE_WORDS = (
     r"离职|辞职|走了|不干了|被占|倒闭|黄了|被否|退出|来不了|没了|不行了|排不开|没档期|调走|调去|调到别|调岗|"
-    r"休产假|不做了|撤了|停业|关门了"
+    r"休产假|不做了|撤了|停业|关门了|借走|订满|约满|接不了|不接了|做不了"
 )
 _ZH_GONE_RE = re.compile(
     rf"(?:^|(?<=[，。；！？,.;!?：:\s]))([\u4e00-\u9fffA-Za-z·]{{2,10}}?)(?={_ZH_GONE_WORDS})"
@@ -124,6 +124,15 @@ _ZH_SURNAMES = (
 )
 _ZH_PERSON = rf"(?:[{_ZH_SURNAMES}小老][\u4e00-\u9fff]?(?:师傅|老师|经理|总监|主任|科长|处长|医生|律师)|[{_ZH_SURNAMES}](?:工|总))"
 _ZH_PERSON_GONE_RE = re.compile(rf"({_ZH_PERSON})(?=[\u4e00-\u9fff]{{0,8}}?(?:{_ZH_GONE_WORDS}))")
+# A firm or person whose answer came back through someone ("飞扬体育那边说那两天设备被借走了"): the
+# name opens the clause, the gone word ends it. Three characters or more: "施工那边说排不开了" is about
+# the site, not a name.
+_ZH_SIDE_GONE_RE = re.compile(
+    r"(?:^|(?<=[，。；！？,.;!?：:\s]))([\u4e00-\u9fffA-Za-z·]{3,10}?)(?=(?:那边|这边|那家|那头)"
+    rf"(?:说|讲|反馈|回复|通知|回话)?[^，。；！？,.;!?]{{0,12}}?(?:{_ZH_GONE_WORDS}))"
+)
+# Someone else found for the job ("我另外找了启航体育"): new only beside a name that fell through.
+_ZH_FOUND_RE = re.compile(r"(?:另外|另|重新)(?:找了|请了|订了|约了|联系了|租了)(?:一家|一个|一位)?" + _ZH_RUN)
 _ZH_BASIS_RE = re.compile(r"以([\u4e00-\u9fffA-Za-z·]{2,10}?)为准")
 _ZH_ASSIGNED_RE = re.compile(
     r"由(?!于)([\u4e00-\u9fffA-Za-z·]{2,10}?)来?(?:负责|接手|主持|对接|牵头|带队|供应|承办|担任)"
@@ -329,8 +338,12 @@ def _zh_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
         add(m, 1, "assigned")
     for m in _ZH_PERSON_GONE_RE.finditer(text, a, b):
         add(m, 1, "gone")  # before the clause-start reading, which may take words before the name
+    for m in _ZH_SIDE_GONE_RE.finditer(text, a, b):
+        add(m, 1, "gone", whole=True)
     for m in _ZH_GONE_RE.finditer(text, a, b):
         add(m, 1, "gone", whole=True)
+    for m in _ZH_FOUND_RE.finditer(text, a, b):
+        add(m, 1, "found")
     for m in _ZH_CONTACT_RE.finditer(text, a, b):
         add(m, 1, "assigned")
     return out

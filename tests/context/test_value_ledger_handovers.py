@@ -115,3 +115,23 @@ def test_a_figure_said_in_the_past_tense_alone_is_not_old():
         ("user", "The skip was £240 and it arrived on time."),
     )
     assert "2.7 m" in out[0]
+
+
+def test_a_firm_whose_answer_came_back_through_someone_hands_over_to_the_one_found_instead():
+    assert roles("麻烦了，绿源花艺那边回复说那天订满了，我另外请了花间集。") == [
+        ("绿源花艺", "old"),
+        ("花间集", "new"),
+    ]
+    out = rewritten_chat(
+        ("user", "婚礼花艺订的绿源花艺，布置加手捧花一共6800。"),
+        ("assistant", "好的，花艺：绿源花艺，6800。"),
+        ("user", "麻烦了，绿源花艺那边回复说那天订满了，我另外请了花间集，报价6500。"),
+    )
+    assert "绿源花艺" not in out[0] and "花间集" in out[0]
+
+
+def test_someone_found_with_nobody_gone_is_a_first_statement():
+    # control: "另外找了" with no name that fell through names nothing as old or new
+    assert roles("音响我另外找了声海传媒，做个备份。") == []
+    # control: two characters before 那边 are the site, not a firm
+    assert roles("仓库那边说借走了两台叉车。") == []
