@@ -180,10 +180,12 @@ def _en_names(text: str, a: int, b: int) -> list[tuple[int, int, bool]]:
     kept = []
     for m in _NAME_RE.finditer(text, a, b):
         run: list[re.Match[str]] = []
-        for w in [*re.finditer(r"\S+", m.group(0)), None]:
+        words = [*re.finditer(r"\S+", m.group(0))]
+        for k, w in enumerate([*words, None]):
             if w is not None and (
                 w.group(0).lower().rstrip(".") not in _NOT_NAMES
                 or (not run and _TITLE_RE.match(w.group(0) + " "))
+                or _old_or_new_in_a_name(text, a, m.start() + w.start(), w.group(0), k + 1 < len(words))
             ):
                 run.append(w)
                 continue
@@ -198,6 +200,12 @@ def _en_names(text: str, a: int, b: int) -> list[tuple[int, int, bool]]:
                     kept.append((s, e, _opens_alone(text, a, s, e)))
             run = []
     return kept
+
+
+def _old_or_new_in_a_name(text: str, a: int, s: int, word: str, followed: bool) -> bool:
+    """ "Old" or "New" mid-sentence before another capitalised word is part of a name ("the Old
+    Ropeworks", "the New Inn"); opening a sentence ("New date: …") or alone it is a chat word."""
+    return word in ("Old", "New") and followed and bool(text[a:s].strip())
 
 
 # A lowercase noun that makes a capitalised word the name of a place ("the Scout hut").
@@ -368,6 +376,14 @@ def corrected_names(text: str) -> tuple[NameSpan, ...]:
     replaced = any(n.role in ("new", "assigned") for n in out)  # "X调走了，以后对接的是Y"
     out = [replace(n, role="old") if n.role == "gone" else n for n in out if n.role != "gone" or replaced]
     return tuple(sorted(out, key=lambda n: n.start))
+
+
+def capitalised_names(text: str) -> list[str]:
+    """Every capitalised name in `text`, without its title ("the Harbourside Bookshop" -> "Harbourside
+    Bookshop")."""
+    if not re.search(r"[A-Z]", text):
+        return []
+    return [_bare(text[s:e]) for s, e, _alone in _en_names(text, 0, len(text))]
 
 
 def tracked_forms(spans: Iterable[NameSpan]) -> frozenset[str]:

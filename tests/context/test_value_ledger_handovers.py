@@ -135,3 +135,38 @@ def test_someone_found_with_nobody_gone_is_a_first_statement():
     assert roles("音响我另外找了声海传媒，做个备份。") == []
     # control: two characters before 那边 are the site, not a firm
     assert roles("仓库那边说借走了两台叉车。") == []
+
+
+def test_old_or_new_inside_a_name_is_part_of_it():
+    assert roles("We're moving the quiz to the Old Forge on Mill Street.") == [("Old Forge", "new")]
+    # control: opening a sentence, "New" is a chat word
+    assert roles("New date: the quiz is on Friday.") == []
+
+
+def test_a_place_called_by_its_noun_is_the_old_one_when_the_message_names_a_new_place():
+    out = rewritten_chat(
+        ("user", "The choir's spring concert is at the Abbeyfield Chapel, Saturday evening."),
+        ("assistant", "Noted: spring concert at the Abbeyfield Chapel."),
+        (
+            "user",
+            "Right, the chapel is too small for the orchestra we've invited, so we're moving the "
+            "concert to the Granary Theatre, same evening.",
+        ),
+    )
+    assert "Abbeyfield Chapel" not in out[0] and "Granary Theatre" in out[0]
+    assert "Abbeyfield Chapel" not in out[1]
+
+
+def test_a_noun_that_ends_two_earlier_names_or_a_message_with_no_new_place_retires_nothing():
+    # control: "the hall" could be either hall
+    out = rewritten_chat(
+        ("user", "Rehearsals at the Corn Exchange Hall, the gala at the Victoria Hall."),
+        ("user", "Honestly the hall is cramped, we're moving rehearsals to the Granary Theatre."),
+    )
+    assert "Corn Exchange Hall" in out[0] and "Victoria Hall" in out[0]
+    # control: the noun said without a new name is a plain remark
+    out = rewritten_chat(
+        ("user", "The choir's spring concert is at the Abbeyfield Chapel, Saturday evening."),
+        ("user", "I love the chapel, the acoustics are great."),
+    )
+    assert "Abbeyfield Chapel" in out[0]
