@@ -63,7 +63,8 @@ _HEDGE_RE = re.compile(
 # Text right before a name that names it as the old one.
 _OLD_BEFORE_RE = re.compile(
     r"\b(?:no longer|not|instead of|rather than|replacing|in place of|over from|"
-    r"vetoed|rejected|ditched|scrapped|dropped|lost)\s+(?:(?:be|is|with|using|at|in|by)\s+)?(?:the\s+)?$",
+    r"vetoed|rejected|ditched|scrapped|dropped|lost|scrap|ditch|cancell?ed|cancel|so no|no more)\s+"
+    r"(?:(?:be|is|with|using|at|in|by)\s+)?(?:the\s+)?$",
     re.IGNORECASE,
 )
 _FROM_RE = re.compile(r"\bfrom\s+(?:the\s+)?$", re.IGNORECASE)
@@ -76,7 +77,12 @@ _GONE_AFTER_RE = re.compile(
     r"went bust|(?:got|was|has been|have been) (?:vetoed|rejected|scrapped))",
     re.IGNORECASE,
 )
-_STRONG_AFTER_RE = re.compile(r"^\s*(?:is|was|'s)?\s*no longer\b", re.IGNORECASE)
+# A firm that closed is the old one whether or not the message names the next ("PrintSmith have shut").
+_STRONG_AFTER_RE = re.compile(
+    r"^\s*(?:(?:is|was|'s)?\s*no longer\b|(?:has|have|had)\s+(?:now\s+)?(?:shut|closed down|gone bust|gone under|"
+    r"ceased trading|gone out of business|gone into administration)\b|(?:went|gone) bust\b|shut down\b)",
+    re.IGNORECASE,
+)
 # Text right before a name that names it as the new one.
 _NEW_BEFORE_RE = re.compile(
     r"(?:\b(?:going|go|went|gone) with|\b(?:mov|switch|chang|swapp|swap|shift|transferr|hand)\w*(?:\s+[\w'-]+){0,3}?"

@@ -170,3 +170,21 @@ def test_a_noun_that_ends_two_earlier_names_or_a_message_with_no_new_place_retir
         ("user", "I love the chapel, the acoustics are great."),
     )
     assert "Abbeyfield Chapel" in out[0]
+
+
+def test_a_firm_that_closed_or_a_booking_scrapped_is_old_without_a_replacement_named():
+    assert roles("Bad news, Quillpress have shut, the shop's boarded up.") == [("Quillpress", "old")]
+    assert roles("scrap the Avis booking, I've cancelled it.") == [("Avis", "old")]
+    assert roles("The insurer won't cover it, so no Sixt.") == [("Sixt", "old")]
+    out = rewritten_chat(
+        ("user", "Flyers are printed by Quillpress, 500 for £70."),
+        ("assistant", "Noted: Quillpress does the flyers."),
+        ("user", "Bad news, Quillpress have shut, the shop's boarded up. Looking for someone else."),
+    )
+    assert "Quillpress" not in out[0] and "Quillpress" not in out[1]
+
+
+def test_a_firm_said_beside_a_closure_of_something_else_stays():
+    # control: "closed" alone says what happened to a thing, and needs a replacement to retire a name
+    assert roles("Quillpress closed early on Friday.") == []
+    assert roles("Quillpress are open till six, no more than 500 flyers a day.") == []
