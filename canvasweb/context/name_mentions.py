@@ -275,9 +275,9 @@ def _en_corrected(text: str, a: int, b: int) -> list[tuple[int, int, str]]:
             role == "new"
             and out
             and out[-1][2] == "new"
-            and re.fullmatch(r"\s+(?:in|at|on)\s+", text[out[-1][1] : s])
+            and re.fullmatch(r"\s+(?:in|at|on|from|of)\s+(?:the\s+)?", text[out[-1][1] : s])
         ):
-            continue  # "Osteria Nove in Borough instead": the place of the new name
+            continue  # "Osteria Nove in Borough instead", "Colin from Cowal has stepped in": the new name's place
         if role:
             out.append((s, e, role))
     return out

@@ -188,3 +188,10 @@ def test_a_firm_said_beside_a_closure_of_something_else_stays():
     # control: "closed" alone says what happened to a thing, and needs a replacement to retire a name
     assert roles("Quillpress closed early on Friday.") == []
     assert roles("Quillpress are open till six, no more than 500 flyers a day.") == []
+
+
+def test_the_club_a_stand_in_comes_from_is_no_new_name():
+    assert roles("Hamish is off sick. Ewan Reid from Largs has stepped in.") == [
+        ("Hamish", "old"),
+        ("Ewan Reid", "new"),
+    ]

@@ -47,3 +47,30 @@ def test_a_reply_with_the_same_value_for_another_subject_long_after_stays():
     )
     assert "20 May" not in out[2]
     assert "9 May" in out[0]
+
+
+def test_a_reply_reporting_the_change_joins_the_subject_the_users_words_missed():
+    out = rewritten_chat(
+        ("user", "抽签出来了，我们估计上午9:50左右轮到，排第6个。"),
+        ("assistant", "好，预计上午9:50左右上台。"),
+        ("user", "哎我看错了，把前一组的当成我们的了。我们是第8个，差不多10点20上台。"),
+        ("assistant", "好的，那就是第8个、大约10点20上台。白板上那张先不动，等正式的表出来一起改。"),
+        ("user", "正式的表发下来了，又变了。我们预计10:45上台。以这个为准！"),
+    )
+    assert "10点20" not in out[2] and "10点20" not in out[3]
+    assert "9:50" not in out[0]
+
+
+def test_a_value_that_stays_beside_a_change_is_no_old_value_and_the_old_one_named_first_is_retired():
+    out = rewritten_chat(
+        ("user", "Tickets: adults £15, students £8."),
+        ("assistant", "Noted: £15 adults, £8 students."),
+        (
+            "user",
+            "hang on, I misread the minutes. £15 was what we charged for the panto. for this show they "
+            "voted the adult price up to £16.50, students stay at £8. sorry!",
+        ),
+    )
+    assert "£8" in out[0] and "£8" in out[1] and "students stay at £8" in out[2]
+    assert "£15" not in out[0] and "£15" not in out[1]
+    assert "£15 was what" not in out[2]

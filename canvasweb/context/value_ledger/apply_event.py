@@ -18,6 +18,11 @@ from .events import _Event
 from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
 from .shifts import shifted_key
 
+# Words around a value that say it is kept as it was (stemmed as value_mentions leaves them).
+_KEPT_WORDS = frozenset(
+    {"stay", "remain", "unchang", "still", "不变", "照旧", "仍然", "依旧", "没变", "维持"}
+)
+
 
 def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
     user_like = ev.role in ("user", "canvas")
@@ -68,8 +73,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         named_old |= _shifted_from(ev, slots)
     # Slots whose value the same message names (non-negated) next to a new value of its kind.
     for m in ev.mentions:
-        if m.negated:
-            continue
+        if m.negated or not m.context.isdisjoint(_KEPT_WORDS):
+            continue  # "concessions stay at £9" beside the new adult price names no old value
         for s in slots:
             if (
                 s.current is not None
@@ -242,6 +247,62 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             home = home or s
         if ev.position >= 0 and home is not None:
             owner[(ev.position, m.start)] = home
+            if ev.role == "assistant":
+                _merge_restated(m, ev, home, slots, owner)
+    if ev.role == "user":
+        _rejoin_named_before(ev, slots, owner)
+
+
+REPLY_REACH = 3  # messages: how far back the user message a reply answers may be (tool turns between)
+
+
+def _merge_restated(
+    m: Mention, ev: _Event, home: _Slot, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]
+) -> None:
+    """A reply that reports, in the subject's words, the change the user just made in other words
+    ("好的，那就是大约11点05上台" after "出场那个我看错了…差不多11点05上台", where the user's words matched
+    no subject) names the subject: the subject the user's message opened with that value, and any
+    other this reply set to it, are one subject from now on. The one with a history keeps its words:
+    the user's other words ("booked", "the handover") would make it match unrelated changes."""
+    group = [home] + [
+        s
+        for s in slots
+        if s is not home
+        and s.current is not None
+        and same_value(m, s.current)
+        and 0 <= ev.position - s.stated_in <= REPLY_REACH
+    ]
+    if len(group) < 2:
+        return
+    kept = max(group, key=lambda s: (len(s.retired), s is home))
+    kept.words |= m.context
+    for other in group:
+        if other is kept:
+            continue
+        kept.retired += [r for r in other.retired if not any(same_value(r, x) for x in kept.retired)]
+        for key, slot in owner.items():
+            if slot is other:
+                owner[key] = kept
+        slots.remove(other)
+
+
+def _rejoin_named_before(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
+    """The old value said before its replacement in the same message ("£12 was what we charged last
+    time. They voted the adult price up to £13.50."): it opened a subject of its own when it was read,
+    but the later sentence retired it, so it is that subject's old value."""
+    for m in ev.mentions:
+        opened = owner.get((ev.position, m.start))
+        if opened is None or opened.current is not m or opened.retired or m.negated:
+            continue
+        retired_here = [
+            s
+            for s in slots
+            if s is not opened and s.since == ev.order and any(same_value(m, r) for r in s.retired)
+        ]
+        if len(retired_here) == 1:
+            owner[(ev.position, m.start)] = retired_here[0]
+            retired_here[0].words |= opened.words
+            slots.remove(opened)
 
 
 def _weak_day_dropped(

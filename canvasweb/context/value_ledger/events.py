@@ -49,7 +49,27 @@ def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
     # message counts for a short message, and per sentence otherwise
     if cued and len(sentences) <= 2:
         return frozenset(m.sentence for m in mentions)
-    return frozenset(m.sentence for m in mentions if m.sentence in cued) if cued else frozenset()
+    if not cued:
+        return frozenset()
+    out = {m.sentence for m in mentions if m.sentence in cued}
+    spans = sentence_spans(text)
+    valued = {m.sentence for m in mentions}
+    framing = [
+        i
+        for i, (a, b) in enumerate(spans)
+        if i not in valued and (_CUE_RE.search(text[a:b]) or CORRECTION_RE.search(text[a:b]))
+    ]
+    if framing and framing[0] == 0 and len(spans) <= SHORT_MESSAGE_SENTENCES:
+        # "hang on, I misread the minutes. £12 was last year's. They voted £13.50." / "出场那个我看错了。
+        # …我们是第11个，差不多11点05上台。": an opening correction with no value frames the short message.
+        return frozenset(valued)
+    if framing and framing[-1] == len(spans) - 1 and framing[-1] - 1 in valued:
+        # "…预计11:25上台。以这个为准！": a closing one confirms the sentence before it.
+        out.add(framing[-1] - 1)
+    return frozenset(out)
+
+
+SHORT_MESSAGE_SENTENCES = 4
 
 
 def _cued_text_sentences(text: str) -> frozenset[int]:
