@@ -48,3 +48,21 @@ def test_not_the_day_retires_the_date_said_with_its_month():
         ("user", "Courier rang, Monday 19 May it is. So not the 12th."),
     )
     assert "12 May" not in out[0] and "12 May" not in out[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [("start Monday 3rd", "dom:03"), ("Tues 12th is fine", "dom:12"), ("on Thursday the 6th", "dom:06")],
+)
+def test_a_weekday_with_its_day_of_the_month_is_a_date(text, key):
+    assert [(v.type, v.key) for v in find_values(text)] == [("date", key)]
+
+
+def test_a_weekday_with_its_day_replaces_the_one_said_before():
+    out = rewritten_chat(
+        ("user", "The glazier can fit the windows Monday 3rd."),
+        ("assistant", "Noted, windows on Monday 3rd."),
+        ("user", "Glazier's moved things round, he's fitting the windows on Thursday 6th now."),
+    )
+    assert "Monday 3rd" not in out[0] and "Monday 3rd" not in out[1]
+    assert "Thursday 6th" in out[2]

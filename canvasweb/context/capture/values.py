@@ -146,6 +146,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?<![\d月.第])(?P<dom>[12]?\d|3[01])\s*[号日](?![\d馆楼线厅室门车床位台机库仓区栋层场窗口排座桌间])"
         ),
     ),
+    # "Monday 3rd", "Tues the 6th", "Thurs 12th": a weekday with its day of the month.
+    (
+        "date",
+        re.compile(
+            r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?\s+(?:the\s+)?"
+            r"(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:" + _MONTH_RE + r")\b)",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "date",
         re.compile(
