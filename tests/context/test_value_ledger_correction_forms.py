@@ -859,3 +859,20 @@ def test_capacity_words_are_one_subject_whatever_the_verb():
         )
     )
     assert kept[0] == "The chapel choir has 120 members."
+
+
+def test_a_value_that_a_change_verb_lands_on_replaces_the_subject_with_one_shared_word():
+    from helpers_context import rewritten_chat
+
+    out = rewritten_chat(
+        ("user", "The dishwasher is £629 at Pryce's, the Bosch one."),
+        ("assistant", "Noted, Bosch dishwasher £629 from Pryce's."),
+        ("user", "showed them the web price and they knocked the dishwasher down to £579, delivery free"),
+    )
+    assert "£629" not in out[0] and "£579" in out[2]
+    out = rewritten_chat(
+        ("user", "灯具那边报价4600元，含安装。"),
+        ("assistant", "好的，灯具4600元含安装。"),
+        ("user", "跟老板磨了半天，灯具砍到4100元了，安装照送"),
+    )
+    assert "4600" not in out[0]

@@ -118,7 +118,10 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             s for s in slots if _same_kind(m, s.kind, s.current or (s.retired[-1] if s.retired else None))
         ]
         cued = (
-            m.sentence in ev.cue_sentences or _cue_just_before(m, ev) or (m.type == "name" and m.changed_to)
+            m.sentence in ev.cue_sentences
+            or _cue_just_before(m, ev)
+            or (m.changed_to and ev.role == "user")
+            or (m.type == "name" and m.changed_to)
         )
         user_like = ev.role in ("user", "canvas") or _reports_a_change(m, ev)
         if m.type == "name":

@@ -32,9 +32,12 @@ _OLD_AFTER_RE = re.compile(
 
 # A change verb whose object is the value: "moved us to 5434", "bumped it up to 12", "改成 7点".
 _CHANGED_TO_RE = re.compile(
-    r"\b(?:mov|chang|switch|push|bump|rais|lower|increas|reduc|updat|adjust|shift)\w*"
-    r"(?:\s+[\w'-]+){0,3}?\s+to\s+(?:the\s+)?[$€£¥]?\s*$"
-    r"|(?:改成|改为|改到|调整为|调整到|换成|提高到|降到|延到|推迟到|提前到|变成|更新为)\s*$",
+    r"\b(?:mov|chang|switch|push|bump|rais|lower|increas|reduc|updat|adjust|shift|knock|cut|drop|slash|hik|"
+    r"negotiat|haggl)\w*(?:\s+[\w'-]+){0,3}?\s+to\s+(?:the\s+)?[$€£¥]?\s*$"
+    r"|\b(?:brought|bring|put|went|gone|go|goes|come|came|comes)\s+(?:it\s+|the\s+\w+\s+)?(?:up|down)\s+to\s+"
+    r"(?:the\s+)?[$€£¥]?\s*$"
+    r"|(?:改成|改为|改到|调整为|调整到|换成|提高到|降到|延到|推迟到|提前到|变成|更新为|涨到|降为|降至|减到|减至|加到|"
+    r"砍到|压到|谈到|调到|调至|增加到|减少到|上调到|上调至|下调到|下调至|涨至|增至)\s*$",
     re.IGNORECASE,
 )
 # A share or multiple of another quantity: "€7,600, half of the new total", "the deposit is a third
