@@ -327,3 +327,20 @@ def test_an_exact_figure_held_by_two_chat_subjects_is_left_to_the_words():
     )
     out = rewritten(h, nodes=(old, new))
     assert "27.45 万" in out[0] and "27.45 万" in out[1]
+
+
+def test_a_supersede_retires_the_value_a_chat_correction_set_whatever_the_nodes_order():
+    # The supersede's old node sorts second: its event must not pass for message 1, which set 104.
+    old = node("o", "Hall seats 120 (fire certificate)", superseded_by="n")
+    new = node("n", "Hall capacity: 96 seats per show (fire officer)")
+    h = msgs(
+        ("user", "The hall seats 120 on the fire certificate."),
+        ("user", "Correction: with the staging in, the hall seats 104."),
+    )
+    out = rewritten(h, nodes=(old, new))
+    assert "104" not in out[1] and "120" not in out[0]
+
+
+def test_a_value_said_as_down_from_is_the_old_one():
+    (m,) = [x for x in find_mentions("So about 90 a night, down from the 110 on the plan.") if x.raw == "110"]
+    assert m.negated

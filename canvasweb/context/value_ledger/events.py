@@ -70,6 +70,7 @@ def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
 
 
 SHORT_MESSAGE_SENTENCES = 4
+CANVAS_ORDER_BASE = -1_000_000
 
 
 def _cued_text_sentences(text: str) -> frozenset[int]:
@@ -130,7 +131,9 @@ def _canvas_events(nodes: Sequence[NodeData], cache: TokenCache | None = None) -
         if not old:
             continue
         when = parse_timestamp(n.updated_at)
-        order = i
+        # apart from the messages' positions: "set by this event" (a slot's `since`) must not take a
+        # supersede for the message that happens to share its number
+        order = CANVAS_ORDER_BASE + i
         if n.superseded_by:
             repl = by_id.get(n.superseded_by)
             new = find(repl) if repl is not None else ()

@@ -11,7 +11,7 @@ import re
 
 # Text right before a value that names it as the replaced one.
 _OLD_BEFORE_RE = re.compile(
-    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bold|\bprevious(?:ly)?|\bformer|"
+    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bold|\bprevious(?:ly)?|\bformer|\b(?:down|up) from|"
     r"不是|而不是|并非|原来的?|原先的?|之前的?|以前的?|旧的?|不再[按用是要]?)\s*(?:the\s+|是\s*)?[$€£¥]?\s*$",
     re.IGNORECASE,
 )
