@@ -16,14 +16,18 @@ end up folded into the summary are never tokenized.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from .retire import retire_outdated
+from .capture.sensitivity import SENSITIVITY_RANK, audience_marked
+from .capture.values import find_values
+from .retire import RESTRICTED_MARKER, retire_outdated
 from .selection import CanvasIndex
 from .sentences import SentenceInfo
 from .tokens import TokenCache, truncate_to_tokens
-from .types import MESSAGE_OVERHEAD_TOKENS, MessageData, Truncation
-from .value_ledger import RetiredValues, build_ledger
+from .types import MESSAGE_OVERHEAD_TOKENS, ROLE_LEVEL, MessageData, Truncation
+from .value_ledger import NOW_MARKER, OLD_MARKER, RetiredValues, build_ledger
+from .value_mentions.words import sentence_spans
 
 TOOL_PREFIX = "[tool output]\n"
 MIN_USEFUL_TOKENS = 12  # a layer smaller than this is not worth a message
@@ -81,6 +85,9 @@ class HistoryView:
         self._later_corrections: list[SentenceInfo] = []
         self._retire_stale = index.is_stale_text if (strategy == "canvas" and index is not None) else None
         self.restricted: Callable[[frozenset[str]], bool] | None = None
+        # what a user's own words keep from this reader ("somewhere only I can see"), by rank
+        self._reader_rank = ROLE_LEVEL.get(role, 0) if strategy == "canvas" and role != "owner" else None
+        self._hidden_values: frozenset[str] | None = None  # values said only where this reader may not look
         if index is not None and role != "owner":
 
             def restricted(terms: frozenset[str]) -> bool:
@@ -126,14 +133,26 @@ class HistoryView:
         return MessageData(id=m.id + "~filtered", role=m.role, content=p.text)
 
     def _prepare(self, m: MessageData, position: int) -> PreparedMessage:
+        kept = self._audience_filtered(m)
+        if kept == RESTRICTED_MARKER:
+            self.retired.add(m.id)
+            return prepare_message(
+                m,
+                cache=self.cache,
+                mask=self.mask,
+                variant=self.fingerprint,
+                tool_max=self.tool_max,
+                content=RESTRICTED_MARKER,
+            )
         p = prepare_message(
             m, cache=self.cache, mask=self.mask, variant=self.fingerprint, tool_max=self.tool_max
         )
         if self.strategy != "canvas" and self.restricted is None:
             return p
         # Sentence filters read the message as said; the value ledger then rewrites what is left.
+        said = p.message if kept is None else MessageData(id=f"{m.id}~audience", role=m.role, content=kept)
         raw = retire_outdated(
-            message=p.message,
+            message=said,
             later_corrections=self._later_corrections if self.strategy == "canvas" else None,
             is_stale=self._retire_stale,
             is_restricted=self.restricted,
@@ -141,9 +160,12 @@ class HistoryView:
             position=position,
             retired_values=self._retired_values,
         )
+        if raw is None and kept is not None:
+            raw = kept
         ledger = self.ledger
         if ledger and position in ledger.by_position:
             raw = ledger.rewrite(position, m.content if raw is None else raw, original=m.content)
+            raw = self._unnamed_hidden_values(raw)
         if raw is None or raw == m.content:
             return p
         self.retired.add(p.message.id)
@@ -155,6 +177,74 @@ class HistoryView:
             tool_max=self.tool_max,
             content=raw,
         )
+
+    def _unnamed_hidden_values(self, text: str) -> str:
+        """A marker names the value that replaced a retired one ("[old value → now £9,500]"); never one
+        this reader may not see, said only in a message withheld from them."""
+        if self._reader_rank is None or "→ now" not in text:
+            return text
+        if self._hidden_values is None:
+            hidden: set[str] = set()
+            for m in self.every:
+                kept = self._audience_filtered(m)
+                if kept is not None:
+                    said = {v.raw for v in find_values(m.content)}
+                    hidden |= said - {v.raw for v in find_values(kept)}
+            self._hidden_values = frozenset(hidden)
+        hidden_values = self._hidden_values
+        if not hidden_values:
+            return text
+        return _NOW_MARKER_RE.sub(
+            lambda g: OLD_MARKER if any(v in g.group(1) for v in hidden_values) else g.group(0), text
+        )
+
+    def _audience_filtered(self, m: MessageData) -> str | None:
+        """A user's message as a reader of this role may see it, when its own words keep part of it
+        from them ("keep this between us", "she does NOT want my brothers knowing … somewhere only I
+        can see"); None when nothing is kept back. A short message is withheld whole, since people
+        put the warning before or after the fact; in a long one, the marked sentence and the ones
+        before it back to the nearest that states a value."""
+        if self._reader_rank is None or m.role != "user":
+            return None
+        rank = self._reader_rank
+        return self.cache.memo(
+            key=("audience", m.id, rank), source=m.content, compute=lambda: _kept_from(m.content, rank)
+        )
+
+
+_NOW_MARKER_RE = re.compile(re.escape(NOW_MARKER).replace(re.escape("{value}"), r"([^\]]+)"))
+SHORT_MESSAGE_CHARS = 280  # a message this short is withheld whole
+
+
+def _kept_from(text: str, reader_rank: int) -> str | None:
+    if SENSITIVITY_RANK[audience_marked(text)] <= reader_rank:
+        return None
+    spans = sentence_spans(text)
+    # a Chinese character says about as much as three Latin letters with their space
+    weighted = len(text) + 2 * sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    if len(spans) <= 2 or weighted <= SHORT_MESSAGE_CHARS:
+        return RESTRICTED_MARKER
+    hidden: set[int] = set()
+    for i, (a, b) in enumerate(spans):
+        if SENSITIVITY_RANK[audience_marked(text[a:b])] <= reader_rank:
+            continue
+        # the warning and what it is about: back to the nearest sentence that states a value
+        j = i
+        while True:
+            hidden.add(j)
+            x, y = spans[j]
+            if j == 0 or any(ch.isdigit() for ch in text[x:y]):
+                break
+            j -= 1
+    out, last = [], 0
+    for i in sorted(hidden):
+        a, b = spans[i]
+        out.append(text[last:a])
+        if i - 1 not in hidden:
+            out.append(RESTRICTED_MARKER)
+        last = b
+    out.append(text[last:])
+    return "".join(out).strip()
 
 
 def take_floor(

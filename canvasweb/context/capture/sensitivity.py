@@ -28,7 +28,9 @@ _SECRET_MARK_RE = re.compile(
     r"\b(?:top[ -]secret|classified|owners? only|keep (?:it|this|that|them) secret|(?:this|that|it) is (?:a )?secret)\b|"
     r"\b(?:don'?t|do not|never) (?:put|leave|write|show) (?:it|this|that|them) (?:where|anywhere) (?:anyone|everyone|people|others) can see\b|"
     r"\bkeep (?:it|this|that|them) hidden\b|"
-    r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见|(?:设|标|改)(?:成|为|置为)(?:保密|机密)",
+    r"\b(?:somewhere |where )?only (?:I|me) (?:can|could|should|may|will) see\b|\bfor my eyes only\b|\bjust for me to see\b|"
+    r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见|(?:设|标|改)(?:成|为|置为)(?:保密|机密)|"
+    r"只(?:有我|给我|让我)(?:自己)?(?:能|可以)?看",
     re.IGNORECASE,
 )
 _INTERNAL_MARK_RE = re.compile(
@@ -47,7 +49,11 @@ _INTERNAL_MARK_RE = re.compile(
     r"只(?:给|让|限|在)内部|(?:别|不要|不能|不许)让外(?:面|边|部)?的?人|外人(?:不能|别|不要)看|"
     r"\bonly for (?:the team|us|internal eyes|our eyes)\b|\b(?:staff|team)[ -]only\b|\bfor staff only\b|"
     r"\b(?:not for|never (?:goes |go )?to) (?:the )?(?:parents|customers|clients|public|press|anyone outside)\b|\banyone outside (?:the|our) (?:team|trip team|company)\b|\b(?:don'?t|do not|never) let (?:outsiders|the client|clients|viewers|anyone outside)\b|"
-    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|the others|other people)\b|\bbetween (?:you and me|us|ourselves)\b",
+    r"\b(?:don'?t|do not|never) tell (?:anyone|anybody|the others|other people)\b|\bbetween (?:you and me|us|ourselves)\b|"
+    # "she does NOT want my brothers knowing", "I don't want the parents to know yet", "不想让其他家长知道"
+    r"\b(?:does|do|did)(?:n'?t| not) want (?:my|the|her|his|their|our|any|anyone|anybody|people|them)\b[^.!?\n]{0,24}?"
+    r"\b(?:knowing|to know|to find out|finding out|to see)\b|\bkeep (?:it|this|that) (?:quiet|private|under wraps|to ourselves)\b|"
+    r"不(?:想|希望|要)让[^，。；！？,;!?\n]{0,8}?知道",
     re.IGNORECASE,
 )
 # A credential said with its value ("the alarm code is 4821", "保险柜密码何珊刚设好了：629017") is a
@@ -68,6 +74,18 @@ def sensitivity_marked(text: str) -> str:
     """The strictest sensitivity `text` asks for: "secret", "internal" or "public"."""
     text = _NEGATED_MARK_RE.sub(" ", text)
     if _SECRET_MARK_RE.search(text) or _CREDENTIAL_VALUE_RE.search(text):
+        return "secret"
+    if _INTERNAL_MARK_RE.search(text):
+        return "internal"
+    return "public"
+
+
+def audience_marked(text: str) -> str:
+    """The strictest audience a message's own words ask for ("keep this between us", "somewhere only I
+    can see"): the history withholds the message from readers below it. A credential's value alone is
+    masked instead (mask_credentials), so it does not hide the rest of the message."""
+    text = _NEGATED_MARK_RE.sub(" ", text)
+    if _SECRET_MARK_RE.search(text):
         return "secret"
     if _INTERNAL_MARK_RE.search(text):
         return "internal"

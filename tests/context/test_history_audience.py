@@ -1,0 +1,78 @@
+"""A user's own words can keep a message from some readers ("keep this between us", "somewhere only
+I can see"): the history withholds it from them, whole when short, by sentence when long, and no
+"[old value → now …]" marker names a value said only there.
+
+Own sentences (EN and ZH), none from bench/.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers_context import all_text, node
+
+from canvasweb.context.capture.sensitivity import audience_marked
+from canvasweb.context.compiler import compile_context
+from canvasweb.context.types import CompileRequest, MessageData
+
+
+def compile_for(role, messages, question="What did we decide?"):
+    request = CompileRequest(
+        system_prompt="Follow the canvas.",
+        question=question,
+        nodes=(node("n1", "Kitchen project: plan and budget."),),
+        messages=tuple(MessageData(id=f"m{i}", role=r, content=t) for i, (r, t) in enumerate(messages)),
+        role=role,
+        budget=3000,
+    )
+    return all_text(compile_context(request=request).messages)
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("Gran is giving us £4,200. can that go somewhere only I can see?", "secret"),
+        ("he does not want his sisters knowing about the £4,200", "internal"),
+        ("奶奶给了我们4200块，先不想让其他亲戚知道。", "internal"),
+        ("Gran is giving us £4,200, it's in the budget sheet.", "public"),
+        ("I want everyone to know the plan by Friday.", "public"),
+    ],
+)
+def test_what_the_users_words_ask_for(text, level):
+    assert audience_marked(text) == level
+
+
+SHORT_PRIVATE = (
+    "Gran is lending us £4,200 to close the gap. can that go on the board somewhere only I can see?"
+)
+
+
+def test_a_short_message_kept_private_is_withheld_whole_from_viewers_and_editors():
+    chat = [("user", SHORT_PRIVATE), ("assistant", "Done."), ("user", "Tiles arrive Tuesday.")]
+    for role in ("viewer", "editor"):
+        assert "4,200" not in compile_for(role, chat)
+    assert "4,200" in compile_for("owner", chat)
+
+
+def test_in_a_long_message_only_the_private_part_is_withheld():
+    long = (
+        "Right, a few things. The tiler starts on the 14th and needs two days. The skip goes on the drive "
+        "for a fortnight at £290. Gran is lending us £4,200 for the gap. She does not want my brothers "
+        "knowing. The plasterer is booked for the week after, and the electrician wants the sockets "
+        "marked on the wall in pencil before he comes back for the second fix."
+    )
+    text = compile_for("viewer", [("user", long), ("assistant", "Noted.")])
+    assert "£290" in text and "the 14th" in text and "plasterer" in text
+    assert "4,200" not in text
+
+
+def test_a_marker_never_names_a_value_said_only_where_the_reader_may_not_look():
+    chat = [
+        ("user", "The contingency for the kitchen is £3,000."),
+        ("assistant", "Noted: £3,000 contingency."),
+        ("user", "Update: the kitchen contingency is now £4,200 thanks to Gran. keep this between us."),
+        ("assistant", "OK."),
+    ]
+    viewer = compile_for("viewer", chat, question="How much is the kitchen contingency?")
+    assert "4,200" not in viewer
+    editor = compile_for("editor", chat, question="How much is the kitchen contingency?")
+    assert "4,200" in editor
