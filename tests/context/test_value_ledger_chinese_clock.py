@@ -95,3 +95,24 @@ def test_a_replaced_card_retires_its_code_wherever_it_was_said():
     ledger = build_ledger(messages=history, nodes=nodes)
     assert "T2-Pro" not in ledger.rewrite(0, history[0].content)
     assert "T2-Pro" not in ledger.rewrite(1, history[1].content)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("卖四万二就算成功", "cny:42000"),
+        ("比去年的3.8万高一点", "cny:38000"),
+        ("预算三万五就够", "cny:35000"),
+    ],
+)
+def test_an_amount_in_wan_before_a_particle_or_a_comparison_is_money(text, key):
+    assert [(v.type, v.key) for v in find_values(text)] == [("money", key)]
+
+
+def test_last_years_figure_is_no_subject_of_this_years_target():
+    out = rewritten_chat(
+        ("user", "这次展会目标定个小点的，卖三万就行"),
+        ("assistant", "三万，比去年的2.6万高一点，挺实在。"),
+        ("user", "我们重新商量了，去年那个数其实很容易做到，今年最后定了4.5万"),
+    )
+    assert "2.6万" in out[1]

@@ -37,6 +37,9 @@ _CN_DIGITS = {
 }
 _CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
+# What may follow an amount in 万/亿 ("28万了", "四万二就算成功", "3.8万高一点"); a counted noun may not
+# ("3万人", "2万步").
+_AFTER_WAN = "了的吧啊呢呀哦左上多算就还也都不太以到至和加与或一每出封起便贵划成含高低"
 CN_NUM = "零〇一二两俩三四五六七八九十百千万亿"
 _CN_NUM_RE = re.compile(rf"[{CN_NUM}]+")
 
@@ -247,7 +250,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"(?P<cn>[一二两三四五六七八九十][{CN_NUM}]*)\s*(?P<cur>元|块|美元|欧元|人民币)"
             rf"|(?P<cnb>[一二两三四五六七八九十][一二两三四五六七八九十百千]*[万亿][一二两三四五六七八九]?)"
-            r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多]))"
+            rf"(?:(?![\u4e00-\u9fff])|(?=[{_AFTER_WAN}]))"
         ),
     ),
     # "40k", "1.2k", "3bn": an amount with a thousand/billion suffix and no currency
@@ -261,7 +264,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "money",
         re.compile(
             r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>万|亿)"
-            r"(?:(?![\u4e00-\u9fff])|(?=[了的吧啊呢呀哦左上多算就还也都不太以到至和加与或一每出封起便贵划成含]))"
+            rf"(?:(?![\u4e00-\u9fff])|(?=[{_AFTER_WAN}]))"
         ),
     ),
     # "80°C", "-18 ℃", "176 °F", "1240 degrees", "65 degrees Celsius", "设在80度" (not "100度电")

@@ -55,7 +55,7 @@ def _is_cue_word(w: str) -> bool:
 
 
 class _CueWords:
-    """`w in _CUE_WORDS`: a subject word that is a correction cue on its own, memoized."""
+    """`w in _CUE_WORDS`: a subject word that is a correction cue on its own or says only when, memoized."""
 
     def __init__(self) -> None:
         self._seen: dict[str, bool] = {}
@@ -65,7 +65,7 @@ class _CueWords:
             return False
         got = self._seen.get(w)
         if got is None:
-            got = self._seen[w] = _is_cue_word(w) or w in _CUE_STEMS
+            got = self._seen[w] = _is_cue_word(w) or w in _CUE_STEMS or w in _WHEN_WORDS
         return got
 
 
@@ -74,6 +74,9 @@ _CUE_STEMS = frozenset(
     "updat now new actually final finally instead chang mov switch correct correction scratch turn wrong "
     "wait sorry still again revis latest".split()
 )
+# Words that say which year or round a value belongs to, not what it is ("去年那个数都快做到了，今年
+# 定了6.5万" names no subject that last year's 3.8万 shares).
+_WHEN_WORDS = frozenset("去年 今年 明年 前年 往年 上次 这次 上回 这回 下次 last year this".split())
 _CUE_WORDS = _CueWords()
 
 # Words that judge a value instead of naming what it is for ("4 May is tight", "5433 works",
