@@ -876,3 +876,20 @@ def test_a_value_that_a_change_verb_lands_on_replaces_the_subject_with_one_share
         ("user", "跟老板磨了半天，灯具砍到4100元了，安装照送"),
     )
     assert "4600" not in out[0]
+
+
+def test_a_code_of_the_same_shape_replaces_the_one_code_of_that_shape():
+    from helpers_context import rewritten_chat
+
+    out = rewritten_chat(
+        ("user", "展位分到了A3-212，靠里面一点。"),
+        ("assistant", "好的，展位A3-212。"),
+        ("user", "主办方发通知，有人退展，位置调了，我们改到A3-108，离门口近。"),
+    )
+    assert "A3-212" not in out[0] and "A3-108" in out[2]
+    # control: two codes of that shape are two subjects; an uncued code of the shape replaces nothing
+    out = rewritten_chat(
+        ("user", "展位A3-212，仓库货架A3-550。"),
+        ("user", "顺便记一下隔壁是A3-213。"),
+    )
+    assert "A3-212" in out[0] and "A3-550" in out[0]

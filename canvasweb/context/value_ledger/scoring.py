@@ -216,6 +216,8 @@ def _score(
         score = overlap + (OLD_NAMED_BONUS if id(s) in named_old else 0.0) + (1.0 if same else 0.0)
         if cued and not same and _counts_the_same_noun(m, words, s) and noun_peers(_slot_unit(s)) == [s]:
             score += NOUN_BONUS
+        if cued and not same and m.type == "ident" and _code_peers(m, cands) == [s]:
+            score += NOUN_BONUS  # "改到B2-115" after "展位B2-107": the one subject whose code has this shape
         if same and ev.role == "assistant" and not (overlap or not m.context):
             continue
         if same or id(s) in named_old:
@@ -248,6 +250,23 @@ def _score(
         if score >= need and score > 0:
             scored.append((score, overlap, s, same))
     return scored
+
+
+def _code_shape(raw: str) -> str:
+    """ "B2-107" and "B2-115" are one shape ("B2-999"): the letters and the first digit kept."""
+    head = re.match(r"[A-Za-z]*\d?", raw)
+    prefix = head.group(0) if head else ""
+    return prefix + re.sub(r"\d", "9", re.sub(r"[A-Za-z]", "A", raw[len(prefix) :]))
+
+
+def _code_peers(m: Mention, cands: Sequence[_Slot]) -> list[_Slot]:
+    """The subjects whose current value is a code of `m`'s shape (same prefix, same layout)."""
+    shape = _code_shape(m.raw)
+    return [
+        s
+        for s in cands
+        if s.current is not None and s.current.type == "ident" and _code_shape(s.current.raw) == shape
+    ]
 
 
 # A capitalised word inside a sentence (not its first word): "rang Gaz", "Dalesway's crew".
