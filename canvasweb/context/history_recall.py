@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import recall_rank
+from .answer_kinds import asked_kinds, stated_kinds
 from .lexical import query_terms
 from .recall_excerpt import LONG_SENTENCE_TOKENS, MIN_SAVING, clause_excerpt
 from .recall_index import RecallCandidate, is_low_information, sentence_tokens, turn_sentences
@@ -241,8 +242,10 @@ def recall_history(
             turns=turns,
             skip=skip,
             wants_value=wants_value,
+            asked=asked,
         )
 
+    asked = asked_kinds(question) if wants_value else frozenset()
     cover(strong)
     if weak:  # weak hits may spend at most half of what is left
         cap = max_tokens
@@ -277,6 +280,7 @@ def _cover(
     turns: Mapping[int, _Turn],
     skip: frozenset[str],
     wants_value: bool = False,
+    asked: frozenset[str] = frozenset(),
 ) -> None:
     """Pass 1, coverage: the best matching sentence per hit turn (short turns whole), plus the
     neighbour turn that carries its context. For a question that asks for a value, a matching
@@ -285,15 +289,21 @@ def _cover(
     for ci, _score, sent_hits in ranked:
         t = turn(ci)
         best = sent_hits[0] if sent_hits else 0
+        if asked and sum(t.tokens) > WHOLE_TURN_TOKENS:
+            best = _hit_with_asked_value(t, sent_hits, asked, best)
+        follow = None
         if sum(t.tokens) <= WHOLE_TURN_TOKENS:
             want = {i for i in range(len(t.sentences)) if normalize_sentence(t.sentences[i]) not in skip} or {
                 best
             }
         else:
             want = {best}
-            if wants_value and (follow := _value_after(t, best)) is not None:
+            follow = _value_after(t, best) if wants_value else None
+            if follow is not None:
                 want.add(follow)
-        if not grow(ci, want) and not grow(ci, {best}) and not clip(ci, best):
+        # when the label and its value do not both fit, the value's sentence is the one to quote
+        alone = {follow} if follow is not None else {best}
+        if not grow(ci, want) and not grow(ci, alone) and not grow(ci, {best}) and not clip(ci, best):
             continue
         nb = neighbour(ci)
         if nb is not None and nb not in turns:
@@ -303,6 +313,20 @@ def _cover(
             elif nt.sentences:
                 # The question's last sentence, or the answer's first (its value-stating one).
                 grow(nb, {len(nt.sentences) - 1} if nb < ci else {_answer_sentence(nt)})
+
+
+def _hit_with_asked_value(t: _Turn, sent_hits: Sequence[int], asked: frozenset[str], best: int) -> int:
+    """In a long turn, the first matching sentence that states a value of the kind the question asks
+    for, or is followed by one ("ok so for show nights, … . everyone in by 6.20pm please" for "by what
+    time do the actors have to be in?"), rather than a better match with none ("after the Saturday
+    evening show it's the last night do")."""
+
+    def states(si: int) -> bool:
+        return 0 <= si < len(t.sentences) and bool(stated_kinds(t.sentences[si]) & asked)
+
+    if states(best):
+        return best
+    return next((si for si in sent_hits if states(si) or states(si + 1)), best)
 
 
 def _value_after(t: _Turn, si: int) -> int | None:

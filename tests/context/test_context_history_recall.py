@@ -323,3 +323,14 @@ def test_decay_reference_defaults_to_the_newest_edit():
     b = node("b", "Fresh note", x=150, y=0, updated_at="2026-06-01T00:00:00+00:00")
     sel = select_nodes(index=CanvasIndex.build(nodes=[a, b]), viewport=Viewport(), role="editor")
     assert [c.node.id for c in sel.candidates] == ["b", "a"]
+
+
+def test_excerpt_of_a_what_time_question_takes_the_matching_sentence_that_leads_to_a_time():
+    text = (
+        f"{_EN_FILLER} ok so for match days, I want this written down before I forget it all. "
+        "everyone in the changing room by 1.40pm please, boots on, kit checked. "
+        "the coach wants the subs warming up with the physio. "
+        f"after the last home game of the season the club dinner is at the Mill, match day or not. {_EN_FILLER}"
+    )
+    excerpt = _tight_excerpt(text, "By what time do the players have to be there on match days?", 75)
+    assert "1.40pm" in excerpt
