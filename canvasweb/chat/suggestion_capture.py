@@ -25,6 +25,7 @@ from canvasweb.context.capture import (
     on_hold,
     restated_sensitivity,
     same_value,
+    sensitivity_marked,
     stricter,
     subject_terms,
     value_key,
@@ -167,8 +168,12 @@ def capture_suggestions(
                 source=source,
             )
         )
+    # The clause of a conflict is as private as the message says its facts are (and as the nodes it
+    # restates); one this role cannot mark that strictly is not offered, like any other fact.
+    clause_sensitivity = stricter(sensitivity_marked(message.content), restated)
+    clause_markable = strictest_markable(role, clause_sensitivity) == clause_sensitivity
     for conflict in conflicts:  # a conflict with no captured fact of its own: the clause becomes the fact
-        if conflict.node.id in used_conflicts or conflict.node.id in targeted:
+        if conflict.node.id in used_conflicts or conflict.node.id in targeted or not clause_markable:
             continue
         fact = SuggestedFact(
             content=conflict.sentence,
@@ -177,6 +182,7 @@ def capture_suggestions(
             value=conflict.value,
             reason=f"conflicts with a constraint ({conflict.reason})",
             sentence=conflict.sentence,
+            sensitivity=clause_sensitivity,
         )
         created.append(
             _create(

@@ -276,3 +276,11 @@ def test_a_fact_said_to_be_secret_is_offered_only_to_who_can_mark_it_secret(canv
     # an internal fact is still offered to an editor, as internal
     [i] = say(bob, canvas, "The floor price is 4200 dollars, only for the team.", scripted_llm).suggestions
     assert i["sensitivity"] == "internal"
+
+
+def test_a_conflict_clause_is_as_private_as_the_message_says(canvas, alice, apply, scripted_llm):
+    apply(alice, node_op("Rent ceiling: £1,000 a month.", kind="requirement"))
+    [s] = say(
+        alice, canvas, "Keep this between us: the rent is going to be £1,300 a month.", scripted_llm
+    ).suggestions
+    assert s["action"] == "conflicts_with" and s["sensitivity"] == "internal"

@@ -76,3 +76,18 @@ def test_a_marker_never_names_a_value_said_only_where_the_reader_may_not_look():
     assert "4,200" not in viewer
     editor = compile_for("editor", chat, question="How much is the kitchen contingency?")
     assert "4,200" in editor
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("for the committee only, not the members: the most we'll pay is £1,200 a month.", "internal"),
+        ("the key safe code is 4417, please don't put that anywhere the cast can see it.", "secret"),
+        ("师傅打了九折，23800，让我们别跟邻居说", "internal"),
+        ("补贴每人每天180元。这个别在家长群里提", "internal"),
+        ("it's not the members' fault the van was late", "public"),
+        ("别在门口停车", "public"),
+    ],
+)
+def test_who_a_fact_is_for_said_in_other_words(text, level):
+    assert audience_marked(text) == level

@@ -26,7 +26,8 @@ _NEGATED_MARK_RE = re.compile(
 # Credential values are masked anyway (mask_credentials).
 _SECRET_MARK_RE = re.compile(
     r"\b(?:top[ -]secret|classified|owners? only|keep (?:it|this|that|them) secret|(?:this|that|it) is (?:a )?secret)\b|"
-    r"\b(?:don'?t|do not|never) (?:put|leave|write|show) (?:it|this|that|them) (?:where|anywhere) (?:anyone|everyone|people|others) can see\b|"
+    r"\b(?:don'?t|do not|never) (?:put|leave|write|show) (?:it|this|that|them) (?:where|anywhere|somewhere) "
+    r"(?:anyone|everyone|people|others|the \w+) (?:can|could|will|might) see\b|"
     r"\bkeep (?:it|this|that|them) hidden\b|"
     r"\b(?:somewhere |where )?only (?:I|me) (?:can|could|should|may|will) see\b|\bfor my eyes only\b|\bjust for me to see\b|"
     r"机密|绝密|只有(?:负责人|所有者|owner)(?:能|可以)看|仅(?:负责人|所有者|owner)可见|(?:设|标|改)(?:成|为|置为)(?:保密|机密)|"
@@ -53,7 +54,13 @@ _INTERNAL_MARK_RE = re.compile(
     # "she does NOT want my brothers knowing", "I don't want the parents to know yet", "不想让其他家长知道"
     r"\b(?:does|do|did)(?:n'?t| not) want (?:my|the|her|his|their|our|any|anyone|anybody|people|them)\b[^.!?\n]{0,24}?"
     r"\b(?:knowing|to know|to find out|finding out|to see)\b|\bkeep (?:it|this|that) (?:quiet|private|under wraps|to ourselves)\b|"
-    r"不(?:想|希望|要)让[^，。；！？,;!?\n]{0,8}?知道",
+    r"不(?:想|希望|要)让[^，。；！？,;!?\n]{0,8}?知道|"
+    # "for the committee only, not the members", "for committee eyes only", "somewhere private"
+    r"\bfor (?:the )?(?:committee|board|trustees|staff|team|organi[sz]ers|owners?|management|directors|leaders|"
+    r"teachers|family|parents|adults)(?:'s)?(?: eyes)? only\b|\bnot (?:for )?the (?:members|cast|players|parents|"
+    r"kids|pupils|volunteers|public|customers)\b(?!['’])|\bsomewhere private\b|"
+    # "让我们别跟邻居说", "这个别在家长群里提"
+    r"(?:别|不要|先别|不能|不许)(?:跟|和|对|向|在)[^，。；！？,;!?\n]{1,8}?(?:说|讲|提|透露)",
     re.IGNORECASE,
 )
 # A credential said with its value ("the alarm code is 4821", "保险柜密码何珊刚设好了：629017") is a
