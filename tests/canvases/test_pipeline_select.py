@@ -62,3 +62,24 @@ def test_a_differing_write_is_reported(canvas, alice, bob, apply, monkeypatch):
 
     monkeypatch.setattr(pipeline, "_insert_shape", shifted)
     assert "receipts (1 rows)" in write_differences(canvas.pk)
+
+
+def test_placeholders_are_numbered_for_server_side_binding():
+    sql = 'INSERT INTO "t" ("a", "b") VALUES (%s, %s), (%s, %s) ON CONFLICT DO NOTHING'
+    assert pipeline.native_sql(sql) == (
+        'INSERT INTO "t" ("a", "b") VALUES ($1, $2), ($3, $4) ON CONFLICT DO NOTHING'
+    )
+    assert pipeline.native_sql('SELECT 1 FROM "t"') == 'SELECT 1 FROM "t"'
+    # Anything else with a % (or a $ already) is left to psycopg's own parser.
+    assert pipeline.native_sql("SELECT '100%%' WHERE a = %s") is None
+    assert pipeline.native_sql("SELECT %(name)s") is None
+    assert pipeline.native_sql("SELECT $1 WHERE a = %s") is None
+
+
+def test_sqlite_runs_the_statements_on_djangos_own_cursor(db):
+    from django.db import connection
+
+    with pipeline.bound_cursor("SELECT %s") as cursor:
+        assert type(cursor.cursor) is type(connection.cursor().cursor)
+        cursor.execute("SELECT %s", [7])
+        assert cursor.fetchone() == (7,)
