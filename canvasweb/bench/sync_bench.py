@@ -113,7 +113,8 @@ def run_floor(
                 rows.append(row)
                 log(
                     f"bench_sync relay: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
-                    f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s"
+                    f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s, "
+                    f"drained in {row['drain_ms']} ms" + ("" if row["drained"] else " (NOT drained)")
                 )
     finally:
         relay.stop()
@@ -188,7 +189,8 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
                 log(
                     f"bench_sync: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
                     f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s, "
-                    f"lost acked {row['lost_acked_ops']}"
+                    f"lost acked {row['lost_acked_ops']}, drained in {row['drain_ms']} ms"
+                    + ("" if row["drained"] else " (NOT drained)")
                 )
         if options.floor:
             cluster.stop()  # the relay gets the machine to itself, as the app did

@@ -80,7 +80,19 @@ def main() -> None:
         request(editor, {"type": "node.archive", "id": ids[2], "archived": True}, "m7"),
         request(editor, {"type": "node.move", "id": ids[1], "x": 14.0, "y": 2.0}, "m8"),
     ]
-    with CaptureQueriesContext(connection) as queries:
+    import psycopg
+
+    bound: dict[str, set[str]] = {}  # statement head -> cursor classes that ran it
+
+    def note_cursor(execute, sql, params, many, context):
+        head = " ".join(str(sql).split()[:3])
+        raw = context["cursor"].cursor
+        bound.setdefault(head, set()).add(
+            "RawCursor" if isinstance(raw, psycopg.RawCursor) else type(raw).__name__
+        )
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as queries, connection.execute_wrapper(note_cursor):
         outcome = services.apply_operations(canvas_id=canvas.pk, requests=batch)
     again = services.apply_operations(canvas_id=canvas.pk, requests=[batch[0]]).results[0]
     with CaptureQueriesContext(connection) as lone:
@@ -124,6 +136,7 @@ def main() -> None:
                 "write_differences": write_differences(canvas.pk),
                 "replay_differences": len(replay_canvas(canvas_id=canvas.pk).differences),
                 "batch_statements": len(queries.captured_queries),
+                "batch_cursors": {head: sorted(kinds) for head, kinds in bound.items()},
                 "lone_move_statements": len(lone.captured_queries),
                 "committed_in_pipeline": committed_alone,
                 "committed_in_pipeline_inside_outer": COMMITTED_IN_PIPELINE[len(committed_alone) :],

@@ -46,6 +46,22 @@ def test_reads_without_per_call_compiling_match_the_orm(report):
     assert report["select_differences"] == []
 
 
+def test_group_commit_statements_bind_their_values_on_the_server(report):
+    # psycopg's RawCursor (values sent beside the statement, no client-side parsing or quoting) for
+    # the batch's reads and writes; the general op in the batch (node.archive) goes through the ORM.
+    cursors = report["batch_cursors"]
+    for start in (
+        'SELECT "canvases_canvas"."id",',  # the canvas lock
+        'SELECT "canvases_membership"',
+        'INSERT INTO "history_changelogentry"',
+        'INSERT INTO "canvases_opreceipt"',
+        'UPDATE "canvases_canvas" SET',
+        'UPDATE "canvases_node" SET',
+    ):
+        kinds = {kind for head, used in cursors.items() if head.startswith(start) for kind in used}
+        assert "RawCursor" in kinds, (start, cursors)
+
+
 def test_writes_without_per_call_compiling_match_the_orm(report):
     assert report["write_differences"] == []
 

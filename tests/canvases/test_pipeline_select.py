@@ -62,3 +62,67 @@ def test_a_differing_write_is_reported(canvas, alice, bob, apply, monkeypatch):
 
     monkeypatch.setattr(pipeline, "_insert_shape", shifted)
     assert "receipts (1 rows)" in write_differences(canvas.pk)
+
+
+def test_placeholders_are_numbered_for_server_side_binding():
+    sql = 'INSERT INTO "t" ("a", "b") VALUES (%s, %s), (%s, %s) ON CONFLICT DO NOTHING'
+    assert pipeline.native_sql(sql) == (
+        'INSERT INTO "t" ("a", "b") VALUES ($1, $2), ($3, $4) ON CONFLICT DO NOTHING'
+    )
+    assert pipeline.native_sql('SELECT 1 FROM "t"') == 'SELECT 1 FROM "t"'
+    # Anything else with a % (or a $ already) is left to psycopg's own parser.
+    assert pipeline.native_sql("SELECT '100%%' WHERE a = %s") is None
+    assert pipeline.native_sql("SELECT %(name)s") is None
+    assert pipeline.native_sql("SELECT $1 WHERE a = %s") is None
+
+
+def test_sqlite_runs_the_statements_on_djangos_own_cursor(db):
+    from django.db import connection
+
+    with pipeline.bound_cursor("SELECT %s") as cursor:
+        assert type(cursor.cursor) is type(connection.cursor().cursor)
+        cursor.execute("SELECT %s", [7])
+        assert cursor.fetchone() == (7,)
+
+
+def test_a_warm_batch_of_creates_and_moves_compiles_no_queryset(canvas, alice, apply, monkeypatch):
+    # The ids asked for by node.create are checked with cached selects too (nodes, edges, the change
+    # log), like the batch's other reads: compiling them through the ORM per batch cost more CPU than
+    # the rest of a small batch's reads together.
+    import uuid
+
+    from django.db.models.sql.compiler import SQLCompiler
+
+    from canvasweb.canvases import services
+    from canvasweb.canvases.actors import user_actor
+
+    moved = apply(alice, node_op("先有 first"), client_op_id="w0").changes[0]["id"]
+
+    def batch(tag):
+        actor = user_actor(alice, channel="websocket")
+        return services.apply_operations(
+            canvas_id=canvas.pk,
+            requests=[
+                services.OpRequest(
+                    actor=actor, op=node_op(f"新 {tag}", id=str(uuid.uuid4())), client_op_id=tag
+                ),
+                services.OpRequest(
+                    actor=actor,
+                    op={"type": "node.move", "id": moved, "x": 1.0, "y": 2.0},
+                    client_op_id=tag + "m",
+                ),
+            ],
+        )
+
+    batch("w1")  # warms the per-process statement caches
+    compiled = []
+    real = SQLCompiler.as_sql
+
+    def counting(self, *args, **kwargs):
+        compiled.append(self.query.model.__name__)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counting)
+    outcome = batch("w2")
+    assert [type(r).__name__ for r in outcome.results] == ["ApplyResult", "ApplyResult"]
+    assert compiled == []

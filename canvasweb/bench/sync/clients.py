@@ -42,6 +42,8 @@ class PhaseState:
     # behind (over CATCH_UP_MAX_REVISIONS) with the whole state, which holds every earlier revision.
     snapshot_revision: dict[int, int] = field(default_factory=dict)
     waiters: dict[str, asyncio.Future] = field(default_factory=dict)
+    drain_ms: float | None = None  # after the last send: until every ack and delivery was in
+    drained: bool = False  # all of them arrived (else the 15-s bound or the phase's time limit hit)
     first_send: float | None = None
     last_ack: float | None = None
 

@@ -198,22 +198,26 @@ def _apply_batch(
         )
         taken = (
             (
-                Pending(
-                    Node.objects.filter(pk__in=new_ids.free).values_list("id", "canvas_id", "sensitivity")
+                Pending.select(
+                    "node ids taken",
+                    lambda: Node.objects.values_list("id", "canvas_id", "sensitivity"),
+                    [one_of(Node, "id", new_ids.free)],
                 ),
-                Pending(
-                    Edge.objects.filter(pk__in=new_ids.free).values_list(
+                Pending.select(
+                    "edge ids taken",
+                    lambda: Edge.objects.values_list(
                         "id", "canvas_id", "source__sensitivity", "target__sensitivity"
-                    )
+                    ),
+                    [one_of(Edge, "id", new_ids.free)],
                 ),
                 # Ids of deleted rows stay used (services/new_ids.py); target_id is indexed.
-                Pending(
-                    ChangeLogEntry.objects.filter(
-                        target_id__in=[str(i) for i in new_ids.free], entity__in=("node", "edge")
-                    )
-                    .order_by()
-                    .values_list("target_id", "canvas_id", "entity")
-                    .distinct()
+                Pending.select(
+                    "ids in the change log",
+                    lambda: ChangeLogEntry.objects.values_list("target_id", "canvas_id", "entity").distinct(),
+                    [
+                        one_of(ChangeLogEntry, "target_id", [str(i) for i in new_ids.free]),
+                        one_of(ChangeLogEntry, "entity", ("node", "edge")),
+                    ],
                 ),
             )
             if new_ids.free

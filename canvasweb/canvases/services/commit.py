@@ -26,7 +26,7 @@ from ..actors import Actor
 from ..models import Canvas, Membership, Node, OpReceipt, Role
 from ..serialization import iso, user_ref
 from .new_ids import IdOwners
-from .pipeline import insert_rows, update_row
+from .pipeline import bound_cursor, insert_rows, update_row
 
 logger = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ def _update_node_rows(nodes: list[Node], fields: tuple[str, ...]) -> None:
         + [pk.get_db_prep_value(node.pk, connection)]
         for node in nodes
     ]
-    with connection.cursor() as cursor:
+    with bound_cursor(sql) as cursor:
         cursor.executemany(sql, rows)
 
 
