@@ -84,15 +84,15 @@ def _names_referred_to_by_their_noun(
     out: dict[int, tuple[NameSpan, str]] = {}
     if not asking:
         return out  # the common case: no pass over the history's names
-    earlier: dict[str, set[str]] = {}  # last word, lowercase -> the names that end in it
-    for i, m in enumerate(messages[: asking[-1]]):
-        if i in asking:
+    asks = set(asking)
+    earlier: dict[str, set[str]] = {}  # last word, lowercase -> the names said before that end in it
+    for i, m in enumerate(messages[: asking[-1] + 1]):
+        if i in asks:
             _refer(i, m.content, own[i], earlier, out)
         if m.role != "tool":
             for name in _capitalised(m, cache):
                 if " " in name:
                     earlier.setdefault(name.rsplit(" ", 1)[1].lower(), set()).add(name)
-    _refer(asking[-1], messages[asking[-1]].content, own[asking[-1]], earlier, out)
     return out
 
 
