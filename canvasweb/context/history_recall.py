@@ -39,7 +39,7 @@ from .recall_rank import (
     rank_turns,
     turn_asks,
 )
-from .recall_signals import asks_for_value, value_score
+from .recall_signals import asks_for_person, asks_for_value, person_score, value_score
 from .retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER
 from .synonyms import expansion
 from .text import escape_delimiters, normalize_sentence, split_sentences
@@ -246,6 +246,8 @@ def recall_history(
         )
 
     asked = asked_kinds(question) if wants_value else frozenset()
+    if asks_for_person(question):
+        asked |= {PERSON_KIND}
     cover(strong)
     if weak:  # weak hits may spend at most half of what is left
         cap = max_tokens
@@ -315,6 +317,11 @@ def _cover(
                 grow(nb, {len(nt.sentences) - 1} if nb < ci else {_answer_sentence(nt)})
 
 
+# "who / 谁家" asks for a name; among a long turn's matching sentences the one that names someone
+# answers it ("车队签的是西安秦运旅游客运公司", not "应急车半小时内能到").
+PERSON_KIND = "person"
+
+
 def _hit_with_asked_value(t: _Turn, sent_hits: Sequence[int], asked: frozenset[str], best: int) -> int:
     """In a long turn, the first matching sentence that states a value of the kind the question asks
     for, or is followed by one ("ok so for show nights, … . everyone in by 6.20pm please" for "by what
@@ -324,9 +331,12 @@ def _hit_with_asked_value(t: _Turn, sent_hits: Sequence[int], asked: frozenset[s
     def states(si: int) -> bool:
         return 0 <= si < len(t.sentences) and bool(stated_kinds(t.sentences[si]) & asked)
 
-    if states(best):
+    def names(si: int) -> bool:  # a name answers only in its own sentence
+        return PERSON_KIND in asked and person_score(t.sentences[si]) >= 1.0
+
+    if states(best) or names(best):
         return best
-    return next((si for si in sent_hits if states(si) or states(si + 1)), best)
+    return next((si for si in sent_hits if states(si) or names(si) or states(si + 1)), best)
 
 
 def _value_after(t: _Turn, si: int) -> int | None:

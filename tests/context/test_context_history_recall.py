@@ -334,3 +334,28 @@ def test_excerpt_of_a_what_time_question_takes_the_matching_sentence_that_leads_
     )
     excerpt = _tight_excerpt(text, "By what time do the players have to be there on match days?", 75)
     assert "1.40pm" in excerpt
+
+
+@pytest.mark.parametrize(
+    "text, question, answer",
+    [
+        (
+            f"{_EN_FILLER} Right, the marquee, quick summary. "
+            "The tent people we signed with are Harrowgate Canvas Hire, two poles, forty by twenty. "
+            "If we are getting the tent up for the fete and the tent blows about, the spare pegs are in the shed. "
+            f"The bunting goes up on the Friday evening. {_EN_FILLER}",
+            "Whose tent are we getting for the fete?",
+            "Harrowgate",
+        ),
+        (
+            f"{_ZH_FILLER}展位搭建那边发来了安排，我贴一下。一、搭建：合作的是苏州恒展会展服务公司，木结构，两天搭完。"
+            f"二、如果展位搭好以后电路出问题，展位那边的电工半小时内到。{_ZH_FILLER}",
+            "展位是谁家给咱们搭的？",
+            "恒展",
+        ),
+    ],
+)
+def test_excerpt_of_a_who_question_takes_the_matching_sentence_that_names_someone(text, question, answer):
+    # The better word match ("tent … tent", "展位 … 展位") names no one; the sentence that names the
+    # firm answers "whose / 谁家".
+    assert answer in _tight_excerpt(text, question, 90)
