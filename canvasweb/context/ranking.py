@@ -11,7 +11,15 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC
 from typing import TYPE_CHECKING, Protocol, cast
 
-from .lexical import BM25Index, cosine, query_terms, reciprocal_rank_fusion, tokenize
+from .lexical import (
+    CHAR_PREFIX,
+    BM25Index,
+    cosine,
+    query_terms,
+    reciprocal_rank_fusion,
+    term_weights,
+    tokenize,
+)
 from .synonyms import expansion
 from .types import NodeData
 
@@ -42,17 +50,19 @@ def hybrid_scores(
     node_vectors: dict[str, Sequence[float]] | None,
     limit: int,
 ) -> dict[int, float]:
-    """Question match per node in 0..1: BM25 over words (jieba for Chinese), blended with the
-    character-bigram term share (robust to segmentation differences), fused with embedding
+    """Question match per node in 0..1: BM25 over words (jieba for Chinese) and, at CHAR_WEIGHT, the
+    question's less common Chinese characters, blended with the character-bigram term share (robust to segmentation differences), fused with embedding
     similarity when vectors are given, and aged like the viewport ranking."""
     ti = index.text_index
-    q = query_terms(question)
+    q = query_terms(question, chars=True)
     bm25: dict[str, float] = {}
     if q:
         if ti is None:
             raise TypeError("hybrid_scores needs index.text_index (callers check it)")
         synonyms = expansion(question)
-        bm25 = _bm25_bounded(ti, q + list(synonyms), synonyms)
+        q = _without_common_characters(ti, q)
+        weights = {**term_weights(q), **synonyms}
+        bm25 = _bm25_bounded(ti, q + list(synonyms), weights)
     top = max(bm25.values(), default=0.0) or 1.0
     out: dict[int, float] = {}
     for node_id, s in bm25.items():
@@ -80,6 +90,20 @@ def hybrid_scores(
     if decay is not None:
         out = {i: s * (0.5 + 0.5 * decay[i]) for i, s in out.items()}
     return {i: round(s, 6) for i, s in out.items() if s > 0}
+
+
+# A Chinese character shared with a note bridges paraphrases that share no word ("拍肺的片子" and
+# "肺部 CT"); one found in many notes ("放", "开") only adds weak matches that take the canvas
+# block's budget from the chat layers, so the question drops it.
+CHAR_MAX_DF_SHARE = 0.15
+
+
+def _without_common_characters(ti: NodeTextIndex, q: list[str]) -> list[str]:
+    """The question's terms without the character sub-tokens found in more than CHAR_MAX_DF_SHARE of
+    the indexed notes (and more than two)."""
+    postings = ti.bm25.postings
+    cap = max(2, int(CHAR_MAX_DF_SHARE * len(ti.bm25)))
+    return [t for t in q if not t.startswith(CHAR_PREFIX) or len(postings.get(t, ())) <= cap]
 
 
 def nodes_visible_text(index: CanvasIndex, i: int) -> bool:
@@ -198,12 +222,12 @@ class NodeTextIndex:
             return
         if self.versions.get(node.id) == node.version and node.id in self.bm25:
             return
-        self.bm25.add(node.id, tokens=tokenize(node.content + " " + " ".join(node.tags)))
+        self.bm25.add(node.id, tokens=tokenize(node.content + " " + " ".join(node.tags), chars=True))
         self.versions[node.id] = node.version
 
     def add_text(self, node_id: str, text: str) -> None:
         """Index text the caller already filtered (the incremental canvas index: live, non-secret nodes)."""
-        self.bm25.add(node_id, tokens=tokenize(text))
+        self.bm25.add(node_id, tokens=tokenize(text, chars=True))
         self.versions.pop(node_id, None)
 
     def remove(self, node_id: str) -> None:

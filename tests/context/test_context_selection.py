@@ -111,6 +111,20 @@ def test_question_match_off_viewport_chinese():
     assert ids(sel, "question") == []
 
 
+def test_chinese_question_finds_a_far_note_that_shares_only_a_character():
+    # "拍肺的片子" and "肺部 CT" share no word, only the character 肺; the paraphrase still finds it,
+    # ranked below a note that shares a whole word.
+    nodes = [
+        node("near", "前台接待：两个人轮班", x=5),
+        node("lung", "胸部检查：低剂量螺旋 CT（肺部），380 元", x=-60_000),
+        node("word", "片子两周内寄到公司前台", x=70_000),
+        node("other", "午餐：每人 45 元盒饭", x=50_000),
+    ]
+    sel = select(nodes, question="想加个拍肺的片子，要多少钱？")
+    assert ids(sel, "question")[:2] == ["word", "lung"]
+    assert "other" not in ids(sel, "question")
+
+
 def test_superseded_and_archived_never_in():
     nodes = [
         node("old", "expire after 2 hours", pinned=True, superseded_by="new"),
