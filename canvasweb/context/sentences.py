@@ -163,9 +163,22 @@ def _shape(value: str) -> str:
     return "#" + str(len(re.sub(r"\D", "", value)))
 
 
+_CURRENCY_BEFORE_RE = re.compile(r"[£$€¥￥]\s?$")
+
+
 def _values(text: str) -> list[tuple[str, str, int, int]]:
-    """(value text, shape, start, end) of the numbers in a text."""
-    return [(m.group(0).strip(), _shape(m.group(0)), m.start(), m.end()) for m in _VALUE_RE.finditer(text)]
+    """(value text, shape, start, end) of the numbers in a text. An amount keeps its currency in its
+    shape: "£1.9m" is no length like "2.15 m"."""
+    return [
+        (
+            m.group(0).strip(),
+            ("¤" if _CURRENCY_BEFORE_RE.search(text[max(0, m.start() - 2) : m.start()]) else "")
+            + _shape(m.group(0)),
+            m.start(),
+            m.end(),
+        )
+        for m in _VALUE_RE.finditer(text)
+    ]
 
 
 def _new_values(text: str) -> tuple[frozenset[str], frozenset[str], str, frozenset[str]]:

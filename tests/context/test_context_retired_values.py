@@ -388,3 +388,20 @@ def test_a_marker_never_names_a_value_that_was_retired_later():
         message=old, later_corrections=list(later), retired_values=frozenset({"16 May"})
     )
     assert unnamed == OUTDATED_MARKER
+
+
+def test_subjectless_correction_with_an_amount_keeps_a_nearby_length():
+    # "£2.4m instead" replaces the earlier quote, not the 3.10 m headroom said in between.
+    h = msgs(
+        ("user", "The first builder quoted £2.1m for the whole job."),
+        ("user", "Measured the garage: the headroom is only 3.10 m under the joists."),
+        ("assistant", "Noted both."),
+        ("user", "Oakfield Builders instead — 2027, £2.4m, and they're local, which helps."),
+        *filler(4),
+    )
+    text = all_text(
+        compile_(
+            h, "How much headroom is there in the garage, and the builder's price?", budget=3000
+        ).messages
+    )
+    assert "3.10 m" in text and "£2.4m" in text
