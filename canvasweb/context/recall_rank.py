@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
+from .answer_kinds import asked_kinds, stated_kinds
 from .lexical import (
     CHAR_PREFIX,
     cosine,
@@ -53,6 +54,9 @@ VALUE_LIFT = 0.6
 HIT_VALUE_SENTENCES = 2  # the value lift looks at this many best matching sentences of a turn
 # A "how many X / 多少人 / 多少钱" question lifts turns that state a number of X (or an amount).
 COUNT_LIFT = 0.5
+# "哪天 / when" is answered by a date, "多少钱 / how much" by an amount: a turn whose matching sentence
+# states a value of the asked kind ranks above one that states only some other number.
+KIND_LIFT = 1.0
 # A question that asks for an @handle, an email, a web address or a phone number seats the few turns
 # that hold one (at most SHAPE_MAX_HOLDERS) at least at SHAPE_FLOOR of the best score, whatever their words.
 SHAPE_FLOOR = 0.8
@@ -134,6 +138,18 @@ def _hit_value(
     best = sorted(hits[1], reverse=True)[:HIT_VALUE_SENTENCES]
     score = person_score if person else value_score
     return max((score(sentences[si]) for _, si in best if si < len(sentences)), default=0.0)
+
+
+def _hit_states_kind(
+    cand: RecallCandidate, hits: tuple[float, list[tuple[float, int]]] | None, asked: frozenset[str]
+) -> bool:
+    """Whether the turn's best matching sentences (the whole turn when it matched only through its
+    neighbours) state a value of a kind in `asked`."""
+    sentences = turn_sentences(cand.text)
+    if not hits:
+        return any(stated_kinds(x) & asked for x in sentences)
+    best = sorted(hits[1], reverse=True)[:HIT_VALUE_SENTENCES]
+    return any(si < len(sentences) and stated_kinds(sentences[si]) & asked for _, si in best)
 
 
 def _demote_restated(
@@ -273,11 +289,14 @@ def rank_turns(
                 del scored[ci]
     counted = counted_answer(question)
     person = asks_for_person(question)
+    asked = asked_kinds(question) if lift else frozenset()
     for ci in scored:
         if lift:
             scored[ci] *= 1.0 + lift * _hit_value(candidates[ci], per_turn.get(ci), cache, person=person)
         if counted is not None and counted.search(candidates[ci].text):
             scored[ci] *= 1.0 + COUNT_LIFT  # states the count the question asks for
+        if asked and _hit_states_kind(candidates[ci], per_turn.get(ci), asked):
+            scored[ci] *= 1.0 + KIND_LIFT
     _seat_answer_shapes(scored, candidates=candidates, question=question)
     if lift:
         _demote_restated(scored, candidates=candidates, flat_by_ci=flat_by_ci, q=q, cache=cache)

@@ -247,6 +247,48 @@ def test_a_turn_that_states_the_count_is_lifted_above_chat_about_the_subject(mon
     assert (score[8] >= 1.5 * max(score[20], score[22])) == (lift > 0)
 
 
+@pytest.mark.parametrize(
+    "turns, question, answer, other",
+    [
+        (
+            {
+                9: "the allotment water board meets on 14 May to vote on the new standpipes",
+                21: "the allotment water board now has 23 members, all of them get a vote",
+            },
+            "when does the water board vote?",
+            9,
+            21,
+        ),
+        (
+            {
+                9: "物业那边说小区的停车场改造3月18日动工，先挖东边",
+                21: "小区的停车场改造要动43个车位，东边先挖",
+            },
+            "停车场改造什么时候动工？",
+            9,
+            21,
+        ),
+    ],
+)
+def test_a_turn_that_states_the_kind_of_value_asked_for_outranks_one_with_another_number(
+    monkeypatch, turns, question, answer, other
+):
+    # Both turns match the question and state a number; only one states a date, which "when / 什么时候"
+    # asks for.
+    cands = chat(turns)
+
+    def ranked() -> tuple[int, float]:
+        got = rank_turns(candidates=cands, question=question)
+        score = {ci: s for ci, s, _ in got}
+        return got[0][0], score[answer] / score[other]
+
+    first, lifted = ranked()
+    assert first == answer
+    monkeypatch.setattr(recall_rank, "KIND_LIFT", 0.0)
+    _, plain = ranked()
+    assert lifted >= 1.5 * plain
+
+
 # --- answers found by their shape ----------------------------------------------------------------------
 
 
