@@ -893,3 +893,40 @@ def test_a_code_of_the_same_shape_replaces_the_one_code_of_that_shape():
         ("user", "顺便记一下隔壁是A3-213。"),
     )
     assert "A3-212" in out[0] and "A3-550" in out[0]
+
+
+# --- versions -------------------------------------------------------------------------------------------
+
+
+def test_a_version_that_ends_its_sentence_is_a_value():
+    (m,) = [
+        x
+        for x in find_mentions("for the mobile build we'll lock kotlin-sdk 4.17.2. the rest later")
+        if x.type == "version"
+    ]
+    assert m.raw == "4.17.2"
+    assert [x.raw for x in find_mentions("the router sits at 10.0.3.4.5") if x.type == "version"] == [
+        "10.0.3.4.5"
+    ]
+
+
+def test_the_old_major_line_named_retires_that_version():
+    history = msgs(
+        ("user", "for the mobile build we'll lock kotlin-sdk 12.4.1 for now."),
+        ("assistant", "Noted kotlin-sdk 12.4.1."),
+        *aside(2),
+        ("user", "change of plan there — 13.0.2, not the 12 line, it needs the newer gradle."),
+    )
+    out = rewritten(history)
+    assert "12.4.1" not in out[0] and "12.4.1" not in out[1]
+    assert "13.0.2" in out[-1]
+
+
+def test_a_number_said_as_old_keeps_a_version_of_another_line():
+    # control: "not 10" names no 12.x version
+    history = msgs(
+        ("user", "for the mobile build we'll lock kotlin-sdk 12.4.1 for now."),
+        *aside(2),
+        ("user", "the release train has 12 carriages, not 10."),
+    )
+    assert "12.4.1" in rewritten(history)[0]

@@ -303,7 +303,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "version",
-        re.compile(r"(?<![A-Za-z0-9_.])(?P<v>v?\d+\.\d+(?:\.\d+)+|v\d+(?:\.\d+)?)(?![\w.])", re.IGNORECASE),
+        # a full stop may end the sentence after it ("pin v78.12.0."), not continue it ("1.2.3.4")
+        re.compile(r"(?<![A-Za-z0-9_.])(?P<v>v?\d+\.\d+(?:\.\d+)+|v\d+(?:\.\d+)?)(?!\w|\.\w)", re.IGNORECASE),
     ),
     (
         "count",

@@ -7,6 +7,7 @@ result (result.py) rewrites the mentions whose subject has retired their value.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 
 from ..capture.values import compatible, find_values
@@ -24,6 +25,21 @@ _KEPT_WORDS = frozenset(
 )
 
 
+def _versions_of_line(m: Mention, slots: list[_Slot]) -> list[_Slot]:
+    """ "v79.4.0, not the 78 line": a bare number said as the old value names the versions of that
+    major line ("v78.12.0")."""
+    major = m.raw.strip()
+    if not major.isdigit():
+        return []
+    return [
+        s
+        for s in slots
+        if s.current is not None
+        and s.current.type == "version"
+        and re.match(rf"[vV]?{major}(?:\.|$)", s.current.raw.strip()) is not None
+    ]
+
+
 def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
     user_like = ev.role in ("user", "canvas")
     named_old: set[int] = set()  # ids of slots whose value this event names as the old one
@@ -35,6 +51,8 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         holders += [s for s in slots if s not in holders and any(same_value(m, r) for r in s.retired)]
         if m.type == "weekday" and ev.role == "user":
             holders += _dates_on_day(m, slots)
+        if not holders and m.type == "number":
+            holders = _versions_of_line(m, slots)
         if ev.role == "canvas":
             holders = (
                 [s for s in holders if words & s.words]
