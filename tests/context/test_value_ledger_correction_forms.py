@@ -930,3 +930,27 @@ def test_a_number_said_as_old_keeps_a_version_of_another_line():
         ("user", "the release train has 12 carriages, not 10."),
     )
     assert "12.4.1" in rewritten(history)[0]
+
+
+def test_a_closing_cue_frames_a_short_message():
+    history = msgs(
+        ("user", "let's quote a 12% margin on the kitchen job instead."),
+        *aside(2),
+        (
+            "user",
+            "Dev here. checked the labour: 12% doesn't cover the snagging visits. we go in at 14%. that's final.",
+        ),
+    )
+    out = rewritten(history)
+    assert "12%" not in out[0] and "[old value" in out[0]
+    assert "14%" in out[-1]
+
+
+def test_a_closing_cue_keeps_a_value_of_another_kind_in_a_short_message():
+    # control: the £ amount beside the new percentage is no old value of the margin
+    history = msgs(
+        ("user", "the kitchen job is worth £48,000 and we quote a 12% margin."),
+        *aside(2),
+        ("user", "Dev here. checked the labour for the £48,000 job. we go in at 14%. that's final."),
+    )
+    assert "£48,000" in rewritten(history)[0]
