@@ -9,9 +9,10 @@ next one queues, so a busy canvas commits in larger batches instead of in a
 longer line.
 
 The broadcaster sends each batch to the channel layer as one message
-(`canvas.changes`, every socket turns it back into one `change` frame per
-revision, as before) from an async task: no Redis round trip on the database
-thread, and batches leave in commit order.
+(`canvas.changes`, every socket turns it back into one `changes` frame, or a
+`change` frame per revision) from an async task: no Redis round trip on the
+database thread, and batches leave in commit order. The canvas's sockets in this
+process get it at once through their relay (realtime/local_fanout.py).
 
 Commits run on dedicated commit threads (`GROUP_COMMIT_THREADS`, default 1; a canvas always uses
 the same one), not on the one thread Channels shares for all `database_sync_to_async` work, so a
@@ -38,6 +39,7 @@ from canvasweb.canvases import services
 from canvasweb.common.config import canvasweb_config
 
 from .groups import canvas_group
+from .local_fanout import local_relay
 
 logger = logging.getLogger(__name__)
 
@@ -172,10 +174,16 @@ class CanvasCommitter:
             events = self.outbox.get_nowait()
             if layer is None:
                 continue
+            # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
+            message: dict[str, Any] = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
+            relay = local_relay(layer, self.canvas_id)
+            if relay is not None:
+                # This process's sockets get it now, without a round trip through the layer; the copy
+                # the layer brings back to the relay is skipped by its `origin`.
+                message["origin"] = relay.channel
+                relay.deliver(message)
             try:
                 # Delivery is at most once; a lost batch is caught up by revision (docs/reliability.md).
-                # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
-                message = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
                 await asyncio.wait_for(
                     layer.group_send(group, message),
                     BROADCAST_TIMEOUT_SECONDS,
