@@ -180,7 +180,9 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer; a batch is not written back to the process that committed it
+            # (its sockets have it already, canvases/realtime/redis_layer.py).
+            "BACKEND": "canvasweb.canvases.realtime.redis_layer.OriginSkippingRedisChannelLayer",
             # docs/reliability.md, "Channel layer": delivery is at most once; a dropped message is a
             # revision gap the client (or the socket's 5 s sync check) heals from the database.
             "CONFIG": {

@@ -47,7 +47,8 @@ def two_processes(request, settings):
     """Layers "default" and "other": two processes' views of one channel layer."""
     if request.param == "redis":
         config = {"hosts": [os.environ["TEST_REDIS_URL"]], "prefix": f"lf{uuid.uuid4().hex[:6]}"}
-        layer = {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": config}
+        backend = "canvasweb.canvases.realtime.redis_layer.OriginSkippingRedisChannelLayer"  # as deployed
+        layer = {"BACKEND": backend, "CONFIG": config}
     else:
         SharedMemoryLayer.shared_channels, SharedMemoryLayer.shared_groups = {}, {}
         layer = {"BACKEND": f"{__name__}.SharedMemoryLayer"}
@@ -256,3 +257,41 @@ async def test_a_failing_handler_is_reported_and_the_inbox_stops():
     for _ in range(5):
         await asyncio.sleep(0)
     assert handled == [0] and [str(e) for e in errors] == ["boom"]
+
+
+async def test_redis_does_not_bring_a_batch_back_to_the_process_that_committed_it(settings, monkeypatch):
+    url = os.environ.get("TEST_REDIS_URL")
+    if not url:
+        pytest.skip("needs TEST_REDIS_URL")
+    backend = "canvasweb.canvases.realtime.redis_layer.OriginSkippingRedisChannelLayer"
+    config = {"hosts": [url], "prefix": f"lf{uuid.uuid4().hex[:6]}"}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": backend, "CONFIG": config}}
+    channel_layers.backends.clear()
+    try:
+        canvas, _users, tokens = await setup_canvas()
+        alice, bob = await join_all(canvas.pk, tokens, "alice", "bob")
+        layer = get_channel_layer()
+        relay = local_fanout.local_relay(layer, canvas.pk)
+        assert relay is not None
+        received: list[dict] = []
+        original_receive = type(layer).receive
+
+        async def receive(self, channel):
+            message = await original_receive(self, channel)
+            if channel == relay.channel:
+                received.append(message)
+            return message
+
+        monkeypatch.setattr(type(layer), "receive", receive)
+        ack = await send_op(alice, node_op("不回流"))
+        assert (await receive_type(bob, "change"))["revision"] == ack["revision"]
+        await asyncio.sleep(0.3)
+        assert [m for m in received if m.get("origin") == relay.channel] == []
+        # A message from elsewhere (no origin) still comes through the relay.
+        event = {"type": "change", "revision": 99, "client_op_id": None, "changes": []}
+        await layer.group_send(canvas_group(canvas.pk), {"type": "canvas.change", "event": event})
+        assert (await receive_type(bob, "change"))["revision"] == 99
+        for ws in (alice, bob):
+            await ws.disconnect()
+    finally:
+        channel_layers.backends.clear()
