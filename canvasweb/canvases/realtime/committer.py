@@ -155,10 +155,6 @@ class CanvasCommitter:
             outcome = None
         self.batches += 1
         self.ops += len(batch)
-        if outcome is not None and outcome.events:
-            self.outbox.put_nowait(outcome.events)
-            if self.sender is None or self.sender.done():
-                self.sender = asyncio.ensure_future(self._send_loop())
         for i, pending in enumerate(batch):
             if pending.future.done():  # the socket went away
                 continue
@@ -166,29 +162,36 @@ class CanvasCommitter:
                 pending.future.set_exception(RuntimeError("the batch failed"))
             else:
                 pending.future.set_result(outcome.results[i])
+        if outcome is not None and outcome.events:
+            self._broadcast(outcome.events)
+
+    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+        # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
+        message: dict[str, Any] = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
+        layer = get_channel_layer()
+        relay = local_relay(layer, self.canvas_id) if layer is not None else None
+        if relay is not None:
+            # This process's sockets get it now, without a round trip through the layer (nor behind the
+            # previous batch's); the copy the layer brings back to the relay is skipped by its `origin`.
+            # Two turns of the loop first: the op workers woken by the results above (a callback, then
+            # the task) send their acks before the fan-out's frames, so an ack does not wait behind them.
+            message["origin"] = relay.channel
+            self.loop.call_soon(self.loop.call_soon, relay.deliver, message)
+        if layer is not None:
+            self.outbox.put_nowait(message)
+            if self.sender is None or self.sender.done():
+                self.sender = asyncio.ensure_future(self._send_loop())
 
     async def _send_loop(self) -> None:
         layer = get_channel_layer()
         group = canvas_group(self.canvas_id)
         while not self.outbox.empty():
-            events = self.outbox.get_nowait()
-            if layer is None:
-                continue
-            # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
-            message: dict[str, Any] = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
-            relay = local_relay(layer, self.canvas_id)
-            if relay is not None:
-                # This process's sockets get it now, without a round trip through the layer; the copy
-                # the layer brings back to the relay is skipped by its `origin`.
-                message["origin"] = relay.channel
-                relay.deliver(message)
+            message = self.outbox.get_nowait()
             try:
                 # Delivery is at most once; a lost batch is caught up by revision (docs/reliability.md).
-                await asyncio.wait_for(
-                    layer.group_send(group, message),
-                    BROADCAST_TIMEOUT_SECONDS,
-                )
+                await asyncio.wait_for(layer.group_send(group, message), BROADCAST_TIMEOUT_SECONDS)
             except Exception:
+                events = message["events"]
                 logger.warning(
                     "broadcast of canvas %s revisions %s-%s failed; clients will catch up",
                     self.canvas_id,

@@ -295,3 +295,29 @@ async def test_redis_does_not_bring_a_batch_back_to_the_process_that_committed_i
             await ws.disconnect()
     finally:
         channel_layers.backends.clear()
+
+
+async def test_the_author_is_acked_before_the_fan_out_of_its_batch(two_processes, monkeypatch):
+    sent: list[tuple[str, str]] = []
+    original_send = CanvasConsumer.send
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        sent.append((self.user.username, json.loads(text_data)["type"] if text_data else "?"))
+        await original_send(self, text_data=text_data, bytes_data=bytes_data, close=close)
+
+    monkeypatch.setattr(CanvasConsumer, "send", send)
+    canvas, _users, tokens = await setup_canvas()
+    alice, bob, vic = await join_all(canvas.pk, tokens, "alice", "bob", "vic")
+    sent.clear()
+    ack = await send_op(alice, node_op("先回执"))
+    for ws in (bob, vic):
+        assert (await receive_type(ws, "change"))["revision"] == ack["revision"]
+    frames = [entry for entry in sent if entry[1] in ("ack", "change")]
+    # The ack goes out first; the change frames of the batch (the author's too) follow.
+    assert frames[0] == ("alice", "ack") and sorted(frames[1:]) == [
+        ("alice", "change"),
+        ("bob", "change"),
+        ("vic", "change"),
+    ]
+    for ws in (alice, bob, vic):
+        await ws.disconnect()
