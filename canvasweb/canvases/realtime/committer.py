@@ -171,6 +171,8 @@ class CanvasCommitter:
         layer = get_channel_layer()
         relay = local_relay(layer, self.canvas_id) if layer is not None else None
         if relay is not None:
+            message["sender"] = relay.channel  # lets the relay tell its own batches from other processes'
+        if relay is not None and relay.hands_over_directly():
             # This process's sockets get it now, without a round trip through the layer (nor behind the
             # previous batch's); the copy the layer brings back to the relay is skipped by its `origin`.
             # Two turns of the loop first: the op workers woken by the results above (a callback, then

@@ -10,6 +10,9 @@ and puts it in each socket's `SocketInbox`, which the socket drains in order in 
 A batch committed in this process reaches the relay directly (realtime/committer.py) and also goes
 to the group for the other processes; it carries the relay's channel as `origin`, so the relay skips
 its own copy when the layer brings it back. The other processes' relays deliver it as any message.
+While another process commits on the canvas too, batches from here take the layer's way like theirs:
+handed over at once, they would overtake the other process's earlier revisions still on their way,
+and every socket here would hold them for the missing revision, then catch up from the database.
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ from canvasweb.common.config import canvasweb_config
 from .groups import canvas_group
 
 logger = logging.getLogger(__name__)
+
+
+# A batch from another process on the canvas within this many seconds: batches from here go through the
+# layer too, in the order the layer brings them.
+MIXED_COMMITS_SECONDS = 2.0
+CHANGE_MESSAGES = frozenset({"canvas.change", "canvas.changes"})
 
 
 def local_fanout_enabled() -> bool:
@@ -99,6 +108,7 @@ class CanvasRelay:
         self.inboxes: dict[str, SocketInbox] = {}  # by the socket's own channel name
         self.receiver: asyncio.Task[Any] | None = None
         self._layer_down_since: float | None = None
+        self.other_commits_at = -MIXED_COMMITS_SECONDS  # when a change from elsewhere last came in
 
     async def join(self, socket_channel: str, inbox: SocketInbox) -> None:
         """Register the socket and (re)join the group; raises when the layer is down (the socket's sync
@@ -164,7 +174,14 @@ class CanvasRelay:
                 self._layer_down_since = None
             if message.get("origin") == self.channel:
                 continue  # a batch committed here: its sockets already have it
+            if message.get("type") in CHANGE_MESSAGES and message.get("sender") != self.channel:
+                self.other_commits_at = time.monotonic()
             self.deliver(message)
+
+    def hands_over_directly(self) -> bool:
+        """Whether a batch committed here may go to the sockets here at once (no other process has
+        committed on the canvas lately)."""
+        return time.monotonic() - self.other_commits_at > MIXED_COMMITS_SECONDS
 
 
 _RELAYS: dict[tuple[int, int, int], CanvasRelay] = {}

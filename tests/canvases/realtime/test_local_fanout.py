@@ -197,8 +197,17 @@ async def test_each_process_delivers_through_its_own_member(two_processes):
     assert "roadmap" in json.dumps(seen_by_bob) and seen_by_vic["changes"] == []
     assert (await receive_type(alice, "change"))["revision"] == ack["revision"]  # her own, from here
     # And the other way round.
+    assert relay_here.hands_over_directly() and not relay_there.hands_over_directly()  # saw alice's
     ack = await send_op(bob, node_op("from the other process"))
     assert (await receive_type(alice, "change", timeout=5))["revision"] == ack["revision"]
+    # Both processes commit on the canvas now: a batch from here takes the layer's way, in line with
+    # theirs, for a while (handed over at once it could overtake their earlier revisions).
+    assert not relay_here.hands_over_directly()
+    ack = await send_op(alice, node_op("in line"))
+    assert (await receive_type(alice, "change", timeout=5))["revision"] == ack["revision"]
+    assert (await receive_type(bob, "change", timeout=5))["revision"] == ack["revision"]
+    relay_here.other_commits_at -= local_fanout.MIXED_COMMITS_SECONDS
+    assert relay_here.hands_over_directly()
     for ws in (alice, bob, vic):
         await ws.disconnect()
 
