@@ -200,8 +200,17 @@ async def test_each_process_delivers_through_its_own_member(two_processes):
     assert relay_here.hands_over_directly() and not relay_there.hands_over_directly()  # saw alice's
     ack = await send_op(bob, node_op("from the other process"))
     assert (await receive_type(alice, "change", timeout=5))["revision"] == ack["revision"]
-    # Both processes commit on the canvas now: a batch from here takes the layer's way, in line with
-    # theirs, for a while (handed over at once it could overtake their earlier revisions).
+    assert (await receive_type(bob, "change", timeout=5))["revision"] == ack["revision"]  # his own
+    # (One event loop holds both "processes" here, so that op was committed by this loop's committer.)
+    # Another process commits on the canvas: for a while a batch from here takes the layer's way, in
+    # line with theirs (handed over at once it could overtake their earlier revisions).
+    past = {"type": "change", "revision": 1, "client_op_id": None, "changes": []}
+    batch = {"type": "canvas.changes", "events": [past], "batch": "elsewhere", "sender": relay_there.channel}
+    await there.group_send(canvas_group(canvas.pk), batch)
+    for _ in range(100):
+        if not relay_here.hands_over_directly():
+            break
+        await asyncio.sleep(0.02)
     assert not relay_here.hands_over_directly()
     ack = await send_op(alice, node_op("in line"))
     assert (await receive_type(alice, "change", timeout=5))["revision"] == ack["revision"]
