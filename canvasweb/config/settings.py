@@ -180,7 +180,9 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer; a batch is not written back to the process that committed it
+            # (its sockets have it already, canvases/realtime/redis_layer.py).
+            "BACKEND": "canvasweb.canvases.realtime.redis_layer.OriginSkippingRedisChannelLayer",
             # docs/reliability.md, "Channel layer": delivery is at most once; a dropped message is a
             # revision gap the client (or the socket's 5 s sync check) heals from the database.
             "CONFIG": {
@@ -221,6 +223,9 @@ CANVASWEB: dict[str, Any] = {
     # A group commit of several revisions reaches each socket as one `changes` frame (off: one
     # `change` frame per revision).
     "WS_BATCH_FRAMES": env_bool("CANVASWEB_WS_BATCH_FRAMES", True),
+    # The sockets of a canvas in one server process share one channel-layer group member, which fans
+    # each message out to them in memory (canvases/realtime/local_fanout.py); off: one member per socket.
+    "WS_LOCAL_FANOUT": env_bool("CANVASWEB_WS_LOCAL_FANOUT", True),
     # The server's GIL switch interval (config/asgi.py); Python's default is 5,000 µs.
     "GIL_SWITCH_INTERVAL_US": env_int("CANVASWEB_GIL_SWITCH_INTERVAL_US", 500),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),

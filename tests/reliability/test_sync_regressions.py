@@ -262,9 +262,14 @@ async def test_unhashable_message_type_is_a_bad_message_not_a_crash():
         assert not owner.client.anomalies
 
 
-async def test_consumer_survives_a_channel_layer_outage(settings):
+@pytest.mark.parametrize("local_fanout", [True, False], ids=["relay", "member-per-socket"])
+async def test_consumer_survives_a_channel_layer_outage(settings, local_fanout):
     """With the stock AsyncConsumer, a failing channel-layer receive ended the consumer and Daphne closed
-    every socket with 1011; now the socket stays open and heals (real ASGI stack, FlakyLayer)."""
+    every socket with 1011; now the socket stays open and heals (real ASGI stack, FlakyLayer).
+
+    With the process's relay (realtime/local_fanout.py) Bob, in the same process as Alice, gets her
+    change straight from the committer even while the layer is down; without it only the sync check
+    brings it. Either way the group is rejoined after the "restart"."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -273,7 +278,7 @@ async def test_consumer_survives_a_channel_layer_outage(settings):
 
     FlakyLayer.reset()
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "canvasweb.testing.flaky_layer.FlakyLayer"}}
-    settings.CANVASWEB = {**settings.CANVASWEB, "WS_SYNC_CHECK_SECONDS": 0.3}
+    settings.CANVASWEB = {**settings.CANVASWEB, "WS_SYNC_CHECK_SECONDS": 0.3, "WS_LOCAL_FANOUT": local_fanout}
 
     def setup():
         User = get_user_model()
@@ -316,20 +321,22 @@ async def test_consumer_survives_a_channel_layer_outage(settings):
     await asyncio.sleep(0.3)
     FlakyLayer.down = False
     FlakyLayer.flush_groups()
-    # Bob never got the broadcast; his consumer's sync check brings the revision anyway.
+    # The layer never delivered the broadcast: Bob has it from this process's relay, or else from his
+    # consumer's sync check.
     healed = await until(
         bob,
         lambda m: m.get("type") in ("changes", "change") and (m.get("to") or m.get("revision")) >= start + 1,
         timeout=15,
     )
     assert healed
-    # The sync check rejoined the group that the "restart" emptied: live fan-out works again.
-    group = f"canvas.{canvas_id}"
+    # The sync check rejoined the group that the "restart" emptied: live fan-out works again. With the
+    # relay the process is one member for both sockets, else each socket is one.
+    group, members = f"canvas.{canvas_id}", 1 if local_fanout else 2
     for _ in range(100):
-        if all(len(layer.groups.get(group, {})) == 2 for layer in FlakyLayer.instances):
+        if all(len(layer.groups.get(group, {})) == members for layer in FlakyLayer.instances):
             break
         await asyncio.sleep(0.05)
-    assert all(len(layer.groups.get(group, {})) == 2 for layer in FlakyLayer.instances)
+    assert all(len(layer.groups.get(group, {})) == members for layer in FlakyLayer.instances)
     await alice.send_json_to({"type": "op", "client_op_id": "after", "op": node("after")})
     # (Live as a `change`, or in a `changes` push if the sync check got there first: both are fine.)
     await until(

@@ -9,9 +9,10 @@ next one queues, so a busy canvas commits in larger batches instead of in a
 longer line.
 
 The broadcaster sends each batch to the channel layer as one message
-(`canvas.changes`, every socket turns it back into one `change` frame per
-revision, as before) from an async task: no Redis round trip on the database
-thread, and batches leave in commit order.
+(`canvas.changes`, every socket turns it back into one `changes` frame, or a
+`change` frame per revision) from an async task: no Redis round trip on the
+database thread, and batches leave in commit order. The canvas's sockets in this
+process get it at once through their relay (realtime/local_fanout.py).
 
 Commits run on dedicated commit threads (`GROUP_COMMIT_THREADS`, default 1; a canvas always uses
 the same one), not on the one thread Channels shares for all `database_sync_to_async` work, so a
@@ -38,6 +39,7 @@ from canvasweb.canvases import services
 from canvasweb.common.config import canvasweb_config
 
 from .groups import canvas_group
+from .local_fanout import local_relay
 
 logger = logging.getLogger(__name__)
 
@@ -153,10 +155,6 @@ class CanvasCommitter:
             outcome = None
         self.batches += 1
         self.ops += len(batch)
-        if outcome is not None and outcome.events:
-            self.outbox.put_nowait(outcome.events)
-            if self.sender is None or self.sender.done():
-                self.sender = asyncio.ensure_future(self._send_loop())
         for i, pending in enumerate(batch):
             if pending.future.done():  # the socket went away
                 continue
@@ -164,23 +162,38 @@ class CanvasCommitter:
                 pending.future.set_exception(RuntimeError("the batch failed"))
             else:
                 pending.future.set_result(outcome.results[i])
+        if outcome is not None and outcome.events:
+            self._broadcast(outcome.events)
+
+    def _broadcast(self, events: list[dict[str, Any]]) -> None:
+        # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
+        message: dict[str, Any] = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
+        layer = get_channel_layer()
+        relay = local_relay(layer, self.canvas_id) if layer is not None else None
+        if relay is not None:
+            message["sender"] = relay.channel  # lets the relay tell its own batches from other processes'
+        if relay is not None and relay.hands_over_directly():
+            # This process's sockets get it now, without a round trip through the layer (nor behind the
+            # previous batch's); the copy the layer brings back to the relay is skipped by its `origin`.
+            # Two turns of the loop first: the op workers woken by the results above (a callback, then
+            # the task) send their acks before the fan-out's frames, so an ack does not wait behind them.
+            message["origin"] = relay.channel
+            self.loop.call_soon(self.loop.call_soon, relay.deliver, message)
+        if layer is not None:
+            self.outbox.put_nowait(message)
+            if self.sender is None or self.sender.done():
+                self.sender = asyncio.ensure_future(self._send_loop())
 
     async def _send_loop(self) -> None:
         layer = get_channel_layer()
         group = canvas_group(self.canvas_id)
         while not self.outbox.empty():
-            events = self.outbox.get_nowait()
-            if layer is None:
-                continue
+            message = self.outbox.get_nowait()
             try:
                 # Delivery is at most once; a lost batch is caught up by revision (docs/reliability.md).
-                # `batch` names this commit for the per-role frame cache (realtime/fanout.py).
-                message = {"type": "canvas.changes", "events": events, "batch": uuid.uuid4().hex}
-                await asyncio.wait_for(
-                    layer.group_send(group, message),
-                    BROADCAST_TIMEOUT_SECONDS,
-                )
+                await asyncio.wait_for(layer.group_send(group, message), BROADCAST_TIMEOUT_SECONDS)
             except Exception:
+                events = message["events"]
                 logger.warning(
                     "broadcast of canvas %s revisions %s-%s failed; clients will catch up",
                     self.canvas_id,

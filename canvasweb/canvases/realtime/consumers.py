@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections import deque
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -59,6 +60,7 @@ class CanvasConsumer(SyncHandlers, OpHandlers, PresenceHandlers):
         self.bucket = TokenBucket(config_int("WS_OPS_PER_SECOND"))
         self.op_queue = asyncio.Queue()
         self.op_worker = None
+        self.unanswered = deque()
         self.max_queued_ops = max(1, 2 * config_int("WS_OPS_PER_SECOND"))
         self.joined = False
         self.chat = None
@@ -96,7 +98,10 @@ class CanvasConsumer(SyncHandlers, OpHandlers, PresenceHandlers):
         if self.joined:
             try:
                 await self._leave_presence()
-                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except Exception:  # the layer may be down: the others' presence of it times out
+                logger.warning("could not announce leaving group %s", self.group, exc_info=True)
+            try:
+                await self._leave_group()  # this process's relay forgets the socket even then
             except Exception:  # the layer may be down; membership expires on its own
                 logger.warning("could not leave group %s", self.group, exc_info=True)
 

@@ -61,6 +61,7 @@ class OpHandlers(CanvasSocket):
             source=self.connection_id,
         )
         self.op_queue.put_nowait((client_op_id, future))
+        self.unanswered.append(future)
         if self.op_worker is None or self.op_worker.done():
             self.op_worker = asyncio.ensure_future(self._op_worker())
 
@@ -70,7 +71,20 @@ class OpHandlers(CanvasSocket):
             try:
                 await self._answer_op(client_op_id, future)
             finally:
+                self.unanswered.popleft()
                 self.op_queue.task_done()
+
+    async def acks_first(self) -> None:
+        """Wait until every op of this socket whose outcome is known has been answered, so that the
+        author gets its ack before the change event of its op (this process's sockets get the change
+        straight from the committer, realtime/local_fanout.py, as soon as the ack is due)."""
+        while (
+            self.unanswered
+            and self.unanswered[0].done()
+            and self.op_worker is not None
+            and not self.op_worker.done()
+        ):
+            await asyncio.sleep(0)  # the op worker is ready to run: a hop or two
 
     async def ops_idle(self) -> None:
         """Wait until every accepted op has been applied and answered (tests drive sockets step by step)."""

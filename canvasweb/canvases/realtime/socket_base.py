@@ -11,6 +11,7 @@ import asyncio
 import logging
 import random
 import time
+from collections import deque
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -25,6 +26,7 @@ from canvasweb.chat.turns import ChatSession
 from canvasweb.common.config import canvasweb_config
 
 from .fanout import encode_frame
+from .local_fanout import CanvasRelay, SocketInbox, local_fanout_enabled, relay_for
 from .token_bucket import TokenBucket
 
 logger = logging.getLogger(__name__)
@@ -57,6 +59,7 @@ class CanvasSocket(AsyncWebsocketConsumer):
     bucket: TokenBucket
     op_queue: asyncio.Queue[Any]
     op_worker: asyncio.Task[Any] | None
+    unanswered: deque[asyncio.Future[Any]]  # the futures of the queued ops, in order, until answered
     max_queued_ops: int
     joined: bool
     chat: ChatSession | None
@@ -71,6 +74,12 @@ class CanvasSocket(AsyncWebsocketConsumer):
         # Change events that arrived before an earlier revision, by revision (realtime/sync.py).
         self._held: dict[int, tuple[dict[str, Any], tuple[str, int] | None]] = {}
         self._held_release: asyncio.Task[Any] | None = None
+        # Group messages through this process's relay of the canvas (realtime/local_fanout.py), set up in
+        # __call__; None (sockets driven without __call__, as in the simulated network): a group
+        # membership of the socket's own.
+        self._inbox: SocketInbox | None = None
+        self._relay: CanvasRelay | None = None
+        self._inbox_error: BaseException | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """AsyncConsumer.__call__, except that a channel-layer failure does not end the socket.
@@ -90,13 +99,39 @@ class CanvasSocket(AsyncWebsocketConsumer):
                 return
             self.channel_name = await self.channel_layer.new_channel()
             self.channel_receive = self._resilient_channel_receive
+            if local_fanout_enabled():
+                serving = asyncio.current_task()
+                self._inbox = SocketInbox(
+                    self.dispatch,
+                    capacity=int(getattr(self.channel_layer, "capacity", 100)),
+                    on_error=lambda exc: self._inbox_failed(exc, serving),
+                )
+            # The socket's own channel still takes messages sent to it alone (presence replies).
             await await_many_dispatch([receive, self.channel_receive], self.dispatch)
         except StopConsumer:
             pass
+        except asyncio.CancelledError:
+            if self._inbox_error is not None:
+                raise self._inbox_error from None
+            raise
         finally:
             for task in (self._maintenance, getattr(self, "op_worker", None), self._held_release):
                 if task is not None:
                     task.cancel()
+            if self._inbox is not None:
+                self._inbox.close()
+            if self._relay is not None and self._relay.forget(self.channel_name):
+                # Ended without a disconnect (cancelled, or a handler raised): the last socket of the
+                # canvas here still takes the relay out of the group.
+                self._relay.discard_in_background()
+            self._relay = None
+
+    def _inbox_failed(self, exc: BaseException, serving: asyncio.Task[Any] | None) -> None:
+        # A group message's handler raised: end the socket as Channels ends it when a handler of its
+        # own receive loop raises (Daphne logs it and closes the connection).
+        self._inbox_error = exc
+        if serving is not None:
+            serving.cancel()
 
     async def _resilient_channel_receive(self) -> dict[str, Any]:
         delay = 0.1
@@ -139,13 +174,28 @@ class CanvasSocket(AsyncWebsocketConsumer):
     async def _join_group(self) -> bool:
         """(Re)join the canvas group; idempotent, and it refreshes the membership's expiry."""
         try:
-            await self.channel_layer.group_add(self.group, self.channel_name)
+            if self._inbox is None:
+                await self.channel_layer.group_add(self.group, self.channel_name)
+            else:
+                self._relay = await relay_for(self.channel_layer, self.canvas_id)
+                await self._relay.join(self.channel_name, self._inbox)
         except Exception:
             if self._layer_down_since is None:
                 self._layer_down_since = time.monotonic()
                 logger.warning("could not join group %s; will retry", self.group, exc_info=True)
             return False
         return True
+
+    async def _leave_group(self) -> None:
+        """Leave the canvas group (through the relay: the last socket of the process takes it out)."""
+        if self._inbox is None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        elif self._relay is not None:
+            relay, self._relay = self._relay, None
+            await relay.leave(self.channel_name)
+
+    async def acks_first(self) -> None:
+        """Defined in op_intake.py (OpHandlers)."""
 
     def _level(self) -> int:
         return permissions.role_level(self.role) if self.role else -1

@@ -109,6 +109,7 @@ class SyncHandlers(CanvasSocket):
 
     async def canvas_change(self, message: dict[str, Any], *, key: tuple[str, int] | None = None) -> None:
         event = message["event"]
+        await self.acks_first()
         if self._membership_changed(event):
             role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
             if role is None:
@@ -173,6 +174,7 @@ class SyncHandlers(CanvasSocket):
         # `changes` frame (one `change` frame when it holds one), encoded once per role level in this
         # process (realtime/fanout.py).
         batch, events = message.get("batch"), message["events"]
+        await self.acks_first()
         if (
             not isinstance(batch, str)
             or len(events) < 2
