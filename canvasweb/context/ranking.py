@@ -51,8 +51,9 @@ def hybrid_scores(
     limit: int,
 ) -> dict[int, float]:
     """Question match per node in 0..1: BM25 over words (jieba for Chinese) and, at CHAR_WEIGHT, the
-    question's less common Chinese characters, blended with the character-bigram term share (robust to segmentation differences), fused with embedding
-    similarity when vectors are given, and aged like the viewport ranking."""
+    question's less common Chinese characters, blended with the character-bigram term share (robust
+    to segmentation differences), fused with embedding similarity when vectors are given, and aged
+    like the viewport ranking."""
     ti = index.text_index
     q = query_terms(question, chars=True)
     bm25: dict[str, float] = {}

@@ -140,16 +140,31 @@ def _hit_value(
     return max((score(sentences[si]) for _, si in best if si < len(sentences)), default=0.0)
 
 
+def _sentence_kinds(cand: RecallCandidate, cache: TokenCache | None) -> tuple[frozenset[str], ...]:
+    """The value kinds each sentence of the turn states, memoised per message and text (every
+    compile that asks for a kind reads them for every ranked turn)."""
+
+    def compute() -> tuple[frozenset[str], ...]:
+        return tuple(stated_kinds(x) for x in turn_sentences(cand.text))
+
+    if cache is None:
+        return compute()
+    return cache.memo(key=("recall-kinds", cand.message.id), source=cand.text, compute=compute)
+
+
 def _hit_states_kind(
-    cand: RecallCandidate, hits: tuple[float, list[tuple[float, int]]] | None, asked: frozenset[str]
+    cand: RecallCandidate,
+    hits: tuple[float, list[tuple[float, int]]] | None,
+    asked: frozenset[str],
+    cache: TokenCache | None,
 ) -> bool:
     """Whether the turn's best matching sentences (the whole turn when it matched only through its
     neighbours) state a value of a kind in `asked`."""
-    sentences = turn_sentences(cand.text)
+    kinds = _sentence_kinds(cand, cache)
     if not hits:
-        return any(stated_kinds(x) & asked for x in sentences)
+        return any(k & asked for k in kinds)
     best = sorted(hits[1], reverse=True)[:HIT_VALUE_SENTENCES]
-    return any(si < len(sentences) and stated_kinds(sentences[si]) & asked for _, si in best)
+    return any(si < len(kinds) and kinds[si] & asked for _, si in best)
 
 
 def _demote_restated(
@@ -295,7 +310,7 @@ def rank_turns(
             scored[ci] *= 1.0 + lift * _hit_value(candidates[ci], per_turn.get(ci), cache, person=person)
         if counted is not None and counted.search(candidates[ci].text):
             scored[ci] *= 1.0 + COUNT_LIFT  # states the count the question asks for
-        if asked and _hit_states_kind(candidates[ci], per_turn.get(ci), asked):
+        if asked and _hit_states_kind(candidates[ci], per_turn.get(ci), asked, cache):
             scored[ci] *= 1.0 + KIND_LIFT
     _seat_answer_shapes(scored, candidates=candidates, question=question)
     if lift:
