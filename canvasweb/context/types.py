@@ -146,12 +146,17 @@ class Budget:
         total: int,
         system: int,
         canvas_share: float = 0.40,
-        summary_share: float = 0.15,
-        recent_share: float = 0.25,
+        summary_share: float = 0.30,
+        recent_share: float = 0.10,
         recall_share: float = 0.15,
         recent_floor_messages: int = 2,
     ) -> Budget:
-        """Split what is left after the system layer by shares; the rest is the question's."""
+        """Split what is left after the system layer by shares; the rest is the question's.
+
+        The window is small by design: its last `recent_floor_messages` are kept whatever they
+        cost, and beyond them older raw turns answer less than the summary's sentences, which are
+        picked across the whole conversation by the question's words and by what they state.
+        """
         shares = (canvas_share, summary_share, recent_share, recall_share)
         if any(s < 0 for s in shares) or sum(shares) > 1.0 + 1e-9:
             raise BudgetConfigError(f"shares must be >= 0 and sum to <= 1, got {shares}")

@@ -87,7 +87,8 @@ def test_archived_turns_are_searched_but_not_resummarized():
     )
     assert "Northwind Security" in all_text(c.messages)
     assert "m12" in c.report.recalled_message_ids
-    assert c.report.summarized_message_count == 0
+    # Only recent turns the window gives up are summarized; the 200 archived ones never again.
+    assert c.report.summarized_message_count < len(recent)
 
 
 def test_short_answer_comes_with_its_question():

@@ -17,7 +17,7 @@ from canvasweb.context.types import (
 # ------------------------------------------------------------------ budget
 def test_budget_from_total_default_shares():
     b = Budget.from_total(total=10_000, system=1_000)
-    assert (b.canvas, b.summary, b.recent, b.recall) == (3600, 1350, 2250, 1350)
+    assert (b.canvas, b.summary, b.recent, b.recall) == (3600, 2700, 900, 1350)
     assert b.system + b.canvas + b.summary + b.recent + b.recall + b.question == 10_000
     assert b.question == 450
 
