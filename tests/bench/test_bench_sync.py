@@ -106,8 +106,16 @@ def test_bench_sync_on_one_server_runs_the_app_and_the_relay_on_one_process(tmp_
         out, "--ops", "4", "--phases", "saturated", "--warmup", "0", "--floor", "--servers", "1"
     )
     assert report["servers"] == 1
-    for row in report["rows"] + report["floor_rows"]:
+    for row in report["rows"] + report["floor_rows"] + report["lossless_floor_rows"]:
         assert row["acked"] == 8 and row["deliveries_missed"] == 0
+    (app,), (relay,), (lossless,) = report["rows"], report["floor_rows"], report["lossless_floor_rows"]
+    assert (relay["server"], lossless["server"]) == ("relay", "relay-lossless")
+    (floor,) = report["floor"]
+    assert floor["ratio_vs_relay"] == round(app["committed_ops_per_s"] / relay["committed_ops_per_s"], 2)
+    assert floor["ratio_vs_lossless_relay"] == round(
+        app["committed_ops_per_s"] / lossless["committed_ops_per_s"], 2
+    )
+    assert floor["lossless_relay_missed"] == 0
     assert (
         (out / "report.md")
         .read_text(encoding="utf-8")
