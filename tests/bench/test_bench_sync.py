@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -116,6 +117,9 @@ def test_bench_sync_on_one_server_runs_the_app_and_the_relay_on_one_process(tmp_
         app["committed_ops_per_s"] / lossless["committed_ops_per_s"], 2
     )
     assert floor["lossless_relay_missed"] == 0
+    if sys.platform.startswith("linux"):  # the servers' CPU is read from /proc
+        assert all(r["server_cpu_ms_per_op"] > 0 for r in (app, relay, lossless))
+        assert all(0 < r["server_loop_cpu_ms_per_op"] <= r["server_cpu_ms_per_op"] for r in (app, relay))
     assert (
         (out / "report.md")
         .read_text(encoding="utf-8")

@@ -61,6 +61,9 @@ def floor_ratios(
                 "fanout_p50_ratio_vs_lossless": _ratio(r["fanout_p50_ms"], g.get("fanout_p50_ms")),
                 "lossless_relay_ack_p50_ms": g.get("ack_p50_ms"),
                 "lossless_relay_missed": g.get("deliveries_missed"),
+                "app_server_cpu_ms_per_op": r.get("server_cpu_ms_per_op"),
+                "relay_server_cpu_ms_per_op": f.get("server_cpu_ms_per_op"),
+                "lossless_relay_server_cpu_ms_per_op": g.get("server_cpu_ms_per_op"),
             }
         )
     return out
@@ -209,6 +212,8 @@ COLUMNS = (
     ("deliveries_by_snapshot", "by snapshot"),
     ("errors_total", "errors"),
     ("lost_acked_ops", "lost acked"),
+    ("server_cpu_ms_per_op", "server CPU ms/op"),
+    ("server_loop_cpu_ms_per_op", "loop CPU ms/op"),
 )
 
 
