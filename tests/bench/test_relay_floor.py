@@ -34,6 +34,7 @@ def _op(cid: str) -> str:
     return json.dumps({"type": "op", "client_op_id": cid, "op": {"type": "node.move", "id": "n", "x": 1}})
 
 
+@pytest.mark.django_db  # Channels' dispatch closes old database connections around each message
 @pytest.mark.parametrize("lossless", [False, True])
 async def test_relay_acks_every_op_and_relays_it_to_the_others(memory_layer, monkeypatch, lossless):
     monkeypatch.setenv("CANVASWEB_RELAY_LOSSLESS", "1" if lossless else "0")
