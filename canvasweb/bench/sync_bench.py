@@ -69,8 +69,8 @@ class SyncOptions:
     conn_max_age: int | None = None
     warmup: int = 3
     progress: bool = True
-    # Also run the same clients against a bare Channels relay (canvasweb/bench/relay_asgi.py) on the
-    # same Redis and report the app's figures as ratios of the relay's.
+    # Also run the same clients against the bare Channels relays (canvasweb/bench/relay_asgi.py: the
+    # lossy one, then the lossless one) on the same Redis and report the app's figures as ratios of theirs.
     floor: bool = False
     # Unacked ops each client keeps in flight in the `pipelined` phase (app and relay alike).
     window: int = 1
