@@ -69,8 +69,8 @@ class SyncOptions:
     conn_max_age: int | None = None
     warmup: int = 3
     progress: bool = True
-    # Also run the same clients against a bare Channels relay (canvasweb/bench/relay_asgi.py) on the
-    # same Redis and report the app's figures as ratios of the relay's.
+    # Also run the same clients against the bare Channels relays (canvasweb/bench/relay_asgi.py: the
+    # lossy one, then the lossless one) on the same Redis and report the app's figures as ratios of theirs.
     floor: bool = False
     # Unacked ops each client keeps in flight in the `pipelined` phase (app and relay alike).
     window: int = 1
@@ -78,10 +78,24 @@ class SyncOptions:
     servers: int = 2
 
 
+# The lossless relay's channel-layer capacity (per process in Redis, per socket in the process): far
+# above what a phase can queue (50 clients x 30 ops), so nothing is dropped.
+LOSSLESS_CAPACITY = 1_000_000
+
+
 def run_floor(
-    options: SyncOptions, *, redis_url: str, extra_env: dict, log=print
+    options: SyncOptions, *, redis_url: str, extra_env: dict, log=print, lossless: bool = False
 ) -> tuple[list[dict], list[str]]:
-    """The same phases with the same clients against the bare relay."""
+    """The same phases with the same clients against the bare relay (relay_asgi.py): the lossy one
+    (acks at once, the layer's capacity of 200), or the lossless one (acks behind the fan-out,
+    a capacity that never fills)."""
+    kind = "relay-lossless" if lossless else "relay"
+    if lossless:
+        extra_env = {
+            **extra_env,
+            "CANVASWEB_RELAY_LOSSLESS": "1",
+            "CHANNEL_CAPACITY": str(LOSSLESS_CAPACITY),
+        }
     relay = RelayCluster(database_url="sqlite:///unused", redis_url=redis_url, extra_env=extra_env)
     rows, notes = [], []
     try:
@@ -90,7 +104,7 @@ def run_floor(
             phases, client_notes = asyncio.run(
                 run_clients(
                     relay,
-                    canvas_id=900_000 + n,
+                    canvas_id=(950_000 if lossless else 900_000) + n,
                     tokens=["relay"] * n,
                     ops=options.ops,
                     rates=options.rates,
@@ -102,17 +116,17 @@ def run_floor(
                     window=options.window,
                 )
             )
-            notes += [f"relay {n} clients: {x}" for x in client_notes]
+            notes += [f"{kind} {n} clients: {x}" for x in client_notes]
             for phase in phases:
                 if phase.name == "warmup":
                     continue
                 # No change log behind the relay: every acked op counts as delivered once.
                 row = phase_row(phase, clients=n, log_counts=Counter(dict.fromkeys(phase.acked, 1)))
                 row["paced_rate"] = phase.paced_rate
-                row["server"] = "relay"
+                row["server"] = kind
                 rows.append(row)
                 log(
-                    f"bench_sync relay: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
+                    f"bench_sync {kind}: {n} clients {phase.name}: fan-out p50 {row['fanout_p50_ms']} ms, "
                     f"p99 {row['fanout_p99_ms']} ms, {row['committed_ops_per_s']} ops/s, "
                     f"drained in {row['drain_ms']} ms" + ("" if row["drained"] else " (NOT drained)")
                 )
@@ -128,6 +142,7 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
     db_url, db_desc, drop = None, "", False
     rows: list[dict] = []
     relay_rows: list[dict] = []
+    lossless_rows: list[dict] = []
     warmups: list[dict] = []
     notes: list[str] = []
     server_version = None
@@ -199,6 +214,10 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
             cluster.procs = []  # stopped on purpose; not checked again below
             relay_rows, relay_notes = run_floor(options, redis_url=redis.url, extra_env=extra, log=log)
             notes += relay_notes
+            lossless_rows, relay_notes = run_floor(
+                options, redis_url=redis.url, extra_env=extra, log=log, lossless=True
+            )
+            notes += relay_notes
     finally:
         if cluster is not None:
             cluster.stop()
@@ -220,7 +239,8 @@ def run_sync(options: SyncOptions, *, log=print) -> dict:
         "rows": rows,
         "warmup": warmups,
         "floor_rows": relay_rows,
-        "floor": floor_ratios(rows, relay_rows) if relay_rows else [],
+        "lossless_floor_rows": lossless_rows,
+        "floor": floor_ratios(rows, relay_rows, lossless_rows) if relay_rows else [],
         "notes": notes,
         "server_env": {
             "CANVASWEB_WS_OPS_PER_SECOND": options.ops_per_second_limit,

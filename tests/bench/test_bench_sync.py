@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -106,8 +107,19 @@ def test_bench_sync_on_one_server_runs_the_app_and_the_relay_on_one_process(tmp_
         out, "--ops", "4", "--phases", "saturated", "--warmup", "0", "--floor", "--servers", "1"
     )
     assert report["servers"] == 1
-    for row in report["rows"] + report["floor_rows"]:
+    for row in report["rows"] + report["floor_rows"] + report["lossless_floor_rows"]:
         assert row["acked"] == 8 and row["deliveries_missed"] == 0
+    (app,), (relay,), (lossless,) = report["rows"], report["floor_rows"], report["lossless_floor_rows"]
+    assert (relay["server"], lossless["server"]) == ("relay", "relay-lossless")
+    (floor,) = report["floor"]
+    assert floor["ratio_vs_relay"] == round(app["committed_ops_per_s"] / relay["committed_ops_per_s"], 2)
+    assert floor["ratio_vs_lossless_relay"] == round(
+        app["committed_ops_per_s"] / lossless["committed_ops_per_s"], 2
+    )
+    assert floor["lossless_relay_missed"] == 0
+    if sys.platform.startswith("linux"):  # the servers' CPU is read from /proc
+        assert all(r["server_cpu_ms_per_op"] > 0 for r in (app, relay, lossless))
+        assert all(0 < r["server_loop_cpu_ms_per_op"] <= r["server_cpu_ms_per_op"] for r in (app, relay))
     assert (
         (out / "report.md")
         .read_text(encoding="utf-8")

@@ -46,6 +46,9 @@ class PhaseState:
     drained: bool = False  # all of them arrived (else the 15-s bound or the phase's time limit hit)
     first_send: float | None = None
     last_ack: float | None = None
+    # CPU seconds of the server processes (all threads, main threads) from the phase's start until it
+    # drained (sync/server_cpu.py); None when not measured.
+    server_cpu: tuple[float, float] | None = None
 
 
 class BenchClient:

@@ -20,6 +20,7 @@ from canvasweb.testing.servers import Cluster
 
 from ..common import Progress, percentile
 from .clients import BenchClient, PhaseState
+from .server_cpu import cpu_used, server_cpu
 
 
 async def run_phase(
@@ -139,6 +140,11 @@ def phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
     cross = _summ(phase.fanout_cross)
     ack = _summ(list(phase.acked.values()))
     expected = len(phase.acked) * (clients - 1)
+
+    def cpu_ms_per_op(seconds: float) -> float | None:
+        return round(seconds * 1000 / len(phase.acked), 3) if phase.acked else None
+
+    cpu = phase.server_cpu
     return {
         "clients": clients,
         "phase": phase.name,
@@ -170,6 +176,8 @@ def phase_row(phase: PhaseState, *, clients: int, log_counts: Counter) -> dict:
         "drained": phase.drained,
         "lost_acked_ops": lost,
         "committed_but_not_acked": phantom,
+        "server_cpu_ms_per_op": cpu_ms_per_op(cpu[0]) if cpu else None,
+        "server_loop_cpu_ms_per_op": cpu_ms_per_op(cpu[1]) if cpu else None,
     }
 
 
@@ -254,6 +262,8 @@ async def run_clients(
             results.append(warm)
         for i, (name, rate, phase_window) in enumerate(phase_plan(phases, rates, window)):
             n = paced_ops(rate, paced_seconds, len(clients)) if rate else ops
+            pids = [p.pid for p in cluster.procs]
+            cpu_before = server_cpu(pids)
             phase = await run_phase(
                 clients,
                 name=name,
@@ -264,6 +274,7 @@ async def run_clients(
                 progress=progress,
                 window=phase_window,
             )
+            phase.server_cpu = cpu_used(cpu_before, server_cpu(pids))
             results.append(phase)
     finally:
         gc.unfreeze()

@@ -7,12 +7,18 @@ reuse the text. The frames are byte for byte what each socket would have encoded
 
 A commit of several revisions goes to each socket as one `changes` frame (docs/protocol.md) whose
 events are those same `change` texts, joined once per level and starting revision.
+
+What every socket asks of a commit before sending it (are its revisions consecutive, does it change
+anyone's membership or delete the canvas) is also answered once per commit (`batch_facts`), not by
+each socket walking every change of every event.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from canvasweb.canvases.visibility import filter_event
@@ -21,10 +27,49 @@ from canvasweb.canvases.visibility import filter_event
 _MAX_ENTRIES = 4096
 _CACHE: OrderedDict[tuple[str, int, int], tuple[str | None, bool]] = OrderedDict()
 _BATCH_CACHE: OrderedDict[tuple[str, int, int], tuple[tuple[str, ...], bool]] = OrderedDict()
+_FACTS: OrderedDict[tuple[str, int], BatchFacts] = OrderedDict()
 
 # A `changes` frame carries at most this many revisions, so one big commit does not make one huge
 # frame for a client to parse in one go.
 MAX_EVENTS_PER_FRAME = 64
+
+
+@dataclass(frozen=True)
+class BatchFacts:
+    """What a run of change events means for any receiver, whatever its role."""
+
+    consecutive: bool  # each revision follows the one before
+    members: frozenset[str]  # user ids whose membership one of the events changed
+    canvas_deleted: bool
+
+    def concerns(self, user_id: str) -> bool:
+        """Whether the events change this user's membership or delete the canvas."""
+        return self.canvas_deleted or user_id in self.members
+
+
+def facts_of(events: list[dict[str, Any]]) -> BatchFacts:
+    members: set[str] = set()
+    deleted = False
+    for event in events:
+        for change in event["changes"]:
+            if change["entity"] == "member":
+                members.add(change["id"])
+            elif change["entity"] == "canvas" and change["action"] == "deleted":
+                deleted = True
+    consecutive = all(b["revision"] == a["revision"] + 1 for a, b in itertools.pairwise(events))
+    return BatchFacts(consecutive=consecutive, members=frozenset(members), canvas_deleted=deleted)
+
+
+def batch_facts(events: list[dict[str, Any]], *, key: tuple[str, int] | None) -> BatchFacts:
+    """`facts_of(events)`, once per commit: `key` is (batch id, -1) for all its events, (batch id,
+    index) for one of them; None: not cached."""
+    if key is None:
+        return facts_of(events)
+    hit = _FACTS.get(key)
+    if hit is None:
+        hit = facts_of(events)
+        _remember(_FACTS, key, hit)
+    return hit
 
 
 def encode_frame(content: Any) -> str:

@@ -9,7 +9,6 @@ the role or visibility changed, and heals on its own every WS_SYNC_CHECK_SECONDS
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import random
 import time
@@ -22,7 +21,7 @@ from canvasweb.common.config import canvasweb_config
 from canvasweb.common.errors import BadMessage, CanvasError
 
 from . import daphne_guards
-from .fanout import change_frame, changes_frames
+from .fanout import batch_facts, change_frame, changes_frames
 from .socket_base import CLOSE_CANVAS_DELETED, CLOSE_MEMBERSHIP_REVOKED, CanvasSocket, config_int
 
 logger = logging.getLogger(__name__)
@@ -110,7 +109,7 @@ class SyncHandlers(CanvasSocket):
     async def canvas_change(self, message: dict[str, Any], *, key: tuple[str, int] | None = None) -> None:
         event = message["event"]
         await self.acks_first()
-        if self._membership_changed(event):
+        if batch_facts([event], key=key).concerns(str(self.user.pk)):
             role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
             if role is None:
                 await self.close(
@@ -175,12 +174,13 @@ class SyncHandlers(CanvasSocket):
         # process (realtime/fanout.py).
         batch, events = message.get("batch"), message["events"]
         await self.acks_first()
+        facts = batch_facts(events, key=(batch, -1) if isinstance(batch, str) else None)
         if (
             not isinstance(batch, str)
             or len(events) < 2
             or not batch_frames()
-            or not _consecutive(events)
-            or any(self._membership_changed(event) for event in events)
+            or not facts.consecutive
+            or facts.concerns(str(self.user.pk))
         ):
             for index, event in enumerate(events):
                 await self.canvas_change(
@@ -295,15 +295,6 @@ class SyncHandlers(CanvasSocket):
                 {"type": "changes", "from": changes["from"], "to": changes["to"], "events": changes["events"]}
             )
 
-    def _membership_changed(self, event: dict[str, Any]) -> bool:
-        return any(
-            c["entity"] == "member" and c["id"] == str(self.user.pk) for c in event["changes"]
-        ) or self._canvas_deleted(event)
-
     @staticmethod
     def _canvas_deleted(event: dict[str, Any]) -> bool:
         return any(c["entity"] == "canvas" and c["action"] == "deleted" for c in event["changes"])
-
-
-def _consecutive(events: list[dict[str, Any]]) -> bool:
-    return all(b["revision"] == a["revision"] + 1 for a, b in itertools.pairwise(events))
