@@ -109,11 +109,12 @@ class SyncHandlers(CanvasSocket):
     async def canvas_change(self, message: dict[str, Any], *, key: tuple[str, int] | None = None) -> None:
         event = message["event"]
         await self.acks_first()
-        if batch_facts([event], key=key).concerns(str(self.user.pk)):
+        facts = batch_facts([event], key=key)
+        if facts.concerns(str(self.user.pk)):
             role = await database_sync_to_async(selectors.user_role)(user=self.user, canvas_id=self.canvas_id)
             if role is None:
                 await self.close(
-                    code=CLOSE_CANVAS_DELETED if self._canvas_deleted(event) else CLOSE_MEMBERSHIP_REVOKED
+                    code=CLOSE_CANVAS_DELETED if facts.canvas_deleted else CLOSE_MEMBERSHIP_REVOKED
                 )
                 return
             if role != self.role:
@@ -294,7 +295,3 @@ class SyncHandlers(CanvasSocket):
             await self.send_json(
                 {"type": "changes", "from": changes["from"], "to": changes["to"], "events": changes["events"]}
             )
-
-    @staticmethod
-    def _canvas_deleted(event: dict[str, Any]) -> bool:
-        return any(c["entity"] == "canvas" and c["action"] == "deleted" for c in event["changes"])
