@@ -98,7 +98,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 s.current is not None
                 and same_value(m, s.current)
                 and any(
-                    x is not m and not x.negated and compatible(x.type, s.kind) and not same_value(x, m)
+                    x is not m
+                    and not x.negated
+                    and compatible(x.type, s.kind)
+                    and not same_value(x, m)
+                    # beside it: a long message states many values of one kind about many things
+                    and abs(x.sentence - m.sentence) <= 1
                     for x in ev.mentions
                 )
                 and m.sentence in ev.cue_sentences

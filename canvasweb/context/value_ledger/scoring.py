@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..capture.values import compatible
 from ..synonyms import noun_family
 from ..types import MessageData
-from ..value_mentions.mention import Mention, same_value
+from ..value_mentions.mention import Mention, distinct_units, same_value
 from ..value_mentions.words import subject_words
 from .cues import _CUE_WORDS
 from .events import _Event
@@ -115,7 +115,7 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
         return ma is None or mb is None or abs(ma - mb) < 2
     if not (a.number and b.number) or ("." in a.number) != ("." in b.number):
         return False
-    if a.unit and b.unit and a.unit != b.unit:
+    if distinct_units(a.unit, b.unit):
         return False  # "12 pages" and "10 sites" are about different things
     if (a.type == "percent") != (b.type == "percent") and (a.type == "percent" or a.unit):
         return False  # "below 25%" is no count of gateways nor a 15-minute interval
@@ -124,7 +124,7 @@ def _same_kind(a: Mention, kind: str, b: Mention | None) -> bool:
     slack = (
         1
         if {a.type, b.type} & {"count", "percent"}
-        or (a.unit and a.unit == b.unit)
+        or (a.unit and b.unit and not distinct_units(a.unit, b.unit))
         or (a.label and a.label == b.label)
         else 0
     )

@@ -163,7 +163,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 and not (
                     name_roles.get(v[0]) == "old"
                     if v[3] == "name"
-                    else _named_old(text, v[0], v[1], replaced_later=f)
+                    else _named_old(text, v[0], v[1], replaced_later=f, kind=v[3])
                 )
                 for v, f in zip(values, followed, strict=True)
             )
@@ -216,7 +216,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         if kind == "name":
             negated, changed_to = name_roles[start] == "old", name_roles[start] == "new"
         else:
-            negated = _named_old(text, start, end, replaced_later=replaced_later)
+            negated = _named_old(text, start, end, replaced_later=replaced_later, kind=kind)
             changed_to = bool(_CHANGED_TO_RE.search(text[max(0, start - 40) : start]))
         share = bool(
             _SHARE_AFTER_RE.search(text[end : end + 40])

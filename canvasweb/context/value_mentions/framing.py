@@ -71,15 +71,41 @@ _WAS_BEFORE_RE = re.compile(r"\bwas\s*(?:the\s+)?[$€£¥]?\s*$", re.IGNORECASE
 # starter from 1962", "从2019年起").
 _FROM_BEFORE_RE = re.compile(r"(?:\bfrom|从)\s*(?:the\s+)?[$€£¥]?\s*$", re.IGNORECASE)
 _FROM_TO_AFTER_RE = re.compile(r"^[^。！？!?；;\n]{0,40}?(?:\bto\b|→|->|到|成|为)\s*(?:the\s+)?[$€£¥]?\s*\d")
+# Between dates or times "from … to …" is a span ("from 9:00 to 17:00", "从9月20日到10月1日") unless a
+# word of change (or an arrow) says otherwise; between amounts it is a change ("from £40 to £45").
+_SPAN_KINDS = frozenset({"date", "time", "weekday"})
+_CHANGE_WORD_RE = re.compile(
+    r"\b(?:mov|chang|switch|push|bump|rais|lower|increas|reduc|updat|adjust|shift|cut|drop|slash|hik|jump|"
+    r"rose|rise|risen|fell|fall|grew|grow|climb|went|gone|goes|extend|expand|shrank|shrunk|revis)\w*|→|->|"
+    r"改|调|涨|降|延|推|提前|换|追加|增|减|砍|压|扩|缩|变|升|上浮|下浮",
+    re.IGNORECASE,
+)
+_CLAUSE_START_RE = re.compile(r"[。！？!?；;，,\n]")
 
 
-def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True) -> bool:
+def _named_old(text: str, start: int, end: int, *, replaced_later: bool = True, kind: str = "") -> bool:
     """The value at start:end is named as the replaced one ("not 7442", "800人作废"); with
     `replaced_later`, a value of its kind follows it in the message."""
     before = text[max(0, start - 16) : start]
     return bool(
         _OLD_BEFORE_RE.search(before)
         or (replaced_later and _WAS_BEFORE_RE.search(before))
-        or (_FROM_BEFORE_RE.search(before) and _FROM_TO_AFTER_RE.match(text[end : end + 48]))
+        or _changed_from(text, start, end, span_kind=kind in _SPAN_KINDS)
         or _OLD_AFTER_RE.match(text[end : end + 24])
     )
+
+
+def _changed_from(text: str, start: int, end: int, *, span_kind: bool) -> bool:
+    """ "raised from 140 to 160", "从180万追加到210万", "moved from 3 May to 5 May": the value a change
+    starts from."""
+    if not _FROM_BEFORE_RE.search(text[max(0, start - 16) : start]):
+        return False
+    to = _FROM_TO_AFTER_RE.match(text[end : end + 48])
+    if not to:
+        return False
+    if not span_kind:
+        return True
+    clause = text[max(0, start - 40) : start]
+    cut = [m.end() for m in _CLAUSE_START_RE.finditer(clause)]
+    lead = clause[cut[-1] :] if cut else clause
+    return bool(_CHANGE_WORD_RE.search(lead) or _CHANGE_WORD_RE.search(to.group(0)))

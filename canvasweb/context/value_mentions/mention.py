@@ -65,9 +65,17 @@ def same_value(a: Mention, b: Mention) -> bool:
     return False
 
 
+def distinct_units(a: str, b: str) -> bool:
+    """Two units that say different things are counted. A bare "个" names no noun ("定11个。"), so it
+    may count what "8个插座" counts."""
+    if not (a and b and a != b):
+        return False
+    return not ("个" in (a, b) and a[0] == b[0])
+
+
 def _counts_other_nouns(a: Mention, b: Mention) -> bool:
     """Two bare numbers that count different nouns (units that are no synonyms of each other)."""
-    if not (a.unit and b.unit and a.unit != b.unit) or not {a.type, b.type} <= {"number", "count"}:
+    if not distinct_units(a.unit, b.unit) or not {a.type, b.type} <= {"number", "count"}:
         return False
     from ..synonyms import noun_family  # synonyms imports the lexical layer: import late
 

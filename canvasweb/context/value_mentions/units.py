@@ -61,9 +61,13 @@ def _unit_after(text: str, end: int) -> str:
     if "\u4e00" <= word[0] <= "\u9fff":
         # A Chinese unit is one measure character ("180件算了" -> 件), two when the first is a
         # prefix of a compound unit (千瓦, 平方米, 公斤, 小时).
+        if word[0] == "个":
+            # The most common measure word says nothing of what is counted: the character after it
+            # does ("8个点" of a royalty is not "9个工作日" of a schedule nor "3个博主").
+            if word == "个人":
+                return "人"
+            return word if len(word) == 2 and word[1] not in CJK_STOP_CHARS else "个"
         word = word[:2] if word[0] in _CJK_UNIT_PREFIXES and len(word) > 1 else word[:1]
-        if word.startswith("个"):  # the most common measure word (个 is also a stop character)
-            return word
     if (
         word in STOPWORDS
         or word in EN_EXTRA_STOPWORDS

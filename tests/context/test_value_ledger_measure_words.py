@@ -1,0 +1,90 @@
+"""Counts said with 个, and values named beside a new one: what the value ledger may retire.
+
+Own sentences, none from bench/. Each test has the retirement that must happen beside the one that
+must not, so it fails both when the ledger over-retires and when it stops retiring.
+"""
+
+from __future__ import annotations
+
+from canvasweb.context.types import MessageData
+from canvasweb.context.value_ledger import build_ledger
+from canvasweb.context.value_mentions import find_mentions
+
+
+def msgs(*pairs):
+    return tuple(MessageData(id=f"m{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
+
+
+def rewritten(history):
+    ledger = build_ledger(messages=history)
+    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
+
+
+def test_the_noun_after_ge_is_part_of_the_unit():
+    (points,) = find_mentions("分成按8个点算")
+    (days,) = find_mentions("彩样要9个工作日")
+    (bare,) = find_mentions("最后定了11个。")
+    (people,) = find_mentions("来了12个人")
+    assert points.unit == "个点" and days.unit == "个工"
+    assert bare.unit == "个"  # no noun follows: it counts what the sentence is about
+    assert people.unit == "人"
+
+
+def test_a_correction_counting_another_noun_with_ge_retires_nothing():
+    history = msgs(
+        ("user", "展会那边谈好了，分成按8个点算，签一年。"),
+        ("assistant", "好的，分成8个点，一年。"),
+        ("user", "印刷厂改了排期：打样要9个工作日，比原来慢。"),
+    )
+    out = rewritten(history)
+    assert "8个点" in out[0] and "8个点" in out[1]
+    assert "[old value" not in out[0] + out[1]
+
+
+def test_a_bare_ge_count_still_replaces_the_count_of_its_subject():
+    history = msgs(
+        ("user", "电工建议会议室留6个插座，一般够用。"),
+        ("assistant", "好的，会议室先按6个插座布线。"),
+        ("user", "最后定了：会议室插座改成10个。"),
+    )
+    out = rewritten(history)
+    assert "6个插座" not in out[0] and "[old value" in out[0]
+    assert "6个插座" not in out[1]
+
+
+def test_a_value_named_far_from_the_new_one_in_a_long_message_is_not_named_as_old():
+    history = msgs(
+        ("user", "发布会定在10月8日，场地在西湖边的酒店。"),
+        ("assistant", "记下了：发布会10月8日，西湖边。"),
+        (
+            "user",
+            "宣传节奏我想了一下，分三段。第一段是预热，从9月20日到10月1日，达人先发开箱视频。"
+            "第二段是直播，每晚八点开播，主播还是小林。第三段10月8日以后正式开卖，预算往分销倾斜。",
+        ),
+    )
+    out = rewritten(history)
+    assert "10月8日" in out[0] and "10月8日" in out[1]
+    assert "[old value" not in out[0] + out[1] + out[2]
+
+
+def test_a_value_named_beside_its_replacement_is_still_the_old_one():
+    history = msgs(
+        ("user", "茶歇每人预算45元。"),
+        ("user", "更新一下：茶歇每人52元，45元是去年的标准。"),
+    )
+    out = rewritten(history)
+    assert "45元" not in out[0]
+    assert "52元" in out[1]
+
+
+def test_from_to_between_dates_or_times_is_a_span_unless_a_change_is_said():
+    (start, _end) = find_mentions("The desk is staffed from 09:00 to 17:00 on weekdays")
+    assert not start.negated
+    (first, _last) = find_mentions("展期从5月3日到5月7日，共五天")
+    assert not first.negated
+    (moved, _new) = find_mentions("The review moved from 3 May to 10 May")
+    assert moved.negated
+    (raised, _higher) = find_mentions("The fee went from £40 to £45")
+    assert raised.negated
+    (amount, _more) = find_mentions("So from £1,300 to £1,340, forty more")
+    assert amount.negated  # between amounts "from … to …" is a change
