@@ -47,6 +47,7 @@ VALUE_TYPES = (
     "duration",
     "percent",
     "temperature",
+    "phone",
     "port",
     "region",
     "version",

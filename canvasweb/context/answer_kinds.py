@@ -81,6 +81,14 @@ _ASKED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"measure", "size"}),
     ),
     (re.compile(r"\b(?:which|what) version\b|版本", re.I), frozenset({"version"})),
+    (
+        re.compile(
+            r"\b(?:phone|telephone|mobile|landline|hotline|dial(?:l?ing)?|ring (?:us|them|her|him)|"
+            r"call (?:us|them|her|him)|(?:what|which) number)\b|电话|号码|手机|热线|拨打|打给|打哪个",
+            re.I,
+        ),
+        frozenset({"phone"}),
+    ),
     (re.compile(r"\b(?:which|what) region\b|哪个区域|哪个可用区", re.I), frozenset({"region"})),
 )
 

@@ -31,6 +31,8 @@ from canvasweb.context.types import Viewport
         ("油漆要晾多久才能进人？", "duration"),
         ("设备费在总经费里占多大比例？", "percent"),
         ("新窑炉有多重？", "measure"),
+        ("What number do members dial for the front desk?", "phone"),
+        ("物业的报修电话是多少？", "phone"),
     ],
 )
 def test_asked_kinds_en_and_zh(question, kind):
@@ -58,6 +60,7 @@ def test_questions_that_ask_for_no_value_kind(question):
         ("窑炉重 1.2 吨，需要 380 伏电源", "measure"),
         ("场地租金 ¥4,800 一天", "money"),
         ("Varnish dries in 6 hours", "duration"),
+        ("Front desk: 0161 496 0734", "phone"),
     ],
 )
 def test_stated_kinds(text, kind):

@@ -88,3 +88,27 @@ def test_from_to_between_dates_or_times_is_a_span_unless_a_change_is_said():
     assert raised.negated
     (amount, _more) = find_mentions("So from £1,300 to £1,340, forty more")
     assert amount.negated  # between amounts "from … to …" is a change
+
+
+def test_a_phone_number_is_one_value():
+    (uk,) = find_mentions("Reception is on 0161 496 0734 for bookings")
+    (cn,) = find_mentions("前台电话021-58812345，找刘老师")
+    (us,) = find_mentions("Call 415 555 0199 for the loading dock")
+    assert (uk.type, uk.key) == ("phone", "01614960734")
+    assert (cn.type, cn.key) == ("phone", "02158812345")
+    assert us.type == "phone"
+    # lists of years or ports stay separate numbers
+    assert [m.type for m in find_mentions("we compared 2023 2024 2025 figures")] == ["number"] * 3
+    assert len(find_mentions("open 5432 5433 6379 on the firewall")) == 3
+
+
+def test_a_new_phone_number_retires_the_old_one_whole_and_not_its_neighbour():
+    history = msgs(
+        ("user", "The studio's number is 0161 496 0734; the night line stays 0161 496 0999."),
+        ("assistant", "Noted: studio 0161 496 0734, night line 0161 496 0999."),
+        ("user", "Correction from the telecom letter: the studio number is now 0161 496 0743."),
+    )
+    out = rewritten(history)
+    assert "0161 496 0734" not in out[0] and "[old value → now 0161 496 0743]" in out[0]
+    assert "0161 496 0999" in out[0] and "0161 496 0999" in out[1]
+    assert "0161 496 0743" in out[2]

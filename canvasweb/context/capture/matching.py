@@ -40,6 +40,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "budget": ("budget", "预算", "经费", "spend cap"),
     "headcount": ("headcount", "head count", "team size", "人数", "编制", "人手"),
     "port": ("port", "端口"),
+    "phone": ("phone", "telephone", "phone number", "tel", "hotline", "电话", "号码", "手机", "热线"),
     "region": ("region", "区域", "地域", "机房"),
     "db": ("database", "db", "postgres", "postgresql", "数据库"),
     "launch": ("launch", "release", "ship", "go live", "go-live", "deploy", "上线", "发布", "发版", "部署"),

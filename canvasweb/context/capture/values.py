@@ -112,6 +112,15 @@ _CLOCK_HOURS = {
 }
 _CLOCK_WORDS = "|".join(_CLOCK_HOURS)
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # A phone number is one value, not three numbers: "01632 960 418", "+44 20 7946 0958",
+    # "021-6485 2210", "(555) 123-4567"; at least 9 digits in all (the key checks).
+    (
+        "phone",
+        re.compile(
+            r"(?<![A-Za-z0-9_.,:/-])(?P<tel>(?:\+\d{1,3}[ -]?)?(?:\(\d{2,5}\)[ -]?|\d{2,5}[ -])\d{3,4}[ -]\d{3,4}|"
+            r"0\d{2,3}-\d{7,8})(?![\w.,:/-]*\d)"
+        ),
+    ),
     ("date", re.compile(r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")),
     (
         "date",
@@ -493,6 +502,14 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         return f"{unit}:{_fmt(-abs(degrees) if g.get('neg') else degrees)}"
     if kind == "weekday":
         return weekday_key(g)
+    if kind == "phone":
+        tel = _group(g, "tel", AttributeError)
+        digits = re.sub(r"\D", "", tel)
+        # A trunk 0, a country code or an area code in brackets, or the 3-3-4 of North America: not
+        # "2024 2025 2026" nor "ports 5432 5433 6379".
+        if len(digits) < 9 or not (tel[0] in "0+(" or re.fullmatch(r"\d{3}[ -]\d{3}[ -]\d{4}", tel)):
+            raise ValueError("not a phone number")
+        return digits
     if kind == "region":
         return _group(g, "r", AttributeError).lower()
     if kind == "version":
