@@ -112,3 +112,36 @@ def test_a_new_phone_number_retires_the_old_one_whole_and_not_its_neighbour():
     assert "0161 496 0734" not in out[0] and "[old value → now 0161 496 0743]" in out[0]
     assert "0161 496 0999" in out[0] and "0161 496 0999" in out[1]
     assert "0161 496 0743" in out[2]
+
+
+# --- siblings: values one message stated together ------------------------------------------------------
+
+
+def test_one_new_value_replaces_none_of_a_list_it_matches_only_as_well():
+    history = msgs(
+        ("user", "Marta here. Fair day plan: stalls open 10:00, the brass band 12:30, raffle draw 15:45."),
+        ("assistant", "Noted: stalls 10:00, band 12:30, raffle 15:45."),
+        ("user", "Marta again, a quick one: the caretaker can now let us into the hall at 08:15."),
+    )
+    out = rewritten(history)
+    assert "10:00" in out[0] and "12:30" in out[0] and "15:45" in out[0]
+    assert "[old value" not in out[0] + out[1]
+
+
+def test_a_sentence_restating_a_list_with_as_many_new_values_replaces_it_item_for_item():
+    history = msgs(
+        ("user", "新楼分给我们的房间是312和314，一间做实验室一间放仪器。"),
+        ("user", "刚才说错了，我看错邮件了，房间是412和414，在四楼。"),
+    )
+    out = rewritten(history)
+    assert out[0] == "新楼分给我们的房间是[old value → now 412]和[old value → now 414]，一间做实验室一间放仪器。"
+    assert "412和414" in out[1]
+
+
+def test_a_list_item_said_again_beside_the_new_one_keeps_its_value():
+    history = msgs(
+        ("user", "Consent forms: 30 of 36 returned."),
+        ("user", "Consent forms: 34 of 36 returned now, chasing the rest."),
+    )
+    out = rewritten(history)
+    assert "30" not in out[0] and "of 36" in out[0]

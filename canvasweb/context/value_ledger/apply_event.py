@@ -233,7 +233,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             # a Sunday matinee") is that subject's, and no new day for a look-alike subject.
             chosen = [c for c in chosen if c[2]]
         else:
-            chosen = _without_weaker_siblings(m, chosen, scored)
+            chosen = _without_weaker_siblings(m, chosen, scored, ev.mentions)
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
             echo = [c for c in scored if c[3]] or [
@@ -522,7 +522,10 @@ def _currency(m: Mention) -> str:
 
 
 def _without_weaker_siblings(
-    m: Mention, chosen: list[tuple[float, _Slot, bool]], scored: Sequence[tuple[float, float, _Slot, bool]]
+    m: Mention,
+    chosen: list[tuple[float, _Slot, bool]],
+    scored: Sequence[tuple[float, float, _Slot, bool]],
+    mentions: Sequence[Mention],
 ) -> list[tuple[float, _Slot, bool]]:
     """Of subjects whose values one message stated together (items of a list: "the spring code
     gives 12 % off. The student code gives 8 %"), a correction replaces only the one it matches
@@ -541,8 +544,53 @@ def _without_weaker_siblings(
     for _sc, s, same in chosen:
         if not same and s.stated_in >= 0:
             best_of[s.stated_in] = max(best_of.get(s.stated_in, (0.0, 0.0)), closeness(s))
-    # Siblings tied on both stay together: nothing tells them apart.
-    return [c for c in chosen if c[2] or c[1].stated_in < 0 or closeness(c[1]) >= best_of[c[1].stated_in]]
+    best = [c for c in chosen if c[2] or c[1].stated_in < 0 or closeness(c[1]) >= best_of[c[1].stated_in]]
+    # Siblings tied on both: nothing tells them apart. One that the correction's sentence states again
+    # keeps its value ("41 of 42 back now" after "37 of 42 back"). The others are replaced when that
+    # sentence states as many new values of their kind ("是B座612和614" for "B座512和514"); one new
+    # value names none of them ("the room is ours from 13:00" is no new time for every item of a
+    # running order).
+    in_sentence = [
+        x for x in mentions if x.sentence == m.sentence and not x.negated and compatible(x.type, m.type)
+    ]
+    tied: dict[int, list[_Slot]] = {}
+    for _sc, s, same in best:
+        if not same and s.stated_in >= 0:
+            tied.setdefault(s.stated_in, []).append(s)
+    kept: list[tuple[float, _Slot, bool]] = []
+    for c in best:
+        if c[2] or c[1].stated_in < 0:
+            kept.append(c)
+            continue
+        group = tied[c[1].stated_in]
+        if len(group) == 1:
+            kept.append(c)
+            continue
+        olds = [s.current for s in group if s.current is not None]
+        current = c[1].current
+        if current is not None and any(same_value(x, current) for x in in_sentence):
+            continue  # restated, unchanged
+        new: dict[str, Mention] = {}
+        for x in sorted(in_sentence, key=lambda x: x.start):
+            if not any(same_value(x, o) for o in olds):
+                new.setdefault(x.key, x)
+        changing = [
+            s for s in group if s.current is None or not any(same_value(x, s.current) for x in in_sentence)
+        ]
+        if len(changing) > max(1, len(new)):
+            continue
+        if len(changing) == len(new) > 1 and m.key in new:
+            # item for item, in the order both were said: 401 replaces 301, 403 replaces 303
+            order = sorted(changing, key=_said_at)
+            if order[list(new).index(m.key)] is not c[1]:
+                continue
+        kept.append(c)
+    return kept
+
+
+def _said_at(s: _Slot) -> tuple[int, int]:
+    said = s.current or (s.retired[-1] if s.retired else None)
+    return (s.stated_in, said.start if said is not None else 0)
 
 
 def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:
