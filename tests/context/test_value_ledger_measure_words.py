@@ -134,7 +134,9 @@ def test_a_sentence_restating_a_list_with_as_many_new_values_replaces_it_item_fo
         ("user", "刚才说错了，我看错邮件了，房间是412和414，在四楼。"),
     )
     out = rewritten(history)
-    assert out[0] == "新楼分给我们的房间是[old value → now 412]和[old value → now 414]，一间做实验室一间放仪器。"
+    assert (
+        out[0] == "新楼分给我们的房间是[old value → now 412]和[old value → now 414]，一间做实验室一间放仪器。"
+    )
     assert "412和414" in out[1]
 
 
@@ -145,3 +147,36 @@ def test_a_list_item_said_again_beside_the_new_one_keeps_its_value():
     )
     out = rewritten(history)
     assert "30" not in out[0] and "of 36" in out[0]
+
+
+# --- what an opening line says about every value in the message -----------------------------------------
+
+
+def test_a_greeting_or_a_name_called_is_no_topic_of_the_message():
+    from canvasweb.context.value_mentions.words import _header_words
+
+    assert _header_words("Hi, Priya here (ops). The stage build starts Monday.") == frozenset()
+    assert _header_words("Priya, long one. The stage build starts Monday.") == frozenset()
+    assert _header_words("你好，陈老师。舞台搭建周一开始。") == frozenset()
+    assert "build" in _header_words("Stage build, quick one. Crew of 6 from Monday.")
+    assert "舞台" in _header_words("舞台这块，我说一下。周一开始搭。")
+
+
+def test_a_name_in_two_openings_does_not_make_two_values_one_subject():
+    history = msgs(
+        ("user", "Hi, Priya here (ops). Guests arrive at 18:30 for the dinner."),
+        (
+            "user",
+            "Priya, long one. I walked the yard with the caretaker, and now we can't get in before 16:00.",
+        ),
+    )
+    out = rewritten(history)
+    assert out[0] == history[0].content
+
+
+def test_one_letter_time_units_only_right_after_the_digits():
+    (timeout,) = find_mentions("Set the job timeout to 45s")
+    (ttl,) = find_mentions("The token TTL is 15m")
+    (length,) = find_mentions("The counter is 2.4 m long")
+    assert timeout.type == ttl.type == "duration" and ttl.key == "s:900"
+    assert length.type != "duration"

@@ -290,8 +290,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "duration",
         re.compile(
-            r"(?<![A-Za-z0-9_.])(?<!\d,)(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<u>milliseconds?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|"
-            r"months?|years?|s|m|h|d|毫秒|秒钟?|分钟|小时|个?钟头|天|周|个?星期|个月|年)(?![A-Za-z])",
+            # A one-letter unit only right after the digits ("30s", "15m", "1.5h"); "2.4 m long" is a
+            # length, and "m" after a decimal ("2.4m") is metres or millions, not minutes.
+            r"(?<![A-Za-z0-9_.])(?<!\d,)(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?P<u>milliseconds?|ms|seconds?|secs?|"
+            r"minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|毫秒|秒钟?|分钟|小时|个?钟头|天|周|个?星期|个月|年)|"
+            r"(?<!\.\d)(?<!\.\d\d)(?P<u1>m)|(?P<u2>[shd]))(?![A-Za-z])",
             re.IGNORECASE,
         ),
     ),
@@ -487,7 +490,7 @@ def _key(kind: str, g: dict[str, str | None]) -> str:
         mul = _MULTIPLIER.get((g.get("mul") or "").lower(), 1)
         return f"{_CURRENCY.get((g.get('cur') or '').lower(), 'cny')}:{_fmt(_num(_group(g, 'n', AttributeError)) * mul)}"
     if kind == "duration":
-        unit = (g.get("u") or "").lower()
+        unit = (g.get("u") or g.get("u1") or g.get("u2") or "").lower()
         unit = (
             unit
             if unit in _DURATION_SECONDS

@@ -77,6 +77,12 @@ WEEKDAY_WORDS = _weekday_words()  # the subject words a weekday is said with ("t
 
 
 _SPEAKER_RE = re.compile(r"[A-Z][a-z]+(?:\s+(?:again|here))?")
+_NO_TOPIC_RE = re.compile(
+    r"(?:(?i:hi|hello|hey|morning|evening|afternoon|ok|okay|right|so|sorry|thanks|all)\s*)?"
+    r"(?:[A-Z][a-z]+(?:\s+(?:again|here))?(?:\s*\([^)]{1,20}\))?)?|"
+    r"(?i:(?:a\s+)?(?:long|quick|short|brief)\s+(?:one|update|note|message|question))|"
+    r"(?:你好|您好|在吗|哈喽|嗨|早|早上好|大家好|各位)?\s*(?:[\u4e00-\u9fff]{1,3}(?:老师|总|工|姐|哥|经理|医生))?"
+)
 
 
 def _header_words(text: str) -> frozenset[str]:
@@ -88,7 +94,12 @@ def _header_words(text: str) -> frozenset[str]:
         return frozenset()  # a value is no topic ("Actually it's Thursday.")
     if _SPEAKER_RE.fullmatch(m.group(1).strip()):
         return frozenset()  # who is typing ("Daniel.", "Clare again,", "Raj here:") is no topic
-    words = subject_words(m.group(1))
+    # Nor is a greeting, a name called or what kind of message follows ("Hi, Helen here (events)",
+    # "Helen, long one", "你好，王老师"): only the rest of the opening names a topic.
+    topic = [part for part in re.split(r"[,，、]", m.group(1)) if not _NO_TOPIC_RE.fullmatch(part.strip())]
+    if not topic:
+        return frozenset()
+    words = subject_words(" ".join(topic))
     return words if len(words) <= 4 else frozenset()
 
 
