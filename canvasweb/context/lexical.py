@@ -41,7 +41,7 @@ ZH_STOPWORDS = frozenset(
 EN_EXTRA_STOPWORDS = frozenset(
     """yes yeah yep no nope hey hi hello oh ah um uh hmm great cool nice good fine right well really know
     think get got go going gonna want like just one thing something anything everything much many
-    tell said say says remind us again what's whats""".split()
+    tell said say says remind us again what's whats plus minus""".split()
 )
 
 H = TypeVar("H", bound=Hashable)

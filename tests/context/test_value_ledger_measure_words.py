@@ -180,3 +180,29 @@ def test_one_letter_time_units_only_right_after_the_digits():
     (length,) = find_mentions("The counter is 2.4 m long")
     assert timeout.type == ttl.type == "duration" and ttl.key == "s:900"
     assert length.type != "duration"
+
+
+# --- one shared word, many subjects ---------------------------------------------------------------------
+
+
+def test_one_word_shared_with_many_subjects_picks_the_one_said_in_the_closest_sentence():
+    history = msgs(
+        ("user", "展会这边：紫砂壶礼盒展会价398一套。"),
+        ("user", "展会的场地费是1500，已经付了。"),
+        ("user", "展会上扫码关注送一包试饮装，预计送出200包。"),
+        ("user", "隔壁摊位卖368。我们紫砂壶礼盒展会价改成358吧。"),
+    )
+    out = rewritten(history)
+    assert "398" not in out[0] and "[old value → now 358]" in out[0]
+    assert "1500" in out[1] and "200包" in out[2]
+
+
+def test_spelled_out_numbers_and_no_change_words_are_no_subject_words():
+    from canvasweb.context.value_ledger.scoring import _word_overlap
+    from canvasweb.context.value_mentions.words import subject_words
+
+    assert subject_words("the three late ones are all cellists") == subject_words(
+        "the late ones are all cellists"
+    )
+    # "stays" says the value did not change; it names no subject two values could share
+    assert _word_overlap(subject_words("the cleaning fee stays"), subject_words("the deposit stays")) == 0

@@ -16,7 +16,7 @@ from ..value_mentions.mention import Mention, same_value
 from ..value_mentions.words import WEEKDAY_WORDS, subject_words
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
-from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _Slot, _word_overlap
+from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _shared, _Slot, _word_overlap
 from .shifts import shifted_key
 
 # Words around a value that say it is kept as it was (stemmed as value_mentions leaves them).
@@ -182,7 +182,14 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             around = m.sentence_words | (
                 m.previous_words if m.sentence - 1 in ev.cued_text_sentences else frozenset()
             )
-            wide = [c for c in _score(m, around | words, cands, ev, old_named, cued) if c[0] >= 1.0]
+            # In a long sentence one shared word is chance ("… with the rent going up, £6 a session"
+            # is no new rent): there it takes two.
+            need = 2 if len({w for w in around if w not in _CUE_WORDS}) > LONG_SENTENCE_WORDS else 1
+            wide = [
+                c
+                for c in _score(m, around | words, cands, ev, old_named, cued)
+                if c[0] >= 1.0 and (need == 1 or _shared(around | words, c[2]) >= need)
+            ]
             scored = (
                 sorted(wide, key=lambda c: -c[1])[:1]
                 if len(wide) == 1
@@ -234,6 +241,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             chosen = [c for c in chosen if c[2]]
         else:
             chosen = _without_weaker_siblings(m, chosen, scored, ev.mentions)
+            changed = [c for c in chosen if not c[2] and id(c[1]) not in old_named]
+            if len(changed) > 2 and max(_shared(words, c[1]) for c in changed) <= 1:
+                # One word shared with three subjects or more tells them apart only through the
+                # sentences the values were said in ("礼盒展会价改成268": the 展会价 of the 礼盒, not
+                # every price said with 展会); when those tie too, the value is a fact of its own.
+                chosen = [c for c in chosen if c[2] or id(c[1]) in old_named] + _closest_sentence(m, changed)
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
             echo = [c for c in scored if c[3]] or [
@@ -279,6 +292,7 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
         _rejoin_named_before(ev, slots, owner)
 
 
+LONG_SENTENCE_WORDS = 12  # subject words
 REPLY_REACH = 3  # messages: how far back the user message a reply answers may be (tool turns between)
 
 
@@ -586,6 +600,23 @@ def _without_weaker_siblings(
                 continue
         kept.append(c)
     return kept
+
+
+def _closest_sentence(
+    m: Mention, changed: list[tuple[float, _Slot, bool]]
+) -> list[tuple[float, _Slot, bool]]:
+    """The subject whose value was said in the sentence closest to `m`'s (and the one before it:
+    "deposit deadline was friday. final figure is 41 pupils"), or the two, if no third is as close."""
+    around = m.sentence_words | m.previous_words
+
+    def closeness(s: _Slot) -> float:
+        said = s.current or (s.retired[-1] if s.retired else None)
+        return _word_overlap(around, said.sentence_words) if said is not None else 0.0
+
+    ranked = sorted(changed, key=lambda c: -closeness(c[1]))
+    top = [c for c in ranked if closeness(c[1]) >= closeness(ranked[0][1])]
+    # two subjects as close give way together, as a value said on the canvas and in chat does
+    return top if closeness(ranked[0][1]) > 0 and len(top) <= 2 else []
 
 
 def _said_at(s: _Slot) -> tuple[int, int]:

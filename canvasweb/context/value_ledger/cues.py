@@ -72,7 +72,9 @@ class _CueWords:
 # Stems of cue words as the tokenizer leaves them ("update" -> "updat", "moved" -> "mov").
 _CUE_STEMS = frozenset(
     "updat now new actually final finally instead chang mov switch correct correction scratch turn wrong "
-    "wait sorry still again revis latest".split()
+    "wait sorry still again revis latest "
+    # words that say a value did not change ("service charge stays £90") name no subject either
+    "stay remain unchang 不变 照旧 仍然 依旧 没变 维持".split()
 )
 # Words that say which year or round a value belongs to, not what it is ("去年那个数都快做到了，今年
 # 定了6.5万" names no subject that last year's 3.8万 shares).

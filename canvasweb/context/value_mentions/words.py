@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ..capture.values import find_values
 from ..lexical import tokenize
+from ..text import stem
 
 # A clause ends at these (not inside "31,750", "17:00" or "0.9.412").
 _CLAUSE_BREAK_RE = re.compile(r"[。！？!?；;，,：:\n()（）—–]|\.(?=\s|$)")
@@ -70,7 +71,15 @@ def subject_words(text: str) -> frozenset[str]:
         and not t.startswith("字:")
         and not (len(t) == 1 and "\u3400" <= t <= "\u9fff")  # 改, 到: no subject
         and not _CN_NUMERAL_WORD_RE.fullmatch(t)  # 三万, 五千: a number, not a subject
+        and t not in _EN_NUMBER_STEMS  # "the three late ones": a count, not a subject
     )
+
+
+_EN_NUMBER_STEMS = frozenset(
+    stem(w)
+    for w in "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred "
+    "thousand dozen half couple".split()
+)
 
 
 WEEKDAY_WORDS = _weekday_words()  # the subject words a weekday is said with ("tuesday", "周三", "wed")
