@@ -206,3 +206,34 @@ def test_spelled_out_numbers_and_no_change_words_are_no_subject_words():
     )
     # "stays" says the value did not change; it names no subject two values could share
     assert _word_overlap(subject_words("the cleaning fee stays"), subject_words("the deposit stays")) == 0
+
+
+def test_a_new_amount_replaces_the_nearest_of_two_unrelated_subjects():
+    history = msgs(
+        ("user", "体检套餐定了，480 元一位。"),
+        ("user", "团建经费按工会标准，每人 260 块。"),
+        ("user", "套餐价有变化：今年标准套餐加了一项，单价涨到 510 元。"),
+    )
+    out = rewritten(history)
+    assert "480" not in out[0] and "[old value → now 510 元]" in out[0]
+    assert "260 块" in out[1]
+
+
+def test_a_date_said_beside_the_change_is_not_the_day_that_moves():
+    history = msgs(
+        ("user", "验收约在5月12日上午。开业日定在5月16日。"),
+        ("user", "坏消息，验收说12号验完还要等报告，16号肯定开不了。建议挪到5月23号"),
+    )
+    out = rewritten(history)
+    assert "5月12日" in out[0]
+    assert "5月16日" not in out[0] and "[old value → now 5月23号]" in out[0]
+
+
+def test_the_old_value_said_beside_its_replacement_is_still_the_old_one():
+    history = msgs(
+        ("user", "Stewards use radio channel 14; the marina office is on channel 9."),
+        ("user", "The ferry company uses channel 14 and asked us not to. Moving the stewards to channel 16."),
+    )
+    out = rewritten(history)
+    assert "channel 14" not in out[0] and "channel 9" in out[0]
+    assert "channel 14" not in out[1]

@@ -38,7 +38,9 @@ subject clearly is the same one, else it reads `[old value]` (`_live_value`).
 
 `build_ledger` (here) runs the parts: events.py builds the events it reads (messages and
 canvas nodes), cues.py holds the correction cues, scoring.py scores the subjects a mention may
-be about, apply_event.py applies each event to the subjects, result.py is `RetiredValues`.
+be about, apply_event.py applies each event to the subjects (ambiguity.py: which of several equally
+matching subjects a correction replaces; weekday_moves.py: weekday corrections), result.py is
+`RetiredValues`.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from .events import (
     _again_sentences,
     _canvas_events,
     _cue_sentences,
+    _cued_clauses,
     _cued_text_sentences,
     _Event,
     _mentions,
@@ -94,7 +97,7 @@ def build_ledger(
         if not mentions:
             continue
         when = parse_timestamp(m.created_at)
-        cue, cued_text, plain, again, shifts = _sentences(m, mentions, names[pos], cache)
+        cue, cued_text, plain, again, shifts, cued_clauses = _sentences(m, mentions, names[pos], cache)
         events.append(
             _Event(
                 time=when,
@@ -107,6 +110,7 @@ def build_ledger(
                 plain_sentences=plain,
                 again_sentences=again,
                 shifts=shifts,
+                cued_clauses=cued_clauses,
             )
         )
     if not events:
@@ -193,7 +197,12 @@ def _clearly_same(a: _Slot, b: _Slot) -> bool:
 
 
 _SentenceKinds = tuple[
-    frozenset[int], frozenset[int], frozenset[int], frozenset[int], tuple[tuple[int, int], ...]
+    frozenset[int],
+    frozenset[int],
+    frozenset[int],
+    frozenset[int],
+    tuple[tuple[int, int], ...],
+    frozenset[int],
 ]
 
 
@@ -209,11 +218,18 @@ def _sentences(
         user = m.role == "user"
         again = _again_sentences(m.content) if user else frozenset()
         shifts = shift_sentences(m.content) if user and any(x.type == "date" for x in mentions) else ()
-        return _cue_sentences(m.content, mentions), _cued_text_sentences(m.content), plain, again, shifts
+        return (
+            _cue_sentences(m.content, mentions),
+            _cued_text_sentences(m.content),
+            plain,
+            again,
+            shifts,
+            _cued_clauses(m.content, mentions),
+        )
 
     if cache is None:
         return read()
-    return cache.memo(key=("value-cues", m.id, m.role, names), source=m.content, compute=read)
+    return cache.memo(key=("value-cues-2", m.id, m.role, names), source=m.content, compute=read)
 
 
 def _event_mentions(events: Sequence[_Event], pos: int) -> tuple[Mention, ...]:

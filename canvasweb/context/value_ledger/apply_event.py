@@ -6,18 +6,23 @@ result (result.py) rewrites the mentions whose subject has retired their value.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 
-from ..capture.values import compatible, find_values
-from ..capture.weekdays import WEEKDAY_WORD_RE
+from ..capture.values import compatible
 from ..value_mentions.mention import Mention, same_value
-from ..value_mentions.words import WEEKDAY_WORDS, subject_words
+from .ambiguity import (
+    _as_float,
+    _beside_the_change,
+    _closest_sentence,
+    _nearest_amount,
+    _subject_words,
+    _without_weaker_siblings,
+)
 from .cues import _CUE_WORDS, APPRAISAL_WORDS
 from .events import _Event
-from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _shared, _Slot, _word_overlap
-from .shifts import shifted_key
+from .scoring import NEAR_BEST, _overlap, _same_kind, _score, _shared, _Slot
+from .weekday_moves import _changed_again, _dates_on_day, _nearby_weekday, _shifted_from, _weak_day_dropped
 
 # Words around a value that say it is kept as it was (stemmed as value_mentions leaves them).
 _KEPT_WORDS = frozenset(
@@ -89,7 +94,10 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             owner[(ev.position, m.start)] = best
     if ev.shifts:
         named_old |= _shifted_from(ev, slots)
-    # Slots whose value the same message names (non-negated) next to a new value of its kind.
+    # Slots whose value the same message names (non-negated) next to a new value of its kind. When
+    # it names several of a kind and the cue stands in the clause of some, those are the old ones
+    # ("16号验完…，18号肯定开不了。挪到4月25号": the 18th, not the inspection on the 16th).
+    beside_new: list[tuple[Mention, _Slot]] = []
     for m in ev.mentions:
         if m.negated or not m.context.isdisjoint(_KEPT_WORDS):
             continue  # "concessions stay at £9" beside the new adult price names no old value
@@ -111,7 +119,16 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 # value only when it is said with some of its words
                 and (m.type != "weekday" or _overlap(m.context, s) > 0)
             ):
-                named_old.add(id(s))
+                beside_new.append((m, s))
+    for m, s in beside_new:
+        kind_named = [x for x, _s in beside_new if compatible(x.type, m.type) and not same_value(x, m)]
+        if (
+            kind_named
+            and m.start not in ev.cued_clauses
+            and any(x.start in ev.cued_clauses for x in kind_named)
+        ):
+            continue
+        named_old.add(id(s))
     for m in ev.mentions:
         if m.negated:
             continue
@@ -154,8 +171,17 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             cands = [
                 s for s in cands if id(s) in named_old or (s.current is not None and same_value(m, s.current))
             ]
+        named_for_m = named_old
+        if _beside_the_change(m, ev) and not any(
+            id(s) in named_old and s.current is not None and same_value(m, s.current) for s in slots
+        ):
+            # "消防说16号验完…，18号肯定开不了。挪到4月25号": the 16th is said beside the change, about
+            # something else; it is neither cued nor the new value of the day named as old (the old
+            # value itself, said beside its replacement, still is the old one).
+            cued = False
+            named_for_m = set()
         summed = _old_total(m, ev, cands) if user_like and cued else None
-        old_named = named_old | {id(summed)} if summed is not None else named_old
+        old_named = named_for_m | {id(summed)} if summed is not None else named_for_m
         scored = _weak_day_dropped(m, words, _score(m, words, cands, ev, old_named, cued), old_named)
         if (
             not scored
@@ -229,8 +255,17 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
             for c in scored_named(scored, old_named)
             if c[1].current is not None and same_value(m, c[1].current)
         ]
+        restated = [
+            c
+            for c in chosen
+            if c[2] and id(c[1]) not in old_named and ev.cued_clauses and m.start not in ev.cued_clauses
+        ]
         if named_here:
             chosen = named_here
+        elif restated:
+            # A value said again outside the clause that makes the change ("消防说16号验完…，18号肯定开
+            # 不了") is its own subject's, not the new value of the subject named as old.
+            chosen = restated
         elif ev.role == "assistant" and any(same and s.retired for _sc, s, same in chosen):
             # A reply reporting a change the user's message already made ("Block A is now below
             # 25 %; Block B unchanged") is about that subject only.
@@ -247,6 +282,12 @@ def _apply(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) 
                 # sentences the values were said in ("礼盒展会价改成268": the 展会价 of the 礼盒, not
                 # every price said with 展会); when those tie too, the value is a fact of its own.
                 chosen = [c for c in chosen if c[2] or id(c[1]) in old_named] + _closest_sentence(m, changed)
+            elif len(changed) == 2 and not _subject_words(changed[0][1]) & _subject_words(changed[1][1]):
+                # Two subjects that share no word are two things; a new amount is the new value of
+                # the one it is nearest ("单价涨到 620 元" is the package's 580, not the 350 allowance).
+                nearest = _nearest_amount(m, [c[1] for c in changed])
+                if nearest is not None:
+                    chosen = [c for c in chosen if c[2] or id(c[1]) in old_named or c[1] is nearest]
         if not user_like:
             # An echo joins the subject whose value it repeats; it never replaces a value.
             echo = [c for c in scored if c[3]] or [
@@ -345,120 +386,6 @@ def _rejoin_named_before(ev: _Event, slots: list[_Slot], owner: dict[tuple[int, 
             slots.remove(opened)
 
 
-def _weak_day_dropped(
-    m: Mention, words: frozenset[str], scored: list[tuple[float, float, _Slot, bool]], old_named: set[int]
-) -> list[tuple[float, float, _Slot, bool]]:
-    """The weekday written inside a date ("Sat 15 Nov") is weak evidence of its subject: a subject
-    that shares only that day with the statement gives way to one that shares another word ("the
-    tasting is moving to Sat 15 Nov" moves the tasting, not the opening on "Sat 22 Nov"). Alone, it
-    still finds the subject ("cutover is now Saturday 21 March" after "we picked Saturday 14 March")."""
-    own = WEEKDAY_WORDS & subject_words(m.raw) if m.type == "date" else frozenset()
-    if not own or len(scored) < 2:
-        return scored
-
-    def only_the_day(s: _Slot) -> bool:
-        shared = {w for w in words & s.words if w not in _CUE_WORDS}
-        return bool(shared) and shared <= own
-
-    if all(only_the_day(s) or not (words & s.words) for _sc, _ov, s, _same in scored):
-        return scored
-    return [c for c in scored if c[3] or id(c[2]) in old_named or not only_the_day(c[2])]
-
-
-WEEKDAY_REACH = 6  # messages: how far back a weekday correction without a subject reaches
-
-
-def _dates_on_day(m: Mention, slots: Sequence[_Slot]) -> list[_Slot]:
-    """A day named as lost ("周二的档期没了", "the Tuesday slot is gone") names the date said with that
-    day ("4月8号周二", "Tue 3 March") as the old one: the subjects sharing the sentence's words, else
-    the only one."""
-    dated = [
-        s
-        for s in slots
-        if s.current is not None and s.current.type == "date" and m.key in _weekday_keys(s.current.raw)
-    ]
-    said = m.context | m.sentence_words
-    sharing = [s for s in dated if _overlap(said, s) > 0]
-    return sharing or (dated if len(dated) == 1 else [])
-
-
-@functools.lru_cache(maxsize=4096)
-def _weekday_keys(raw: str) -> frozenset[str]:
-    """The weekdays written inside a date ("4月8号周二" -> {"tue"})."""
-    return frozenset(
-        v.key for d in WEEKDAY_WORD_RE.finditer(raw) for v in find_values(d.group(0)) if v.type == "weekday"
-    )
-
-
-def _shifted_from(ev: _Event, slots: Sequence[_Slot]) -> set[int]:
-    """Subjects whose current date a stated shift names as the old one: "pushed the move a week …
-    Saturday 21 June now" names 14 June, "提前三天，改到5月2日" names 5月5日. The shift is said in the
-    date's sentence or the one before; of several subjects holding that date, the one sharing most
-    words."""
-    by_sentence = dict(ev.shifts)
-    out: set[int] = set()
-    for m in ev.mentions:
-        if m.negated or m.type != "date":
-            continue
-        days = by_sentence.get(m.sentence) or by_sentence.get(m.sentence - 1)
-        old_key = shifted_key(m.key, -days) if days else None
-        if old_key is None:
-            continue
-        holders = [
-            s
-            for s in slots
-            if s.current is not None and s.current.type == "date" and s.current.key == old_key
-        ]
-        if holders:
-            said = m.context | m.sentence_words | m.previous_words
-            out.add(id(max(holders, key=lambda s: (_overlap(said, s), slots.index(s)))))
-    return out
-
-
-def _changed_again(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tuple[float, float, _Slot, bool]]:
-    """A value changed "again" ("the dentist has to move me again, now it's Friday at 09:10", "又推到
-    周五上午") replaces a value of its kind that was itself changed before: the one whose words the
-    sentence shares, else, with none shared, the one changed last."""
-    changed = [
-        s
-        for s in cands
-        if s.current is not None
-        and (s.retired or s.current.changed_to)  # "改成周三": a value set by a change
-        and s.since < ev.order
-        and not same_value(m, s.current)
-    ]
-    said = m.context | m.sentence_words
-    sharing = [s for s in changed if _word_overlap(frozenset(said), s.words) > 0]
-    pool = sharing or changed
-    if not pool:
-        return []
-    latest = max(pool, key=lambda s: s.since)
-    return [(1.0, 0.0, latest, False)]
-
-
-def _nearby_weekday(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> list[tuple[float, float, _Slot, bool]]:
-    """A cued weekday correction that names no subject ("actually it's Thursday", "改成周四") is
-    about the one weekday subject a user message stated in the WEEKDAY_REACH messages before it;
-    with none or several, it replaces nothing."""
-    if m.type != "weekday" or any(
-        w not in _CUE_WORDS and w not in WEEKDAY_WORDS for w in m.context | m.sentence_words
-    ):
-        return []
-    near = [
-        s
-        for s in cands
-        if s.kind == "weekday"
-        and s.current is not None
-        and 0 <= s.stated_in < ev.position
-        and ev.position - s.stated_in <= WEEKDAY_REACH
-    ]
-    if len(near) != 1 or near[0].current is None or same_value(m, near[0].current):
-        return []
-    return [(1.0, 0.0, near[0], False)]
-
-
-# Values whose exact figure is unlikely to be said of two things: a chat subject holding one is the
-# node's subject whatever words the chat used ("两台按 36.8 万算" for "报价 ¥368,000/台").
 _DISTINCTIVE_TYPES = frozenset({"money", "ident", "port", "version"})
 
 
@@ -523,105 +450,9 @@ def _old_total(m: Mention, ev: _Event, cands: Sequence[_Slot]) -> _Slot | None:
     return found[0] if len(found) == 1 else None
 
 
-def _as_float(number: str) -> float | None:
-    try:
-        return float(number)
-    except ValueError:
-        return None
-
-
 def _currency(m: Mention) -> str:
     """The currency of an amount ("eur" of "eur:15200"), and the noun or unit of a count."""
     return m.key.split(":", 1)[0] if m.type == "money" else m.unit
-
-
-def _without_weaker_siblings(
-    m: Mention,
-    chosen: list[tuple[float, _Slot, bool]],
-    scored: Sequence[tuple[float, float, _Slot, bool]],
-    mentions: Sequence[Mention],
-) -> list[tuple[float, _Slot, bool]]:
-    """Of subjects whose values one message stated together (items of a list: "the spring code
-    gives 12 % off. The student code gives 8 %"), a correction replaces only the one it matches
-    best; the others are facts of their own, however many words they share. Best = most shared
-    subject words, then most shared words of the sentence each value was said in (a clause
-    in brackets often holds the words that tell the items apart)."""
-    overlap = {id(s): ov for _sc, ov, s, _same in scored}
-    said = m.sentence_words | m.context
-
-    def closeness(s: _Slot) -> tuple[float, float]:
-        stated = s.current or (s.retired[-1] if s.retired else None)
-        around = stated.sentence_words if stated is not None else frozenset()
-        return overlap[id(s)], _word_overlap(said, around)
-
-    best_of: dict[int, tuple[float, float]] = {}
-    for _sc, s, same in chosen:
-        if not same and s.stated_in >= 0:
-            best_of[s.stated_in] = max(best_of.get(s.stated_in, (0.0, 0.0)), closeness(s))
-    best = [c for c in chosen if c[2] or c[1].stated_in < 0 or closeness(c[1]) >= best_of[c[1].stated_in]]
-    # Siblings tied on both: nothing tells them apart. One that the correction's sentence states again
-    # keeps its value ("41 of 42 back now" after "37 of 42 back"). The others are replaced when that
-    # sentence states as many new values of their kind ("是B座612和614" for "B座512和514"); one new
-    # value names none of them ("the room is ours from 13:00" is no new time for every item of a
-    # running order).
-    in_sentence = [
-        x for x in mentions if x.sentence == m.sentence and not x.negated and compatible(x.type, m.type)
-    ]
-    tied: dict[int, list[_Slot]] = {}
-    for _sc, s, same in best:
-        if not same and s.stated_in >= 0:
-            tied.setdefault(s.stated_in, []).append(s)
-    kept: list[tuple[float, _Slot, bool]] = []
-    for c in best:
-        if c[2] or c[1].stated_in < 0:
-            kept.append(c)
-            continue
-        group = tied[c[1].stated_in]
-        if len(group) == 1:
-            kept.append(c)
-            continue
-        olds = [s.current for s in group if s.current is not None]
-        current = c[1].current
-        if current is not None and any(same_value(x, current) for x in in_sentence):
-            continue  # restated, unchanged
-        new: dict[str, Mention] = {}
-        for x in sorted(in_sentence, key=lambda x: x.start):
-            if not any(same_value(x, o) for o in olds):
-                new.setdefault(x.key, x)
-        changing = [
-            s for s in group if s.current is None or not any(same_value(x, s.current) for x in in_sentence)
-        ]
-        if len(changing) > max(1, len(new)):
-            continue
-        if len(changing) == len(new) > 1 and m.key in new:
-            # item for item, in the order both were said: 401 replaces 301, 403 replaces 303
-            order = sorted(changing, key=_said_at)
-            if order[list(new).index(m.key)] is not c[1]:
-                continue
-        kept.append(c)
-    return kept
-
-
-def _closest_sentence(
-    m: Mention, changed: list[tuple[float, _Slot, bool]]
-) -> list[tuple[float, _Slot, bool]]:
-    """The subject whose value was said in the sentence closest to `m`'s (and the one before it:
-    "deposit deadline was friday. final figure is 41 pupils"), or the two, if no third is as close."""
-    around = m.sentence_words | m.previous_words
-
-    def closeness(s: _Slot) -> float:
-        said = s.current or (s.retired[-1] if s.retired else None)
-        return _word_overlap(around, said.sentence_words) if said is not None else 0.0
-
-    ranked = sorted(changed, key=lambda c: -closeness(c[1]))
-    top = [c for c in ranked if closeness(c[1]) >= closeness(ranked[0][1])]
-    # two subjects as close give way together, as a value said on the canvas and in chat does
-    return top if closeness(ranked[0][1]) > 0 and len(top) <= 2 else []
-
-
-def _said_at(s: _Slot) -> tuple[int, int]:
-    said = s.current or (s.retired[-1] if s.retired else None)
-    return (s.stated_in, said.start if said is not None else 0)
 
 
 def _open_share(m: Mention, ev: _Event, slots: list[_Slot], owner: dict[tuple[int, int], _Slot]) -> None:

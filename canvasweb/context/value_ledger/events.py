@@ -40,6 +40,8 @@ class _Event:
     again_sentences: frozenset[int] = frozenset()
     # (sentence, signed days) of "pushed a week", "提前三天" (shifts.py)
     shifts: tuple[tuple[int, int], ...] = ()
+    # starts of the mentions whose own clause carries a cue ("18号肯定开不了", not "16号验完")
+    cued_clauses: frozenset[int] = frozenset()
 
 
 def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
@@ -73,6 +75,22 @@ def _cue_sentences(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
 
 
 SHORT_MESSAGE_SENTENCES = 4
+_CLAUSE_END_RE = re.compile(r"[,，;；。！？!?\n]|\.\s")
+
+
+def _cued_clauses(text: str, mentions: Sequence[Mention]) -> frozenset[int]:
+    """Starts of the mentions whose clause (between commas, semicolons and sentence ends) has a cue."""
+    out = set()
+    for m in mentions:
+        ends = [e.end() for e in _CLAUSE_END_RE.finditer(text, 0, m.start)]
+        start = ends[-1] if ends else 0
+        after = _CLAUSE_END_RE.search(text, m.end)
+        clause = text[start : after.start() if after else len(text)]
+        if _CUE_RE.search(clause) or CORRECTION_RE.search(clause):
+            out.add(m.start)
+    return frozenset(out)
+
+
 CANVAS_ORDER_BASE = -1_000_000
 
 
