@@ -226,6 +226,9 @@ CANVASWEB: dict[str, Any] = {
     # The sockets of a canvas in one server process share one channel-layer group member, which fans
     # each message out to them in memory (canvases/realtime/local_fanout.py); off: one member per socket.
     "WS_LOCAL_FANOUT": env_bool("CANVASWEB_WS_LOCAL_FANOUT", True),
+    # Daphne sends a WebSocket frame at once when nothing is queued on the connection, not after a
+    # reactor turn (canvases/realtime/write_through.py); off: Twisted's buffered write for every frame.
+    "WS_WRITE_THROUGH": env_bool("CANVASWEB_WS_WRITE_THROUGH", True),
     # The server's GIL switch interval (config/asgi.py); Python's default is 5,000 µs.
     "GIL_SWITCH_INTERVAL_US": env_int("CANVASWEB_GIL_SWITCH_INTERVAL_US", 500),
     "PRESENCE_MIN_INTERVAL_MS": env_int("CANVASWEB_PRESENCE_MIN_INTERVAL_MS", 50),

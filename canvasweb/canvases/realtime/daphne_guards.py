@@ -31,6 +31,10 @@ WebsocketCommunicator) nothing changes. See docs/reliability.md.
    the client gets WS_CLOSE_HANDSHAKE_SECONDS (10 s, Autobahn's default is 1 s) to answer before
    the TCP connection is aborted; an abort sooner can discard the close frame on a busy client.
 
+5. Write-through (realtime/write_through.py): a frame is sent at once when nothing is queued on its
+   connection, instead of waiting for a reactor turn that registers and unregisters the socket with
+   epoll around every frame. WS_WRITE_THROUGH = 0 turns it off.
+
 Values come from settings.CANVASWEB, else from the environment variables CANVASWEB_<NAME>.
 """
 
@@ -42,6 +46,8 @@ import time
 from collections import Counter
 from typing import Any
 
+from . import write_through
+
 logger = logging.getLogger(__name__)
 
 DEFAULTS = {
@@ -50,6 +56,7 @@ DEFAULTS = {
     "WS_SEND_BUFFER_HARD_BYTES": 16 * 1024 * 1024,
     "WS_SEND_STALL_SECONDS": 10.0,
     "WS_CLOSE_HANDSHAKE_SECONDS": 10.0,
+    "WS_WRITE_THROUGH": 1,
 }
 STATS: Counter[str] = Counter()
 
@@ -135,6 +142,8 @@ def apply_connection_limits(protocol: Any) -> None:
     # RST discards the close frame from its receive buffer before it is read: the client sees a
     # dropped connection with no code. Give the handshake the time a loaded client needs.
     protocol.closeHandshakeTimeout = limit("WS_CLOSE_HANDSHAKE_SECONDS")
+    if limit("WS_WRITE_THROUGH"):
+        write_through.enable(getattr(protocol, "transport", None))
 
 
 def install() -> bool:
