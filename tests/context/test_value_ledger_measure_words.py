@@ -6,18 +6,9 @@ must not, so it fails both when the ledger over-retires and when it stops retiri
 
 from __future__ import annotations
 
-from canvasweb.context.types import MessageData
-from canvasweb.context.value_ledger import build_ledger
+from helpers_context import rewritten_chat
+
 from canvasweb.context.value_mentions import find_mentions
-
-
-def msgs(*pairs):
-    return tuple(MessageData(id=f"m{i}", role=role, content=text) for i, (role, text) in enumerate(pairs))
-
-
-def rewritten(history):
-    ledger = build_ledger(messages=history)
-    return [ledger.rewrite(i, m.content) for i, m in enumerate(history)]
 
 
 def test_the_noun_after_ge_is_part_of_the_unit():
@@ -31,29 +22,29 @@ def test_the_noun_after_ge_is_part_of_the_unit():
 
 
 def test_a_correction_counting_another_noun_with_ge_retires_nothing():
-    history = msgs(
+    pairs = (
         ("user", "展会那边谈好了，分成按8个点算，签一年。"),
         ("assistant", "好的，分成8个点，一年。"),
         ("user", "印刷厂改了排期：打样要9个工作日，比原来慢。"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "8个点" in out[0] and "8个点" in out[1]
     assert "[old value" not in out[0] + out[1]
 
 
 def test_a_bare_ge_count_still_replaces_the_count_of_its_subject():
-    history = msgs(
+    pairs = (
         ("user", "电工建议会议室留6个插座，一般够用。"),
         ("assistant", "好的，会议室先按6个插座布线。"),
         ("user", "最后定了：会议室插座改成10个。"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "6个插座" not in out[0] and "[old value" in out[0]
     assert "6个插座" not in out[1]
 
 
 def test_a_value_named_far_from_the_new_one_in_a_long_message_is_not_named_as_old():
-    history = msgs(
+    pairs = (
         ("user", "发布会定在10月8日，场地在西湖边的酒店。"),
         ("assistant", "记下了：发布会10月8日，西湖边。"),
         (
@@ -62,17 +53,17 @@ def test_a_value_named_far_from_the_new_one_in_a_long_message_is_not_named_as_ol
             "第二段是直播，每晚八点开播，主播还是小林。第三段10月8日以后正式开卖，预算往分销倾斜。",
         ),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "10月8日" in out[0] and "10月8日" in out[1]
     assert "[old value" not in out[0] + out[1] + out[2]
 
 
 def test_a_value_named_beside_its_replacement_is_still_the_old_one():
-    history = msgs(
+    pairs = (
         ("user", "茶歇每人预算45元。"),
         ("user", "更新一下：茶歇每人52元，45元是去年的标准。"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "45元" not in out[0]
     assert "52元" in out[1]
 
@@ -103,12 +94,12 @@ def test_a_phone_number_is_one_value():
 
 
 def test_a_new_phone_number_retires_the_old_one_whole_and_not_its_neighbour():
-    history = msgs(
+    pairs = (
         ("user", "The studio's number is 0161 496 0734; the night line stays 0161 496 0999."),
         ("assistant", "Noted: studio 0161 496 0734, night line 0161 496 0999."),
         ("user", "Correction from the telecom letter: the studio number is now 0161 496 0743."),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "0161 496 0734" not in out[0] and "[old value → now 0161 496 0743]" in out[0]
     assert "0161 496 0999" in out[0] and "0161 496 0999" in out[1]
     assert "0161 496 0743" in out[2]
@@ -118,22 +109,22 @@ def test_a_new_phone_number_retires_the_old_one_whole_and_not_its_neighbour():
 
 
 def test_one_new_value_replaces_none_of_a_list_it_matches_only_as_well():
-    history = msgs(
+    pairs = (
         ("user", "Marta here. Fair day plan: stalls open 10:00, the brass band 12:30, raffle draw 15:45."),
         ("assistant", "Noted: stalls 10:00, band 12:30, raffle 15:45."),
         ("user", "Marta again, a quick one: the caretaker can now let us into the hall at 08:15."),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "10:00" in out[0] and "12:30" in out[0] and "15:45" in out[0]
     assert "[old value" not in out[0] + out[1]
 
 
 def test_a_sentence_restating_a_list_with_as_many_new_values_replaces_it_item_for_item():
-    history = msgs(
+    pairs = (
         ("user", "新楼分给我们的房间是312和314，一间做实验室一间放仪器。"),
         ("user", "刚才说错了，我看错邮件了，房间是412和414，在四楼。"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert (
         out[0] == "新楼分给我们的房间是[old value → now 412]和[old value → now 414]，一间做实验室一间放仪器。"
     )
@@ -141,11 +132,11 @@ def test_a_sentence_restating_a_list_with_as_many_new_values_replaces_it_item_fo
 
 
 def test_a_list_item_said_again_beside_the_new_one_keeps_its_value():
-    history = msgs(
+    pairs = (
         ("user", "Consent forms: 30 of 36 returned."),
         ("user", "Consent forms: 34 of 36 returned now, chasing the rest."),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "30" not in out[0] and "of 36" in out[0]
 
 
@@ -163,15 +154,15 @@ def test_a_greeting_or_a_name_called_is_no_topic_of_the_message():
 
 
 def test_a_name_in_two_openings_does_not_make_two_values_one_subject():
-    history = msgs(
+    pairs = (
         ("user", "Hi, Priya here (ops). Guests arrive at 18:30 for the dinner."),
         (
             "user",
             "Priya, long one. I walked the yard with the caretaker, and now we can't get in before 16:00.",
         ),
     )
-    out = rewritten(history)
-    assert out[0] == history[0].content
+    out = rewritten_chat(*pairs)
+    assert out[0] == pairs[0][1]
 
 
 def test_one_letter_time_units_only_right_after_the_digits():
@@ -186,13 +177,13 @@ def test_one_letter_time_units_only_right_after_the_digits():
 
 
 def test_one_word_shared_with_many_subjects_picks_the_one_said_in_the_closest_sentence():
-    history = msgs(
+    pairs = (
         ("user", "展会这边：紫砂壶礼盒展会价398一套。"),
         ("user", "展会的场地费是1500，已经付了。"),
         ("user", "展会上扫码关注送一包试饮装，预计送出200包。"),
         ("user", "隔壁摊位卖368。我们紫砂壶礼盒展会价改成358吧。"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "398" not in out[0] and "[old value → now 358]" in out[0]
     assert "1500" in out[1] and "200包" in out[2]
 
@@ -209,31 +200,31 @@ def test_spelled_out_numbers_and_no_change_words_are_no_subject_words():
 
 
 def test_a_new_amount_replaces_the_nearest_of_two_unrelated_subjects():
-    history = msgs(
+    pairs = (
         ("user", "体检套餐定了，480 元一位。"),
         ("user", "团建经费按工会标准，每人 260 块。"),
         ("user", "套餐价有变化：今年标准套餐加了一项，单价涨到 510 元。"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "480" not in out[0] and "[old value → now 510 元]" in out[0]
     assert "260 块" in out[1]
 
 
 def test_a_date_said_beside_the_change_is_not_the_day_that_moves():
-    history = msgs(
+    pairs = (
         ("user", "验收约在5月12日上午。开业日定在5月16日。"),
         ("user", "坏消息，验收说12号验完还要等报告，16号肯定开不了。建议挪到5月23号"),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "5月12日" in out[0]
     assert "5月16日" not in out[0] and "[old value → now 5月23号]" in out[0]
 
 
 def test_the_old_value_said_beside_its_replacement_is_still_the_old_one():
-    history = msgs(
+    pairs = (
         ("user", "Stewards use radio channel 14; the marina office is on channel 9."),
         ("user", "The ferry company uses channel 14 and asked us not to. Moving the stewards to channel 16."),
     )
-    out = rewritten(history)
+    out = rewritten_chat(*pairs)
     assert "channel 14" not in out[0] and "channel 9" in out[0]
     assert "channel 14" not in out[1]
