@@ -126,8 +126,10 @@ async def test_dropped_broadcasts_are_detected_as_a_gap_and_healed_by_catch_up(
     await runner.pump(0.3)
     received = runner.client.stats["in:change"]
     assert received < 8, "the tiny capacity should have dropped some broadcasts"
-    assert runner.client.revision < start + 8  # the missing revisions are not there yet
-    await _write(writer, canvas_id, 1)  # the next change reveals the gap
+    # Which broadcasts survive depends on the layer: Redis refuses new messages past capacity, but
+    # channels-redis's local receive buffer drops its oldest. When the newest survives, it reveals
+    # the gap at once; otherwise the next change does.
+    await _write(writer, canvas_id, 1)
     # Pump until healed (a loaded machine may need more than one short pump for the catch-up).
     for _ in range(25):
         await runner.pump(0.2)
