@@ -31,13 +31,12 @@ from . import recall_rank
 from .answer_kinds import asked_kinds, stated_kinds
 from .lexical import query_terms
 from .recall_excerpt import LONG_SENTENCE_TOKENS, MIN_SAVING, clause_excerpt
-from .recall_index import RecallCandidate, is_low_information, sentence_tokens, turn_sentences
+from .recall_index import RecallCandidate, is_low_information, sentence_tokens, turn_asks, turn_sentences
 from .recall_rank import (
     SHORT_REPLY_TOKENS,
     carries_nothing,
     past_match_share,
     rank_turns,
-    turn_asks,
 )
 from .recall_signals import asks_for_person, asks_for_value, person_score, value_score
 from .retire import CANVAS_OUTDATED_MARKER, OUTDATED_MARKER

@@ -52,6 +52,30 @@ class RecallCandidate:
     text: str  # masked, retired statements already rewritten
 
 
+# Chat often drops the question mark: "cookie banner, what are we using", "场地定了吗". The last
+# clause asks when it opens with a question word (English) or ends on a question particle (Chinese;
+# a question word alone is not enough: "哪个都行" answers).
+_LAST_CLAUSE_RE = re.compile(r"[^,;:，；：.!。！\n]*$")
+_EN_ASKING_RE = re.compile(
+    r"^\s*(?:so\s+|and\s+|but\s+|ok\s+)?(?:what|which|who|whom|whose|where|when|how|why|"
+    r"do|does|did|is|are|was|were|can|could|should|shall|will|would|have|has|any)\b(?!\s+(?:a|an)\b)",
+    re.I,
+)
+_ZH_ASKING_RE = re.compile(r"(?:吗|么|呢|没有?)\s*$")
+
+
+def turn_asks(cand: RecallCandidate) -> bool:
+    """The turn asks something: it ends on a question mark, or its last clause reads as a question."""
+    text = cand.text.rstrip()
+    if text.endswith(("?", "？")):
+        return True
+    m = _LAST_CLAUSE_RE.search(text)
+    clause = m.group(0) if m else ""
+    if not clause.strip() or len(clause) > 120:
+        return False
+    return bool(_EN_ASKING_RE.search(clause) or _ZH_ASKING_RE.search(clause))
+
+
 def turn_sentences(text: str) -> list[str]:
     return split_sentences(text) or ([text.strip()] if text.strip() else [])
 

@@ -30,6 +30,7 @@ from .recall_index import (
     _index_key,
     is_low_information,
     recall_index_for,
+    turn_asks,
     turn_sentences,
 )
 from .recall_signals import (
@@ -70,6 +71,8 @@ ANSWER_REACH = 2
 # Turns lifted only by their neighbours, and neighbours pulled in for context, are left out when
 # they state nothing (short, no value, no question): carries_nothing.
 DROP_EMPTY_CONTEXT_TURNS = True
+# The direct reply to a matching question is glue only when it has at most this many ranking tokens.
+REPLY_GLUE_TOKENS = 2
 # A turn ranked only through its context is excerpted from its value-stating sentence (_hit_order).
 VALUE_FIRST_EXCERPT = True
 
@@ -194,24 +197,29 @@ def _demote_restated(
             later.append(matched)
 
 
-def carries_nothing(cand: RecallCandidate, toks: Sequence[str], cache: TokenCache | None) -> bool:
-    """A short turn that neither asks nor states a value: chat glue, not a fact."""
-    return len(toks) <= SHORT_REPLY_TOKENS // 2 and not turn_asks(cand) and _turn_value(cand, cache) == 0.0
+def carries_nothing(
+    cand: RecallCandidate, toks: Sequence[str], cache: TokenCache | None, *, replies: bool = False
+) -> bool:
+    """A short turn that neither asks nor states a value: chat glue, not a fact.
 
-
-def turn_asks(cand: RecallCandidate) -> bool:
-    return cand.text.rstrip().endswith(("?", "？"))
+    `replies`: the turn answers a matching question, so a few words of its own are the answer
+    ("Klaro, it's open source and light"); only glue as short as "see you later" is dropped."""
+    limit = REPLY_GLUE_TOKENS if replies else SHORT_REPLY_TOKENS // 2
+    return len(toks) <= limit and not turn_asks(cand) and _turn_value(cand, cache) == 0.0
 
 
 def _inherit_from_questions(
     scored: dict[int, float], *, candidates: Sequence[RecallCandidate], flat_by_ci: Mapping[int, list[str]]
-) -> None:
+) -> set[int]:
     """Question/answer adjacency: the reply to a turn that asks something matching the question
     ("did you move in the end?" / "yes, it's on Mill Lane") scores at least ANSWER_WEIGHT of the
     asking turn, although it repeats none of its words. A short turn in between ("so?", "怎么样",
-    "ok") passes the subject through: the reply also inherits from the turn before it."""
+    "ok") passes the subject through: the reply also inherits from the turn before it.
+
+    Returns the turns that reply directly to a matching question."""
     base = dict(scored)
     by_pos = {c.position: ci for ci, c in enumerate(candidates)}
+    replies: set[int] = set()
     for ai in flat_by_ci:
         pos = candidates[ai].position
         best = 0.0
@@ -220,6 +228,8 @@ def _inherit_from_questions(
             if pi is None:
                 break
             prev = candidates[pi]
+            if step == 1 and turn_asks(prev) and base.get(pi, 0.0) > 0.0:
+                replies.add(ai)
             if (step == 1 and turn_asks(prev)) or step > 1:
                 best = max(best, base.get(pi, 0.0))
             # A short turn ("so?", "ok", "which one?") passes the subject on to the next turn.
@@ -228,6 +238,7 @@ def _inherit_from_questions(
                 break
         if ANSWER_WEIGHT * best > scored.get(ai, 0.0):
             scored[ai] = ANSWER_WEIGHT * best
+    return replies
 
 
 def rank_turns(
@@ -294,13 +305,14 @@ def rank_turns(
             + 0.35 * turn_scores.get(ci, 0.0) / top_turn
             + CONTEXT_WEIGHT * context_scores.get(ci, 0.0) / top_ctx
         )
+    replies: set[int] = set()
     if ANSWER_WEIGHT:
-        _inherit_from_questions(scored, candidates=candidates, flat_by_ci=flat_by_ci)
+        replies = _inherit_from_questions(scored, candidates=candidates, flat_by_ci=flat_by_ci)
     if DROP_EMPTY_CONTEXT_TURNS:
         # A turn lifted only by its neighbours that states nothing ("see you tomorrow", "good luck")
         # would spend budget without answering anything.
         for ci in [ci for ci in scored if ci not in per_turn]:
-            if carries_nothing(candidates[ci], flat_by_ci.get(ci, ()), cache):
+            if carries_nothing(candidates[ci], flat_by_ci.get(ci, ()), cache, replies=ci in replies):
                 del scored[ci]
     counted = counted_answer(question)
     person = asks_for_person(question)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from canvasweb.context import history_recall, lexical, recall_rank
+from canvasweb.context import history_recall, lexical, recall_index, recall_rank
 from canvasweb.context.history_recall import RecallCandidate, rank_turns, recall_history
 from canvasweb.context.recall_index import RecallIndex, recall_index_for
 from canvasweb.context.tokens import TokenCache, count_tokens
@@ -425,3 +425,72 @@ def test_a_person_is_told_from_a_counted_thing():
         "阿姨周三来",
     ]
     assert all(person_score(s) < 0.5 for s in counted)
+
+
+# --- questions typed without a question mark ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password manager for the team, which one are we going with",
+        "so where do we keep the spare keys",
+        "did anyone book the van",
+        "报销的系统定了吗",
+        "发票抬头改好了没有",
+    ],
+)
+def test_a_turn_asks_without_a_question_mark(text):
+    msg = MessageData(id="q", role="user", content=text)
+    assert recall_index.turn_asks(RecallCandidate(position=0, message=msg, text=text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I know which one we use.",
+        "what a week, finally done",
+        "过几天再说",
+        "哪个都行，你定",
+        "Bitwarden, it's audited",
+    ],
+)
+def test_a_statement_does_not_ask(text):
+    msg = MessageData(id="s", role="user", content=text)
+    assert not recall_index.turn_asks(RecallCandidate(position=0, message=msg, text=text))
+
+
+UNMARKED_EN = {
+    20: "password manager for the team, which one are we going with",
+    21: "Bitwarden, it's audited and cheap",
+    22: "can we share folders in it?",
+    23: "yes, per project",
+}
+UNMARKED_ZH = {
+    20: "出差报销现在走的是哪个系统呢",
+    21: "费控云，手机上拍票就行",
+    22: "那纸质的还要交吗？",
+    23: "不用了",
+}
+
+
+def test_the_short_reply_to_a_question_without_a_question_mark_is_recalled():
+    res = recall_history(
+        candidates=chat(UNMARKED_EN),
+        question="what tool keeps the team's passwords?",
+        max_tokens=400,
+        count=count_tokens,
+    )
+    assert "Bitwarden" in res.text, res.text
+
+
+def test_the_reply_to_a_chinese_question_without_a_question_mark_outranks_decoys():
+    turns = {
+        **UNMARKED_ZH,
+        40: "报销单上周财务退回来两张",
+        41: "出差的报销标准今年没变",
+        42: "报销系统有时候登录很慢",
+    }
+    ranked = rank_turns(candidates=chat(turns, filler=FILLER_ZH), question="出差回来用什么提交报销单？")
+    r = rank_of(ranked, 21)
+    assert r is not None and r <= 3, ranked[:6]

@@ -128,8 +128,9 @@ def test_text_over_the_limit_stays_in_the_editor_and_can_be_split(browser, serve
     assert content_of(server, token, canvas_id, node_id) == "周会在周二上午十点"
     a.get_by_test_id("editor-split").click()
     # The split's ops are queued after the click returns: wait for the server's answer to reach the
-    # page (settled alone can run before they are queued).
-    a.wait_for_function("() => window.__canvasweb.getState().server.nodes.length >= 3", timeout=10_000)
+    # page (settled alone can run before they are queued). Three ops of ~7,000 characters each: a
+    # loaded two-core CI machine has taken more than 10 s for them.
+    a.wait_for_function("() => window.__canvasweb.getState().server.nodes.length >= 3", timeout=30_000)
     settled(a)
     nodes = server_nodes(server, token, canvas_id)
     assert len(nodes) == 3
