@@ -190,6 +190,12 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
             lo = max([e for s_, e, *_ in values if cs <= e <= start] or [cs])
             hi = min([s_ for s_, e, *_ in values if end <= s_ < ce] or [ce])
             words = set(subject_words(bare[lo:start] + " " + bare[end:hi]))
+        said_of = sentence_words[si] if si < len(sentence_words) else frozenset(words)
+        if kind in ("date", "time", "weekday"):
+            starts = [v[0] for v in values]
+            words -= _reference_words(bare, end, clauses[ci][1], words, starts)
+            if si < len(sentences):
+                said_of -= _reference_words(bare, end, sentences[si][1], set(said_of), starts)
         # A short clause borrows a neighbour's words, unless that neighbour states a value of its
         # own: another item of a list ("early-bird £140, student £70": "student" is not about
         # early-bird). A neighbour naming the old value ("800人作废，按950人准备") is the same subject.
@@ -264,8 +270,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
                 context=frozenset(words),
                 sentence=si,
                 negated=negated,
-                sentence_words=(sentence_words[si] if si < len(sentence_words) else frozenset(words))
-                - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
+                sentence_words=said_of - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
                 previous_words=(sentence_words[si - 1] if 0 < si <= len(sentence_words) else frozenset())
                 - (WEEKDAY_WORDS if kind == "weekday" else frozenset()),
                 question=si < len(sentences)
@@ -280,6 +285,29 @@ _DAY_TIME_GAP_RE = re.compile(
     r"\s*(?:,|，|at|@|the)?\s*(?:morning|afternoon|evening|上午|下午|早上|晚上|中午|傍晚|凌晨)?\s*(?:at)?\s*",
     re.IGNORECASE,
 )
+
+
+# "Priya on 3 November gives you three weeks before the soft launch": what follows the date after
+# before / after / until is the point it is measured from, not what happens on it.
+REFERENCE_KEEP_WORDS = 3
+_REFERENCE_CUE_RE = re.compile(
+    r"\b(?:before|after|until|till|ahead of|prior to|in time for|in the run-up to)\b"
+    r"|(?:赶在|在)(?=[^，。；,;]{1,15}(?:之前|以前|之后|以后))",
+    re.I,
+)
+
+
+def _reference_words(
+    bare: str, end: int, clause_end: int, words: set[str], starts: Sequence[int]
+) -> frozenset[str]:
+    """The words of the reference point after a date or time in its clause, when the words before
+    the cue still name what the value is about (at least REFERENCE_KEEP_WORDS of them). Not a span's
+    end ("from Saturday 8am until Monday"): a value after the cue is its own."""
+    cue = _REFERENCE_CUE_RE.search(bare, end, clause_end)
+    if cue is None or any(cue.end() <= s < clause_end for s in starts):
+        return frozenset()
+    after = subject_words(bare[cue.start() : clause_end])
+    return after if len(words - after) >= REFERENCE_KEEP_WORDS else frozenset()
 
 
 def _pair_day_and_time(text: str, mentions: list[Mention]) -> tuple[Mention, ...]:
