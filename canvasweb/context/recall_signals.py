@@ -112,6 +112,10 @@ _NOT_NOUNS = frozenset(
 )
 
 
+# Measure words that count the same things: a question's "几台车" is answered by "6辆", "几位" by "12名".
+_CJK_MEASURE_FAMILIES = ("台辆部架", "位名人", "次回趟遍", "间套")
+
+
 def counted_answer(question: str) -> re.Pattern[str] | None:
     """A pattern for a sentence that states the count or sum a "how many / 多少" question asks
     for: a number next to the noun it counts ("1,318 prompts", "342 人"), or an amount of money
@@ -132,7 +136,8 @@ def counted_answer(question: str) -> re.Pattern[str] | None:
         unit = m.group(1)
         if unit == "钱":
             return re.compile(_MONEY_RE, re.I)
-        return re.compile(rf"(?:\d[\d,.]*|[一二两三四五六七八九十百千万]+)\s*(?:万\s*)?{re.escape(unit)}")
+        units = next((f for f in _CJK_MEASURE_FAMILIES if unit in f), unit)
+        return re.compile(rf"(?:\d[\d,.]*|[一二两三四五六七八九十百千万]+)\s*(?:万\s*)?[{re.escape(units)}]")
     if re.search(
         r"\bhow much\b.*\b(?:cost|pay|paid|charge|spend|spent|price|budget|fee)"
         r"|\b(?:what|how much)\b.*\b(?:bill|invoice|cost|price|fee|charge|quote|rent|salary|deposit|fare)s?\b"

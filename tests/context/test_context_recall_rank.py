@@ -230,6 +230,14 @@ def test_counted_answer_reads_the_counted_noun_and_money():
     assert counted_answer("what colour is the van?") is None
 
 
+def test_a_chinese_count_is_read_across_measure_words_of_one_family():
+    from canvasweb.context.recall_signals import counted_answer
+
+    assert counted_answer("搬家要叫几台车？").search("货拉拉订了 3 辆，早上八点到")
+    assert counted_answer("下午来几位家长？").search("报名的有 14 名家长")
+    assert not counted_answer("搬家要叫几台车？").search("一共 3 箱书")
+
+
 @pytest.mark.parametrize("lift", [0.0, 0.5])
 def test_a_turn_that_states_the_count_is_lifted_above_chat_about_the_subject(monkeypatch, lift):
     monkeypatch.setattr(recall_rank, "COUNT_LIFT", lift)
