@@ -375,9 +375,11 @@ def _answer_kind_scores(
 # A card that replaced a superseded or archived one is the newest statement of its subject. Among
 # look-alike matches it is the likelier answer, most of all when the question asks for the value as it
 # stands now ("at this point", "in the end", "最后", "到底", "现在"): such a question is asked because the
-# value changed. Only matches are lifted, never a card that shares no word with the question.
+# value changed. Matches are lifted; and such a question seats the replacing cards that share no word
+# with it at REPLACEMENT_FLOOR of the best match (the changed value, asked for in other words).
 REPLACEMENT_LIFT = 0.15
 REPLACEMENT_LIFT_NOW = 1.0
+REPLACEMENT_FLOOR = 0.15
 _NOW_RE = re.compile(
     r"\b(?:now|currently|current|at this point|at the moment|these days|in the end|final|finally|"
     r"actually|latest|as it stands|as things stand|ended up|after all|anymore|any more)\b|"
@@ -407,6 +409,10 @@ def _replacement_scores(
     for i, s in top:
         if i in replacements:
             out[i] = round(s * (1.0 + lift), 6)
+    if asks_current_value(question) and REPLACEMENT_FLOOR:
+        floor = round(REPLACEMENT_FLOOR * max(scores.values()), 6)
+        for i in replacements:
+            out.setdefault(i, floor)
     return out
 
 

@@ -86,3 +86,46 @@ def test_plain_questions_do_not_ask_for_the_value_now(question):
 )
 def test_node_label(text, label):
     assert node_label(text) == label
+
+
+def _question_ids(notes, question: str) -> list[str]:
+    index = CanvasIndex.build(nodes=notes)
+    sel = select_nodes(index=index, viewport=FAR, role="editor", question=question, limit=40)
+    return [c.node.id for c in sel.candidates if c.group == "question"]
+
+
+@pytest.mark.parametrize(
+    ("notes", "question"),
+    [
+        (
+            [
+                node("old", "Removals firm: Pickfords, two vans", archived=True, x=0, y=0),
+                node("new", "Removals firm: Carter Bros, one big lorry", x=9000, y=9000),
+                node("match", "Moving day checklist: defrost the freezer, label the boxes", x=100, y=0),
+                *_filler("f", "Paint colour for room {i}: off-white"),
+            ],
+            "who's shifting our boxes between houses now?",
+        ),
+        (
+            [
+                node("old", "印刷：城东彩印，胶版纸", archived=True, x=0, y=0),
+                node("new", "印刷：雅昌，特种纸", x=9000, y=9000),
+                node("match", "画册的出片文件周五前给设计", x=100, y=0),
+                *_filler("f", "会议室 {i} 的投影仪已检修"),
+            ],
+            "画册最后交给哪家去做？",
+        ),
+    ],
+)
+def test_a_question_about_the_value_now_finds_the_replacement_that_shares_no_word(notes, question):
+    assert "new" in _question_ids(notes, question)
+
+
+def test_a_plain_question_does_not_seat_replacements_it_does_not_match():
+    notes = [
+        node("old", "Removals firm: Pickfords, two vans", archived=True, x=0, y=0),
+        node("new", "Removals firm: Carter Bros, one big lorry", x=9000, y=9000),
+        node("match", "Moving day checklist: defrost the freezer, label the boxes", x=100, y=0),
+        *_filler("f", "Paint colour for room {i}: off-white"),
+    ]
+    assert "new" not in _question_ids(notes, "which boxes still need a label?")
