@@ -266,6 +266,9 @@ CANVASWEB: dict[str, Any] = {
     # Threads per process that run group commits (a canvas always on the same one), apart from the
     # thread Channels shares for all other database work; 0 = commit on that shared thread.
     "GROUP_COMMIT_THREADS": env_int("CANVASWEB_GROUP_COMMIT_THREADS", 1),
+    # A commit thread's connection that committed a batch less than this long ago is used without
+    # Django's health check (a round trip per batch); after a longer pause it is checked as before.
+    "GROUP_COMMIT_HEALTH_CHECK_IDLE_MS": env_int("CANVASWEB_GROUP_COMMIT_HEALTH_CHECK_IDLE_MS", 1000),
 }
 
 # The agent (canvasweb/agent, docs/agent.md): caps per chat turn and per-user rate limits.

@@ -18,7 +18,8 @@ Commits run on dedicated commit threads (`GROUP_COMMIT_THREADS`, default 1; a ca
 the same one), not on the one thread Channels shares for all `database_sync_to_async` work, so a
 commit does not queue behind another socket's hello, catch-up or sync check, nor those behind
 commits. Each thread keeps its own Django connection, opened, aged and health-checked around every
-call as Channels does (`DatabaseSyncToAsync`). A canvas still commits one batch at a time, so its
+call as Channels does (`DatabaseSyncToAsync`), except that a connection that committed the last
+batch moments ago is not health-checked again (realtime/commit_health.py). A canvas still commits one batch at a time, so its
 order is unchanged. 0 puts commits back on Channels' shared thread.
 """
 
@@ -38,6 +39,7 @@ from channels.layers import get_channel_layer
 from canvasweb.canvases import services
 from canvasweb.common.config import canvasweb_config
 
+from . import commit_health
 from .groups import canvas_group
 from .local_fanout import local_relay
 
@@ -135,7 +137,7 @@ class CanvasCommitter:
     async def _commit(self, batch: list[_Pending]) -> None:
         requests = [p.request for p in batch]
         try:
-            outcome = await _on_commit_thread(self.canvas_id, services.apply_operations)(
+            outcome = await _on_commit_thread(self.canvas_id, commit_health.apply_operations)(
                 canvas_id=self.canvas_id, requests=requests
             )
         except Exception:
