@@ -74,6 +74,8 @@ WHOLE_TURN_TOKENS = 60
 # Hits below this share are weak: they get at most half of what the strong hits
 # leave (the rest flows to the summary, which is denser on short chats).
 STRONG_RELATIVE_SCORE = 0.25
+# Pass 3 quotes this many of the best hits whole when the budget allows.
+WHOLE_TURN_HITS = 3
 # A neighbour pulled in for context is left out when it states nothing (recall_rank.carries_nothing).
 DROP_EMPTY_NEIGHBOURS = True
 
@@ -254,6 +256,14 @@ def recall_history(
         cover(weak)
         max_tokens = cap
     _detail(strong, turns=turns, grow=grow, clip=clip, unclip=unclip)
+    # Pass 3, whole turns: with budget left, the best hits are quoted whole, best first (a long
+    # message names its subject in one sentence and the value three sentences on).
+    for ci, _score, _hits in strong[:WHOLE_TURN_HITS]:
+        hit = turns.get(ci)
+        if hit is not None and hit.keep and len(hit.keep) < len(hit.sentences):
+            first = min(hit.keep)
+            for si in sorted(set(range(len(hit.sentences))) - hit.keep, key=lambda i: (abs(i - first), i)):
+                grow(ci, {si})
 
     chosen = sorted((t for t in turns.values() if t.keep), key=lambda t: t.cand.position)
     while chosen:

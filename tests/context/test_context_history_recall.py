@@ -360,3 +360,24 @@ def test_excerpt_of_a_who_question_takes_the_matching_sentence_that_names_someon
     # The better word match ("tent … tent", "展位 … 展位") names no one; the sentence that names the
     # firm answers "whose / 谁家".
     assert answer in _tight_excerpt(text, question, 90)
+
+
+def test_the_best_hit_is_quoted_whole_when_the_budget_allows():
+    from test_context_recall_rank import chat
+
+    long_turn = (
+        "Long update on the allotment committee meeting, sorry. The committee finally agreed the new plot "
+        "rules last night. Everyone must keep paths clear and mow them monthly. Bonfires stay banned from "
+        "April to October. Water butts are free for new members this year. The shed key moves to the honesty "
+        "box by the gate. Hedges along the lane get trimmed by the council in March. Rent stays at forty "
+        "pounds a year."
+    )
+    question = "what did the committee decide about the plot rules?"
+    roomy = recall_history(
+        candidates=chat({12: long_turn}), question=question, max_tokens=600, count=count_tokens
+    )
+    assert "Rent stays at forty pounds a year." in roomy.text
+    tight = recall_history(
+        candidates=chat({12: long_turn}), question=question, max_tokens=140, count=count_tokens
+    )
+    assert "plot rules" in tight.text and "Rent stays" not in tight.text
