@@ -401,7 +401,8 @@ def _replacement_scores(
     replacements = index.replacements()
     if not replacements:
         return scores
-    lift = REPLACEMENT_LIFT_NOW if asks_current_value(question) else REPLACEMENT_LIFT
+    now = asks_current_value(question)
+    lift = REPLACEMENT_LIFT_NOW if now else REPLACEMENT_LIFT
     top = heapq.nlargest(
         ANSWER_KIND_CANDIDATES_PER_MATCH * want, scores.items(), key=lambda kv: (kv[1], -kv[0])
     )
@@ -409,7 +410,7 @@ def _replacement_scores(
     for i, s in top:
         if i in replacements:
             out[i] = round(s * (1.0 + lift), 6)
-    if asks_current_value(question) and REPLACEMENT_FLOOR:
+    if now and REPLACEMENT_FLOOR:
         floor = round(REPLACEMENT_FLOOR * max(scores.values()), 6)
         for i in replacements:
             out.setdefault(i, floor)

@@ -176,6 +176,7 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
         | header
         for s, e in sentences
     ]
+    value_starts = [v[0] for v in values]
     out = []
     for (start, end, raw, kind, key), replaced_later in zip(values, followed, strict=True):
         ci = next((i for i, (s, e) in enumerate(clauses) if s <= start < e), len(clauses) - 1)
@@ -192,10 +193,9 @@ def find_mentions(text: str, names: Sequence[NameSpan] = ()) -> tuple[Mention, .
             words = set(subject_words(bare[lo:start] + " " + bare[end:hi]))
         said_of = sentence_words[si] if si < len(sentence_words) else frozenset(words)
         if kind in ("date", "time", "weekday"):
-            starts = [v[0] for v in values]
-            words -= _reference_words(bare, end, clauses[ci][1], words, starts)
+            words -= _reference_words(bare, end, clauses[ci][1], words, value_starts)
             if si < len(sentences):
-                said_of -= _reference_words(bare, end, sentences[si][1], set(said_of), starts)
+                said_of -= _reference_words(bare, end, sentences[si][1], set(said_of), value_starts)
         # A short clause borrows a neighbour's words, unless that neighbour states a value of its
         # own: another item of a list ("early-bird £140, student £70": "student" is not about
         # early-bird). A neighbour naming the old value ("800人作废，按950人准备") is the same subject.
