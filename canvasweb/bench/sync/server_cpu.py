@@ -47,4 +47,6 @@ def cpu_used(
 ) -> tuple[float, float] | None:
     if before is None or after is None:
         return None
-    return after[0] - before[0], after[1] - before[1]
+    total = after[0] - before[0]
+    # The main threads are part of the total; two float sums of the same ticks can differ in the last bit.
+    return total, min(after[1] - before[1], total)

@@ -42,3 +42,11 @@ def test_a_row_divides_the_phase_cpu_by_its_acked_ops():
     phase.server_cpu = None
     row = phase_row(phase, clients=2, log_counts=Counter())
     assert row["server_cpu_ms_per_op"] is None and row["server_loop_cpu_ms_per_op"] is None
+
+
+def test_the_main_threads_never_count_more_than_the_whole_process():
+    # Summed in another order, the same clock ticks can come out a last bit larger.
+    assert cpu_used((0.0, 0.0), (0.30043424799998775, 0.30043424800000196)) == (
+        0.30043424799998775,
+        0.30043424799998775,
+    )
